@@ -1,0 +1,1 @@
+"""Ingest: benchmark outputs of fio, Vdbench and DiskSpd into one tidy frame."""

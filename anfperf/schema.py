@@ -1,0 +1,129 @@
+"""The tidy result frame: the contract between ingest, models, plots and reports.
+
+One row per run x host x job x direction x interval. Every reader returns a frame passed through
+:func:`conform`, so frames from different tools concatenate without losing dtypes. Units are in
+the column names and are binary: MiB = 2**20 bytes, KiB = 1024 bytes.
+"""
+
+from __future__ import annotations
+
+import pandas as pd
+
+TOOLS = ("fio", "vdbench", "diskspd")
+DIRECTIONS = ("read", "write", "trim", "total")
+PATTERNS = ("random", "sequential", "mixed")
+
+#: Latency percentiles carried as columns: column name -> percentile [%].
+PERCENTILE_COLUMNS: dict[str, float] = {
+    "lat_p50_ms": 50.0,
+    "lat_p90_ms": 90.0,
+    "lat_p95_ms": 95.0,
+    "lat_p99_ms": 99.0,
+    "lat_p999_ms": 99.9,
+}
+
+# fmt: off
+#: The contract as one table: (column, dtype, unit, meaning).
+COLUMNS: list[tuple[str, str | pd.CategoricalDtype, str, str]] = [
+    ("run_id", "string", "", "run identifier (runner's id, else derived from the folder or file)"),
+    ("tool", pd.CategoricalDtype(TOOLS), "", "'fio', 'vdbench' or 'diskspd'"),
+    ("tool_version", "string", "", "tool and version, e.g. 'fio-3.33', 'vdbench50405'"),
+    ("source_file", "string", "", "file the row came from"),
+    ("host", "string", "", "client host; 'all' for an aggregate across hosts"),
+    ("job", "string", "", "fio job name / Vdbench run definition (rd=) / DiskSpd target"),
+    ("workload", "string", "", "fio job / Vdbench wd= or fwd= name"),
+    ("step", "Int64", "", "0-based instance of the job in its file (tells apart repeated names: "
+                          "Vdbench for-loops, fio jobs of the same name)"),
+    ("loop", "string", "", "Vdbench 'For loops' values of this run definition, e.g. 'threads=16'"),
+    ("direction", pd.CategoricalDtype(DIRECTIONS), "", "'read', 'write', 'trim' or 'total'"),
+    ("interval", "Int64", "", "reporting interval number; <NA> for whole-run rows"),
+    ("time_s", "float64", "s", "end of the interval since the start of the job"),
+    ("timestamp", "datetime64[ns, UTC]", "", "wall-clock time of the row (interval end, or job end)"),
+    ("is_summary", "bool", "", "whole-run row (fio job totals, Vdbench avg_ rows)"),
+    ("is_warmup", "bool", "", "interval inside the warm-up / ramp time"),
+    ("pattern", pd.CategoricalDtype(PATTERNS), "", "'random', 'sequential' or 'mixed'"),
+    ("bs_kib", "float64", "KiB", "block (transfer) size"),
+    ("read_pct", "float64", "%", "requested read percentage"),
+    ("iodepth", "Int64", "", "queue depth per job as configured (fio iodepth, DiskSpd -o)"),
+    ("numjobs", "Int64", "", "jobs (processes/threads) as configured (fio numjobs, DiskSpd -t)"),
+    ("threads", "Int64", "", "Vdbench threads as configured"),
+    ("outstanding", "Int64", "", "configured concurrency: iodepth x numjobs (fio), threads "
+                                 "(Vdbench), -o x -t x targets (DiskSpd)"),
+    ("rate_limit_iops", "float64", "1/s", "requested rate (Vdbench reqrate / curve point, fio "
+                                          "rate_iops); NaN = as fast as possible"),
+    ("curve_pct", "float64", "%", "Vdbench iorate=curve point as a percentage of the max rate"),
+    ("runtime_s", "float64", "s", "measured duration the row covers"),
+    ("iops", "float64", "1/s", "observed I/O rate"),
+    ("bw_mib_s", "float64", "MiB/s", "observed throughput"),
+    ("lat_mean_ms", "float64", "ms", "mean response (total) latency"),
+    ("lat_min_ms", "float64", "ms", "minimum response latency"),
+    ("lat_max_ms", "float64", "ms", "maximum response latency"),
+    ("lat_std_ms", "float64", "ms", "standard deviation of the response latency"),
+    ("lat_p50_ms", "float64", "ms", "50th percentile of the response latency"),
+    ("lat_p90_ms", "float64", "ms", "90th percentile"),
+    ("lat_p95_ms", "float64", "ms", "95th percentile"),
+    ("lat_p99_ms", "float64", "ms", "99th percentile"),
+    ("lat_p999_ms", "float64", "ms", "99.9th percentile"),
+    ("queue_depth", "float64", "", "observed mean outstanding I/O where the tool reports it"),
+    ("cpu_user_pct", "float64", "%", "client CPU in user mode"),
+    ("cpu_sys_pct", "float64", "%", "client CPU in the kernel"),
+    ("error", "Int64", "", "tool's error code for the job (fio 'error'); 0 = none"),
+    ("lat_bins", "object", "ns", "latency histogram {'ns': [...], 'count': [...]} (fio json+), "
+                                 "merged, never averaged, when rows are combined"),
+]
+# fmt: on
+
+COLUMN_NAMES: list[str] = [c[0] for c in COLUMNS]
+DTYPES: dict[str, str | pd.CategoricalDtype] = {c[0]: c[1] for c in COLUMNS}
+
+#: Columns that identify a row (everything but the measurements).
+KEY_COLUMNS = [
+    "run_id", "tool", "source_file", "host", "job", "workload", "step", "direction", "interval",
+]  # fmt: skip
+
+
+def schema_table() -> pd.DataFrame:
+    """The contract as a frame: column, dtype, unit, meaning."""
+    return pd.DataFrame(
+        [(name, str(dtype), unit, meaning) for name, dtype, unit, meaning in COLUMNS],
+        columns=["column", "dtype", "unit", "meaning"],
+    )
+
+
+def empty_frame() -> pd.DataFrame:
+    """A frame with every contract column and no rows."""
+    return conform(pd.DataFrame(index=pd.RangeIndex(0)))
+
+
+def conform(frame: pd.DataFrame) -> pd.DataFrame:
+    """Return `frame` with exactly the contract's columns, in order, with their dtypes.
+
+    Missing columns are added as missing values (``False`` for the flag columns). Extra columns
+    are an error: a reader that wants to add one must add it to :data:`COLUMNS` first.
+    """
+    extra = set(frame.columns) - set(COLUMN_NAMES)
+    if extra:
+        raise ValueError(f"columns outside the anfperf schema: {sorted(extra)}")
+    n = len(frame)
+    out = {}
+    for name, dtype, _unit, _meaning in COLUMNS:
+        if name in frame.columns:
+            col = frame[name]
+        elif dtype == "bool":
+            col = pd.Series(False, index=frame.index)
+        elif name == "lat_bins":
+            col = pd.Series([None] * n, index=frame.index, dtype=object)
+        else:
+            col = pd.Series(pd.NA, index=frame.index, dtype=object)
+        if str(dtype).startswith("datetime64"):
+            col = pd.to_datetime(col, utc=True)
+            if col.dtype != dtype:
+                col = col.astype(dtype)
+        elif dtype == "float64":
+            col = pd.to_numeric(col, errors="raise").astype("float64")
+        elif dtype == "Int64" and col.dtype == object:
+            col = pd.to_numeric(col, errors="raise").astype("Int64")
+        else:
+            col = col.astype(dtype)
+        out[name] = col
+    return pd.DataFrame(out, index=pd.RangeIndex(n))
