@@ -1,1 +1,231 @@
-"""Ingest: benchmark outputs of fio, Vdbench and DiskSpd into one tidy frame."""
+"""Ingest: benchmark outputs of fio, Vdbench and DiskSpd into one tidy frame.
+
+:func:`read` detects the format of a file or folder; :func:`read_many` reads many and
+concatenates them, each row keeping its `run_id` and `source_file`. The per-format readers are
+exported too. The frame's columns are documented in :mod:`anfperf.schema`.
+"""
+
+from __future__ import annotations
+
+import logging
+import os
+import re
+import warnings
+from collections.abc import Iterable
+from pathlib import Path
+from typing import Literal
+
+import pandas as pd
+
+from anfperf.errors import ParseError
+from anfperf.ingest._frame import derive_run_id, finalize
+from anfperf.ingest._source import GZIP_MAGIC, read_bytes
+from anfperf.ingest.combine import add_totals, combine, percentiles_from_bins
+from anfperf.ingest.diskspd import read_diskspd_xml
+# TEMPORARY while the readers are being written: REMOVE before commit.
+try:
+    from anfperf.ingest.fio_json import _parse_fio_json, read_fio_json
+except ImportError:
+    pass
+try:
+    from anfperf.ingest.fio_log import read_fio_log
+except ImportError:
+    pass
+try:
+    from anfperf.ingest.vdbench import read_vdbench, read_vdbench_histogram
+except ImportError:
+    pass
+from anfperf.schema import conform, empty_frame
+
+__all__ = [
+    "add_totals",
+    "combine",
+    "detect_format",
+    "percentiles_from_bins",
+    "read",
+    "read_diskspd_xml",
+    "read_fio_json",
+    "read_fio_log",
+    "read_many",
+    "read_vdbench",
+    "read_vdbench_histogram",
+]
+
+log = logging.getLogger(__name__)
+
+Format = Literal["fio_json", "fio_log", "vdbench", "diskspd"]
+
+_SNIFF_BYTES = 64 * 1024
+_FIO_LOG_LINE = re.compile(rb"^\s*\d+,\s*-?\d+,\s*\d+,\s*\d+")
+# Files in a folder that are never results: runner ledgers, logs, Vdbench's companion reports
+# (read through the folder's flatfile.html instead).
+_NOT_RESULTS = re.compile(r"(^manifest\.json$|\.log(\.[^.]+)?$|\.stdout\.html$)")
+_RESULT_SUFFIXES = (".json", ".xml", ".txt", ".out", ".gz")
+
+
+def detect_format(path_or_bytes: str | os.PathLike | bytes) -> Format:
+    """Tell the format of one output from its content (not its name).
+
+    Parameters
+    ----------
+    path_or_bytes : str, os.PathLike or bytes
+        A file or a Vdbench output folder, or the first bytes of a file.
+
+    Raises
+    ------
+    anfperf.ParseError
+        The content is none of the formats anfperf reads.
+    """
+    source = "<bytes>"
+    if isinstance(path_or_bytes, str | os.PathLike):
+        source = os.fspath(path_or_bytes)
+        if os.path.isdir(source):
+            if os.path.isfile(os.path.join(source, "flatfile.html")):
+                return "vdbench"
+            raise ParseError(source, "folder without a Vdbench flatfile.html")
+        head = _head(source)
+    else:
+        head = path_or_bytes[:_SNIFF_BYTES]
+    if head[:2] == GZIP_MAGIC:
+        raise ParseError(source, "gzip data: decompress before detect_format(bytes)")
+    text = head.lstrip()
+    if text.startswith(b"<?xml") or text.startswith(b"<Results"):
+        return "diskspd"
+    if b"Vdbench" in head or re.search(rb"\bRun\s+Interval\b", head):
+        return "vdbench"
+    if b'"fio version"' in head or b'"client_stats"' in head or b'"jobs"' in head:
+        return "fio_json"
+    if _FIO_LOG_LINE.match(text):
+        return "fio_log"
+    what = "empty file" if not text else "not fio JSON, a fio log, Vdbench output or DiskSpd XML"
+    raise ParseError(source, what)
+
+
+def _head(path: str) -> bytes:
+    data, _ = read_bytes(path) if path.endswith(".gz") else (None, path)
+    if data is not None:
+        return data[:_SNIFF_BYTES]
+    try:
+        with open(path, "rb") as fh:
+            return fh.read(_SNIFF_BYTES)
+    except OSError as exc:
+        raise ParseError(path, f"cannot be read: {exc.strerror or exc}") from None
+
+
+def read(path: str | os.PathLike, *, run_id: str | None = None) -> pd.DataFrame:
+    """Read one benchmark output, whatever its format.
+
+    A Vdbench output folder (one holding flatfile.html) is read as one run; any other folder is
+    read with :func:`read_many` over the results inside it. fio logs give the time-series frame
+    of :func:`read_fio_log`; everything else gives the tidy frame of :mod:`anfperf.schema`.
+
+    Parameters
+    ----------
+    path : str or os.PathLike
+        File (plain or gzip-compressed) or folder.
+    run_id : str, optional
+        Run identifier for every row; derived from the path when not given.
+    """
+    path = os.fspath(path)
+    if os.path.isdir(path) and not os.path.isfile(os.path.join(path, "flatfile.html")):
+        return read_many([path], run_id=run_id)
+    fmt = detect_format(path)
+    if fmt == "fio_log":
+        return read_fio_log(path)
+    return _READERS[fmt](path, run_id=run_id)
+
+
+_READERS = {"fio_json": lambda *a, **k: read_fio_json(*a, **k), "vdbench": lambda *a, **k: read_vdbench(*a, **k), "diskspd": read_diskspd_xml}
+
+
+def expand_paths(paths: Iterable[str | os.PathLike]) -> list[str]:
+    """Result files and Vdbench run folders named by `paths`, folders searched recursively."""
+    out: list[str] = []
+    for item in paths:
+        item = os.fspath(item)
+        if not os.path.isdir(item):
+            out.append(item)
+            continue
+        if os.path.isfile(os.path.join(item, "flatfile.html")):
+            out.append(item)
+            continue
+        for dirpath, dirnames, filenames in os.walk(item):
+            dirnames.sort()
+            if "flatfile.html" in filenames:
+                out.append(dirpath)
+                dirnames.clear()  # a Vdbench run folder is read as a whole
+                continue
+            for name in sorted(filenames):
+                if name.startswith(".") or _NOT_RESULTS.search(name):
+                    continue
+                if name.endswith(_RESULT_SUFFIXES) or "." not in name:
+                    out.append(os.path.join(dirpath, name))
+    return out
+
+
+def read_many(
+    paths: Iterable[str | os.PathLike],
+    *,
+    run_id: str | None = None,
+    errors: Literal["raise", "warn"] = "raise",
+) -> pd.DataFrame:
+    """Read many outputs into one tidy frame.
+
+    Parameters
+    ----------
+    paths : iterable of str or os.PathLike
+        Files and folders (searched recursively; a Vdbench output folder counts as one run).
+        fio logs inside folders are not results and are left out.
+    run_id : str, optional
+        Run identifier for every row; by default each file's own (see
+        :func:`anfperf.ingest._frame.derive_run_id`).
+    errors : {'raise', 'warn'}
+        What to do with a file that cannot be read: raise its :class:`anfperf.ParseError`, or
+        warn and go on with the others (the frame then holds every file that could be read).
+
+    Returns
+    -------
+    pandas.DataFrame
+        The tidy frame; `run_id` and `source_file` tell the rows' origins.
+    """
+    fio_rows: list[dict] = []
+    frames: list[pd.DataFrame] = []
+    run_ids: dict[str, str] = {}
+    for path in expand_paths(paths):
+        try:
+            fmt = detect_format(path)
+            if fmt == "fio_json":
+                # fio JSON is the many-small-files case: gather plain rows and build one frame.
+                data, source = read_bytes(path)
+                rows = _parse_fio_json(data, source)
+                rid = run_id or _cached_run_id(source, run_ids)
+                for row in rows:
+                    row["source_file"] = source
+                    row["run_id"] = rid
+                fio_rows.extend(rows)
+            elif fmt == "fio_log":
+                raise ParseError(path, "is a fio log, not a result: read it with read_fio_log()")
+            else:
+                frames.append(_READERS[fmt](path, run_id=run_id))
+        except ParseError as exc:
+            if errors == "raise":
+                raise
+            warnings.warn(f"skipped {exc}", stacklevel=2)
+    if fio_rows:
+        frames.insert(0, finalize(fio_rows, source="<many>"))
+    if not frames:
+        return empty_frame()
+    if len(frames) == 1:
+        return frames[0]
+    return conform(pd.concat(frames, ignore_index=True))
+
+
+def _cached_run_id(source: str, cache: dict[str, str]) -> str:
+    """derive_run_id, looked up once per folder where the folder decides it."""
+    folder = os.path.dirname(source)
+    if folder in cache:
+        return cache[folder] or derive_run_id(source)
+    rid = derive_run_id(source)
+    has_manifest = any((p / "manifest.json").is_file() for p in list(Path(source).parents)[:3])
+    cache[folder] = rid if has_manifest else ""
+    return rid

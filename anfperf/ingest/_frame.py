@@ -63,14 +63,18 @@ def finalize(
     source : str
         The file the rows came from (fills `source_file` where a row has none).
     run_id : str, optional
-        Run identifier; derived from `source` when not given (:func:`derive_run_id`).
+        Run identifier; when not given, rows keep their own `run_id` if they carry one, else it
+        is derived from `source` (:func:`derive_run_id`).
     totals : bool
         Add 'total' rows for jobs that only have per-direction rows.
     """
     frame = rows if isinstance(rows, pd.DataFrame) else pd.DataFrame.from_records(rows)
     if "source_file" not in frame.columns:
         frame["source_file"] = source
-    frame["run_id"] = run_id if run_id is not None else derive_run_id(source)
+    if run_id is not None:
+        frame["run_id"] = run_id
+    elif "run_id" not in frame.columns:
+        frame["run_id"] = derive_run_id(source)
     frame = conform(frame)
     if totals:
         frame = add_totals(frame)

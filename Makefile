@@ -1,0 +1,49 @@
+# anfperf: `make demo` and `make test` set everything up on a machine with only Python >= 3.11.
+PYTHON ?= $(shell command -v python3.11 || command -v python3)
+VENV := .venv
+BIN := $(VENV)/bin
+STAMP := $(VENV)/.installed
+NOTEBOOKS := $(wildcard notebooks/*.ipynb)
+# System tools the tests drive for real: Debian package -> a file it installs.
+SYSDEPS := fio:/usr/bin/fio openssh-server:/usr/sbin/sshd
+
+.PHONY: install sysdeps test demo bench lint clean
+
+install: $(STAMP)
+
+$(STAMP): pyproject.toml
+	@$(PYTHON) -c 'import sys; sys.exit(0 if sys.version_info >= (3, 11) else "anfperf needs Python >= 3.11")'
+	$(PYTHON) -m venv $(VENV)
+	$(BIN)/python -m pip install -q --upgrade pip
+	$(BIN)/python -m pip install -q -e '.[test]'
+	touch $@
+
+sysdeps:
+	@missing=""; for dep in $(SYSDEPS); do \
+	  pkg=$${dep%%:*}; file=$${dep#*:}; [ -x "$$file" ] || missing="$$missing $$pkg"; \
+	done; \
+	if [ -n "$$missing" ]; then \
+	  if [ "$$(id -u)" = 0 ] && command -v apt-get >/dev/null; then \
+	    echo "installing$$missing with apt-get"; \
+	    apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq $$missing >/dev/null; \
+	  else \
+	    echo "anfperf tests need these system packages:$$missing"; \
+	    echo "install them, e.g.: sudo apt-get install$$missing"; exit 1; \
+	  fi; \
+	fi
+
+lint: install
+	$(BIN)/ruff check anfperf tests benchmarks
+	$(BIN)/ruff format --check anfperf tests benchmarks
+
+test: install sysdeps lint
+	$(BIN)/python -m pytest -q tests $(if $(NOTEBOOKS),--nbval-lax $(NOTEBOOKS))
+
+demo: install
+	$(BIN)/anfperf ingest data/samples --out reports/demo-samples.parquet
+
+bench: install sysdeps
+	$(BIN)/python benchmarks/bench_ingest.py
+
+clean:
+	rm -rf $(VENV) .pytest_cache .ruff_cache .hypothesis build *.egg-info

@@ -1,0 +1,87 @@
+"""Combining rows: IOPS add, latency means are IOPS-weighted, percentiles never averaged."""
+
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from anfperf.ingest.combine import add_totals, combine, merge_bins, percentiles_from_bins
+from anfperf.schema import conform
+
+
+def _rows(**cols):
+    n = len(next(iter(cols.values())))
+    base = {"run_id": ["r"] * n, "tool": ["fio"] * n, "source_file": ["f"] * n, "host": ["h"] * n,
+            "job": ["j"] * n, "step": [0] * n, "is_summary": [True] * n}  # fmt: skip
+    base.update(cols)
+    return conform(pd.DataFrame(base))
+
+
+def test_total_of_read_and_write_weights_latency_by_iops():
+    frame = _rows(direction=["read", "write"], iops=[3000.0, 1000.0], bw_mib_s=[23.4, 7.8],
+                  lat_mean_ms=[0.5, 2.5], lat_std_ms=[0.1, 0.3], lat_max_ms=[4.0, 9.0],
+                  lat_p99_ms=[1.0, 6.0], outstanding=[16, 16])  # fmt: skip
+    total = add_totals(frame).query("direction == 'total'").iloc[0]
+    assert total["iops"] == 4000.0
+    assert total["bw_mib_s"] == pytest.approx(31.2)
+    assert total["lat_mean_ms"] == pytest.approx((3000 * 0.5 + 1000 * 2.5) / 4000)
+    # pooled: E[x^2] - mean^2 over both populations
+    ex2 = (3000 * (0.1**2 + 0.5**2) + 1000 * (0.3**2 + 2.5**2)) / 4000
+    assert total["lat_std_ms"] == pytest.approx(np.sqrt(ex2 - 1.0**2))
+    assert total["lat_max_ms"] == 9.0
+    assert np.isnan(total["lat_p99_ms"])  # two directions, no histograms: unknown, not averaged
+    assert total["outstanding"] == 16  # the same job's concurrency, not doubled
+
+
+def test_single_active_direction_keeps_its_percentiles():
+    frame = _rows(direction=["read"], iops=[500.0], lat_mean_ms=[1.2], lat_p99_ms=[3.3])
+    total = add_totals(frame).query("direction == 'total'").iloc[0]
+    assert total["lat_p99_ms"] == 3.3 and total["lat_mean_ms"] == 1.2
+
+
+def test_unknown_latency_makes_the_mean_unknown_not_biased():
+    frame = _rows(direction=["read", "write"], iops=[100.0, 100.0], lat_mean_ms=[1.0, np.nan])
+    total = add_totals(frame).query("direction == 'total'").iloc[0]
+    assert np.isnan(total["lat_mean_ms"])
+
+
+def test_percentiles_come_from_merged_histograms():
+    rng = np.random.default_rng(7)
+    a = rng.lognormal(13.0, 0.4, 20_000).astype(np.int64)  # ns
+    b = rng.lognormal(14.0, 0.2, 5_000).astype(np.int64)
+
+    def hist(x):
+        ns, count = np.unique(x, return_counts=True)
+        return {"ns": ns, "count": count}
+
+    frame = _rows(direction=["read", "write"], iops=[20_000.0, 5_000.0],
+                  lat_mean_ms=[a.mean() / 1e6, b.mean() / 1e6], lat_bins=[hist(a), hist(b)])
+    total = add_totals(frame).query("direction == 'total'").iloc[0]
+    both = np.sort(np.concatenate([a, b]))
+    # fio's definition: the first value whose cumulative count reaches p% of all samples
+    expected = both[int(np.ceil(0.99 * len(both))) - 1] / 1e6
+    assert total["lat_p99_ms"] == pytest.approx(expected)
+    assert total["lat_bins"]["count"].sum() == 25_000
+
+
+def test_combine_hosts_adds_concurrency_across_hosts():
+    frame = _rows(host=["vm1", "vm2"], direction=["total", "total"], iops=[100.0, 300.0],
+                  lat_mean_ms=[2.0, 1.0], outstanding=[8, 8], cpu_user_pct=[10.0, 30.0])
+    out = combine(frame, ["run_id", "job"], host="all")
+    assert len(out) == 1
+    row = out.iloc[0]
+    assert (row["host"], row["iops"], row["outstanding"]) == ("all", 400.0, 16)
+    assert row["lat_mean_ms"] == pytest.approx(1.25)
+    assert row["cpu_user_pct"] == 20.0
+
+
+def test_existing_totals_are_left_alone():
+    frame = _rows(direction=["read", "total"], iops=[100.0, 123.0])
+    assert add_totals(frame)["direction"].tolist() == ["read", "total"]
+
+
+def test_percentiles_from_bins_handles_empty_histogram():
+    assert np.isnan(percentiles_from_bins({"ns": [1000], "count": [0]})).all()
+    merged = merge_bins([{"ns": [1000, 2000], "count": [1, 2]}, {"ns": [2000], "count": [5]}])
+    assert merged["ns"].tolist() == [1000, 2000] and merged["count"].tolist() == [1, 7]
