@@ -45,7 +45,9 @@ def save_frame(frame: pd.DataFrame, out: str | os.PathLike) -> Path:
         path.parent.mkdir(parents=True, exist_ok=True)
         frame.to_parquet(path, index=False)
     elif suffix:
-        raise AnfperfError(f"{path}: unknown output type {suffix!r}; use .csv, .parquet or a folder")
+        raise AnfperfError(
+            f"{path}: unknown output type {suffix!r}; use .csv, .parquet or a folder"
+        )
     else:
         if path.exists() and not path.is_dir():
             raise AnfperfError(f"{path}: exists and is not a folder")

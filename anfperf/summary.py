@@ -26,7 +26,9 @@ def summary_table(frame: pd.DataFrame) -> pd.DataFrame:
         Columns :data:`SUMMARY_COLUMNS`; IOPS [1/s], MiB/s, latencies [ms].
     """
     rows = frame[frame["is_summary"] & (frame["direction"] == "total")]
-    has_all = rows.groupby("source_file", observed=True)["host"].transform(lambda h: (h == "all").any())
+    has_all = rows.groupby("source_file", observed=True)["host"].transform(
+        lambda h: (h == "all").any()
+    )
     rows = rows[~has_all.astype(bool) | (rows["host"] == "all")]
     return rows[SUMMARY_COLUMNS].reset_index(drop=True)
 

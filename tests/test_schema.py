@@ -14,7 +14,12 @@ def test_schema_table_documents_every_column_with_a_unit_where_it_has_one():
     assert (table["meaning"].str.len() > 5).all()
     # Units live in the names: every *_ms column is in ms, *_mib_s in MiB/s, *_pct in %.
     for name, _dtype, unit, _ in COLUMNS:
-        for suffix, expected in (("_ms", "ms"), ("_mib_s", "MiB/s"), ("_pct", "%"), ("_kib", "KiB")):
+        for suffix, expected in (
+            ("_ms", "ms"),
+            ("_mib_s", "MiB/s"),
+            ("_pct", "%"),
+            ("_kib", "KiB"),
+        ):
             if name.endswith(suffix):
                 assert unit == expected, name
 

@@ -87,7 +87,11 @@ def _parse_diskspd_xml(data: bytes, source: str) -> list[dict]:
     host = _text(root, "System/ComputerName") or "localhost"
     version = _text(root, "System/Tool/Version")
     run_time = _text(root, "System/RunTime")
-    timestamp = pd.to_datetime(run_time.replace(" UTC", ""), utc=True, errors="coerce") if run_time else None
+    timestamp = (
+        pd.to_datetime(run_time.replace(" UTC", ""), utc=True, errors="coerce")
+        if run_time
+        else None
+    )
     spans = root.findall("TimeSpan")
     if not spans:
         raise ParseError(source, "no measured <TimeSpan>: the run did not finish")

@@ -55,8 +55,12 @@ def test_percentiles_come_from_merged_histograms():
         ns, count = np.unique(x, return_counts=True)
         return {"ns": ns, "count": count}
 
-    frame = _rows(direction=["read", "write"], iops=[20_000.0, 5_000.0],
-                  lat_mean_ms=[a.mean() / 1e6, b.mean() / 1e6], lat_bins=[hist(a), hist(b)])
+    frame = _rows(
+        direction=["read", "write"],
+        iops=[20_000.0, 5_000.0],
+        lat_mean_ms=[a.mean() / 1e6, b.mean() / 1e6],
+        lat_bins=[hist(a), hist(b)],
+    )
     total = add_totals(frame).query("direction == 'total'").iloc[0]
     both = np.sort(np.concatenate([a, b]))
     # fio's definition: the first value whose cumulative count reaches p% of all samples
@@ -66,8 +70,14 @@ def test_percentiles_come_from_merged_histograms():
 
 
 def test_combine_hosts_adds_concurrency_across_hosts():
-    frame = _rows(host=["vm1", "vm2"], direction=["total", "total"], iops=[100.0, 300.0],
-                  lat_mean_ms=[2.0, 1.0], outstanding=[8, 8], cpu_user_pct=[10.0, 30.0])
+    frame = _rows(
+        host=["vm1", "vm2"],
+        direction=["total", "total"],
+        iops=[100.0, 300.0],
+        lat_mean_ms=[2.0, 1.0],
+        outstanding=[8, 8],
+        cpu_user_pct=[10.0, 30.0],
+    )
     out = combine(frame, ["run_id", "job"], host="all")
     assert len(out) == 1
     row = out.iloc[0]
