@@ -1,0 +1,191 @@
+"""Vdbench parameter files in the seed's layout.
+
+The seed (the Azure NetApp Files performance-benchmarks article's example script) writes, per
+workload pattern, one parameter file made of:
+
+- host definitions: ``hd=default,jvms=1,shell=ssh`` and one ``hd=vm<i>,system=<host>,user=root``
+  per client VM (only for multi-host runs: a single-host run has no ``hd=``);
+- storage definitions: ``sd=default,size=<file size>`` and one
+  ``sd=sd-<vm>-<vol>,host=vm<vm>,lun=<mount>/file-<vm>-<vol>,openflags=o_direct`` per VM x volume;
+- one workload definition ``wd=<name>,sd=sd*,rdpct=..,seekpct=100|0|eof,xfersize=..``;
+- run defaults ``rd=default,warmup=..,elapsed=..,interval=..,iorate=..`` and one ``rd=`` per run
+  (``rd=<name>,wd=<name>,sd=("sd*"),threads=..``).
+
+Vdbench comments are lines starting with ``*``, as in the seed.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Sequence
+
+from anfperf.workloads.spec import (
+    RATE_MAX,
+    Workload,
+    WorkloadError,
+    check_hosts,
+    check_name,
+    check_path,
+    check_paths,
+    check_user,
+    size_text,
+)
+
+log = logging.getLogger(__name__)
+
+#: ``seekpct=`` per pattern; a fill writes sequentially to the end of each file and stops.
+SEEKPCT = {"random": "100", "sequential": "0", "fill": "eof"}
+#: Host label of client *i* (1-based) in ``hd=`` and ``sd=...,host=`` (the seed's naming).
+HOST_LABEL = "vm{}"
+#: Storage definition name and file name of client *vm* on volume *vol* (both 1-based).
+SD_NAME = "sd-{vm}-{vol}"
+LUN_FILE = "file-{vm}-{vol}"
+
+
+def _comment(text: str) -> str:
+    # a Vdbench comment is a whole line starting with '*'; keep it to one printable line
+    return "* " + "".join(ch if ch.isprintable() else " " for ch in text)
+
+
+def _join(kind: str, name: str, *pairs: tuple[str, object]) -> str:
+    return ",".join([f"{kind}={name}", *(f"{k}={v}" for k, v in pairs if v is not None)])
+
+
+def _list(values: Sequence[object]) -> str:
+    return "(" + ",".join(str(v) for v in values) + ")"
+
+
+def _run_names(workload: Workload) -> list[tuple[str, tuple[int, ...]]]:
+    """(rd name, thread counts) pairs: one rd per count when the name uses ``{threads}``."""
+    counts = workload.outstanding
+    template = workload.run_name
+    if template is None:
+        template = "{name}-{threads}" if len(counts) > 1 else "{name}"
+    if "{threads}" in template:
+        runs = [(template.format(name=workload.name, threads=t), (t,)) for t in counts]
+    else:
+        runs = [(template.format(name=workload.name, threads=counts[0]), counts)]
+    names = [check_name(n, "run_name", workload.name) for n, _ in runs]
+    if len(set(names)) != len(names):
+        raise WorkloadError(f"run names repeat: {names}", field="run_name", workload=workload.name)
+    return runs
+
+
+def render_vdbench(
+    workload: Workload,
+    volumes: Sequence[str],
+    hosts: Sequence[str] | None = None,
+    *,
+    user: str | None = None,
+    vdbench_dir: str | None = None,
+    comments: bool = True,
+) -> str:
+    """Render a Vdbench parameter file for `workload` in the seed's layout.
+
+    Parameters
+    ----------
+    workload : Workload
+    volumes : sequence of str
+        Mount points (one sd per host x volume, ``lun=<mount>/file-<vm>-<vol>``).
+    hosts : sequence of str, optional
+        Client host names or addresses (``hd=vm<i>,system=<host>``). None or empty: a
+        single-host run on the Vdbench master, without ``hd=`` lines.
+    user : str, optional
+        Remote user for ``hd=`` (the seed uses ``root``).
+    vdbench_dir : str, optional
+        Vdbench install folder on the clients (``hd=default,...,vdbench=``).
+    comments : bool, default True
+        Write ``*`` comment lines (a header and the seed's "Run Defaults / Run Definitions").
+
+    Returns
+    -------
+    str
+        The parameter file text, ending with a newline.
+
+    Notes
+    -----
+    A workload given as ``iodepth`` x ``numjobs`` runs with ``threads = iodepth * numjobs``:
+    Vdbench threads are its only concurrency control. ``warmup_s = 0`` writes no ``warmup=``,
+    leaving Vdbench's default (which drops the first interval from its averages).
+    """
+    volumes = check_paths(volumes, "volumes")
+    hosts = check_hosts(hosts, "hosts")
+    if user is not None:
+        check_user(user)
+    if vdbench_dir is not None:
+        check_path(vdbench_dir, "vdbench_dir")
+
+    w = workload
+    lines: list[str] = []
+    if comments:
+        lines.append(
+            _comment(f"anfperf workload {w.name}" + (f": {w.description}" if w.description else ""))
+        )
+        if w.source:
+            lines.append(_comment(f"source: {w.source}"))
+
+    if hosts:
+        lines.append(
+            _join("hd", "default", ("jvms", 1), ("shell", "ssh"), ("vdbench", vdbench_dir))
+        )
+        for i, host in enumerate(hosts, 1):
+            lines.append(_join("hd", HOST_LABEL.format(i), ("system", host), ("user", user)))
+
+    lines.append(_join("sd", "default", ("size", size_text(w.file_size_gib * 2**20))))
+    for vm in range(1, max(len(hosts), 1) + 1):
+        for vol, mount in enumerate(volumes, 1):
+            lun = mount.rstrip("/") + "/" + LUN_FILE.format(vm=vm, vol=vol)
+            lines.append(
+                _join(
+                    "sd",
+                    SD_NAME.format(vm=vm, vol=vol),
+                    ("host", HOST_LABEL.format(vm) if hosts else None),
+                    ("lun", lun),
+                    ("openflags", "o_direct" if w.direct else None),
+                )
+            )
+
+    sweep_reads = len(w.read_pct) > 1
+    lines.append(
+        _join(
+            "wd",
+            w.name,
+            ("sd", "sd*"),
+            ("rdpct", None if sweep_reads else w.read_pct[0]),
+            ("seekpct", SEEKPCT["fill" if w.fill else w.pattern]),
+            ("xfersize", size_text(w.bs_kib)),
+        )
+    )
+
+    if w.rate_kind == "curve":
+        iorate: list[tuple[str, object]] = [("iorate", "curve"), ("curve", _list(w.rate))]
+    else:
+        iorate = [("iorate", RATE_MAX if w.rate == RATE_MAX else w.rate)]
+    if comments:
+        lines.append("* Run Defaults")
+    lines.append(
+        _join(
+            "rd",
+            "default",
+            ("warmup", w.warmup_s or None),
+            ("elapsed", w.duration_s),
+            ("interval", w.interval_s),
+            *iorate,
+        )
+    )
+    if comments:
+        lines.append("* Run Definitions")
+    for rd, counts in _run_names(w):
+        threads = ("threads", counts[0]) if len(counts) == 1 else ("forthreads", _list(counts))
+        lines.append(
+            _join(
+                "rd",
+                rd,
+                ("wd", w.name),
+                ("sd", '("sd*")'),
+                threads,
+                ("forrdpct", _list(w.read_pct) if sweep_reads else None),
+            )
+        )
+    log.debug("rendered Vdbench parameters for %s: %d lines", w.name, len(lines))
+    return "\n".join(lines) + "\n"
