@@ -105,6 +105,7 @@ def conform(frame: pd.DataFrame) -> pd.DataFrame:
     if extra:
         raise ValueError(f"columns outside the anfperf schema: {sorted(extra)}")
     n = len(frame)
+    frame = frame.reset_index(drop=True)  # the result's RangeIndex must not realign the rows
     out = {}
     for name, dtype, _unit, _meaning in COLUMNS:
         if name in frame.columns:
@@ -120,10 +121,12 @@ def conform(frame: pd.DataFrame) -> pd.DataFrame:
             if col.dtype != dtype:
                 col = col.astype(dtype)
         elif dtype == "float64":
-            col = pd.to_numeric(col, errors="raise").astype("float64")
+            if col.dtype != "float64":  # already float: skip a full pass over the column
+                col = pd.to_numeric(col, errors="raise").astype("float64")
         elif dtype == "Int64" and col.dtype == object:
             col = pd.to_numeric(col, errors="raise").astype("Int64")
         else:
             col = col.astype(dtype)
         out[name] = col
-    return pd.DataFrame(out, index=pd.RangeIndex(n))
+    # copy=False: no second copy of every column (copy-on-write keeps the input unaffected).
+    return pd.DataFrame(out, index=pd.RangeIndex(n), copy=False)

@@ -12,7 +12,6 @@ import os
 import re
 import warnings
 from collections.abc import Iterable
-from pathlib import Path
 from typing import Literal
 
 import pandas as pd
@@ -22,6 +21,7 @@ from anfperf.ingest._frame import derive_run_id, finalize
 from anfperf.ingest._source import GZIP_MAGIC, read_bytes
 from anfperf.ingest.combine import add_totals, combine, percentiles_from_bins
 from anfperf.ingest.diskspd import read_diskspd_xml
+
 # TEMPORARY while the readers are being written: REMOVE before commit.
 try:
     from anfperf.ingest.fio_json import _parse_fio_json, read_fio_json
@@ -63,20 +63,21 @@ _NOT_RESULTS = re.compile(r"(^manifest\.json$|\.log(\.[^.]+)?$|\.stdout\.html$)"
 _RESULT_SUFFIXES = (".json", ".xml", ".txt", ".out", ".gz")
 
 
-def detect_format(path_or_bytes: str | os.PathLike | bytes) -> Format:
+def detect_format(path_or_bytes: str | os.PathLike | bytes, *, source: str | None = None) -> Format:
     """Tell the format of one output from its content (not its name).
 
     Parameters
     ----------
     path_or_bytes : str, os.PathLike or bytes
-        A file or a Vdbench output folder, or the first bytes of a file.
+        A file or a Vdbench output folder, or the (decompressed) content of a file.
+    source : str, optional
+        Name for error messages when `path_or_bytes` is content.
 
     Raises
     ------
     anfperf.ParseError
         The content is none of the formats anfperf reads.
     """
-    source = "<bytes>"
     if isinstance(path_or_bytes, str | os.PathLike):
         source = os.fspath(path_or_bytes)
         if os.path.isdir(source):
@@ -86,15 +87,17 @@ def detect_format(path_or_bytes: str | os.PathLike | bytes) -> Format:
         head = _head(source)
     else:
         head = path_or_bytes[:_SNIFF_BYTES]
+    source = source or "<bytes>"
     if head[:2] == GZIP_MAGIC:
         raise ParseError(source, "gzip data: decompress before detect_format(bytes)")
     text = head.lstrip()
+    # Cheapest and most frequent first: many small fio JSON files are the bulk case.
     if text.startswith(b"<?xml") or text.startswith(b"<Results"):
         return "diskspd"
-    if b"Vdbench" in head or re.search(rb"\bRun\s+Interval\b", head):
-        return "vdbench"
     if b'"fio version"' in head or b'"client_stats"' in head or b'"jobs"' in head:
         return "fio_json"
+    if b"Vdbench" in head or re.search(rb"\bRun\s+Interval\b", head):
+        return "vdbench"
     if _FIO_LOG_LINE.match(text):
         return "fio_log"
     what = "empty file" if not text else "not fio JSON, a fio log, Vdbench output or DiskSpd XML"
@@ -135,7 +138,11 @@ def read(path: str | os.PathLike, *, run_id: str | None = None) -> pd.DataFrame:
     return _READERS[fmt](path, run_id=run_id)
 
 
-_READERS = {"fio_json": lambda *a, **k: read_fio_json(*a, **k), "vdbench": lambda *a, **k: read_vdbench(*a, **k), "diskspd": read_diskspd_xml}
+_READERS = {
+    "fio_json": lambda *a, **k: read_fio_json(*a, **k),
+    "vdbench": lambda *a, **k: read_vdbench(*a, **k),
+    "diskspd": read_diskspd_xml,
+}
 
 
 def expand_paths(paths: Iterable[str | os.PathLike]) -> list[str]:
@@ -190,15 +197,18 @@ def read_many(
     """
     fio_rows: list[dict] = []
     frames: list[pd.DataFrame] = []
-    run_ids: dict[str, str] = {}
+    run_ids: dict[str, str | None] = {}  # folder -> manifest run id, looked up once
     for path in expand_paths(paths):
         try:
-            fmt = detect_format(path)
+            if os.path.isdir(path):
+                fmt, data = detect_format(path), b""
+            else:
+                data, source = read_bytes(path)
+                fmt = detect_format(data, source=source)
             if fmt == "fio_json":
                 # fio JSON is the many-small-files case: gather plain rows and build one frame.
-                data, source = read_bytes(path)
                 rows = _parse_fio_json(data, source)
-                rid = run_id or _cached_run_id(source, run_ids)
+                rid = run_id or derive_run_id(source, run_ids)
                 for row in rows:
                     row["source_file"] = source
                     row["run_id"] = rid
@@ -218,14 +228,3 @@ def read_many(
     if len(frames) == 1:
         return frames[0]
     return conform(pd.concat(frames, ignore_index=True))
-
-
-def _cached_run_id(source: str, cache: dict[str, str]) -> str:
-    """derive_run_id, looked up once per folder where the folder decides it."""
-    folder = os.path.dirname(source)
-    if folder in cache:
-        return cache[folder] or derive_run_id(source)
-    rid = derive_run_id(source)
-    has_manifest = any((p / "manifest.json").is_file() for p in list(Path(source).parents)[:3])
-    cache[folder] = rid if has_manifest else ""
-    return rid

@@ -21,15 +21,41 @@ _GENERIC_NAMES = {
 _SUFFIXES = (".gz", ".json", ".html", ".xml", ".txt", ".log", ".csv")
 
 
-def derive_run_id(source: str) -> str:
+def derive_run_id(source: str, cache: dict[str, str | None] | None = None) -> str:
     """Run identifier for a file: the runner's manifest, else the folder or the file's stem.
 
     anfperf's runner writes ``data/raw/<run_id>/manifest.json`` and puts outputs below it; a
     manifest found up to three folders above the file gives the run id. Otherwise a Vdbench
     output folder (fixed file names inside) gives its folder name, and any other file its name
     without suffixes.
+
+    Parameters
+    ----------
+    source : str
+        The file.
+    cache : dict, optional
+        Remembers each folder's manifest run id (or its absence) across calls, so that reading
+        many files of one folder looks for manifests once.
     """
     path = Path(source)
+    folder = str(path.parent)
+    if cache is not None and folder in cache:
+        from_manifest = cache[folder]
+    else:
+        from_manifest = _manifest_run_id(path)
+        if cache is not None:
+            cache[folder] = from_manifest
+    if from_manifest:
+        return from_manifest
+    name = path.name
+    if name in _GENERIC_NAMES or name.endswith(".histogram.html"):
+        return path.parent.name or name
+    while name.endswith(_SUFFIXES) and "." in name:
+        name = name.rsplit(".", 1)[0]
+    return name or source
+
+
+def _manifest_run_id(path: Path) -> str | None:
     for parent in list(path.parents)[:3]:
         manifest = parent / "manifest.json"
         if manifest.is_file():
@@ -39,12 +65,7 @@ def derive_run_id(source: str) -> str:
                 run_id = None
             if isinstance(run_id, str) and run_id:
                 return run_id
-    name = path.name
-    if name in _GENERIC_NAMES or name.endswith(".histogram.html"):
-        return path.parent.name or name
-    while name.endswith(_SUFFIXES) and "." in name:
-        name = name.rsplit(".", 1)[0]
-    return name or source
+    return None
 
 
 def finalize(

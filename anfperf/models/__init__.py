@@ -1,0 +1,134 @@
+"""Models that predict achievable throughput, fitted to real runs and explained.
+
+- :mod:`~anfperf.models.littles_law`: concurrency = throughput x latency; threads needed,
+  TCP windows, and a consistency check of ingested runs.
+- :mod:`~anfperf.models.quota`: ANF service levels, volume types, QoS and the inverse.
+- :mod:`~anfperf.models.client`: VM network egress, NFS in-flight limits, nconnect.
+- :mod:`~anfperf.models.curves`: queueing response-time curve and the Universal Scalability Law.
+- :mod:`~anfperf.models.mix`: throughput across read/write ratios.
+- :mod:`~anfperf.models.predict`: the least of all limits, and which one binds.
+- :mod:`~anfperf.models.plan`: from a target to a service level, quota, VMs and threads.
+
+Models are pure functions with paired fit functions returning the model's own parameter names,
+so ``usl(n, **fit_usl(n, x))`` predicts. Reference tables live in ``data/*.csv`` with a source
+and a date per row.
+"""
+
+from anfperf.models._common import (
+    FewPointsWarning,
+    FitResult,
+    SaturationWarning,
+    data_dir,
+    load_table,
+    mdape_pct,
+    summary_rows,
+    sweep_points,
+)
+from anfperf.models.client import (
+    client_constraints,
+    nconnect_ceiling,
+    nfs_inflight_limit,
+    vm_egress_mib_s,
+    vm_network,
+)
+from anfperf.models.curves import (
+    fit_queueing_latency,
+    fit_usl,
+    kneedle,
+    queueing_iops_at_latency,
+    queueing_knee,
+    queueing_latency,
+    usl,
+    usl_concurrency_at_latency,
+    usl_knee,
+    usl_latency_ms,
+    usl_max,
+    usl_peak,
+    usl_throughput_at_latency,
+)
+from anfperf.models.littles_law import (
+    bandwidth_delay_kib,
+    bw_for_window,
+    check_concurrency,
+    iops_at_concurrency,
+    latency_at_concurrency,
+    outstanding_io,
+    threads_needed,
+)
+from anfperf.models.mix import fit_mix, mix_sweep, mix_throughput
+from anfperf.models.plan import Plan, plan
+from anfperf.models.predict import littles_law_iops, predict_achievable, published_ceiling
+from anfperf.models.quota import (
+    bw_to_iops,
+    flexible_pool_throughput,
+    gib_to_tib,
+    iops_to_bw,
+    level_rate,
+    manual_qos,
+    mbps_to_mib_s,
+    pool_throughput_limit,
+    quota_needed,
+    service_levels,
+    throughput_limit,
+    volume_limits,
+    volume_size_range,
+    volume_type_cap,
+)
+
+__all__ = [
+    "FewPointsWarning",
+    "FitResult",
+    "Plan",
+    "SaturationWarning",
+    "bandwidth_delay_kib",
+    "bw_for_window",
+    "bw_to_iops",
+    "check_concurrency",
+    "client_constraints",
+    "data_dir",
+    "fit_mix",
+    "fit_queueing_latency",
+    "fit_usl",
+    "flexible_pool_throughput",
+    "gib_to_tib",
+    "iops_at_concurrency",
+    "iops_to_bw",
+    "kneedle",
+    "latency_at_concurrency",
+    "level_rate",
+    "littles_law_iops",
+    "load_table",
+    "manual_qos",
+    "mbps_to_mib_s",
+    "mdape_pct",
+    "mix_sweep",
+    "mix_throughput",
+    "nconnect_ceiling",
+    "nfs_inflight_limit",
+    "outstanding_io",
+    "plan",
+    "pool_throughput_limit",
+    "predict_achievable",
+    "published_ceiling",
+    "queueing_iops_at_latency",
+    "queueing_knee",
+    "queueing_latency",
+    "quota_needed",
+    "service_levels",
+    "summary_rows",
+    "sweep_points",
+    "threads_needed",
+    "throughput_limit",
+    "usl",
+    "usl_concurrency_at_latency",
+    "usl_knee",
+    "usl_latency_ms",
+    "usl_max",
+    "usl_peak",
+    "usl_throughput_at_latency",
+    "vm_egress_mib_s",
+    "vm_network",
+    "volume_limits",
+    "volume_size_range",
+    "volume_type_cap",
+]

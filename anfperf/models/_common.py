@@ -1,0 +1,382 @@
+"""Shared pieces of the models: reference tables, input checks, fit results, frame points."""
+
+from __future__ import annotations
+
+import functools
+import logging
+import math
+import sys
+import warnings
+from collections.abc import Sequence
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+
+from anfperf.errors import ModelError
+
+log = logging.getLogger(__name__)
+
+#: Reference tables shipped with anfperf (``data/*.csv`` at the top of the repository).
+DATA_FILES = {
+    "service_levels": "service_levels.csv",
+    "volume_limits": "volume_limits.csv",
+    "vm_network": "vm_network.csv",
+    "nfs_client": "nfs_client.csv",
+    "anf_benchmarks": "anf_benchmarks.csv",
+}
+
+# Where the tables are: the source tree (editable installs, `make install`), else the copy a
+# regular wheel install puts under <prefix>/share/anfperf/data (pyproject's data-files).
+_DATA_DIRS = (
+    Path(__file__).resolve().parents[2] / "data",
+    Path(sys.prefix) / "share" / "anfperf" / "data",
+)
+
+
+class SaturationWarning(UserWarning):
+    """The data show no saturation: a fitted maximum is an extrapolation."""
+
+
+class FewPointsWarning(UserWarning):
+    """A fit has fewer points than it needs to be trusted."""
+
+
+def data_dir() -> Path:
+    """The folder holding anfperf's reference tables."""
+    for folder in _DATA_DIRS:
+        if (folder / DATA_FILES["service_levels"]).is_file():
+            return folder
+    raise ModelError(
+        "anfperf's reference tables (service_levels.csv, ...) were not found in "
+        + " or ".join(str(d) for d in _DATA_DIRS)
+        + "; reinstall anfperf (pip install -e . from the repository)"
+    )
+
+
+@functools.cache
+def _load(name: str) -> pd.DataFrame:
+    path = data_dir() / DATA_FILES[name]
+    return pd.read_csv(path, dtype={"date": "string", "source": "string"}, keep_default_na=True)
+
+
+def load_table(name: str) -> pd.DataFrame:
+    """One reference table as a fresh frame (callers may change it freely).
+
+    Parameters
+    ----------
+    name : {'service_levels', 'volume_limits', 'vm_network', 'nfs_client', 'anf_benchmarks'}
+        Table name; every table has a `source` (article file name) and a `date` column.
+    """
+    if name not in DATA_FILES:
+        raise ModelError(f"no reference table {name!r}; known: {sorted(DATA_FILES)}")
+    return _load(name).copy()
+
+
+# --------------------------------------------------------------------------------------------
+# Input checks
+
+
+def as_float_array(values: object, name: str, *, allow_nan: bool = False) -> np.ndarray:
+    """`values` as a 1-D float array, or a ModelError saying why not."""
+    try:
+        arr = np.asarray(values, dtype=float)
+    except (TypeError, ValueError) as exc:
+        raise ModelError(f"{name} must be numbers: {exc}") from None
+    arr = np.atleast_1d(arr)
+    if arr.ndim != 1:
+        raise ModelError(f"{name} must be one-dimensional, got shape {arr.shape}")
+    if not allow_nan and not np.all(np.isfinite(arr)):
+        bad = int(np.sum(~np.isfinite(arr)))
+        raise ModelError(f"{name} has {bad} NaN or infinite value(s): drop or fill them first")
+    return arr
+
+
+def check_points(
+    x: object,
+    y: object,
+    *,
+    x_name: str,
+    y_name: str,
+    n_params: int,
+    recommended: int,
+    positive: bool = True,
+) -> tuple[np.ndarray, np.ndarray]:
+    """Validate (x, y) points for a fit of `n_params` parameters.
+
+    Raises ModelError for mismatched lengths, NaN, non-positive values, fewer distinct x than
+    parameters, or a constant y; warns (FewPointsWarning) below `recommended` points.
+    """
+    xa = as_float_array(x, x_name)
+    ya = as_float_array(y, y_name)
+    if xa.size != ya.size:
+        raise ModelError(f"{x_name} and {y_name} differ in length ({xa.size} vs {ya.size})")
+    if positive and (np.any(xa <= 0) or np.any(ya <= 0)):
+        raise ModelError(f"{x_name} and {y_name} must be > 0")
+    distinct = np.unique(xa).size
+    if xa.size < 2 or distinct < n_params:
+        raise ModelError(
+            f"{xa.size} point(s) at {distinct} distinct {x_name}: a fit of {n_params} "
+            f"parameters needs at least {n_params} distinct {x_name} values"
+        )
+    if np.ptp(ya) <= 1e-12 * max(abs(float(ya.max())), 1.0):
+        raise ModelError(f"{y_name} is constant ({ya[0]:g}): nothing to fit")
+    if xa.size < recommended:
+        warnings.warn(
+            f"only {xa.size} points: fits of this model want at least {recommended}; "
+            "treat the parameters as rough",
+            FewPointsWarning,
+            stacklevel=3,
+        )
+    order = np.argsort(xa, kind="stable")
+    return xa[order], ya[order]
+
+
+# --------------------------------------------------------------------------------------------
+# Fit results
+
+
+class FitResult(dict):
+    """Fitted parameters keyed by the model's own names, plus how well they fit.
+
+    It is a plain ``dict`` for the model (``model(x, **fit)``); the attributes describe the fit.
+
+    Attributes
+    ----------
+    model : str
+        Name of the model function.
+    stderr : dict
+        Standard error of each parameter (from the covariance matrix); NaN where unknown.
+    cov : numpy.ndarray
+        Covariance matrix of the fitted parameters (order of the keys).
+    ci : dict
+        95 % interval of each parameter: bootstrap percentiles when a bootstrap ran, else
+        value +- 1.96 standard errors.
+    n_points : int
+        Number of points fitted.
+    r2 : float
+        Coefficient of determination of the fit [-].
+    rmse : float
+        Root-mean-square error [unit of y].
+    mape_pct, mdape_pct : float
+        Mean and median absolute percentage error of the fit [%].
+    notes : list of str
+        Warnings raised while fitting, in words.
+    """
+
+    def __init__(
+        self,
+        params: dict[str, float],
+        *,
+        model: str,
+        y: np.ndarray,
+        y_fit: np.ndarray,
+        cov: np.ndarray,
+        ci: dict[str, tuple[float, float]] | None = None,
+        notes: Sequence[str] = (),
+    ):
+        super().__init__({k: float(v) for k, v in params.items()})
+        self.model = model
+        self.cov = np.asarray(cov, dtype=float)
+        diag = np.diag(self.cov) if self.cov.size else np.full(len(params), np.nan)
+        with np.errstate(invalid="ignore"):
+            se = np.sqrt(np.where(diag >= 0, diag, np.nan))
+        self.stderr = {k: float(s) for k, s in zip(params, se, strict=True)}
+        self.n_points = int(len(y))
+        resid = y - y_fit
+        ss_tot = float(np.sum((y - y.mean()) ** 2))
+        self.r2 = 1.0 - float(np.sum(resid**2)) / ss_tot if ss_tot > 0 else math.nan
+        self.rmse = float(np.sqrt(np.mean(resid**2)))
+        ape = np.abs(resid) / np.abs(y) * 100.0
+        self.mape_pct = float(np.mean(ape))
+        self.mdape_pct = float(np.median(ape))
+        self.ci = ci or {
+            k: (self[k] - 1.96 * self.stderr[k], self[k] + 1.96 * self.stderr[k]) for k in self
+        }
+        self.notes = list(notes)
+
+    def table(self) -> pd.DataFrame:
+        """Parameters as a frame: parameter, value, stderr, ci_low, ci_high."""
+        return pd.DataFrame(
+            {
+                "parameter": list(self),
+                "value": list(self.values()),
+                "stderr": [self.stderr[k] for k in self],
+                "ci_low": [self.ci[k][0] for k in self],
+                "ci_high": [self.ci[k][1] for k in self],
+            }
+        )
+
+    def __repr__(self) -> str:
+        params = ", ".join(f"{k}={v:.6g}" for k, v in self.items())
+        return f"FitResult[{self.model}]({params}; r2={self.r2:.4f}, n={self.n_points})"
+
+
+def mdape_pct(actual: object, predicted: object) -> float:
+    """Median absolute percentage error of `predicted` against `actual` [%]."""
+    a = as_float_array(actual, "actual")
+    p = as_float_array(predicted, "predicted", allow_nan=True)
+    if a.size != p.size or a.size == 0:
+        raise ModelError("actual and predicted must be non-empty and of equal length")
+    return float(np.median(np.abs(p - a) / np.abs(a)) * 100.0)
+
+
+# --------------------------------------------------------------------------------------------
+# Points from the tidy frame
+
+
+def _configured_outstanding(rows: pd.DataFrame) -> pd.Series:
+    """outstanding, else threads, else iodepth x numjobs (the schema's definitions)."""
+    out = pd.Series(np.nan, index=rows.index, dtype=float)
+    if "outstanding" in rows:
+        out = pd.to_numeric(rows["outstanding"], errors="coerce").astype(float)
+    if "threads" in rows:
+        out = out.fillna(pd.to_numeric(rows["threads"], errors="coerce").astype(float))
+    if "iodepth" in rows and "numjobs" in rows:
+        qd = pd.to_numeric(rows["iodepth"], errors="coerce").astype(float)
+        nj = pd.to_numeric(rows["numjobs"], errors="coerce").astype(float)
+        out = out.fillna(qd * nj)
+    return out
+
+
+def summary_rows(frame: pd.DataFrame) -> pd.DataFrame:
+    """Whole-run rows of a tidy frame, one per run x job step, all hosts and directions together.
+
+    Takes the summary (``is_summary``), non-warm-up rows; the 'total' direction where a job has
+    one (else its only direction); the cross-host aggregate (host 'all') where a source has one,
+    else the hosts added up. Adds the column `configured`: outstanding I/O as configured (the
+    row's `outstanding`, else threads, else iodepth x numjobs), summed over hosts where hosts are
+    added up.
+    """
+    if not isinstance(frame, pd.DataFrame):
+        raise ModelError(f"expected a tidy frame (pandas.DataFrame), got {type(frame).__name__}")
+    needed = {"iops", "direction"}
+    missing = needed - set(frame.columns)
+    if missing:
+        raise ModelError(f"frame lacks the column(s) {sorted(missing)}: is it a tidy frame?")
+    rows = frame
+    if "is_summary" in rows:
+        rows = rows[rows["is_summary"].fillna(False).astype(bool)]
+    if "is_warmup" in rows:
+        rows = rows[~rows["is_warmup"].fillna(False).astype(bool)]
+    keys = [
+        c for c in ("run_id", "source_file", "job", "workload", "step", "loop") if c in rows.columns
+    ]
+    rows = rows.copy()
+    rows["direction"] = rows["direction"].astype(str)
+    for col in keys:
+        rows[col] = rows[col].astype(object).where(rows[col].notna(), "")
+    if rows.empty:
+        raise ModelError("the frame has no whole-run (is_summary) rows")
+    # one direction per job: 'total' if present, else the single direction
+    has_total = rows.groupby(keys + ["host"] if "host" in rows else keys, dropna=False)[
+        "direction"
+    ].transform(lambda d: (d == "total").any())
+    rows = rows[(rows["direction"] == "total") | ~has_total.astype(bool)]
+    n_dirs = rows.groupby(keys + ["host"] if "host" in rows else keys, dropna=False)[
+        "direction"
+    ].transform("nunique")
+    if (n_dirs > 1).any():
+        raise ModelError(
+            "some jobs have several directions and no 'total' row: build the frame with "
+            "anfperf.ingest (finalize adds totals)"
+        )
+    rows["configured"] = _configured_outstanding(rows)
+    if "host" not in rows:
+        return rows.reset_index(drop=True)
+    # one run is run_id x job x step (x workload x loop), whichever files its rows came from:
+    # Vdbench writes the hosts' rows to per-host reports; fio client/server writes them to one
+    # file but numbers each host's instance of a job as its own step
+    ident = [c for c in ("run_id", "job", "workload", "step", "loop") if c in rows.columns]
+    host = rows["host"].astype(object).fillna("")
+    is_all = host.eq("all")
+    has_all = is_all.groupby([rows[c] for c in ident], dropna=False).transform("any")
+    same_file = [c for c in ("source_file", "job") if c in rows.columns]
+    if same_file:
+        has_all |= is_all.groupby([rows[c] for c in same_file], dropna=False).transform("any")
+    # readers put the cross-host totals (rates, and outstanding I/O) in the 'all' rows
+    agg_rows = rows[has_all.astype(bool) & is_all]
+    rest = rows[~has_all.astype(bool)]
+    n_hosts = rest.groupby(ident, dropna=False)["host"].transform("nunique")
+    several = rest[n_hosts > 1]
+    parts = [agg_rows, rest[n_hosts <= 1]]
+    if not several.empty:
+        parts.append(_add_hosts(several, ident))
+    return pd.concat(parts, ignore_index=True)
+
+
+def _add_hosts(rows: pd.DataFrame, keys: list[str]) -> pd.DataFrame:
+    """Add up rows of the same job on different hosts (rates add; latency IOPS-weighted)."""
+    work = rows.copy()
+    w = pd.to_numeric(work["iops"], errors="coerce").astype(float)
+    lat = pd.to_numeric(work.get("lat_mean_ms"), errors="coerce").astype(float)
+    work["_wlat"] = w * lat
+    sums = {"iops": "sum", "_wlat": "sum", "configured": "sum"}
+    if "bw_mib_s" in work:
+        sums["bw_mib_s"] = "sum"
+    first = {c: "first" for c in work.columns if c not in sums and c not in keys}
+    out = work.groupby(keys, dropna=False, sort=False).agg({**sums, **first}).reset_index()
+    out["lat_mean_ms"] = out["_wlat"] / out["iops"]
+    out["host"] = "all"
+    return out.drop(columns="_wlat")
+
+
+def sweep_points(
+    frame: pd.DataFrame,
+    x: str = "outstanding",
+    y: str = "iops",
+) -> pd.DataFrame:
+    """(x, y) points of a sweep from a tidy frame, one per run x job step.
+
+    Parameters
+    ----------
+    frame : pandas.DataFrame
+        Tidy frame (:mod:`anfperf.schema`) with whole-run rows.
+    x : str
+        Load column: 'outstanding' (configured concurrency over all hosts: outstanding, else
+        threads, else iodepth x numjobs), any schema column such as 'iops' or 'read_pct'.
+    y : str
+        Response column, e.g. 'iops', 'bw_mib_s' or 'lat_mean_ms'.
+
+    Returns
+    -------
+    pandas.DataFrame
+        Columns `x` and `y` (the names asked for) and the rest of the summary row, sorted by
+        `x`. Rows without a value in `x` or `y` are left out with a warning.
+    """
+    rows = summary_rows(frame)
+    xcol = "configured" if x == "outstanding" else x
+    for col in (xcol, y):
+        if col not in rows:
+            raise ModelError(f"frame has no column {col!r}")
+    xs = pd.to_numeric(rows[xcol], errors="coerce").astype(float)
+    ys = pd.to_numeric(rows[y], errors="coerce").astype(float)
+    ok = np.isfinite(xs) & np.isfinite(ys)
+    if not ok.all():
+        warnings.warn(
+            f"left out {int((~ok).sum())} of {len(rows)} runs without {x} or {y}",
+            stacklevel=2,
+        )
+    rows = rows[ok].copy()
+    if rows.empty:
+        raise ModelError(f"no runs with both {x} and {y} in the frame")
+    rows = rows.drop(columns=[c for c in (x,) if c in rows and c != xcol])
+    rows[x] = xs[ok]
+    rows[y] = ys[ok]
+    return rows.sort_values(x, kind="stable").reset_index(drop=True)
+
+
+def xy_from(
+    x: object, y: object | None, *, x_col: str, y_col: str
+) -> tuple[np.ndarray, np.ndarray]:
+    """Either (frame, None) -> columns of :func:`sweep_points`, or two arrays as given."""
+    if isinstance(x, pd.DataFrame):
+        if y is not None and not isinstance(y, str):
+            raise ModelError("with a frame, give the column names as x_col= and y_col=")
+        points = sweep_points(x, x_col, y if isinstance(y, str) else y_col)
+        return points[x_col].to_numpy(float), points[y if isinstance(y, str) else y_col].to_numpy(
+            float
+        )
+    if y is None:
+        raise ModelError("give both x and y arrays, or a tidy frame")
+    return as_float_array(x, x_col), as_float_array(y, y_col)

@@ -1,0 +1,271 @@
+"""Client-side limits: VM network egress, NFS concurrency, and nconnect.
+
+- Azure meters a VM's egress only (data_dir()/vm_network.csv, Mbps as documented, converted to
+  MiB/s once: 16,000 Mbps = 1,907.35 MiB/s). NFS writes leave the VM; reads come in. So the
+  network caps the write share of a workload: ``total <= egress / write_fraction``.
+- ANF executes at most 128 NFSv3 requests in flight per TCP connection, 180 per NFSv4.1
+  session (Linux negotiates its default of 64); nconnect (1 .. 16) opens more connections.
+- Measured on one D32s client (performance-benchmarks-linux.md): nconnect lifts 64 KiB
+  sequential reads to ~3,500 MiB/s (~2.3x one connection) and 4 KiB random reads / writes to
+  ~200,000 / ~135,000 IOPS (~3x); sequential writes stay at the egress limit. These are
+  observations of one VM size, not hard limits, and are labelled so.
+"""
+
+from __future__ import annotations
+
+import logging
+import math
+
+import numpy as np
+import pandas as pd
+
+from anfperf.errors import ModelError
+from anfperf.models._common import load_table
+from anfperf.models.mix import mix_throughput
+from anfperf.models.quota import bw_to_iops, iops_to_bw, mbps_to_mib_s
+
+log = logging.getLogger(__name__)
+
+NFS_VERSIONS = ("3", "4.1")
+#: The client of the nconnect measurements (performance-benchmarks-linux.md, 2024-03-24).
+REFERENCE_CLIENT = "Standard_D32s_v4"
+
+
+def vm_network() -> pd.DataFrame:
+    """VM sizes and their documented network limits (data/vm_network.csv).
+
+    Returns
+    -------
+    pandas.DataFrame
+        ============  =====  ====================================================
+        column        unit   meaning
+        ============  =====  ====================================================
+        vm_size              Azure size name, e.g. 'Standard_D32s_v5'
+        vcpus                virtual CPUs
+        network_mbps  Mbps   documented network (egress) limit, 10**6 bit/s
+        egress_mib_s  MiB/s  the same limit in MiB/s (2**20 bytes/s)
+        note, source, date   remark, azure-docs article, its ms.date
+        ============  =====  ====================================================
+    """
+    table = load_table("vm_network")
+    table.insert(3, "egress_mib_s", mbps_to_mib_s(table["network_mbps"].to_numpy(float)))
+    return table
+
+
+def vm_size_name(vm_size: str) -> str:
+    """The table's spelling of a VM size ('d32s_v5' -> 'Standard_D32s_v5')."""
+    names = {str(n).lower(): str(n) for n in vm_network()["vm_size"]}
+    key = str(vm_size).strip().lower()
+    for candidate in (key, "standard_" + key):
+        if candidate in names:
+            return names[candidate]
+    raise ModelError(f"unknown VM size {vm_size!r}; known: {sorted(names.values())}")
+
+
+def vm_egress_mib_s(vm_size: str) -> float:
+    """Documented network egress limit of a VM size [MiB/s]."""
+    table = vm_network().set_index("vm_size")
+    return float(table.loc[vm_size_name(vm_size), "egress_mib_s"])
+
+
+def _fact(key: str) -> float:
+    table = load_table("nfs_client").set_index("key")
+    return float(table.loc[key, "value"])
+
+
+def _check_nconnect(nconnect: int) -> int:
+    most = int(_fact("nconnect_max"))
+    if not isinstance(nconnect, int | np.integer) or not 1 <= nconnect <= most:
+        raise ModelError(f"nconnect must be an integer 1 .. {most}, got {nconnect!r}")
+    return int(nconnect)
+
+
+def nfs_inflight_limit(
+    nconnect: int = 1,
+    nfs_version: str = "3",
+    *,
+    slot_table_entries: int | None = None,
+    session_slots: int | None = None,
+) -> int:
+    """Most NFS requests one client mount can have in flight at ANF.
+
+    Parameters
+    ----------
+    nconnect : int
+        TCP connections of the mount (1 .. 16).
+    nfs_version : {'3', '4.1'}
+        NFS version.
+    slot_table_entries : int, optional
+        NFSv3: the client's sunrpc.max_tcp_slot_table_entries per connection (default: no
+        client limit below ANF's 128).
+    session_slots : int, optional
+        NFSv4.1: the client's max_session_slots (default: the Linux default of 64).
+
+    Returns
+    -------
+    int
+        In-flight requests [-]: NFSv3 ``nconnect x min(128, slot_table_entries)``; NFSv4.1 the
+        negotiated session slots (lower of client and ANF's 180), at most 128 per connection.
+    """
+    n = _check_nconnect(nconnect)
+    per_conn = int(_fact("nfsv3_inflight_per_connection"))
+    version = str(nfs_version).strip().lower().removeprefix("v")
+    if version == "3":
+        client = per_conn if slot_table_entries is None else int(slot_table_entries)
+        if client < 1:
+            raise ModelError("slot_table_entries must be >= 1")
+        return n * min(per_conn, client)
+    if version in ("4.1", "41", "4"):
+        client = (
+            int(_fact("nfsv41_session_slots_linux_default"))
+            if session_slots is None
+            else int(session_slots)
+        )
+        if client < 1:
+            raise ModelError("session_slots must be >= 1")
+        negotiated = min(client, int(_fact("nfsv41_session_slots_anf")))
+        return min(negotiated, n * per_conn)
+    raise ModelError(f"nfs_version must be one of {NFS_VERSIONS}, got {nfs_version!r}")
+
+
+def nconnect_ceiling(
+    nconnect: int, pattern: str, direction: str, vm_size: str | None = None
+) -> tuple[float, str]:
+    """Observed single-client ceiling for a number of NFS connections.
+
+    One connection carries ``observed_with_nconnect / gain`` (the article's ~2.3x / ~3x); n
+    connections carry n times that, up to what was observed with nconnect. The observations
+    come from one D32s (16,000 Mbps) client; for a VM size with a lower network limit they are
+    scaled down in proportion (an assumption: the articles measured no other size), never up.
+
+    Parameters
+    ----------
+    nconnect : int
+        TCP connections of the mount (1 .. 16).
+    pattern : {'sequential', 'random'}
+        Access pattern (sequential was measured at 64 KiB, random at 4 KiB).
+    direction : {'read', 'write'}
+        I/O direction.
+    vm_size : str, optional
+        Client VM size (default: the measured D32s).
+
+    Returns
+    -------
+    (float, str)
+        The ceiling and its unit: MiB/s for sequential, 1/s (IOPS) for random. Sequential
+        writes return inf: they are bound by the VM's egress instead.
+    """
+    n = _check_nconnect(nconnect)
+    if pattern == "sequential":
+        if direction == "write":
+            return math.inf, "MiB/s"
+        if direction != "read":
+            raise ModelError(f"direction must be 'read' or 'write', got {direction!r}")
+        most, gain, unit = (
+            _fact("client_seq_read_nconnect_mib_s"),
+            _fact("client_seq_read_nconnect_gain"),
+            "MiB/s",
+        )
+    elif pattern == "random":
+        if direction not in ("read", "write"):
+            raise ModelError(f"direction must be 'read' or 'write', got {direction!r}")
+        most = _fact(f"client_rand_{direction}_nconnect_iops")
+        gain = _fact(f"client_rand_{direction}_nconnect_gain")
+        unit = "1/s"
+    else:
+        raise ModelError(f"pattern must be 'sequential' or 'random', got {pattern!r}")
+    return min(most / gain * n, most) * observed_scale(vm_size), unit
+
+
+def observed_scale(vm_size: str | None) -> float:
+    """Factor applied to the D32s client observations for another VM size (at most 1)."""
+    if vm_size is None:
+        return 1.0
+    table = vm_network().set_index("vm_size")
+    ref = float(table.loc[REFERENCE_CLIENT, "network_mbps"])
+    return min(1.0, float(table.loc[vm_size_name(vm_size), "network_mbps"]) / ref)
+
+
+def client_constraints(
+    vm_size: str,
+    vm_count: int = 1,
+    *,
+    bs_kib: float,
+    read_pct: float = 100.0,
+    pattern: str | None = None,
+    nconnect: int = 1,
+) -> pd.DataFrame:
+    """Throughput limits the clients put on a workload, one row per constraint.
+
+    Parameters
+    ----------
+    vm_size : str
+        Client VM size (see :func:`vm_network`).
+    vm_count : int
+        Number of client VMs.
+    bs_kib : float
+        Block size [KiB].
+    read_pct : float
+        Read share [%].
+    pattern : {'sequential', 'random'}, optional
+        Access pattern; adds the observed nconnect ceiling when given.
+    nconnect : int
+        TCP connections per mount.
+
+    Returns
+    -------
+    pandas.DataFrame
+        Columns constraint, bw_mib_s [MiB/s], iops [1/s], kind ('limit' or 'observed'),
+        detail, source.
+    """
+    if not isinstance(vm_count, int | np.integer) or vm_count < 1:
+        raise ModelError(f"vm_count must be an integer >= 1, got {vm_count!r}")
+    if not 0 <= read_pct <= 100:
+        raise ModelError("read_pct must be within 0 .. 100")
+    if not bs_kib > 0:
+        raise ModelError("bs_kib must be > 0")
+    name = vm_size_name(vm_size)
+    row = vm_network().set_index("vm_size").loc[name]
+    egress = float(row["egress_mib_s"])
+    write_frac = 1.0 - read_pct / 100.0
+    total = egress * vm_count / write_frac if write_frac > 0 else math.inf
+    rows = [
+        {
+            "constraint": "client network egress",
+            "bw_mib_s": total,
+            "iops": bw_to_iops(total, bs_kib),
+            "kind": "limit",
+            "detail": (
+                f"{vm_count} x {name}: {row['network_mbps']:g} Mbps = {egress:.1f} MiB/s egress "
+                f"each; writes are {write_frac * 100:g} % of the I/O"
+                + ("" if write_frac > 0 else " (reads are ingress, not metered)")
+            ),
+            "source": f"{row['source']} ({row['date']})",
+        }
+    ]
+    if pattern is not None:
+        read_c, unit = nconnect_ceiling(nconnect, pattern, "read", name)
+        write_c, _ = nconnect_ceiling(nconnect, pattern, "write", name)
+        per_vm = mix_throughput(read_pct, read_c, write_c)
+        scale = observed_scale(name)
+        if unit == "1/s":
+            iops, bw = per_vm * vm_count, iops_to_bw(per_vm * vm_count, bs_kib)
+        else:
+            bw, iops = per_vm * vm_count, bw_to_iops(per_vm * vm_count, bs_kib)
+        rows.append(
+            {
+                "constraint": "client NFS connections",
+                "bw_mib_s": bw,
+                "iops": iops,
+                "kind": "observed",
+                "detail": (
+                    f"nconnect={nconnect}: one D32s client was seen at "
+                    f"{read_c / scale:,.0f} {unit} read / {write_c / scale:,.0f} {unit} write "
+                    f"({pattern}; read/write mixed harmonically)"
+                    + (f"; x {scale:.2f} for this VM's network limit" if scale < 1 else "")
+                    + f"; x {vm_count} VMs"
+                ),
+                "source": "performance-benchmarks-linux.md (2024-03-24)",
+            }
+        )
+    return pd.DataFrame(rows)

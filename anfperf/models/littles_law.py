@@ -1,0 +1,223 @@
+"""Little's law: concurrency = throughput x latency.
+
+The law holds for any stable system, whatever the distribution of service times, which makes it
+the first check of every storage benchmark: the I/Os a tool keeps in flight (its configured
+outstanding I/O) must equal the measured rate times the measured mean latency. It also sizes
+tests and clients -- threads needed for a rate at a latency -- and TCP windows (the
+bandwidth-delay product).
+
+Worked examples (Azure NetApp Files articles and the seed's Vdbench guidance):
+
+- 3,500 IOPS at 1.14 ms -> 3.99 in flight -> 4 threads.
+- 8 KiB at 0.5 ms and 110,000 IOPS -> 55 in flight (performance-linux-concurrency-session-slots).
+- 256 KiB at 2 ms and 16,000 IOPS (4,000 MiB/s) -> 32 in flight.
+"""
+
+from __future__ import annotations
+
+import logging
+import math
+
+import numpy as np
+import pandas as pd
+
+from anfperf.errors import ModelError
+from anfperf.models._common import summary_rows
+
+log = logging.getLogger(__name__)
+
+MS_PER_S = 1000.0
+KIB_PER_MIB = 1024.0
+
+#: Verdicts of :func:`check_concurrency`, and what each means.
+VERDICTS = {
+    "ok": "measured in-flight I/O matches the configuration: the storage's latency set the rate",
+    "client-limited": "fewer I/Os in flight than configured: the client (CPU, submission path, "
+    "think time) limited the rate, not the storage",
+    "rate-limited": "fewer I/Os in flight than configured because the run asked for a fixed rate",
+    "above-configured": "more I/Os in flight than configured: the configuration under-counts "
+    "(e.g. Vdbench threads are per SD, or hosts are not counted)",
+    "unknown": "no configured concurrency, rate or latency to compare",
+}
+
+
+def outstanding_io(iops: object, lat_ms: object) -> np.ndarray | float:
+    """Mean I/Os in flight for a rate at a latency (Little's law).
+
+    Parameters
+    ----------
+    iops : array-like
+        I/O rate [1/s].
+    lat_ms : array-like
+        Mean response time [ms].
+
+    Returns
+    -------
+    float or numpy.ndarray
+        Mean outstanding I/O (concurrency) [-]: ``iops * lat_ms / 1000``.
+    """
+    out = np.asarray(iops, dtype=float) * np.asarray(lat_ms, dtype=float) / MS_PER_S
+    return float(out) if out.ndim == 0 else out
+
+
+def threads_needed(iops: object, lat_ms: object) -> np.ndarray | int:
+    """Threads (outstanding I/Os) needed to drive `iops` when each I/O takes `lat_ms`.
+
+    Parameters
+    ----------
+    iops : array-like
+        Target I/O rate [1/s].
+    lat_ms : array-like
+        Response time per I/O at that rate [ms] (e.g. the best latency of a 1-thread run).
+
+    Returns
+    -------
+    int or numpy.ndarray
+        ``ceil(iops * lat_ms / 1000)`` [-]; 3,500 IOPS at 1.14 ms -> 3.99 -> 4.
+    """
+    raw = np.asarray(outstanding_io(iops, lat_ms), dtype=float)
+    if np.any(raw < 0) or not np.all(np.isfinite(raw)):
+        raise ModelError("iops and lat_ms must be finite and >= 0")
+    # round away float noise (3.9999999999 or 4.0000000001 is 4) before the ceiling
+    out = np.ceil(np.round(raw, 9)).astype(int)
+    return int(out) if out.ndim == 0 else out
+
+
+def iops_at_concurrency(outstanding: object, lat_ms: object) -> np.ndarray | float:
+    """Achievable I/O rate with `outstanding` I/Os in flight at a mean latency.
+
+    Parameters
+    ----------
+    outstanding : array-like
+        I/Os kept in flight [-].
+    lat_ms : array-like
+        Mean response time [ms]; must be > 0.
+
+    Returns
+    -------
+    float or numpy.ndarray
+        I/O rate [1/s]: ``outstanding / (lat_ms / 1000)``.
+    """
+    lat = np.asarray(lat_ms, dtype=float)
+    if np.any(lat <= 0):
+        raise ModelError("lat_ms must be > 0")
+    out = np.asarray(outstanding, dtype=float) / (lat / MS_PER_S)
+    return float(out) if out.ndim == 0 else out
+
+
+def latency_at_concurrency(outstanding: object, iops: object) -> np.ndarray | float:
+    """Mean latency implied by `outstanding` I/Os in flight at a rate [ms]."""
+    rate = np.asarray(iops, dtype=float)
+    if np.any(rate <= 0):
+        raise ModelError("iops must be > 0")
+    out = np.asarray(outstanding, dtype=float) / rate * MS_PER_S
+    return float(out) if out.ndim == 0 else out
+
+
+def bandwidth_delay_kib(bw_mib_s: object, rtt_ms: object) -> np.ndarray | float:
+    """Bandwidth-delay product: bytes in flight (TCP window) to sustain a rate over a path.
+
+    Parameters
+    ----------
+    bw_mib_s : array-like
+        Target throughput of the connection [MiB/s].
+    rtt_ms : array-like
+        Round-trip time [ms].
+
+    Returns
+    -------
+    float or numpy.ndarray
+        Window needed [KiB]: ``bw_mib_s * 1024 * rtt_ms / 1000``. 1,000 MiB/s over a 1 ms
+        round trip needs a 1,024 KiB window.
+    """
+    out = np.asarray(bw_mib_s, dtype=float) * KIB_PER_MIB * np.asarray(rtt_ms, dtype=float)
+    out = out / MS_PER_S
+    return float(out) if out.ndim == 0 else out
+
+
+def bw_for_window(window_kib: object, rtt_ms: object) -> np.ndarray | float:
+    """Most one TCP connection can carry with a window over a round trip [MiB/s]."""
+    rtt = np.asarray(rtt_ms, dtype=float)
+    if np.any(rtt <= 0):
+        raise ModelError("rtt_ms must be > 0")
+    out = np.asarray(window_kib, dtype=float) / KIB_PER_MIB / (rtt / MS_PER_S)
+    return float(out) if out.ndim == 0 else out
+
+
+def check_concurrency(frame: pd.DataFrame, *, tolerance: float = 0.2) -> pd.DataFrame:
+    """Check ingested runs against Little's law: measured in-flight I/O vs configured.
+
+    For every whole run (one row per run x job step, all directions and hosts together),
+    ``iops x lat_mean_ms / 1000`` is the concurrency the storage actually saw. Compared with the
+    configured outstanding I/O (threads; iodepth x numjobs; x hosts), it tells whether the run
+    kept its I/Os in flight -- if not, the client, not the storage, was the limit.
+
+    Parameters
+    ----------
+    frame : pandas.DataFrame
+        Tidy frame (:mod:`anfperf.schema`).
+    tolerance : float
+        Relative band around 1 within which the ratio counts as 'ok' [-].
+
+    Returns
+    -------
+    pandas.DataFrame
+        One row per run:
+
+        ====================  ====  ==========================================================
+        column                unit  meaning
+        ====================  ====  ==========================================================
+        run_id, job, step           the run (as in the tidy frame)
+        iops                  1/s   measured rate, all directions
+        lat_mean_ms           ms    IOPS-weighted mean latency
+        configured                  configured outstanding I/O over all hosts
+        measured                    iops x lat_mean_ms / 1000 (Little's law)
+        queue_depth                 the tool's own mean queue depth, where reported
+        ratio                       measured / configured
+        rate_limited                a fixed rate was requested (rate_limit_iops)
+        verdict                     a key of :data:`VERDICTS`
+        ====================  ====  ==========================================================
+    """
+    if tolerance <= 0 or not math.isfinite(tolerance):
+        raise ModelError("tolerance must be a positive number")
+    rows = summary_rows(frame)
+    iops = _numeric(rows, "iops")
+    lat = _numeric(rows, "lat_mean_ms")
+    configured = rows["configured"].astype(float)
+    measured = iops * lat / MS_PER_S
+    with np.errstate(divide="ignore", invalid="ignore"):
+        ratio = measured / configured.where(configured > 0)
+    rate = _numeric(rows, "rate_limit_iops")
+    rate_limited = rate.notna() & (rate > 0)
+    verdict = pd.Series("unknown", index=rows.index, dtype=object)
+    known = ratio.notna() & np.isfinite(ratio)
+    verdict[known & (ratio > 1 + tolerance)] = "above-configured"
+    verdict[known & (ratio >= 1 - tolerance) & (ratio <= 1 + tolerance)] = "ok"
+    low = known & (ratio < 1 - tolerance)
+    verdict[low & rate_limited] = "rate-limited"
+    verdict[low & ~rate_limited] = "client-limited"
+    out = pd.DataFrame(
+        {
+            "run_id": rows["run_id"] if "run_id" in rows else "",
+            "job": rows["job"] if "job" in rows else "",
+            "step": rows["step"] if "step" in rows else pd.NA,
+            "iops": iops,
+            "lat_mean_ms": lat,
+            "configured": configured,
+            "measured": measured,
+            "queue_depth": _numeric(rows, "queue_depth"),
+            "ratio": ratio,
+            "rate_limited": rate_limited,
+            "verdict": verdict,
+        }
+    )
+    flagged = out[out["verdict"] == "client-limited"]
+    if not flagged.empty:
+        log.info("%d of %d runs look client-limited", len(flagged), len(out))
+    return out.reset_index(drop=True)
+
+
+def _numeric(rows: pd.DataFrame, name: str) -> pd.Series:
+    if name not in rows:
+        return pd.Series(np.nan, index=rows.index, dtype=float)
+    return pd.to_numeric(rows[name], errors="coerce").astype(float)

@@ -1,0 +1,489 @@
+"""Capacity planning: from a target to a service level, a quota, client VMs and threads.
+
+:func:`plan` works through the models in order and keeps its reasoning as a table:
+
+1. the target in both units (MiB/s and IOPS at the block size);
+2. storage: for each service level and volume type, the quota the target needs (quota x rate,
+   at least the capacity asked for, within the type's sizes and cap, and -- when the pattern is
+   known -- within what one such volume was observed to do); the cheapest is kept. Without
+   prices, "cheapest" means the smallest quota, then the lower level (prices per GiB rise with
+   the level, so at equal quota the lower level is cheaper); with `prices` (USD per GiB-hour
+   per level), the lowest monthly cost. Flexible is ranked only with prices for it;
+3. concurrency: Little's law, rate x latency, with the latency expected at the target (given,
+   from a fitted queueing curve, or the SLO);
+4. clients: per VM size, the VMs needed for the write share's egress, for NFS in-flight limits,
+   and (pattern known) for what one client did over nconnect; the fewest total vCPUs win (VM
+   prices scale with vCPUs);
+5. threads per VM = outstanding I/O / VMs, checked against the SLO.
+"""
+
+from __future__ import annotations
+
+import logging
+import math
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+
+import pandas as pd
+
+from anfperf.errors import ModelError
+from anfperf.models.client import (
+    nconnect_ceiling,
+    nfs_inflight_limit,
+    observed_scale,
+    vm_network,
+    vm_size_name,
+)
+from anfperf.models.curves import queueing_latency
+from anfperf.models.littles_law import threads_needed
+from anfperf.models.mix import mix_throughput
+from anfperf.models.predict import published_ceiling
+from anfperf.models.quota import (
+    bw_to_iops,
+    iops_to_bw,
+    level_name,
+    level_rate,
+    pool_throughput_limit,
+    service_levels,
+    volume_size_range,
+    volume_type_cap,
+)
+
+log = logging.getLogger(__name__)
+
+HOURS_PER_MONTH = 730.0
+GIB_PER_TIB = 1024.0
+#: Latency assumed when neither a latency, a curve nor an SLO is given [ms]: ANF's "average
+#: latency of less than 1 millisecond" (the EDA article), rounded up.
+DEFAULT_LAT_MS = 1.0
+#: Smallest capacity pool [TiB] (azure-netapp-files-cost-model.md, 2026-06-15).
+MIN_POOL_TIB = 1.0
+#: Key of `prices` for the Flexible level's throughput price [USD per MiB/s-hour].
+FLEXIBLE_THROUGHPUT_PRICE = "Flexible throughput"
+_DEFAULT_LEVELS = ("Standard", "Premium", "Ultra", "Flexible")
+
+
+@dataclass
+class Plan:
+    """A plan and its reasoning (see :func:`plan`).
+
+    Attributes
+    ----------
+    level, volume_type : str
+        Chosen service level and volume type.
+    quota_tib : float
+        Volume quota [TiB].
+    throughput_limit_mib_s : float
+        The volume's limit at that quota [MiB/s].
+    vm_size : str
+        Client VM size.
+    vm_count : int
+        Client VMs.
+    threads_per_vm : int
+        Outstanding I/O (threads, or iodepth x numjobs) per client VM.
+    outstanding : int
+        Total outstanding I/O.
+    lat_ms : float
+        Latency the concurrency was sized for [ms].
+    bw_mib_s, iops : float
+        The target [MiB/s], [1/s].
+    reasoning : pandas.DataFrame
+        Columns step, decision, value, why.
+    storage_options, client_options : pandas.DataFrame
+        Every candidate considered, feasible or not, with the reason.
+    """
+
+    level: str
+    volume_type: str
+    quota_tib: float
+    throughput_limit_mib_s: float
+    vm_size: str
+    vm_count: int
+    threads_per_vm: int
+    outstanding: int
+    lat_ms: float
+    bw_mib_s: float
+    iops: float
+    reasoning: pd.DataFrame = field(repr=False)
+    storage_options: pd.DataFrame = field(repr=False)
+    client_options: pd.DataFrame = field(repr=False)
+
+
+def plan(
+    *,
+    bs_kib: float,
+    bw_mib_s: float | None = None,
+    iops: float | None = None,
+    read_pct: float = 100.0,
+    lat_slo_ms: float | None = None,
+    lat_ms: float | None = None,
+    curve: Mapping[str, float] | None = None,
+    capacity_tib: float = 0.0,
+    pattern: str | None = None,
+    levels: Sequence[str] = _DEFAULT_LEVELS,
+    vm_sizes: Sequence[str] | None = None,
+    prices: Mapping[str, float] | None = None,
+    rule: str = "current",
+    nconnect: int = 8,
+    nfs_version: str = "3",
+) -> Plan:
+    """Cheapest service level and quota, client VMs and threads that meet a target.
+
+    Parameters
+    ----------
+    bs_kib : float
+        Block size [KiB].
+    bw_mib_s, iops : float
+        The target, as throughput [MiB/s] or I/O rate [1/s] (one of them).
+    read_pct : float
+        Read share [%].
+    lat_slo_ms : float, optional
+        Latency objective [ms]: the plan fails when the expected latency is above it.
+    lat_ms : float, optional
+        Latency expected at the target [ms] (e.g. measured); default: from `curve`, else the
+        SLO, else 1 ms.
+    curve : mapping, optional
+        A fitted queueing curve (lat_min_ms, iops_max, servers) giving the latency at the target.
+    capacity_tib : float
+        Capacity the volume must hold [TiB].
+    pattern : {'sequential', 'random'}, optional
+        Access pattern: adds the published per-volume and per-client observations.
+    levels : sequence of str
+        Service levels to consider.
+    vm_sizes : sequence of str, optional
+        Client VM sizes to consider (default: every size in data/vm_network.csv).
+    prices : mapping, optional
+        USD per GiB-hour of each level, and ``'Flexible throughput'`` in USD per MiB/s-hour.
+    rule : str
+        Volume-limit rules ('current', ...).
+    nconnect : int
+        NFS connections per client mount.
+    nfs_version : {'3', '4.1'}
+        NFS version.
+
+    Returns
+    -------
+    Plan
+        The choice, the reasoning table and every option considered.
+
+    Raises
+    ------
+    anfperf.ModelError
+        No target, or no option meets it.
+    """
+    bw, rate = _target(bw_mib_s, iops, bs_kib)
+    if not 0 <= read_pct <= 100:
+        raise ModelError("read_pct must be within 0 .. 100")
+    if capacity_tib < 0 or not math.isfinite(capacity_tib):
+        raise ModelError("capacity_tib must be >= 0")
+    steps: list[tuple[str, str, str, str]] = [
+        (
+            "target",
+            f"{bw:,.1f} MiB/s = {rate:,.0f} IOPS",
+            f"{bw:.6g}",
+            f"{bs_kib:g} KiB blocks, {read_pct:g} % reads"
+            + (f", {pattern}" if pattern else "")
+            + (f", at least {capacity_tib:g} TiB" if capacity_tib else ""),
+        )
+    ]
+    storage = _storage_options(
+        bw, rate, bs_kib, read_pct, capacity_tib, pattern, levels, prices, rule
+    )
+    feasible = storage[storage["feasible"]]
+    if feasible.empty:
+        raise ModelError(
+            "no service level / volume type meets the target: "
+            + "; ".join(f"{r.level} {r.volume_type}: {r.why}" for r in storage.itertuples())
+        )
+    best = feasible.iloc[0]
+    steps.append(
+        (
+            "storage",
+            f"{best['level']} {best['volume_type']} volume, {best['quota_tib']:.2f} TiB",
+            f"{best['quota_tib']:.6g}",
+            best["why"] + f"; ranked first of {len(feasible)} feasible by {best['ranked_by']}",
+        )
+    )
+    lat, lat_why = _latency(rate, lat_ms, curve, lat_slo_ms)
+    if lat_slo_ms is not None and lat > lat_slo_ms * (1 + 1e-9):
+        raise ModelError(
+            f"the latency expected at {rate:,.0f} IOPS is {lat:.3f} ms, above the "
+            f"{lat_slo_ms:g} ms SLO ({lat_why})"
+        )
+    outstanding = int(threads_needed(rate, lat))
+    steps.append(("latency", f"{lat:.3f} ms", f"{lat:.6g}", lat_why))
+    steps.append(
+        (
+            "outstanding I/O",
+            f"{outstanding}",
+            f"{outstanding}",
+            f"Little's law: {rate:,.0f} IOPS x {lat:.3f} ms / 1000 = "
+            f"{rate * lat / 1000:.2f} -> {outstanding}",
+        )
+    )
+    clients = _client_options(
+        bw, rate, read_pct, outstanding, pattern, vm_sizes, nconnect, nfs_version
+    )
+    vm = clients.iloc[0]
+    vm_count = int(vm["vm_count"])
+    threads = math.ceil(outstanding / vm_count)
+    steps.append(
+        (
+            "clients",
+            f"{vm_count} x {vm['vm_size']}",
+            f"{vm_count}",
+            vm["why"] + f"; fewest total vCPUs of {len(clients)} sizes",
+        )
+    )
+    steps.append(
+        (
+            "threads per VM",
+            f"{threads}",
+            f"{threads}",
+            f"{outstanding} outstanding I/O over {vm_count} VMs (threads, or iodepth x numjobs)"
+            + (f"; within the SLO of {lat_slo_ms:g} ms" if lat_slo_ms is not None else ""),
+        )
+    )
+    reasoning = pd.DataFrame(steps, columns=["step", "decision", "value", "why"])
+    return Plan(
+        level=str(best["level"]),
+        volume_type=str(best["volume_type"]),
+        quota_tib=float(best["quota_tib"]),
+        throughput_limit_mib_s=float(best["limit_mib_s"]),
+        vm_size=str(vm["vm_size"]),
+        vm_count=vm_count,
+        threads_per_vm=int(threads),
+        outstanding=outstanding,
+        lat_ms=float(lat),
+        bw_mib_s=float(bw),
+        iops=float(rate),
+        reasoning=reasoning,
+        storage_options=storage,
+        client_options=clients,
+    )
+
+
+def _target(bw_mib_s: float | None, iops: float | None, bs_kib: float) -> tuple[float, float]:
+    if not bs_kib or not bs_kib > 0:
+        raise ModelError("bs_kib must be > 0")
+    if (bw_mib_s is None) == (iops is None):
+        raise ModelError("give the target as bw_mib_s or as iops (one of them)")
+    if bw_mib_s is not None:
+        if not bw_mib_s > 0 or not math.isfinite(bw_mib_s):
+            raise ModelError("bw_mib_s must be > 0")
+        return float(bw_mib_s), float(bw_to_iops(bw_mib_s, bs_kib))
+    if not iops > 0 or not math.isfinite(iops):
+        raise ModelError("iops must be > 0")
+    return float(iops_to_bw(iops, bs_kib)), float(iops)
+
+
+def _storage_options(
+    bw: float,
+    rate: float,
+    bs_kib: float,
+    read_pct: float,
+    capacity_tib: float,
+    pattern: str | None,
+    levels: Sequence[str],
+    prices: Mapping[str, float] | None,
+    rule: str,
+) -> pd.DataFrame:
+    order = service_levels().set_index("level")["level_order"]
+    rows = []
+    for raw in levels:
+        level = level_name(raw)
+        for volume_type in ("regular", "large"):
+            rows.append(
+                _storage_option(
+                    level,
+                    volume_type,
+                    bw,
+                    rate,
+                    bs_kib,
+                    read_pct,
+                    capacity_tib,
+                    pattern,
+                    prices,
+                    rule,
+                )  # fmt: skip
+            )
+    frame = pd.DataFrame(rows)
+    frame["level_order"] = frame["level"].map(order)
+    if prices:
+        frame["ranked_by"] = "monthly cost"
+        keys = ["feasible", "cost_usd_month", "quota_tib", "level_order"]
+        asc = [False, True, True, True]
+    else:
+        frame["ranked_by"] = "smallest quota, then lower level (no prices given)"
+        keys = ["feasible", "quota_tib", "level_order"]
+        asc = [False, True, True]
+    frame = frame.sort_values(keys, ascending=asc, kind="stable").reset_index(drop=True)
+    return frame.drop(columns="level_order")
+
+
+def _storage_option(
+    level: str,
+    volume_type: str,
+    bw: float,
+    rate: float,
+    bs_kib: float,
+    read_pct: float,
+    capacity_tib: float,
+    pattern: str | None,
+    prices: Mapping[str, float] | None,
+    rule: str,
+) -> dict:
+    out = {
+        "level": level,
+        "volume_type": volume_type,
+        "quota_tib": math.nan,
+        "limit_mib_s": math.nan,
+        "cost_usd_month": math.nan,
+        "feasible": False,
+        "why": "",
+    }
+    try:
+        lo, hi = volume_size_range(level if level != "Flexible" else "Ultra", volume_type, rule)
+        cap = volume_type_cap(level if level != "Flexible" else "Ultra", volume_type, rule)
+    except ModelError as exc:
+        out["why"] = str(exc)
+        return out
+    if level == "Flexible":
+        if volume_type == "large" or not prices or level not in prices:
+            out["why"] = (
+                "Flexible is ranked only with prices (capacity and throughput are bought apart)"
+                if volume_type == "regular"
+                else "this plan considers Flexible for regular volumes only"
+            )
+            return out
+        quota = max(capacity_tib, lo)
+        pool = max(quota, bw / float(pool_throughput_limit(1.0, "Flexible")), MIN_POOL_TIB)
+        limit = min(bw, cap)
+        why = (
+            f"manual QoS: {bw:,.1f} MiB/s bought on a {pool:.2f} TiB pool "
+            f"(128 MiB/s included, at most 640 MiB/s per TiB)"
+        )
+        quota_for_cost = pool
+    else:
+        level_r = level_rate(level)
+        quota = max(bw / level_r, capacity_tib, lo)
+        limit = min(quota * level_r, cap)
+        why = f"{bw:,.1f} MiB/s / {level_r:g} MiB/s per TiB = {bw / level_r:.2f} TiB"
+        if capacity_tib > bw / level_r:
+            why += f"; the {capacity_tib:g} TiB of capacity asked for is more"
+        if quota > bw / level_r and quota == lo:
+            why += f"; the smallest {volume_type} volume is {lo:g} TiB"
+        quota_for_cost = quota
+    if bw > cap * (1 + 1e-12):
+        out["why"] = f"{bw:,.1f} MiB/s is above the {cap:g} MiB/s cap of this volume type"
+        return out
+    if quota > hi * (1 + 1e-9):
+        out["why"] = f"needs {quota:.2f} TiB, above the {hi:g} TiB maximum"
+        return out
+    if pattern is not None:
+        ceiling_bw, _, text = published_ceiling(volume_type, pattern, read_pct, bs_kib)
+        if bw > ceiling_bw:
+            out["why"] = (
+                f"{bw:,.1f} MiB/s is above what one such volume was observed to do "
+                f"({ceiling_bw:,.1f} MiB/s: {text.split('|', 1)[0]})"
+            )
+            return out
+    out.update(quota_tib=quota, limit_mib_s=limit, feasible=True, why=why)
+    if prices and level in prices:
+        cost = quota_for_cost * GIB_PER_TIB * float(prices[level]) * HOURS_PER_MONTH
+        if level == "Flexible":
+            extra = max(bw - 128.0, 0.0)
+            cost += extra * float(prices.get(FLEXIBLE_THROUGHPUT_PRICE, math.nan)) * HOURS_PER_MONTH
+        out["cost_usd_month"] = cost
+    elif prices:
+        out["feasible"] = False
+        out["why"] = f"no price given for {level}"
+    return out
+
+
+def _latency(
+    rate: float,
+    lat_ms: float | None,
+    curve: Mapping[str, float] | None,
+    lat_slo_ms: float | None,
+) -> tuple[float, str]:
+    if lat_ms is not None:
+        if not lat_ms > 0:
+            raise ModelError("lat_ms must be > 0")
+        return float(lat_ms), "latency given"
+    if curve is not None:
+        if not {"lat_min_ms", "iops_max"} <= set(curve):
+            raise ModelError("curve must be a queueing fit (lat_min_ms, iops_max, servers)")
+        lat = float(
+            queueing_latency(
+                rate, curve["lat_min_ms"], curve["iops_max"], curve.get("servers", 1.0)
+            )
+        )
+        if not math.isfinite(lat):
+            raise ModelError(
+                f"{rate:,.0f} IOPS is beyond the fitted curve's iops_max ({curve['iops_max']:,.0f})"
+            )
+        return lat, (
+            f"queueing fit at {rate:,.0f} IOPS (lat_min {curve['lat_min_ms']:.3f} ms, "
+            f"iops_max {curve['iops_max']:,.0f})"
+        )
+    if lat_slo_ms is not None:
+        if not lat_slo_ms > 0:
+            raise ModelError("lat_slo_ms must be > 0")
+        return float(lat_slo_ms), "the SLO (the most concurrency it allows)"
+    return DEFAULT_LAT_MS, "assumed: ANF's sub-millisecond average, rounded up; pass lat_ms"
+
+
+def _client_options(
+    bw: float,
+    rate: float,
+    read_pct: float,
+    outstanding: int,
+    pattern: str | None,
+    vm_sizes: Sequence[str] | None,
+    nconnect: int,
+    nfs_version: str,
+) -> pd.DataFrame:
+    table = vm_network()
+    if vm_sizes is not None:
+        wanted = {vm_size_name(s) for s in vm_sizes}
+        table = table[table["vm_size"].isin(wanted)]
+    inflight = nfs_inflight_limit(nconnect, nfs_version)
+    write_bw = bw * (1 - read_pct / 100.0)
+    rows = []
+    for rec in table.to_dict("records"):
+        egress = float(rec["egress_mib_s"])
+        n_egress = math.ceil(write_bw / egress - 1e-9) if write_bw > 0 else 1
+        n_inflight = math.ceil(outstanding / inflight - 1e-9)
+        reasons = [
+            f"egress {egress:,.0f} MiB/s per VM for {write_bw:,.1f} MiB/s of writes -> {n_egress}",
+            f"NFSv{nfs_version} nconnect={nconnect}: {inflight} in flight per VM -> {n_inflight}",
+        ]
+        n_observed = 1
+        if pattern is not None:
+            read_c, unit = nconnect_ceiling(nconnect, pattern, "read", rec["vm_size"])
+            write_c, _ = nconnect_ceiling(nconnect, pattern, "write", rec["vm_size"])
+            per_vm = float(mix_throughput(read_pct, read_c, write_c))
+            n_observed = math.ceil((rate if unit == "1/s" else bw) / per_vm - 1e-9)
+            scaled = observed_scale(rec["vm_size"])
+            reasons.append(
+                f"one D32s client did {per_vm / scaled:,.0f} {unit} ({pattern}, "
+                f"nconnect={nconnect})"
+                + (f", x {scaled:.2f} for this size's network" if scaled < 1 else "")
+                + f" -> {n_observed}"
+            )
+        count = max(n_egress, n_inflight, n_observed, 1)
+        rows.append(
+            {
+                "vm_size": rec["vm_size"],
+                "vcpus": int(rec["vcpus"]),
+                "egress_mib_s": egress,
+                "vm_count": count,
+                "total_vcpus": count * int(rec["vcpus"]),
+                "why": "; ".join(reasons),
+            }
+        )
+    frame = pd.DataFrame(rows)
+    if frame.empty:
+        raise ModelError("no client VM sizes to choose from")
+    return frame.sort_values(["total_vcpus", "vm_count"], kind="stable").reset_index(drop=True)

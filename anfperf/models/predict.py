@@ -1,0 +1,317 @@
+"""Achievable throughput of a scenario: the least of every limit, and which one binds.
+
+A workload on an ANF volume gets the least of:
+
+- the volume's quota limit (quota x service-level rate; or its manual-QoS throughput),
+- the volume type's cap (regular 4,500 MiB/s, Standard 1,600, large volumes by rule),
+- what one volume of its type was observed to do for such I/O (ANF's published sweeps,
+  interpolated across read % by :mod:`anfperf.models.mix`) -- an observation, not a hard limit,
+- the clients' network egress x their count (for the write share) and, observed, what one
+  client did over its NFS connections (:mod:`anfperf.models.client`),
+- Little's law: the configured concurrency (capped by NFS's in-flight limits) over the latency
+  -- a measured latency, or one from a fitted curve (:mod:`anfperf.models.curves`).
+"""
+
+from __future__ import annotations
+
+import logging
+import math
+from collections.abc import Mapping
+
+import numpy as np
+import pandas as pd
+from scipy.optimize import brentq
+
+from anfperf.errors import ModelError
+from anfperf.models._common import load_table
+from anfperf.models.client import client_constraints, nfs_inflight_limit
+from anfperf.models.curves import queueing_latency, usl
+from anfperf.models.mix import mix_throughput
+from anfperf.models.quota import (
+    bw_to_iops,
+    iops_to_bw,
+    level_name,
+    level_rate,
+    volume_limits,
+    volume_size_range,
+    volume_type_cap,
+)
+
+log = logging.getLogger(__name__)
+
+#: Columns of the frame :func:`predict_achievable` returns.
+CONSTRAINT_COLUMNS = ["constraint", "bw_mib_s", "iops", "kind", "binding", "detail", "source"]
+
+
+def published_ceiling(
+    volume_type: str, pattern: str, read_pct: float, bs_kib: float
+) -> tuple[float, float, str]:
+    """What one volume of a type was observed to do at a read share (ANF's published sweeps).
+
+    Random I/O is taken as IOPS-bound (the sweep's IOPS at any small block size), sequential
+    I/O as MiB/s-bound; the read share is interpolated with the harmonic mix.
+
+    Returns
+    -------
+    (float, float, str)
+        Throughput [MiB/s], I/O rate [1/s] at `bs_kib`, and a description with the source.
+    """
+    table = load_table("anf_benchmarks")
+    hit = table[(table["volume_type"] == volume_type) & (table["pattern"] == pattern)]
+    if hit.empty:
+        raise ModelError(f"no published benchmark for a {volume_type} volume, {pattern} I/O")
+    row = hit.iloc[0]
+    value = float(mix_throughput(read_pct, float(row["read_max"]), float(row["write_max"])))
+    if row["metric"] == "iops":
+        iops, bw = value, iops_to_bw(value, bs_kib)
+        unit = "IOPS"
+    else:
+        bw, iops = value, bw_to_iops(value, bs_kib)
+        unit = "MiB/s"
+    detail = (
+        f"{volume_type} volume, {pattern} {row['bs_kib']:g} KiB: {row['write_max']:,.0f} "
+        f"(write) .. {row['read_max']:,.0f} (read) {unit}; {read_pct:g} % read -> "
+        f"{value:,.0f} {unit}"
+    )
+    return float(bw), float(iops), f"{detail}|{row['source']} ({row['date']})"
+
+
+def littles_law_iops(
+    outstanding: float,
+    *,
+    lat_ms: float | None = None,
+    curve: Mapping[str, float] | None = None,
+) -> tuple[float, str]:
+    """I/O rate that `outstanding` I/Os in flight sustain, and how it was worked out.
+
+    Parameters
+    ----------
+    outstanding : float
+        Total I/Os in flight [-].
+    lat_ms : float, optional
+        Mean latency at that load [ms]: rate = outstanding / latency.
+    curve : mapping, optional
+        A fitted curve: USL parameters (lam, sigma, kappa; fitted to IOPS) give ``usl(N)``;
+        queueing parameters (lat_min_ms, iops_max, servers) give the rate X with
+        ``X x queueing_latency(X) = N``.
+
+    Returns
+    -------
+    (float, str)
+        I/O rate [1/s] and a sentence saying how.
+    """
+    n = float(outstanding)
+    if not n > 0:
+        raise ModelError("outstanding must be > 0")
+    if curve is not None:
+        keys = set(curve)
+        if {"lam", "sigma", "kappa"} <= keys:
+            p = {k: float(curve[k]) for k in ("lam", "sigma", "kappa")}
+            x = float(usl(n, **p))
+            return x, f"USL fit: X({n:g}) = {x:,.0f} IOPS"
+        if {"lat_min_ms", "iops_max"} <= keys:
+            s, xmax = float(curve["lat_min_ms"]), float(curve["iops_max"])
+            m = float(curve.get("servers", 1.0))
+
+            def gap(x: float) -> float:
+                return x * float(queueing_latency(x, s, xmax, m)) / 1000.0 - n
+
+            hi = xmax * (1 - 1e-12)
+            x = brentq(gap, 0.0, hi) if gap(hi) > 0 else hi
+            lat = float(queueing_latency(x, s, xmax, m))
+            return x, f"queueing fit: {n:g} in flight at {lat:.3f} ms -> {x:,.0f} IOPS"
+        raise ModelError(
+            "curve must hold USL (lam, sigma, kappa) or queueing (lat_min_ms, iops_max) "
+            f"parameters, got {sorted(keys)}"
+        )
+    if lat_ms is None or not lat_ms > 0:
+        raise ModelError("give lat_ms > 0 or a fitted curve for Little's law")
+    x = n / (float(lat_ms) / 1000.0)
+    return x, f"{n:g} in flight / {lat_ms:g} ms = {x:,.0f} IOPS"
+
+
+def predict_achievable(
+    *,
+    bs_kib: float,
+    read_pct: float = 100.0,
+    level: str | None = None,
+    quota_tib: float | None = None,
+    manual_bw_mib_s: float | None = None,
+    volume_type: str = "regular",
+    rule: str = "current",
+    pattern: str | None = None,
+    vm_size: str | None = None,
+    vm_count: int = 1,
+    nconnect: int = 1,
+    nfs_version: str = "3",
+    outstanding: float | None = None,
+    lat_ms: float | None = None,
+    curve: Mapping[str, float] | None = None,
+) -> pd.DataFrame:
+    """Achievable MiB/s and IOPS of a scenario, with every constraint and the one that binds.
+
+    Parameters
+    ----------
+    bs_kib : float
+        Block size [KiB].
+    read_pct : float
+        Read share [%].
+    level : str, optional
+        Service level of the volume ('Standard', 'Premium', 'Ultra').
+    quota_tib : float, optional
+        Volume quota [TiB] (auto QoS).
+    manual_bw_mib_s : float, optional
+        Throughput assigned to a manual-QoS volume [MiB/s] (instead of quota x rate).
+    volume_type : {'regular', 'large'}
+        Volume type.
+    rule : str
+        Volume-limit rules (see :func:`anfperf.models.quota.throughput_limit`).
+    pattern : {'sequential', 'random'}, optional
+        Access pattern; adds the published per-volume and per-client observations.
+    vm_size : str, optional
+        Client VM size; adds the clients' network and NFS connection constraints.
+    vm_count : int
+        Client VMs.
+    nconnect : int
+        NFS connections per client mount.
+    nfs_version : {'3', '4.1'}
+        NFS version (in-flight limits).
+    outstanding : float, optional
+        Configured I/Os in flight per client VM [-]; with `lat_ms` or `curve`, adds Little's
+        law.
+    lat_ms : float, optional
+        Mean latency at the load [ms].
+    curve : mapping, optional
+        Fitted USL or queueing parameters (see :func:`littles_law_iops`), for the total
+        concurrency over all VMs.
+
+    Returns
+    -------
+    pandas.DataFrame
+        One row per constraint:
+
+        ==========  =====  ==========================================================
+        column      unit   meaning
+        ==========  =====  ==========================================================
+        constraint         name of the limit
+        bw_mib_s    MiB/s  throughput it allows
+        iops        1/s    I/O rate it allows at `bs_kib`
+        kind               'limit' (documented or configured) or 'observed' (measured)
+        binding            True for the least (the prediction)
+        detail             how the number was worked out
+        source             article (date) or 'configuration'
+        ==========  =====  ==========================================================
+
+        ``frame.attrs`` holds 'binding' (its name), 'bw_mib_s' and 'iops' (the prediction).
+
+    Raises
+    ------
+    anfperf.ModelError
+        No constraint given, or invalid inputs.
+    """
+    if not bs_kib > 0:
+        raise ModelError("bs_kib must be > 0")
+    if not 0 <= read_pct <= 100:
+        raise ModelError("read_pct must be within 0 .. 100")
+    rows: list[dict] = []
+
+    def add(name, bw, kind, detail, source):
+        rows.append(
+            {
+                "constraint": name,
+                "bw_mib_s": float(bw),
+                "iops": float(bw_to_iops(bw, bs_kib)),
+                "kind": kind,
+                "detail": detail,
+                "source": source,
+            }
+        )
+
+    if level is not None:
+        name = level_name(level)
+        row = _limits_row(name, volume_type, rule)
+        src = f"{row['source']} ({row['date']})" if pd.notna(row["date"]) else str(row["source"])
+        if manual_bw_mib_s is not None:
+            add(
+                "volume throughput (manual QoS)",
+                manual_bw_mib_s,
+                "limit",
+                f"assigned {manual_bw_mib_s:g} MiB/s",
+                "configuration",
+            )
+        elif quota_tib is not None:
+            lo, hi = volume_size_range(name, volume_type, rule)
+            if not lo * (1 - 1e-9) <= quota_tib <= hi * (1 + 1e-9):
+                raise ModelError(
+                    f"quota_tib {quota_tib:g} outside the {volume_type} range {lo:g}..{hi:g} TiB"
+                )
+            rate = level_rate(name)
+            add(
+                "volume quota",
+                quota_tib * rate,
+                "limit",
+                f"{quota_tib:g} TiB x {rate:g} MiB/s per TiB ({name})",
+                "azure-netapp-files-service-levels.md (2022-08-02)",
+            )
+        cap = volume_type_cap(name, volume_type, rule)
+        add(
+            "volume type cap",
+            cap,
+            "limit",
+            f"{volume_type} {name} volume, rule {rule!r}: {row['note']}",
+            src,
+        )
+    if pattern is not None:
+        bw, _, text = published_ceiling(volume_type, pattern, read_pct, bs_kib)
+        detail, source = text.split("|", 1)
+        add("published volume benchmark", bw, "observed", detail, source)
+    if vm_size is not None:
+        for rec in client_constraints(
+            vm_size, vm_count, bs_kib=bs_kib, read_pct=read_pct, pattern=pattern, nconnect=nconnect
+        ).to_dict("records"):
+            add(rec["constraint"], rec["bw_mib_s"], rec["kind"], rec["detail"], rec["source"])
+    if outstanding is not None and (lat_ms is not None or curve is not None):
+        cap_inflight = nfs_inflight_limit(nconnect, nfs_version)
+        per_vm = min(float(outstanding), float(cap_inflight))
+        total = per_vm * vm_count
+        iops, how = littles_law_iops(total, lat_ms=lat_ms, curve=curve)
+        capped = (
+            f" (configured {outstanding:g} per VM, NFSv{nfs_version} with nconnect={nconnect} "
+            f"allows {cap_inflight})"
+            if per_vm < float(outstanding)
+            else ""
+        )
+        add(
+            "Little's law (configured concurrency)",
+            iops_to_bw(iops, bs_kib),
+            "limit",
+            f"{vm_count} VM x {per_vm:g} in flight{capped}: {how}",
+            "configuration",
+        )
+    if not rows:
+        raise ModelError(
+            "nothing to predict from: give a level and quota, a pattern, a VM size, or a "
+            "concurrency with a latency"
+        )
+    frame = pd.DataFrame(rows)
+    values = frame["bw_mib_s"].to_numpy(float)
+    best = int(np.nanargmin(np.where(np.isnan(values), np.inf, values)))
+    frame["binding"] = False
+    frame.loc[best, "binding"] = True
+    frame = frame[CONSTRAINT_COLUMNS]
+    frame.attrs["binding"] = str(frame.loc[best, "constraint"])
+    frame.attrs["bw_mib_s"] = float(frame.loc[best, "bw_mib_s"])
+    frame.attrs["iops"] = float(frame.loc[best, "iops"])
+    if math.isinf(frame.attrs["bw_mib_s"]):
+        log.info("no finite constraint: the prediction is unbounded")
+    return frame
+
+
+def _limits_row(level: str, volume_type: str, rule: str) -> pd.Series:
+    table = volume_limits()
+    hit = table[
+        (table["volume_type"] == volume_type) & (table["rule"] == rule) & (table["level"] == level)
+    ]
+    if hit.empty:
+        raise ModelError(f"no {volume_type} volume limits for {level} under rule {rule!r}")
+    return hit.iloc[0]

@@ -1,0 +1,332 @@
+"""Azure NetApp Files throughput limits: service levels, volume types, QoS, and the inverse.
+
+The rules are data, not code: ``data/service_levels.csv`` (MiB/s per TiB of each level) and
+``data/volume_limits.csv`` (size range and throughput cap of each volume type and level, under
+the current and earlier rules), each row with the azure-docs article it comes from and its date.
+
+- Auto QoS: a volume's limit is its quota times its level's rate, capped by its volume type
+  (regular 4,500 MiB/s, Standard 1,600; large volumes 12,800 since Jul 2024 -- rule 'current';
+  per-level caps 1,600 / 6,400 / 10,240 in Nov 2023 -- rule '2023-11'; the public calculator's
+  10,240 for Ultra -- rule 'calculator'). 100 GiB Premium -> 6.25 MiB/s.
+- Manual QoS: volumes share the pool's size times its rate; each volume 1 .. 4,500 MiB/s.
+- Flexible (manual QoS only): 128 MiB/s per pool whatever its size, more purchasable up to
+  640 MiB/s per pool TiB.
+- Inverse: the quota a target needs (Premium 4,500 MiB/s -> 70.3125 TiB).
+
+Units: quota and pool sizes in TiB (binary, 2**40 bytes), throughput in MiB/s, block sizes in
+KiB. Network rates in Mbps are decimal (10**6 bit/s): 16,000 Mbps = 1,907.35 MiB/s.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Mapping, Sequence
+
+import numpy as np
+import pandas as pd
+
+from anfperf.errors import ModelError
+from anfperf.models._common import load_table
+
+log = logging.getLogger(__name__)
+
+GIB_PER_TIB = 1024.0
+KIB_PER_MIB = 1024.0
+BYTES_PER_MIB = 2.0**20
+#: Manual-QoS throughput a single volume may be given [MiB/s].
+MANUAL_QOS_VOLUME_MIN_MIB_S = 1.0
+MANUAL_QOS_VOLUME_MAX_MIB_S = 4500.0
+VOLUME_TYPES = ("regular", "large")
+RULES = ("current", "before-2021", "2023-11", "calculator")
+
+
+def service_levels() -> pd.DataFrame:
+    """The service-level table (data/service_levels.csv).
+
+    Returns
+    -------
+    pandas.DataFrame
+        ======================  =============  ==================================================
+        column                  unit           meaning
+        ======================  =============  ==================================================
+        level                                  'Standard', 'Premium', 'Ultra', 'Flexible'
+        qos                                    QoS types the level offers ('auto|manual')
+        mib_s_per_tib           MiB/s per TiB  auto-QoS rate (NaN for Flexible)
+        pool_baseline_mib_s     MiB/s          throughput every pool gets (Flexible)
+        pool_max_mib_s_per_tib  MiB/s per TiB  most a pool can have per TiB of its size
+        level_order                            1 = least per-GiB price ... (Flexible last)
+        note, source, date                     what, which azure-docs article, its ms.date
+        ======================  =============  ==================================================
+    """
+    return load_table("service_levels")
+
+
+def volume_limits() -> pd.DataFrame:
+    """The volume-type table (data/volume_limits.csv): size range and cap per type and rule.
+
+    Returns
+    -------
+    pandas.DataFrame
+        Columns volume_type, rule, level, min_tib [TiB], max_tib [TiB], min_mib_s [MiB/s],
+        max_mib_s [MiB/s], note, source, date.
+    """
+    return load_table("volume_limits")
+
+
+def level_name(level: str) -> str:
+    """The table's spelling of a service level ('premium' -> 'Premium')."""
+    table = service_levels()
+    names = {str(n).lower(): str(n) for n in table["level"]}
+    try:
+        return names[str(level).strip().lower()]
+    except KeyError:
+        raise ModelError(
+            f"unknown service level {level!r}; known: {sorted(names.values())}"
+        ) from None
+
+
+def level_rate(level: str) -> float:
+    """Auto-QoS throughput per TiB of quota of a service level [MiB/s per TiB]."""
+    name = level_name(level)
+    table = service_levels().set_index("level")
+    rate = float(table.loc[name, "mib_s_per_tib"])
+    if not np.isfinite(rate):
+        raise ModelError(
+            f"{name} has no auto-QoS rate: it is a manual-QoS level (see pool_throughput_limit "
+            "and flexible_pool_throughput)"
+        )
+    return rate
+
+
+def _limit_row(level: str, volume_type: str, rule: str) -> pd.Series:
+    if volume_type not in VOLUME_TYPES:
+        raise ModelError(f"volume_type must be one of {VOLUME_TYPES}, got {volume_type!r}")
+    name = level_name(level)
+    table = volume_limits()
+    hit = table[
+        (table["volume_type"] == volume_type) & (table["rule"] == rule) & (table["level"] == name)
+    ]
+    if hit.empty:
+        rules = sorted(set(table.loc[table["volume_type"] == volume_type, "rule"]))
+        raise ModelError(
+            f"no {volume_type} volume limits for {name} under rule {rule!r} (rules: {rules})"
+        )
+    return hit.iloc[0]
+
+
+def volume_type_cap(level: str, volume_type: str = "regular", rule: str = "current") -> float:
+    """Most throughput a volume of a type can have at a level, whatever its quota [MiB/s]."""
+    return float(_limit_row(level, volume_type, rule)["max_mib_s"])
+
+
+def volume_size_range(
+    level: str, volume_type: str = "regular", rule: str = "current"
+) -> tuple[float, float]:
+    """Smallest and largest quota of a volume type [TiB]."""
+    row = _limit_row(level, volume_type, rule)
+    return float(row["min_tib"]), float(row["max_tib"])
+
+
+def throughput_limit(
+    quota_tib: object,
+    level: str,
+    volume_type: str = "regular",
+    rule: str = "current",
+) -> np.ndarray | float:
+    """Throughput limit of an auto-QoS volume: quota x level rate, capped by its type.
+
+    Parameters
+    ----------
+    quota_tib : array-like
+        Volume quota [TiB] (100 GiB = 100 / 1024 TiB).
+    level : str
+        'Standard', 'Premium' or 'Ultra'.
+    volume_type : {'regular', 'large'}
+        Volume type.
+    rule : str
+        Which rules: 'current', 'before-2021' (regular: 100 GiB minimum), '2023-11' (large:
+        per-level caps) or 'calculator' (large: the public calculator's Ultra cap).
+
+    Returns
+    -------
+    float or numpy.ndarray
+        Throughput limit [MiB/s]. 100 GiB Premium -> 6.25; 70.3125 TiB Premium -> 4,500.
+
+    Raises
+    ------
+    anfperf.ModelError
+        Unknown level, type or rule, or a quota outside the type's size range.
+    """
+    q = np.asarray(quota_tib, dtype=float)
+    lo, hi = volume_size_range(level, volume_type, rule)
+    if np.any(~np.isfinite(q)) or np.any(q < lo * (1 - 1e-9)) or np.any(q > hi * (1 + 1e-9)):
+        raise ModelError(
+            f"quota_tib {quota_tib} outside the {volume_type} volume range {lo:g} .. {hi:g} TiB"
+        )
+    out = np.minimum(q * level_rate(level), volume_type_cap(level, volume_type, rule))
+    return float(out) if out.ndim == 0 else out
+
+
+def quota_needed(
+    bw_mib_s: object,
+    level: str,
+    volume_type: str = "regular",
+    rule: str = "current",
+) -> np.ndarray | float:
+    """Smallest auto-QoS quota whose limit reaches a target throughput (the inverse).
+
+    Parameters
+    ----------
+    bw_mib_s : array-like
+        Target throughput [MiB/s].
+    level, volume_type, rule
+        As in :func:`throughput_limit`.
+
+    Returns
+    -------
+    float or numpy.ndarray
+        Quota [TiB], at least the type's smallest size. Premium 4,500 MiB/s -> 70.3125.
+
+    Raises
+    ------
+    anfperf.ModelError
+        The target is above the volume type's cap (no quota reaches it) or the quota needed
+        is above the type's largest size.
+    """
+    bw = np.asarray(bw_mib_s, dtype=float)
+    if np.any(~np.isfinite(bw)) or np.any(bw < 0):
+        raise ModelError("bw_mib_s must be finite and >= 0")
+    cap = volume_type_cap(level, volume_type, rule)
+    name = level_name(level)
+    if np.any(bw > cap * (1 + 1e-12)):
+        raise ModelError(
+            f"{float(np.max(bw)):g} MiB/s is above the {cap:g} MiB/s cap of a {volume_type} "
+            f"{name} volume (rule {rule!r}); no quota reaches it"
+        )
+    lo, hi = volume_size_range(level, volume_type, rule)
+    q = np.maximum(bw / level_rate(level), lo)
+    if np.any(q > hi * (1 + 1e-9)):
+        raise ModelError(
+            f"{float(np.max(bw)):g} MiB/s needs {float(np.max(q)):g} TiB, above the "
+            f"{hi:g} TiB maximum of a {volume_type} volume"
+        )
+    return float(q) if q.ndim == 0 else q
+
+
+def pool_throughput_limit(pool_tib: object, level: str) -> np.ndarray | float:
+    """Most throughput a manual-QoS capacity pool can hand out to its volumes [MiB/s].
+
+    Standard / Premium / Ultra: pool size x rate (10 TiB Ultra -> 1,280 MiB/s). Flexible: the
+    128 MiB/s baseline or 640 MiB/s per pool TiB, whichever is more.
+
+    Parameters
+    ----------
+    pool_tib : array-like
+        Capacity pool size [TiB].
+    level : str
+        Service level of the pool.
+    """
+    p = np.asarray(pool_tib, dtype=float)
+    if np.any(~np.isfinite(p)) or np.any(p <= 0):
+        raise ModelError("pool_tib must be > 0")
+    row = service_levels().set_index("level").loc[level_name(level)]
+    baseline = float(row["pool_baseline_mib_s"]) if pd.notna(row["pool_baseline_mib_s"]) else 0.0
+    out = np.maximum(p * float(row["pool_max_mib_s_per_tib"]), baseline)
+    return float(out) if out.ndim == 0 else out
+
+
+def flexible_pool_throughput(pool_tib: float, purchased_mib_s: float = 0.0) -> float:
+    """Throughput of a Flexible pool: the 128 MiB/s baseline plus what was purchased [MiB/s].
+
+    Raises ModelError when the total is above the pool's 640 MiB/s-per-TiB maximum.
+    """
+    row = service_levels().set_index("level").loc["Flexible"]
+    baseline = float(row["pool_baseline_mib_s"])
+    if not np.isfinite(purchased_mib_s) or purchased_mib_s < 0:
+        raise ModelError("purchased_mib_s must be >= 0")
+    total = baseline + float(purchased_mib_s)
+    most = float(pool_throughput_limit(pool_tib, "Flexible"))
+    if total > most * (1 + 1e-12):
+        raise ModelError(
+            f"a {pool_tib:g} TiB Flexible pool offers at most {most:g} MiB/s; {total:g} MiB/s asked"
+        )
+    return total
+
+
+def manual_qos(
+    pool_tib: float,
+    level: str,
+    volumes_mib_s: Mapping[str, float] | Sequence[float],
+) -> pd.DataFrame:
+    """Check throughput assignments of volumes in a manual-QoS pool.
+
+    Parameters
+    ----------
+    pool_tib : float
+        Capacity pool size [TiB].
+    level : str
+        Service level of the pool.
+    volumes_mib_s : mapping or sequence of float
+        Throughput assigned to each volume [MiB/s] (names -> values, or values).
+
+    Returns
+    -------
+    pandas.DataFrame
+        One row per volume and a last row 'pool': name, bw_mib_s [MiB/s], limit_mib_s [MiB/s],
+        ok, reason. The pool row holds the total assigned and the pool's limit; its reason says
+        how much is left or how much is over.
+    """
+    items = (
+        list(volumes_mib_s.items())
+        if isinstance(volumes_mib_s, Mapping)
+        else [(f"volume{i + 1}", v) for i, v in enumerate(volumes_mib_s)]
+    )
+    pool_limit = float(pool_throughput_limit(pool_tib, level))
+    rows = []
+    for name, value in items:
+        bw = float(value)
+        ok = MANUAL_QOS_VOLUME_MIN_MIB_S <= bw <= MANUAL_QOS_VOLUME_MAX_MIB_S
+        reason = (
+            "ok"
+            if ok
+            else f"a volume takes {MANUAL_QOS_VOLUME_MIN_MIB_S:g} .. "
+            f"{MANUAL_QOS_VOLUME_MAX_MIB_S:g} MiB/s"
+        )
+        rows.append((str(name), bw, MANUAL_QOS_VOLUME_MAX_MIB_S, ok, reason))
+    total = float(sum(r[1] for r in rows))
+    left = pool_limit - total
+    pool_ok = left >= -1e-9
+    reason = f"{left:g} MiB/s unassigned" if pool_ok else f"{-left:g} MiB/s over the pool"
+    rows.append(("pool", total, pool_limit, pool_ok, reason))
+    return pd.DataFrame(rows, columns=["name", "bw_mib_s", "limit_mib_s", "ok", "reason"])
+
+
+# --------------------------------------------------------------------------------------------
+# Unit conversions
+
+
+def iops_to_bw(iops: object, bs_kib: object) -> np.ndarray | float:
+    """Throughput of an I/O rate at a block size [MiB/s]: ``iops * bs_kib / 1024``."""
+    out = np.asarray(iops, dtype=float) * np.asarray(bs_kib, dtype=float) / KIB_PER_MIB
+    return float(out) if out.ndim == 0 else out
+
+
+def bw_to_iops(bw_mib_s: object, bs_kib: object) -> np.ndarray | float:
+    """I/O rate of a throughput at a block size [1/s]: ``bw_mib_s * 1024 / bs_kib``."""
+    bs = np.asarray(bs_kib, dtype=float)
+    if np.any(bs <= 0):
+        raise ModelError("bs_kib must be > 0")
+    out = np.asarray(bw_mib_s, dtype=float) * KIB_PER_MIB / bs
+    return float(out) if out.ndim == 0 else out
+
+
+def mbps_to_mib_s(mbps: object) -> np.ndarray | float:
+    """Network rate in Mbps (10**6 bit/s) as MiB/s (2**20 bytes/s): 16,000 -> 1,907.35."""
+    out = np.asarray(mbps, dtype=float) * 1e6 / 8.0 / BYTES_PER_MIB
+    return float(out) if out.ndim == 0 else out
+
+
+def gib_to_tib(gib: object) -> np.ndarray | float:
+    """GiB as TiB (binary): 100 GiB -> 0.09765625 TiB."""
+    out = np.asarray(gib, dtype=float) / GIB_PER_TIB
+    return float(out) if out.ndim == 0 else out

@@ -1,0 +1,94 @@
+"""predict_achievable: every constraint listed, the least binds."""
+
+from __future__ import annotations
+
+import pytest
+
+from anfperf.errors import ModelError
+from anfperf.ingest import read_vdbench
+from anfperf.models import (
+    fit_queueing_latency,
+    fit_usl,
+    mbps_to_mib_s,
+    predict_achievable,
+    queueing_latency,
+    usl,
+)
+from anfperf.models.predict import CONSTRAINT_COLUMNS, littles_law_iops
+from tests.models.realdata import vdbench_dir
+
+
+def test_quota_binds_a_50_tib_premium_volume():
+    frame = predict_achievable(
+        bs_kib=64, level="Premium", quota_tib=50, pattern="sequential",
+        vm_size="D32s_v5", vm_count=2, nconnect=8, outstanding=64, lat_ms=2.0,
+    )  # fmt: skip
+    assert list(frame.columns) == CONSTRAINT_COLUMNS
+    by = frame.set_index("constraint")
+    assert by.loc["volume quota", "bw_mib_s"] == 3200  # 50 TiB x 64 MiB/s
+    assert by.loc["volume type cap", "bw_mib_s"] == 4500
+    assert by.loc["published volume benchmark", "bw_mib_s"] == 4500
+    assert by.loc["Little's law (configured concurrency)", "iops"] == pytest.approx(64_000)
+    assert frame["binding"].sum() == 1
+    assert frame.attrs["binding"] == "volume quota"
+    assert frame.attrs["bw_mib_s"] == 3200 and frame.attrs["iops"] == 51200
+
+
+def test_vm_egress_binds_writes_from_one_d32s():
+    # the benchmark article's D32s client topped out at ~1,500 MiB/s of writes: egress-bound
+    frame = predict_achievable(
+        bs_kib=64, read_pct=0, level="Ultra", quota_tib=50, vm_size="D32s_v3"
+    )
+    assert frame.attrs["binding"] == "client network egress"
+    assert frame.attrs["bw_mib_s"] == pytest.approx(mbps_to_mib_s(16000))
+
+
+def test_published_sweep_binds_sequential_writes_of_a_regular_volume():
+    # ~1,600 MiB/s pure sequential writes is all one regular volume was seen to do
+    frame = predict_achievable(
+        bs_kib=64, read_pct=0, level="Ultra", quota_tib=50, vm_size="D32s_v3", vm_count=2,
+        pattern="sequential",
+    )  # fmt: skip
+    assert frame.attrs["binding"] == "published volume benchmark"
+    assert frame.attrs["bw_mib_s"] == pytest.approx(1600)
+    assert frame.set_index("constraint").loc["published volume benchmark", "kind"] == "observed"
+
+
+def test_littles_law_binds_low_concurrency():
+    frame = predict_achievable(bs_kib=4, level="Ultra", quota_tib=100, outstanding=8, lat_ms=0.5)
+    assert frame.attrs["binding"] == "Little's law (configured concurrency)"
+    assert frame.attrs["iops"] == pytest.approx(16_000)
+
+
+def test_nfs_in_flight_limit_caps_the_configured_concurrency():
+    frame = predict_achievable(bs_kib=4, outstanding=500, lat_ms=1.0, nconnect=1)
+    row = frame.set_index("constraint").loc["Little's law (configured concurrency)"]
+    assert row["iops"] == pytest.approx(128_000)  # 128 per NFSv3 connection
+    assert "allows 128" in row["detail"]
+
+
+def test_little_law_through_a_usl_fitted_to_a_real_sweep():
+    fit = fit_usl(read_vdbench(vdbench_dir("RndReadThreads")))
+    frame = predict_achievable(bs_kib=4, outstanding=48, curve=fit, nconnect=1)
+    assert frame.attrs["iops"] == pytest.approx(usl(48, **fit))
+
+
+def test_little_law_through_a_queueing_curve_fitted_to_a_real_run():
+    fit = fit_queueing_latency(read_vdbench(vdbench_dir("RndReadCurve")))
+    iops, how = littles_law_iops(16, curve=fit)
+    # the rate whose latency keeps exactly 16 I/Os in flight
+    assert iops * queueing_latency(iops, **fit) / 1000 == pytest.approx(16)
+    assert "queueing fit" in how
+
+
+def test_bad_prediction_input():
+    with pytest.raises(ModelError, match="nothing to predict"):
+        predict_achievable(bs_kib=4)
+    with pytest.raises(ModelError):
+        predict_achievable(bs_kib=0, level="Ultra", quota_tib=1)
+    with pytest.raises(ModelError, match="outside"):
+        predict_achievable(bs_kib=4, level="Ultra", quota_tib=500)
+    with pytest.raises(ModelError, match="curve"):
+        littles_law_iops(4, curve={"a": 1})
+    with pytest.raises(ModelError):
+        littles_law_iops(4)
