@@ -47,8 +47,8 @@ COLUMNS: list[tuple[str, str | pd.CategoricalDtype, str, str]] = [
     ("iodepth", "Int64", "", "queue depth per job as configured (fio iodepth, DiskSpd -o)"),
     ("numjobs", "Int64", "", "jobs (processes/threads) as configured (fio numjobs, DiskSpd -t)"),
     ("threads", "Int64", "", "Vdbench threads as configured"),
-    ("outstanding", "Int64", "", "configured concurrency: iodepth x numjobs (fio), threads "
-                                 "(Vdbench), -o x -t x targets (DiskSpd)"),
+    ("outstanding", "Int64", "", "configured concurrency: iodepth x numjobs (fio), threads x "
+                                 "SDs driven (Vdbench threads are per SD), -o x -t (DiskSpd)"),
     ("rate_limit_iops", "float64", "1/s", "requested rate (Vdbench reqrate / curve point, fio "
                                           "rate_iops); NaN = as fast as possible"),
     ("curve_pct", "float64", "%", "Vdbench iorate=curve point as a percentage of the max rate"),

@@ -21,20 +21,9 @@ from anfperf.ingest._frame import derive_run_id, finalize
 from anfperf.ingest._source import GZIP_MAGIC, read_bytes
 from anfperf.ingest.combine import add_totals, combine, percentiles_from_bins
 from anfperf.ingest.diskspd import read_diskspd_xml
-
-# TEMPORARY while the readers are being written: REMOVE before commit.
-try:
-    from anfperf.ingest.fio_json import _parse_fio_json, read_fio_json
-except ImportError:
-    pass
-try:
-    from anfperf.ingest.fio_log import read_fio_log
-except ImportError:
-    pass
-try:
-    from anfperf.ingest.vdbench import read_vdbench, read_vdbench_histogram
-except ImportError:
-    pass
+from anfperf.ingest.fio_json import _parse_fio_json, read_fio_json
+from anfperf.ingest.fio_log import read_fio_log
+from anfperf.ingest.vdbench import read_vdbench, read_vdbench_histogram
 from anfperf.schema import conform, empty_frame
 
 __all__ = [
@@ -138,11 +127,7 @@ def read(path: str | os.PathLike, *, run_id: str | None = None) -> pd.DataFrame:
     return _READERS[fmt](path, run_id=run_id)
 
 
-_READERS = {
-    "fio_json": lambda *a, **k: read_fio_json(*a, **k),
-    "vdbench": lambda *a, **k: read_vdbench(*a, **k),
-    "diskspd": read_diskspd_xml,
-}
+_READERS = {"fio_json": read_fio_json, "vdbench": read_vdbench, "diskspd": read_diskspd_xml}
 
 
 def expand_paths(paths: Iterable[str | os.PathLike]) -> list[str]:
