@@ -13,7 +13,7 @@ SUMMARY_COLUMNS = [
 def summary_table(frame: pd.DataFrame) -> pd.DataFrame:
     """Whole-run 'total' rows, one per run x host x job, with the headline numbers.
 
-    Where a source has a cross-host aggregate (host 'all'), only the aggregate is shown.
+    Where a run has a cross-host aggregate (host 'all'), only the aggregate is shown.
 
     Parameters
     ----------
@@ -26,10 +26,9 @@ def summary_table(frame: pd.DataFrame) -> pd.DataFrame:
         Columns :data:`SUMMARY_COLUMNS`; IOPS [1/s], MiB/s, latencies [ms].
     """
     rows = frame[frame["is_summary"] & (frame["direction"] == "total")]
-    has_all = rows.groupby("source_file", observed=True)["host"].transform(
-        lambda h: (h == "all").any()
-    )
-    rows = rows[~has_all.astype(bool) | (rows["host"] == "all")]
+    is_all = rows["host"] == "all"
+    has_all = is_all.groupby(rows["run_id"]).transform("any")
+    rows = rows[~has_all | is_all]
     return rows[SUMMARY_COLUMNS].reset_index(drop=True)
 
 

@@ -71,3 +71,11 @@ def test_bad_file_is_reported_and_the_rest_kept(two_runs, tmp_path, capsys):
 def test_unknown_output_type_is_a_clear_error(two_runs, tmp_path, capsys):
     assert main(["ingest", str(two_runs[0]), "--out", str(tmp_path / "x.xlsx")]) == 2
     assert "unknown output type" in capsys.readouterr().err
+
+
+def test_summary_shows_the_cross_host_aggregate_of_a_multi_host_run(capsys):
+    from tests.conftest import DATA
+
+    assert main(["ingest", str(DATA / "vdbench" / "MultiHostSeqMix")]) == 0
+    lines = [ln for ln in capsys.readouterr().out.splitlines() if "SeqMix-" in ln]
+    assert len(lines) == 2 and all(" all " in ln for ln in lines)  # not vm1/vm2 as well

@@ -89,19 +89,26 @@ def detect_format(path_or_bytes: str | os.PathLike | bytes, *, source: str | Non
         return "vdbench"
     if _FIO_LOG_LINE.match(text):
         return "fio_log"
-    what = "empty file" if not text else "not fio JSON, a fio log, Vdbench output or DiskSpd XML"
-    raise ParseError(source, what)
+    if not text:
+        raise ParseError(source, "empty file")
+    first = text.split(b"\n", 1)[0][:80].decode("utf-8", errors="replace")
+    raise ParseError(
+        source, f"not fio JSON, a fio log, Vdbench output or DiskSpd XML; it starts {first!r}"
+    )
 
 
 def _head(path: str) -> bytes:
-    data, _ = read_bytes(path) if path.endswith(".gz") else (None, path)
-    if data is not None:
-        return data[:_SNIFF_BYTES]
+    """The first bytes of a file, decompressed when it is gzip (whatever its name)."""
     try:
         with open(path, "rb") as fh:
-            return fh.read(_SNIFF_BYTES)
+            head = fh.read(_SNIFF_BYTES)
+    except FileNotFoundError:
+        raise ParseError(path, "no such file") from None
     except OSError as exc:
         raise ParseError(path, f"cannot be read: {exc.strerror or exc}") from None
+    if head[:2] == GZIP_MAGIC:
+        head = read_bytes(path)[0][:_SNIFF_BYTES]
+    return head
 
 
 def read(path: str | os.PathLike, *, run_id: str | None = None) -> pd.DataFrame:

@@ -1,0 +1,131 @@
+"""read() detects formats; read_many() concatenates; every public output is handled."""
+
+from __future__ import annotations
+
+import gzip
+import json
+import shutil
+import warnings
+
+import pandas as pd
+import pytest
+
+from anfperf.errors import ParseError
+from anfperf.ingest import detect_format, expand_paths, read, read_many
+from anfperf.schema import COLUMN_NAMES
+from tests.conftest import DATA, PUBLIC, require_corpus
+
+# What each public file is (PROVENANCE.md): a result, a log, or not a result at all.
+NOT_RESULTS = {
+    "fio/f11_fioplot_fail_shm.json": "failed to setup shm",  # one error line, 35 bytes
+    "fio/f09_fioplot_fio333_errprefix.json": "err=22",  # the job failed before any I/O
+    "fio/f12_pbench_fio37_client.job": "not fio JSON",  # a job file, not an output
+    "fio/f12_perf36_fio_clat_hist.1.log": "damaged",  # counts of 1e20 I/Os in 10 s (fio#827)
+    "vdbench/v11_flatfile.html": "header",  # aborted run: only the title line
+    "vdbench/v01_paramfile.txt": "not fio JSON",  # an input parameter file
+}
+
+
+def _public_files():
+    if not PUBLIC.exists():
+        return []
+    return sorted(
+        p.relative_to(PUBLIC).as_posix()
+        for p in PUBLIC.rglob("*")
+        if p.is_file() and p.name != "PROVENANCE.md"
+    )
+
+
+@pytest.mark.parametrize("rel", _public_files() or ["<corpus missing>"])
+def test_every_public_output_gives_a_frame_or_a_parse_error(rel):
+    require_corpus()
+    path = PUBLIC / rel
+    companion = path.name.split("_", 1)[-1] in {
+        "logfile.html", "parmfile.html", "summary.html", "totals.html",
+    }  # fmt: skip
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        if rel in NOT_RESULTS or companion:
+            # companions are read through their flatfile; alone they are not a result
+            with pytest.raises(ParseError) as info:
+                read(path)
+            assert str(path) in str(info.value)
+            if rel in NOT_RESULTS:
+                assert NOT_RESULTS[rel] in str(info.value)
+            return
+        frame = read(path)
+    assert len(frame) > 0
+    if "run_id" in frame:  # a result (logs have their own columns)
+        assert list(frame.columns) == COLUMN_NAMES
+        assert (frame["iops"].dropna() >= 0).all()
+        assert frame["source_file"].eq(str(path)).all()
+
+
+def test_read_detects_each_format(tmp_path):
+    assert detect_format(DATA / "vdbench" / "RndRead") == "vdbench"
+    assert detect_format(DATA / "fio" / "randread_qd4.json") == "fio_json"
+    assert detect_format(DATA / "vdbench" / "RndRead" / "flatfile.html") == "vdbench"
+    log = next((DATA / "fio_logs").glob("*clat.1.log"))
+    assert detect_format(log) == "fio_log"
+    assert "clat_ms" in read(log).columns
+    folder = read(DATA / "vdbench" / "RndRead")
+    assert set(folder["tool"]) == {"vdbench"} and folder["run_id"].eq("RndRead").all()
+
+
+def test_gzip_is_detected_by_content(tmp_path):
+    raw = (DATA / "fio" / "randread_qd4.json").read_bytes()
+    gz = tmp_path / "randread_qd4.json.gz"
+    gz.write_bytes(gzip.compress(raw))
+    frame = read(gz)
+    job = json.loads(raw)["jobs"][0]
+    assert frame.query("direction == 'read'")["iops"].iloc[0] == job["read"]["iops"]
+    assert frame["run_id"].eq("randread_qd4").all()
+
+
+def test_read_many_mixes_tools_and_keeps_origins(tmp_path):
+    paths = [DATA / "vdbench" / "SeqWrite", DATA / "fio" / "randread_qd4.json"]
+    frame = read_many(paths)
+    by_tool = frame.groupby("tool", observed=True)["run_id"].unique()
+    assert list(by_tool["vdbench"]) == ["SeqWrite"]
+    assert list(by_tool["fio"]) == ["randread_qd4"]
+    assert frame["source_file"].str.endswith(("flatfile.html", "randread_qd4.json")).any()
+    assert frame.dtypes.equals(pd.concat([read(p) for p in paths]).dtypes)
+
+
+def test_folders_are_searched_and_manifest_names_the_run(tmp_path):
+    run = tmp_path / "raw" / "20261122-0102-abc"
+    (run / "vm1").mkdir(parents=True)
+    (run / "manifest.json").write_text(json.dumps({"run_id": "20261122-0102-abc"}))
+    shutil.copy(DATA / "fio" / "randread_qd4.json", run / "vm1" / "fio.json")
+    log = next((DATA / "fio_logs").glob("*clat.1.log"))
+    shutil.copy(log, run / "vm1" / log.name)  # logs are not results: left out
+    shutil.copytree(DATA / "vdbench" / "RndRead", run / "vdbench")
+    assert [p.rsplit("/", 1)[-1] for p in expand_paths([tmp_path])] == ["vdbench", "fio.json"]
+    frame = read_many([tmp_path])
+    assert frame["run_id"].eq("20261122-0102-abc").all()
+    assert set(frame["tool"]) == {"fio", "vdbench"}
+
+
+def test_read_many_reports_or_skips_a_bad_file(tmp_path):
+    shutil.copy(DATA / "fio" / "randread_qd4.json", tmp_path / "good.json")
+    (tmp_path / "bad.json").write_text('{"fio version": "fio-3.33", "jobs": [')
+    with pytest.raises(ParseError, match="bad.json"):
+        read_many([tmp_path])
+    with pytest.warns(UserWarning, match="bad.json"):
+        frame = read_many([tmp_path], errors="warn")
+    assert frame["run_id"].eq("good").all() and len(frame) > 0
+
+
+def test_unknown_content_is_a_parse_error(tmp_path):
+    odd = tmp_path / "notes.txt"
+    odd.write_text("hello\n")
+    with pytest.raises(ParseError, match="not fio JSON"):
+        read(odd)
+    empty = tmp_path / "empty.json"
+    empty.write_bytes(b"")
+    with pytest.raises(ParseError, match="empty"):
+        read(empty)
+    with pytest.raises(ParseError, match="no such file"):
+        read(tmp_path / "missing.json")
+    with pytest.raises(ParseError, match="without a Vdbench flatfile"):
+        detect_format(tmp_path)
