@@ -68,111 +68,135 @@ def combine(frame: pd.DataFrame, by: Sequence[str], **assign: object) -> pd.Data
     Returns
     -------
     pandas.DataFrame
-        One conformed row per group.
+        One conformed row per group, in the order the groups first appear.
     """
     by = list(by)
     if frame.empty:
         return conform(frame.iloc[0:0])
     df = frame.reset_index(drop=True)
-    grouper = df.groupby(by, sort=False, dropna=False, observed=True)
-    gid = grouper.ngroup().to_numpy()
-    n_groups = int(gid.max()) + 1
-    first = df.groupby(gid, sort=True).first()
-
+    groups = _Groups(df.groupby(by, sort=False, dropna=False, observed=True).ngroup().to_numpy())
     out: dict[str, object] = {}
     # Identity and configuration: keep a value only where the group agrees on it.
     for name in COLUMN_NAMES:
         if name in _MEASURED or name not in df.columns:
             continue
-        if name in by:
-            out[name] = first[name].to_numpy()
-            continue
-        nunique = df.groupby(gid, sort=True)[name].nunique(dropna=False)
-        col = first[name].astype(df[name].dtype)
-        out[name] = col.where(nunique.to_numpy() <= 1)
+        first = df[name].take(groups.first_row).reset_index(drop=True)
+        if name not in by:
+            codes, _ = pd.factorize(df[name], use_na_sentinel=False)
+            first = first.where(groups.uniform(codes))
+        out[name] = first
 
-    iops = pd.to_numeric(df.get("iops"), errors="coerce").to_numpy(dtype=float)
+    iops = _floats(df, "iops")
     active = iops > 0
-
-    def gsum(values: np.ndarray) -> np.ndarray:
-        return np.bincount(gid, weights=np.nan_to_num(values), minlength=n_groups)
-
-    def gany(mask: np.ndarray) -> np.ndarray:
-        return np.bincount(gid, weights=mask.astype(float), minlength=n_groups) > 0
-
-    out["iops"] = _sum_or_nan(df, "iops", gid, n_groups)
-    out["bw_mib_s"] = _sum_or_nan(df, "bw_mib_s", gid, n_groups)
-
-    weight = gsum(np.where(active, iops, 0.0))
+    out["iops"] = groups.sum_or_nan(iops)
+    out["bw_mib_s"] = groups.sum_or_nan(_floats(df, "bw_mib_s"))
+    weight = groups.sum(np.where(active, iops, 0.0))
+    mean = _floats(df, "lat_mean_ms")
+    std = _floats(df, "lat_std_ms")
     with np.errstate(invalid="ignore", divide="ignore"):
-        if "lat_mean_ms" in df:
-            mean = df["lat_mean_ms"].to_numpy(dtype=float)
-            unknown = gany(active & np.isnan(mean))
-            mu = gsum(np.where(active, iops * mean, 0.0)) / weight
-            mu[unknown | (weight <= 0)] = np.nan
-            out["lat_mean_ms"] = mu
-            if "lat_std_ms" in df:
-                std = df["lat_std_ms"].to_numpy(dtype=float)
-                unknown_sd = unknown | gany(active & np.isnan(std))
-                ex2 = gsum(np.where(active, iops * (std**2 + mean**2), 0.0)) / weight
-                sd = np.sqrt(np.maximum(ex2 - mu**2, 0.0))
-                sd[unknown_sd | (weight <= 0)] = np.nan
-                out["lat_std_ms"] = sd
-    for name, how in (("lat_min_ms", "min"), ("lat_max_ms", "max")):
-        if name in df:
-            vals = df[name].where(active)
-            out[name] = vals.groupby(gid, sort=True).agg(how).reindex(range(n_groups)).to_numpy()
+        unknown = groups.any(active & np.isnan(mean)) | (weight <= 0)
+        mu = groups.sum(np.where(active, iops * mean, 0.0)) / weight
+        ex2 = groups.sum(np.where(active, iops * (std**2 + mean**2), 0.0)) / weight
+    out["lat_mean_ms"] = np.where(unknown, np.nan, mu)
+    unknown_sd = unknown | groups.any(active & np.isnan(std))
+    out["lat_std_ms"] = np.where(unknown_sd, np.nan, np.sqrt(np.maximum(ex2 - mu**2, 0.0)))
+    # Extremes over the rows that did I/O (a direction without I/O has no latency).
+    out["lat_min_ms"] = groups.reduce(np.fmin, np.where(active, _floats(df, "lat_min_ms"), np.nan))
+    out["lat_max_ms"] = groups.reduce(np.fmax, np.where(active, _floats(df, "lat_max_ms"), np.nan))
     for name in ("cpu_user_pct", "cpu_sys_pct"):
-        if name in df:
-            out[name] = df[name].groupby(gid, sort=True).mean().reindex(range(n_groups)).to_numpy()
+        out[name] = groups.nanmean(_floats(df, name))
+    ident = [c for c in _JOB_IDENTITY if c in df.columns]
+    first_of_job = ~pd.DataFrame({"g": groups.gid, **{c: df[c] for c in ident}}).duplicated()
     for name in _PER_JOB_SUMS:
-        if name in df:
-            ident = [c for c in _JOB_IDENTITY if c in df.columns]
-            per_job = df.assign(_g=gid).drop_duplicates(["_g", *ident])
-            s = per_job.groupby("_g")[name].sum(min_count=1)
-            out[name] = s.reindex(range(n_groups)).to_numpy()
+        out[name] = groups.sum_or_nan(_floats(df, name), where=first_of_job.to_numpy(), skipna=True)
+    out.update(_combined_percentiles(df, groups, active))
 
-    pct_cols = [c for c in PERCENTILE_COLUMNS if c in df]
-    bins_col = df["lat_bins"] if "lat_bins" in df else pd.Series([None] * len(df), dtype=object)
-    merged_bins: list[object] = [None] * n_groups
-    pct = {c: np.full(n_groups, np.nan) for c in pct_cols}
-    # Active rows of every group in one sort (a mask per group is quadratic in the rows), and
-    # plain arrays: pandas element access per group dominated read_many of many fio files.
-    order = np.flatnonzero(active)
-    order = order[np.argsort(gid[order], kind="stable")]
-    bounds = np.searchsorted(gid[order], np.arange(n_groups + 1))
-    bins_list = bins_col.tolist()
-    pct_values = {c: df[c].to_numpy(dtype=float, na_value=np.nan) for c in pct_cols}
-    for g in range(n_groups):
-        rows = order[bounds[g] : bounds[g + 1]]
-        hists = [bins_list[i] for i in rows]
-        if len(rows) and all(isinstance(h, dict) for h in hists):
-            merged = merge_bins(hists)
-            merged_bins[g] = merged
-            values = percentiles_from_bins(merged, [PERCENTILE_COLUMNS[c] for c in pct_cols])
-            for c, v in zip(pct_cols, values, strict=True):
-                pct[c][g] = v
-        elif len(rows) == 1:
-            for c in pct_cols:
-                pct[c][g] = pct_values[c][rows[0]]
-    out.update(pct)
-    out["lat_bins"] = merged_bins
-
-    result = pd.DataFrame({k: v for k, v in out.items()}, index=pd.RangeIndex(n_groups))
+    result = pd.DataFrame(out, index=pd.RangeIndex(groups.n))
     for key, value in assign.items():
         result[key] = value
     return conform(result)
 
 
-def _sum_or_nan(df: pd.DataFrame, name: str, gid: np.ndarray, n_groups: int) -> np.ndarray:
-    """Group sum that is NaN when any member is unknown (never a silent partial sum)."""
+def _combined_percentiles(df: pd.DataFrame, groups: _Groups, active: np.ndarray) -> dict:
+    """Percentile columns and `lat_bins` of the combined rows.
+
+    From merged histograms where every row that did I/O has one; else copied from the one row
+    that did all the I/O; else NaN.
+    """
+    n_active = groups.sum(active.astype(float))
+    pct_cols = list(PERCENTILE_COLUMNS)
+    pct = {c: np.full(groups.n, np.nan) for c in pct_cols}
+    single = n_active == 1
+    for c in pct_cols:
+        one = groups.reduce(np.fmax, np.where(active, _floats(df, c), np.nan))
+        pct[c][single] = one[single]
+    merged_bins: list[object] = [None] * groups.n
+    bins = df["lat_bins"].tolist() if "lat_bins" in df else [None] * len(df)
+    has_bins = np.fromiter((isinstance(b, dict) for b in bins), bool, len(bins))
+    complete = groups.all(has_bins | ~active) & (n_active > 0)
+    if complete.any():
+        order, bounds = groups.order, groups.bounds
+        wanted = [PERCENTILE_COLUMNS[c] for c in pct_cols]
+        for g in np.flatnonzero(complete):
+            rows = [i for i in order[bounds[g] : bounds[g + 1]] if active[i]]
+            if len(rows) == 1:  # nothing to merge: its own histogram and percentiles
+                merged_bins[g] = bins[rows[0]]
+                continue
+            merged = merge_bins([bins[i] for i in rows])
+            merged_bins[g] = merged
+            for c, value in zip(pct_cols, percentiles_from_bins(merged, wanted), strict=True):
+                pct[c][g] = value
+    return {**pct, "lat_bins": merged_bins}
+
+
+def _floats(df: pd.DataFrame, name: str) -> np.ndarray:
     if name not in df:
-        return np.full(n_groups, np.nan)
-    vals = df[name].to_numpy(dtype=float)
-    total = np.bincount(gid, weights=np.nan_to_num(vals), minlength=n_groups)
-    unknown = np.bincount(gid, weights=np.isnan(vals).astype(float), minlength=n_groups) > 0
-    total[unknown] = np.nan
-    return total
+        return np.full(len(df), np.nan)
+    return df[name].to_numpy(dtype=float, na_value=np.nan)
+
+
+class _Groups:
+    """Group-wise reductions over numpy arrays, given each row's group number."""
+
+    def __init__(self, gid: np.ndarray):
+        self.gid = gid
+        self.n = int(gid.max()) + 1
+        self.order = np.argsort(gid, kind="stable")
+        self.bounds = np.searchsorted(gid[self.order], np.arange(self.n + 1))
+        self.first_row = self.order[self.bounds[:-1]]
+
+    def sum(self, values: np.ndarray) -> np.ndarray:
+        return np.bincount(self.gid, weights=values, minlength=self.n)
+
+    def any(self, mask: np.ndarray) -> np.ndarray:
+        return self.sum(mask.astype(float)) > 0
+
+    def all(self, mask: np.ndarray) -> np.ndarray:
+        return ~self.any(~mask)
+
+    def sum_or_nan(
+        self, values: np.ndarray, *, where: np.ndarray | None = None, skipna: bool = False
+    ) -> np.ndarray:
+        """Group sums; NaN where a member is unknown (never a silent partial sum), or where
+        all are unknown with `skipna`."""
+        use = np.ones(len(values), bool) if where is None else where
+        nan = np.isnan(values) & use
+        total = self.sum(np.where(use & ~nan, values, 0.0))
+        if skipna:
+            return np.where(self.all(nan | ~use), np.nan, total)
+        return np.where(self.any(nan), np.nan, total)
+
+    def nanmean(self, values: np.ndarray) -> np.ndarray:
+        known = ~np.isnan(values)
+        with np.errstate(invalid="ignore", divide="ignore"):
+            return self.sum(np.where(known, values, 0.0)) / self.sum(known.astype(float))
+
+    def reduce(self, ufunc: np.ufunc, values: np.ndarray) -> np.ndarray:
+        return ufunc.reduceat(values[self.order], self.bounds[:-1])
+
+    def uniform(self, codes: np.ndarray) -> np.ndarray:
+        """True where every member of the group has the same code."""
+        return self.reduce(np.minimum, codes) == self.reduce(np.maximum, codes)
 
 
 def add_totals(frame: pd.DataFrame) -> pd.DataFrame:
@@ -184,12 +208,10 @@ def add_totals(frame: pd.DataFrame) -> pd.DataFrame:
     if frame.empty:
         return frame
     by = [c for c in KEY_COLUMNS if c != "direction" and c in frame.columns]
-    have_total = frame["direction"] == "total"
-    dirs = frame[~have_total]
-    if have_total.any():
-        done = frame.loc[have_total, by].drop_duplicates()
-        marker = dirs[by].merge(done.assign(_done=True), on=by, how="left")["_done"]
-        dirs = dirs[~marker.fillna(False).to_numpy(dtype=bool)]
+    gid = frame.groupby(by, sort=False, dropna=False, observed=True).ngroup().to_numpy()
+    is_total = (frame["direction"] == "total").to_numpy(dtype=bool, na_value=False)
+    has_total = np.bincount(gid, weights=is_total, minlength=int(gid.max()) + 1) > 0
+    dirs = frame[~has_total[gid]]
     if dirs.empty:
         return frame
     totals = combine(dirs, by, direction="total")
