@@ -37,6 +37,315 @@ def _ingest(args: argparse.Namespace) -> int:
     return 1 if skipped else 0
 
 
+def _workloads(args: argparse.Namespace) -> int:
+    import shlex
+    from pathlib import Path
+
+    from anfperf.workloads import (
+        CATALOGUE,
+        WorkloadError,
+        dump_workloads,
+        get_workload,
+        load_workloads,
+        render_diskspd_commands,
+        render_fio_jobfile,
+        render_vdbench,
+    )
+
+    extra = {w.name: w for path in args.file for w in load_workloads(path)}
+    if args.names:
+        chosen = [get_workload(name, extra) for name in args.names]
+    else:
+        chosen = list({**CATALOGUE, **extra}.values())
+    if not args.names and not args.out and args.tool is None:
+        rows = [("name", "pattern", "bs", "read %", "concurrency", "warm-up/run s", "rate")]
+        for w in chosen:
+            conc = (
+                f"threads {'/'.join(map(str, w.threads))}"
+                if w.threads is not None
+                else f"qd {'/'.join(map(str, w.iodepth))} x {w.numjobs} jobs"
+            )
+            rate = w.rate if w.rate_kind != "curve" else "curve " + "/".join(map(str, w.rate))
+            reads = "/".join(map(str, w.read_pct))
+            if len(w.read_pct) > 3:
+                reads = f"{w.read_pct[0]}..{w.read_pct[-1]}"
+            rows.append(
+                (w.name, w.pattern + (" fill" if w.fill else ""), f"{w.bs_kib:g}k", reads, conc,
+                 f"{w.warmup_s}/{w.duration_s}", str(rate))
+            )  # fmt: skip
+        widths = [max(len(str(r[i])) for r in rows) for i in range(len(rows[0]))]
+        for row in rows:
+            print("  ".join(str(v).ljust(n) for v, n in zip(row, widths, strict=True)).rstrip())
+        print(f"\n{len(chosen)} workloads; render with --tool vdbench|fio|diskspd [--out DIR]")
+        return 0
+
+    tool = args.tool or "vdbench"
+    volumes = args.volume or ["/mnt/vdb1"]
+    hosts = args.host or []
+    out = Path(args.out) if args.out else None
+    if out is not None:
+        out.mkdir(parents=True, exist_ok=True)
+    files: dict[str, str] = {}
+    if tool == "yaml":
+        files["workloads.yml"] = dump_workloads(chosen)
+        chosen = []
+    skipped = 0
+    for w in chosen:
+        try:
+            if tool == "vdbench":
+                files[f"{w.name}.parm"] = render_vdbench(
+                    w, volumes, hosts, user=args.user, vdbench_dir=args.vdbench_dir
+                )
+                continue
+            for host in hosts or [None]:
+                stem = w.name if host is None else f"{w.name}-{host}"
+                kw = {"host": host, "n_hosts": max(len(hosts), 1), "max_iops": args.max_iops}
+                if tool == "fio":
+                    files[f"{stem}.fio"] = render_fio_jobfile(w, volumes, **kw)
+                else:
+                    # every argument is from a checked, quote-free character set, so the
+                    # plain join is also what cmd.exe / PowerShell need (shlex quotes '\\')
+                    cmds = render_diskspd_commands(w, volumes, **kw)
+                    files[f"{stem}.diskspd.txt"] = "".join(" ".join(c) + "\n" for c in cmds)
+        except WorkloadError as exc:
+            if args.names:
+                raise
+            skipped += 1
+            print(f"anfperf: skipped {w.name}: {exc.reason}", file=sys.stderr)
+    for name, text in files.items():
+        if out is None:
+            if len(files) > 1:
+                print(f"# ---- {name}")
+            print(text, end="")
+        else:
+            (out / name).write_text(text)
+            print(f"wrote {shlex.quote(str(out / name))}")
+    return 1 if skipped else 0
+
+
+def _plan(args: argparse.Namespace) -> int:
+    from anfperf.errors import ModelError
+    from anfperf.models import plan
+
+    prices = {}
+    for item in args.price or []:
+        level, sep, value = item.partition("=")
+        try:
+            prices[level.strip()] = float(value)
+        except ValueError:
+            sep = ""
+        if not sep:
+            raise ModelError(f"--price wants LEVEL=USD_PER_GIB_HOUR, got {item!r}")
+    result = plan(
+        bs_kib=args.bs_kib,
+        bw_mib_s=args.bw_mib_s,
+        iops=args.iops,
+        read_pct=args.read_pct,
+        lat_slo_ms=args.lat_slo_ms,
+        lat_ms=args.lat_ms,
+        capacity_tib=args.capacity_tib,
+        pattern=args.pattern,
+        levels=args.level or ("Standard", "Premium", "Ultra", "Flexible"),
+        vm_sizes=args.vm_size,
+        prices=prices or None,
+        rule=args.rule,
+        nconnect=args.nconnect,
+        nfs_version=args.nfs_version,
+    )
+    with _pd_display():
+        print(result.reasoning[["step", "decision", "why"]].to_string(index=False))
+        if args.all_options:
+            print("\nstorage options:")
+            shown = result.storage_options.drop(columns="ranked_by")
+            print(shown.to_string(index=False, na_rep="-"))
+            print("\nclient options:")
+            print(result.client_options.to_string(index=False))
+    return 0
+
+
+def _pd_display():
+    """Wide, unwrapped tables for the terminal."""
+    import pandas as pd
+
+    return pd.option_context("display.width", 250, "display.max_colwidth", 200)
+
+
+def _add_plan_parser(sub: argparse._SubParsersAction) -> None:
+    planner = sub.add_parser(
+        "plan",
+        help="service level, quota, client VMs and threads for a throughput target",
+        description="From a target (MiB/s or IOPS at a block size, read %%, latency SLO) to the "
+        "cheapest service level and quota, client VM count and size, and threads per VM, "
+        "with the reasoning as a table.",
+    )
+    target = planner.add_mutually_exclusive_group(required=True)
+    target.add_argument("--bw-mib-s", type=float, help="target throughput [MiB/s]")
+    target.add_argument("--iops", type=float, help="target I/O rate [1/s]")
+    planner.add_argument("--bs-kib", type=float, required=True, help="block size [KiB]")
+    planner.add_argument("--read-pct", type=float, default=100.0, help="read share [%%]")
+    planner.add_argument("--lat-slo-ms", type=float, help="latency objective [ms]")
+    planner.add_argument("--lat-ms", type=float, help="latency expected at the target [ms]")
+    planner.add_argument(
+        "--capacity-tib", type=float, default=0.0, help="capacity the volume must hold [TiB]"
+    )
+    planner.add_argument("--pattern", choices=["sequential", "random"], help="access pattern")
+    planner.add_argument(
+        "--level", action="append", help="service level to consider (repeat; default: all)"
+    )
+    planner.add_argument(
+        "--vm-size", action="append", help="client VM size to consider (repeat; default: all)"
+    )
+    planner.add_argument(
+        "--price",
+        action="append",
+        metavar="LEVEL=USD",
+        help="price per GiB-hour of a level, or 'Flexible throughput=USD' per MiB/s-hour "
+        "(repeat); ranks by monthly cost instead of quota",
+    )
+    planner.add_argument("--rule", default="current", help="volume-limit rules (default current)")
+    planner.add_argument("--nconnect", type=int, default=8, help="NFS connections per mount")
+    planner.add_argument("--nfs-version", default="3", choices=["3", "4.1"])
+    planner.add_argument(
+        "--all",
+        dest="all_options",
+        action="store_true",
+        help="also print every storage and client option considered",
+    )
+    planner.set_defaults(func=_plan)
+
+
+def _inventory(args: argparse.Namespace):
+    """The hosts of --hosts (YAML file, or names from ~/.ssh/config), else this machine."""
+    import os
+    from dataclasses import replace
+
+    from anfperf.runner import load_inventory, local_inventory
+
+    if not args.hosts:
+        return local_inventory(args.volume or None)
+    if os.path.exists(args.hosts) or args.hosts.endswith((".yml", ".yaml")):
+        inventory = load_inventory(args.hosts)
+    else:
+        inventory = load_inventory(hosts=[h for h in args.hosts.split(",") if h])
+    if args.volume:  # the same mount points on every host
+        volumes = {os.path.basename(v.rstrip("/")) or v: v for v in args.volume}
+        inventory = replace(
+            inventory, hosts=tuple(replace(h, volumes=volumes) for h in inventory.hosts)
+        )
+    if args.trust_on_first_use:
+        inventory = replace(inventory, trust_on_first_use=True)
+    return inventory
+
+
+def _preflight(args: argparse.Namespace) -> int:
+    from anfperf.runner import close_all, format_reports, preflight_inventory
+
+    inventory = _inventory(args)
+    conns = inventory.connect()
+    try:
+        reports = preflight_inventory(inventory, conns, tool=args.tool)
+    finally:
+        close_all(conns)
+    print(format_reports(reports))
+    bad = [name for name, r in reports.items() if not r.ok]
+    print(f"\n{len(reports) - len(bad)} of {len(reports)} hosts ready" + (
+        f"; problems on {', '.join(bad)}" if bad else ""))  # fmt: skip
+    return 1 if bad else 0
+
+
+def _run(args: argparse.Namespace) -> int:
+    from pathlib import Path
+
+    import yaml
+
+    from anfperf.runner import (
+        Manifest,
+        RunPlan,
+        close_all,
+        format_reports,
+        plan_workloads,
+        preflight_inventory,
+        run_inventory,
+    )
+    from anfperf.runner.progress import format_duration
+    from anfperf.workloads import get_workload, load_workloads
+
+    inventory = _inventory(args)
+    if args.resume:
+        plan = RunPlan.from_manifest(Manifest.load(Path(args.out) / args.resume).data)
+        if args.workloads and args.workloads != [s.name for s in plan.steps]:
+            print("anfperf: --resume runs the workloads of the run it resumes", file=sys.stderr)
+            return 2
+        tool = plan.steps[0].tool
+    else:
+        if not args.workloads:
+            print("anfperf: name the workloads to run (see `anfperf workloads`)", file=sys.stderr)
+            return 2
+        extra = {w.name: w for path in args.file for w in load_workloads(path)}
+        changes = {}
+        for item in args.set or []:
+            key, sep, value = item.partition("=")
+            if not sep:
+                print(f"anfperf: --set wants FIELD=VALUE, got {item!r}", file=sys.stderr)
+                return 2
+            changes[key.strip()] = yaml.safe_load(value)
+        workloads = [get_workload(name, extra).replace(**changes) for name in args.workloads]
+        tool = args.tool
+        plan = plan_workloads(workloads, inventory, tool=tool, max_iops=args.max_iops)
+    inventory = inventory.select(plan.hosts)
+    conns = inventory.connect()
+    try:
+        reports = preflight_inventory(inventory, conns, tool=tool)
+        print(format_reports(reports))
+        bad = [name for name, r in reports.items() if not r.ok]
+        if bad and not args.force:
+            print(f"\nanfperf: nothing ran: fix the problems on {', '.join(bad)} (or --force)",
+                  file=sys.stderr)  # fmt: skip
+            return 1
+        print(f"\nrun {plan.run_id}: {len(plan.steps)} workloads on {len(plan.hosts)} hosts, "
+              f"about {format_duration(plan.duration_s)} of workload time")  # fmt: skip
+        try:
+            manifest = run_inventory(
+                plan, inventory, args.out, connections=conns, reports=reports,
+                resume=bool(args.resume), progress=not args.no_progress and sys.stderr.isatty(),
+            )  # fmt: skip
+        except KeyboardInterrupt:
+            print(f"anfperf: stopped; what was collected is in {Path(args.out) / plan.run_id}; "
+                  f"continue with: anfperf run --resume {plan.run_id} ...", file=sys.stderr)  # fmt: skip
+            raise
+    finally:
+        close_all(conns)
+    for step, host, status, reason in manifest.failures():
+        print(f"{step} on {host}: {status}: {reason}", file=sys.stderr)
+    print(f"{manifest.status}: raw outputs and manifest.json in {manifest.run_dir}")
+    if manifest.status != "complete":
+        print(f"re-run what is missing with: anfperf run --resume {plan.run_id} ...")
+    return 0 if manifest.status == "complete" else 1
+
+
+def _add_hosts_arguments(p: argparse.ArgumentParser) -> None:
+    p.add_argument(
+        "--hosts",
+        metavar="INVENTORY",
+        help="inventory YAML, or host names of ~/.ssh/config (vm1,vm2); default: this machine, "
+        "without SSH",
+    )
+    p.add_argument(
+        "--volume",
+        action="append",
+        metavar="PATH",
+        help="mount point to use on every host (repeatable; overrides the inventory's volumes)",
+    )
+    p.add_argument(
+        "--trust-on-first-use",
+        action="store_true",
+        help="accept and record the host keys of hosts not yet in known_hosts",
+    )
+    p.add_argument(
+        "--tool", choices=("fio", "vdbench"), default="fio", help="benchmark tool (default fio)"
+    )
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="anfperf",
@@ -61,6 +370,86 @@ def build_parser() -> argparse.ArgumentParser:
     )
     ingest.add_argument("--run-id", help="run identifier for all rows (default: from the paths)")
     ingest.set_defaults(func=_ingest)
+
+    pre = sub.add_parser(
+        "preflight",
+        help="check every host before a run: tools, NFS mounts and options, space, sysctls",
+        description="Check every host of the inventory in parallel: fio / Vdbench / Java "
+        "versions, kernel, CPUs, NFS mounts with their options, free space, TCP sysctls, Azure VM "
+        "size. Problems are listed per host (exit status 1 when any).",
+    )
+    _add_hosts_arguments(pre)
+    pre.set_defaults(func=_preflight)
+
+    run = sub.add_parser(
+        "run",
+        help="run workloads on every host at once; raw outputs and manifest in data/raw/<run_id>",
+        description="Preflight, then run each workload on every host with a synchronized start. "
+        "Raw outputs and manifest.json land in OUT/<run_id>/<host>/, ready for `anfperf ingest`. "
+        "Hosts that fail are recorded with the reason, the others' results kept; Ctrl-C stops the "
+        "remote runs and keeps what was collected; --resume re-runs only what is missing.",
+    )
+    run.add_argument("workloads", nargs="*", metavar="WORKLOAD", help="catalogue or --file names")
+    _add_hosts_arguments(run)
+    run.add_argument("--resume", metavar="RUN_ID", help="re-run what run RUN_ID is missing")
+    run.add_argument("--out", default="data/raw", metavar="DIR", help="default data/raw")
+    run.add_argument(
+        "--file", action="append", default=[], metavar="YAML", help="your own workloads (YAML)"
+    )
+    run.add_argument(
+        "--set",
+        action="append",
+        metavar="FIELD=VALUE",
+        help="change a workload field for this run, e.g. --set duration_s=30 (repeatable)",
+    )
+    run.add_argument("--max-iops", type=float, metavar="IOPS", help="maximum for fio load curves")
+    run.add_argument("--force", action="store_true", help="run despite preflight problems")
+    run.add_argument("--no-progress", action="store_true", help="no live progress bar")
+    run.set_defaults(func=_run)
+
+    wl = sub.add_parser(
+        "workloads",
+        help="list the built-in workloads, or render them for Vdbench, fio or DiskSpd",
+        description="Without arguments: list the catalogue (the public Azure NetApp Files "
+        "benchmark seeds). With names, --tool or --out: render Vdbench parameter files, fio job "
+        "files or DiskSpd command lines (to stdout, or one file per workload in --out).",
+    )
+    wl.add_argument("names", nargs="*", metavar="NAME", help="workloads to render (default all)")
+    wl.add_argument(
+        "--tool",
+        choices=("vdbench", "fio", "diskspd", "yaml"),
+        help="what to render (default vdbench); yaml writes the specs, to edit and --file back",
+    )
+    wl.add_argument("--out", metavar="DIR", help="write one file per workload into DIR")
+    wl.add_argument(
+        "--file",
+        action="append",
+        default=[],
+        metavar="YAML",
+        help="your own workloads (YAML); repeatable; they shadow catalogue names",
+    )
+    wl.add_argument(
+        "--host",
+        action="append",
+        metavar="NAME",
+        help="client host (repeatable): Vdbench hd= lines; one fio / DiskSpd file per host",
+    )
+    wl.add_argument(
+        "--volume",
+        action="append",
+        metavar="PATH",
+        help="mount point on the clients (repeatable; default /mnt/vdb1)",
+    )
+    wl.add_argument("--user", help="remote user in Vdbench hd= lines (the seed uses root)")
+    wl.add_argument("--vdbench-dir", metavar="PATH", help="Vdbench folder on the clients")
+    wl.add_argument(
+        "--max-iops",
+        type=float,
+        metavar="IOPS",
+        help="measured maximum over all hosts: turns a load curve into fio / DiskSpd rate steps",
+    )
+    wl.set_defaults(func=_workloads)
+    _add_plan_parser(sub)
     return parser
 
 

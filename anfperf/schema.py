@@ -134,7 +134,7 @@ def conform(frame: pd.DataFrame) -> pd.DataFrame:
         else:
             col = col.astype(dtype)
         out[name] = col
-    # copy=False: no second copy of every column (copy-on-write keeps the input unaffected).
+    # copy=False: no second copy of every column; the result may share memory with `frame`.
     return pd.DataFrame(out, index=pd.RangeIndex(n), copy=False)
 
 
