@@ -17,7 +17,7 @@ from typing import Literal
 import pandas as pd
 
 from anfperf.errors import ParseError
-from anfperf.ingest._frame import derive_run_id, finalize
+from anfperf.ingest._frame import finalize, label_local_host, run_origin
 from anfperf.ingest._source import GZIP_MAGIC, read_bytes
 from anfperf.ingest.combine import add_totals, combine, percentiles_from_bins
 from anfperf.ingest.diskspd import read_diskspd_xml
@@ -177,7 +177,7 @@ def read_many(
         fio logs inside folders are not results and are left out.
     run_id : str, optional
         Run identifier for every row; by default each file's own (see
-        :func:`anfperf.ingest._frame.derive_run_id`).
+        :func:`anfperf.ingest._frame.run_origin`).
     errors : {'raise', 'warn'}
         What to do with a file that cannot be read: raise its :class:`anfperf.ParseError`, or
         warn and go on with the others (the frame then holds every file that could be read).
@@ -189,7 +189,7 @@ def read_many(
     """
     fio_rows: list[dict] = []
     frames: list[pd.DataFrame] = []
-    run_ids: dict[str, str | None] = {}  # folder -> manifest run id, looked up once
+    origins: dict = {}  # folder -> (run id, host) from a runner manifest, looked up once
     for path in expand_paths(paths):
         try:
             if os.path.isdir(path):
@@ -200,10 +200,11 @@ def read_many(
             if fmt == "fio_json":
                 # fio JSON is the many-small-files case: gather plain rows and build one frame.
                 rows = _parse_fio_json(data, source)
-                rid = run_id or derive_run_id(source, run_ids)
+                own_run_id, host = run_origin(source, origins)
+                label_local_host(rows, host)
                 for row in rows:
                     row["source_file"] = source
-                    row["run_id"] = rid
+                    row["run_id"] = run_id or own_run_id
                 fio_rows.extend(rows)
             elif fmt == "fio_log":
                 raise ParseError(path, "is a fio log, not a result: read it with read_fio_log()")

@@ -21,51 +21,70 @@ _GENERIC_NAMES = {
 _SUFFIXES = (".gz", ".json", ".html", ".xml", ".txt", ".log", ".csv")
 
 
-def derive_run_id(source: str, cache: dict[str, str | None] | None = None) -> str:
-    """Run identifier for a file: the runner's manifest, else the folder or the file's stem.
+def run_origin(source: str, cache: dict | None = None) -> tuple[str, str | None]:
+    """The run id of a file and, in the runner's layout, the host whose folder holds it.
 
-    anfperf's runner writes ``data/raw/<run_id>/manifest.json`` and puts outputs below it; a
-    manifest found up to three folders above the file gives the run id. Otherwise a Vdbench
-    output folder (fixed file names inside) gives its folder name, and any other file its name
-    without suffixes.
+    anfperf's runner writes ``data/raw/<run_id>/manifest.json`` and collects each host's
+    outputs into ``<run_id>/<host>/``: a manifest found up to three folders above the file gives
+    the run id, and the folder right below it the host (only if the manifest lists that host).
+    Otherwise a Vdbench output folder (fixed file names inside) gives its folder name, and any
+    other file its name without suffixes; the host is then unknown (None).
 
     Parameters
     ----------
     source : str
         The file.
     cache : dict, optional
-        Remembers each folder's manifest run id (or its absence) across calls, so that reading
-        many files of one folder looks for manifests once.
+        Remembers each folder's manifest (or its absence) across calls, so that reading many
+        files of one folder looks for manifests once.
     """
     path = Path(source)
     folder = str(path.parent)
     if cache is not None and folder in cache:
-        from_manifest = cache[folder]
+        origin = cache[folder]
     else:
-        from_manifest = _manifest_run_id(path)
+        origin = _manifest_origin(path)
         if cache is not None:
-            cache[folder] = from_manifest
-    if from_manifest:
-        return from_manifest
+            cache[folder] = origin
+    if origin is not None:
+        return origin
     name = path.name
     if name in _GENERIC_NAMES or name.endswith(".histogram.html"):
-        return path.parent.name or name
+        return path.parent.name or name, None
     while name.endswith(_SUFFIXES) and "." in name:
         name = name.rsplit(".", 1)[0]
-    return name or source
+    return name or source, None
 
 
-def _manifest_run_id(path: Path) -> str | None:
-    for parent in list(path.parents)[:3]:
+def _manifest_origin(path: Path) -> tuple[str, str | None] | None:
+    for depth, parent in enumerate(list(path.parents)[:3]):
         manifest = parent / "manifest.json"
-        if manifest.is_file():
-            try:
-                run_id = json.loads(manifest.read_text()).get("run_id")
-            except (OSError, ValueError, AttributeError):
-                run_id = None
-            if isinstance(run_id, str) and run_id:
-                return run_id
+        if not manifest.is_file():
+            continue
+        try:
+            doc = json.loads(manifest.read_text())
+            run_id, hosts = doc.get("run_id"), doc.get("hosts") or {}
+        except (OSError, ValueError, AttributeError):
+            continue
+        if not isinstance(run_id, str) or not run_id:
+            continue
+        # path = <manifest folder>/<host>/.../<file>: the component right below the manifest
+        host = path.parents[depth - 1].name if depth > 0 else None
+        return run_id, host if isinstance(hosts, dict) and host in hosts else None
     return None
+
+
+def label_local_host(rows: list[dict] | pd.DataFrame, host: str | None) -> None:
+    """Name the host of rows a tool labelled 'localhost' (fio without client mode), in place."""
+    if not host:
+        return
+    if isinstance(rows, pd.DataFrame):
+        if "host" in rows.columns:
+            rows.loc[rows["host"] == "localhost", "host"] = host
+        return
+    for row in rows:
+        if row.get("host") == "localhost":
+            row["host"] = host
 
 
 def finalize(
@@ -85,17 +104,18 @@ def finalize(
         The file the rows came from (fills `source_file` where a row has none).
     run_id : str, optional
         Run identifier; when not given, rows keep their own `run_id` if they carry one, else it
-        is derived from `source` (:func:`derive_run_id`).
+        is derived from `source` (:func:`run_origin`, which also names the host of rows
+        labelled 'localhost' when `source` lies in the runner's ``<run_id>/<host>/`` layout).
     totals : bool
         Add 'total' rows for jobs that only have per-direction rows.
     """
     frame = rows if isinstance(rows, pd.DataFrame) else pd.DataFrame.from_records(rows)
     if "source_file" not in frame.columns:
         frame["source_file"] = source
-    if run_id is not None:
-        frame["run_id"] = run_id
-    elif "run_id" not in frame.columns:
-        frame["run_id"] = derive_run_id(source)
+    if run_id is not None or "run_id" not in frame.columns:
+        own_run_id, host = run_origin(source)
+        frame["run_id"] = run_id if run_id is not None else own_run_id
+        label_local_host(frame, host)
     frame = conform(frame)
     if totals:
         frame = add_totals(frame)

@@ -95,7 +95,8 @@ def test_read_many_mixes_tools_and_keeps_origins(tmp_path):
 def test_folders_are_searched_and_manifest_names_the_run(tmp_path):
     run = tmp_path / "raw" / "20261122-0102-abc"
     (run / "vm1").mkdir(parents=True)
-    (run / "manifest.json").write_text(json.dumps({"run_id": "20261122-0102-abc"}))
+    manifest = {"run_id": "20261122-0102-abc", "hosts": {"vm1": {}, "vdbench": {}}}
+    (run / "manifest.json").write_text(json.dumps(manifest))
     shutil.copy(DATA / "fio" / "randread_qd4.json", run / "vm1" / "fio.json")
     log = next((DATA / "fio_logs").glob("*clat.1.log"))
     shutil.copy(log, run / "vm1" / log.name)  # logs are not results: left out
@@ -104,6 +105,10 @@ def test_folders_are_searched_and_manifest_names_the_run(tmp_path):
     frame = read_many([tmp_path])
     assert frame["run_id"].eq("20261122-0102-abc").all()
     assert set(frame["tool"]) == {"fio", "vdbench"}
+    # fio outside client mode says 'localhost': the runner's <run_id>/<host>/ folder names it
+    assert set(frame.query("tool == 'fio'")["host"]) == {"vm1"}
+    assert set(frame.query("tool == 'vdbench'")["host"]) == {"vdbench"}
+    assert set(read(run / "vm1" / "fio.json")["host"]) == {"vm1"}
 
 
 def test_read_many_reports_or_skips_a_bad_file(tmp_path):

@@ -1,0 +1,63 @@
+"""Run fio and Vdbench on a fleet of client hosts (Fabric over SSH) or on this machine.
+
+- :func:`load_inventory` reads hosts, how to reach them and their volumes (YAML or
+  ``~/.ssh/config``); ``Inventory.connect()`` gives Fabric Connections with host keys checked
+  against known_hosts (or :class:`LocalConnection` for this machine).
+- :func:`preflight` checks every host in parallel and reports problems before anything runs.
+- :func:`run_plan` runs a :class:`RunPlan` (steps of per-host :class:`HostTask`) with
+  synchronized starts, timeouts and Ctrl-C handling, writing raw outputs and ``manifest.json``
+  under ``data/raw/<run_id>/`` for :func:`anfperf.ingest.read_many`; :func:`resume_run`
+  re-runs what is missing.
+"""
+
+from anfperf.runner.collect import collect
+from anfperf.runner.fleet import DEFAULT_OUT, close_all, resume_run, run_inventory, run_plan
+from anfperf.runner.inventory import (
+    DEFAULT_WORKDIR,
+    Host,
+    Inventory,
+    load_inventory,
+    local_inventory,
+)
+from anfperf.runner.local import LocalConnection
+from anfperf.runner.manifest import TASK_STATES, Manifest
+from anfperf.runner.plan import (
+    HostTask,
+    RunPlan,
+    RunStep,
+    expected_duration_s,
+    fio_task,
+    new_run_id,
+    plan_workloads,
+)
+from anfperf.runner.preflight import HostReport, format_reports, preflight, preflight_inventory
+from anfperf.runner.progress import FleetProgress
+
+__all__ = [
+    "DEFAULT_OUT",
+    "DEFAULT_WORKDIR",
+    "TASK_STATES",
+    "FleetProgress",
+    "Host",
+    "HostReport",
+    "HostTask",
+    "Inventory",
+    "LocalConnection",
+    "Manifest",
+    "RunPlan",
+    "RunStep",
+    "close_all",
+    "collect",
+    "expected_duration_s",
+    "fio_task",
+    "format_reports",
+    "load_inventory",
+    "local_inventory",
+    "new_run_id",
+    "plan_workloads",
+    "preflight",
+    "preflight_inventory",
+    "resume_run",
+    "run_inventory",
+    "run_plan",
+]

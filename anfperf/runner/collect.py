@@ -1,0 +1,69 @@
+"""Collecting a run's outputs from a host into ``data/raw/<run_id>/<host>/``.
+
+Outputs are named relative to the run's folder on the host; each may be a file (fio's JSON) or a
+folder (a Vdbench output directory). One ``find`` lists the files, then each is copied to a
+temporary name beside its destination and renamed, so a result file is either complete or
+absent, even if the connection drops half-way.
+"""
+
+from __future__ import annotations
+
+import logging
+import os
+from collections.abc import Sequence
+from pathlib import Path
+
+from anfperf.runner.security import check_relative, inside, quote
+
+log = logging.getLogger(__name__)
+
+
+def collect(
+    conn, workdir: str, outputs: Sequence[str], dest: str | os.PathLike
+) -> tuple[list[str], list[str]]:
+    """Copy `outputs` from `workdir` on the host of `conn` into `dest`.
+
+    Parameters
+    ----------
+    conn : fabric.Connection or anfperf.runner.local.LocalConnection
+        An open connection to the host.
+    workdir : str
+        The run's folder on the host.
+    outputs : sequence of str
+        Files or folders relative to `workdir`.
+    dest : path
+        Local folder; the outputs keep their relative paths below it.
+
+    Returns
+    -------
+    collected : list of str
+        Relative paths of the files copied.
+    missing : list of str
+        Outputs that do not exist on the host (or hold no files).
+
+    Raises
+    ------
+    Exception
+        Whatever the connection raises when the host cannot be reached (the caller records it).
+    """
+    if not outputs:
+        return [], []
+    roots = [check_relative(o, "output") for o in outputs]
+    command = (
+        f"cd -- {quote(workdir)} && find {' '.join(quote('./' + r) for r in roots)} -type f -print0"
+    )
+    listing = conn.run(command, hide=True, warn=True, in_stream=False)
+    files = [f[2:] for f in listing.stdout.split("\0") if f.startswith("./")]
+    dest = Path(dest)
+    collected = []
+    for rel in files:
+        target = inside(dest, rel)
+        target.parent.mkdir(parents=True, exist_ok=True)
+        partial = target.with_name(f".{target.name}.partial")
+        conn.get(f"{workdir.rstrip('/')}/{rel}", local=str(partial))
+        os.replace(partial, target)
+        collected.append(rel)
+    missing = [r for r in roots if not any(f == r or f.startswith(r + "/") for f in files)]
+    if missing:
+        log.info("%s: outputs missing: %s", getattr(conn, "original_host", conn), missing)
+    return collected, missing

@@ -1,0 +1,442 @@
+"""Inventories: which client hosts to drive, how to reach them, which volumes they mount.
+
+An inventory is a YAML file (or ``~/.ssh/config`` alone). Top-level keys are defaults for every
+host; ``hosts`` lists the hosts, each a name with an optional mapping (or just an address)::
+
+    user: azureuser                 # defaults for every host
+    key: ~/.ssh/anf_bench           # private key file (read by SSH, never copied or logged)
+    jump: bastion                   # optional ProxyJump: a host of this file or user@host:port
+    known_hosts: ~/.ssh/known_hosts # host keys are checked against it ...
+    trust_on_first_use: false       # ... and unknown hosts refused unless this is true
+    workdir: /tmp/anfperf           # where runs keep their files on the hosts
+    vdbench: /opt/vdbench/vdbench   # the user's own Vdbench install
+    volumes:                        # name: mount point (the same on every host)
+      vol1: /mnt/vdb1
+      vol2: /mnt/vdb2
+    ssh_config: ~/.ssh/config       # hosts without an address are looked up here
+    hosts:
+      vm1: 10.0.0.4
+      vm2: {hostname: 10.0.0.5, port: 2222, volumes: {vol1: /mnt/a}}
+      vm3: {}                       # address, user, port, key, jump from ssh_config
+      demo: {local: true}           # this machine, without SSH
+
+Passwords are never written in an inventory: ``password_env`` / ``passphrase_env`` name
+environment variables that hold them.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field, replace
+from pathlib import Path
+from typing import Any
+
+import yaml
+
+from anfperf.errors import ParseError
+from anfperf.runner.local import LocalConnection
+from anfperf.runner.security import DEFAULT_KNOWN_HOSTS, check_name, host_key_policy
+
+#: Default remote folder for runs (one sub-folder per run id and host below it).
+DEFAULT_WORKDIR = "/tmp/anfperf"
+#: Seconds to wait for a TCP connection and the SSH handshake.
+DEFAULT_CONNECT_TIMEOUT_S = 10
+
+#: Keys allowed for a host (and, as defaults, at the top level).
+HOST_KEYS = {
+    "hostname", "user", "port", "key", "jump", "workdir", "vdbench", "volumes", "local",
+    "password_env", "passphrase_env", "connect_timeout_s", "agent",
+}  # fmt: skip
+#: Keys allowed only at the top level.
+TOP_KEYS = {"hosts", "known_hosts", "trust_on_first_use", "ssh_config"}
+
+_JUMP = re.compile(r"^(?:(?P<user>[^@\s]+)@)?(?P<host>[^:@\s]+)(?::(?P<port>\d+))?$")
+
+
+@dataclass(frozen=True)
+class Host:
+    """One client host of an inventory.
+
+    Attributes
+    ----------
+    name : str
+        Name in results and folder names (``data/raw/<run_id>/<name>/``).
+    hostname : str
+        Address or DNS name to connect to.
+    port : int
+        SSH port.
+    user : str or None
+        Login user; None = the local user name.
+    key : str or None
+        Private key file; None = SSH agent and default keys.
+    jump : str or None
+        ProxyJump host: another host's name in the inventory or ``user@host:port``.
+    workdir : str
+        Remote folder for the run's files.
+    vdbench : str or None
+        Path of the Vdbench launcher on the host.
+    volumes : dict
+        Volume name -> mount point on the host.
+    local : bool
+        This machine, run without SSH.
+    """
+
+    name: str
+    hostname: str
+    port: int = 22
+    user: str | None = None
+    key: str | None = None
+    jump: str | None = None
+    workdir: str = DEFAULT_WORKDIR
+    vdbench: str | None = None
+    volumes: dict[str, str] = field(default_factory=dict)
+    local: bool = False
+    password_env: str | None = None
+    passphrase_env: str | None = None
+    connect_timeout_s: int = DEFAULT_CONNECT_TIMEOUT_S
+    agent: bool = True
+
+    def describe(self) -> dict[str, Any]:
+        """What a manifest records about the host: never keys, passwords or their paths."""
+        return {
+            "hostname": "localhost" if self.local else self.hostname,
+            "port": None if self.local else self.port,
+            "user": self.user,
+            "jump": self.jump,
+            "local": self.local,
+            "volumes": dict(self.volumes),
+            "workdir": self.workdir,
+        }
+
+    def secrets(self) -> list[str]:
+        """Secret values this host's connection uses (to keep them out of any text written)."""
+        values = [os.environ.get(v or "", "") for v in (self.password_env, self.passphrase_env)]
+        if self.key:
+            try:
+                values.append(Path(os.path.expanduser(self.key)).read_text().strip())
+            except (OSError, UnicodeDecodeError):
+                pass
+        return [v for v in values if v]
+
+
+@dataclass(frozen=True)
+class Inventory:
+    """Hosts and how to reach them; see the module docstring for the YAML layout.
+
+    Attributes
+    ----------
+    hosts : tuple of Host
+        In file order.
+    known_hosts : str
+        Host-key file checked on every connection.
+    trust_on_first_use : bool
+        Accept (and record) keys of hosts not yet in `known_hosts`.
+    source : str
+        The file the inventory came from.
+    """
+
+    hosts: tuple[Host, ...]
+    known_hosts: str = DEFAULT_KNOWN_HOSTS
+    trust_on_first_use: bool = False
+    source: str = "<inventory>"
+
+    @property
+    def names(self) -> list[str]:
+        return [h.name for h in self.hosts]
+
+    def __getitem__(self, name: str) -> Host:
+        for host in self.hosts:
+            if host.name == name:
+                return host
+        raise KeyError(name)
+
+    def select(self, names: Sequence[str]) -> Inventory:
+        """The inventory restricted to `names` (in that order)."""
+        return replace(self, hosts=tuple(self[n] for n in names))
+
+    def secrets(self) -> list[str]:
+        return [s for h in self.hosts for s in h.secrets()]
+
+    def connect(self) -> dict[str, Any]:
+        """A connection per host (not yet opened): Fabric Connections, or LocalConnection.
+
+        Returns
+        -------
+        dict
+            Host name -> :class:`fabric.Connection` (host keys checked as configured) or
+            :class:`~anfperf.runner.local.LocalConnection`.
+        """
+        return {h.name: self._connection(h) for h in self.hosts}
+
+    def _connection(self, host: Host, _seen: tuple[str, ...] = ()):
+        if host.local:
+            return LocalConnection(host.name)
+        from fabric import Config, Connection
+        from paramiko import SSHConfig
+
+        gateway = None
+        if host.jump and host.jump != host.name:  # a top-level jump default skips the jump host
+            if host.jump in _seen:
+                raise ParseError(self.source, f"jump hosts loop: {' -> '.join(_seen)}")
+            gateway = self._connection(self._jump_host(host), (*_seen, host.name))
+        connect_kwargs: dict[str, Any] = {"allow_agent": host.agent}
+        if host.key:
+            connect_kwargs["key_filename"] = [os.path.expanduser(host.key)]
+            connect_kwargs["look_for_keys"] = False
+        if host.password_env:
+            connect_kwargs["password"] = os.environ.get(host.password_env, "")
+        if host.passphrase_env:
+            connect_kwargs["passphrase"] = os.environ.get(host.passphrase_env, "")
+        conn = Connection(
+            host.hostname,
+            user=host.user,
+            port=host.port,
+            gateway=gateway,
+            connect_timeout=host.connect_timeout_s,
+            connect_kwargs=connect_kwargs,
+            # The inventory has resolved ~/.ssh/config already: an explicit empty SSHConfig
+            # keeps Fabric from applying it a second time behind our back.
+            config=Config(ssh_config=SSHConfig()),
+        )
+        conn.original_host = host.name
+        host_key_policy(conn.client, self.known_hosts, self.trust_on_first_use)
+        return conn
+
+    def _jump_host(self, host: Host) -> Host:
+        try:
+            jump = self[host.jump]
+            return jump
+        except KeyError:
+            pass
+        m = _JUMP.match(host.jump or "")
+        if not m:
+            raise ParseError(
+                self.source, f"host {host.name}: jump {host.jump!r} is not user@host:port"
+            )
+        return replace(
+            host,
+            name=m["host"],
+            hostname=m["host"],
+            user=m["user"] or host.user,
+            port=int(m["port"] or 22),
+            jump=None,
+            volumes={},
+        )
+
+
+def load_inventory(
+    path: str | os.PathLike | None = None,
+    *,
+    ssh_config: str | os.PathLike | None = None,
+    hosts: Sequence[str] | None = None,
+) -> Inventory:
+    """Read an inventory from YAML, or build one from ``~/.ssh/config`` entries.
+
+    Parameters
+    ----------
+    path : path, optional
+        Inventory YAML file (layout in the module docstring). Without it, `hosts` are looked up
+        in `ssh_config`.
+    ssh_config : path, optional
+        OpenSSH client config used for hosts without an address (default: the file's
+        ``ssh_config`` key, else ``~/.ssh/config``). HostName, User, Port, IdentityFile and
+        ProxyJump are taken from it.
+    hosts : sequence of str, optional
+        Host names (``Host`` aliases of `ssh_config`) when no YAML file is given.
+
+    Raises
+    ------
+    anfperf.ParseError
+        The file cannot be read, is not YAML, or holds unknown keys or bad values.
+    """
+    if path is None:
+        if not hosts:
+            raise ParseError("<inventory>", "give an inventory file or host names")
+        doc: dict[str, Any] = {"hosts": {name: {} for name in hosts}}
+        source = os.fspath(ssh_config or "~/.ssh/config")
+    else:
+        source = os.fspath(path)
+        try:
+            text = Path(source).read_text(encoding="utf-8")
+        except (OSError, UnicodeDecodeError) as exc:
+            raise ParseError(source, f"cannot be read: {exc}") from None
+        try:
+            doc = yaml.safe_load(text)
+        except yaml.YAMLError as exc:
+            raise ParseError(source, f"not valid YAML: {exc}") from None
+        if not isinstance(doc, dict):
+            raise ParseError(source, "an inventory is a YAML mapping with a 'hosts' key")
+    return _build(doc, source, ssh_config)
+
+
+def _build(doc: dict, source: str, ssh_config: str | os.PathLike | None) -> Inventory:
+    unknown = set(doc) - HOST_KEYS - TOP_KEYS
+    if unknown:
+        raise ParseError(source, f"unknown keys {sorted(map(str, unknown))}")
+    entries = _host_entries(doc.get("hosts"), source)
+    defaults = {k: v for k, v in doc.items() if k in HOST_KEYS}
+    config_path = ssh_config or doc.get("ssh_config") or "~/.ssh/config"
+    lookup = _ssh_config(config_path, source)
+    hosts = []
+    for name, entry in entries:
+        try:
+            check_name(name, "host name")
+        except ValueError as exc:
+            raise ParseError(source, str(exc)) from None
+        unknown = set(entry) - HOST_KEYS
+        if unknown:
+            raise ParseError(source, f"host {name}: unknown keys {sorted(map(str, unknown))}")
+        merged = {**defaults, **entry}
+        if "volumes" in defaults and "volumes" in entry:
+            merged["volumes"] = {
+                **_volumes(defaults["volumes"], source),
+                **_volumes(entry["volumes"], source),
+            }
+        hosts.append(_host(name, merged, lookup, source))
+    names = [h.name for h in hosts]
+    if len(set(names)) != len(names):
+        raise ParseError(source, "host names repeat")
+    if not hosts:
+        raise ParseError(source, "no hosts")
+    tofu = doc.get("trust_on_first_use", False)
+    if not isinstance(tofu, bool):
+        raise ParseError(source, "trust_on_first_use must be true or false")
+    return Inventory(
+        hosts=tuple(hosts),
+        known_hosts=str(doc.get("known_hosts") or DEFAULT_KNOWN_HOSTS),
+        trust_on_first_use=tofu,
+        source=source,
+    )
+
+
+def _host_entries(hosts: Any, source: str) -> list[tuple[str, dict]]:
+    """(name, settings) pairs from a mapping or a list of names / one-key mappings."""
+    if isinstance(hosts, Mapping):
+        items = list(hosts.items())
+    elif isinstance(hosts, list):
+        items = []
+        for item in hosts:
+            if isinstance(item, str):
+                items.append((item, {}))
+            elif isinstance(item, Mapping) and "name" in item:
+                items.append((item["name"], {k: v for k, v in item.items() if k != "name"}))
+            elif isinstance(item, Mapping) and len(item) == 1:
+                items.extend(item.items())
+            else:
+                raise ParseError(source, f"cannot read host entry {item!r}")
+    else:
+        raise ParseError(source, "'hosts' must list the hosts (a mapping or a list)")
+    out = []
+    for name, entry in items:
+        if entry is None:
+            entry = {}
+        elif isinstance(entry, str | int | float) and not isinstance(entry, bool):
+            entry = {"hostname": str(entry)}
+        elif not isinstance(entry, Mapping):
+            raise ParseError(source, f"host {name}: settings must be a mapping or an address")
+        out.append((str(name), dict(entry)))
+    return out
+
+
+def _host(name: str, s: dict, lookup, source: str) -> Host:
+    local = s.get("local", False)
+    if not isinstance(local, bool):
+        raise ParseError(source, f"host {name}: local must be true or false")
+    found = {} if local or s.get("hostname") else lookup(name)
+    identity = found.get("identityfile")
+    try:
+        host = Host(
+            name=name,
+            hostname=str(s.get("hostname") or found.get("hostname") or name),
+            port=int(s.get("port") or found.get("port") or 22),
+            user=_opt_str(s.get("user") or found.get("user")),
+            key=_opt_str(s.get("key") or (identity[0] if identity else None)),
+            jump=_opt_str(s.get("jump") or found.get("proxyjump")),
+            workdir=str(s.get("workdir") or DEFAULT_WORKDIR),
+            vdbench=_opt_str(s.get("vdbench")),
+            volumes=_volumes(s.get("volumes") or {}, source),
+            local=local,
+            password_env=_opt_str(s.get("password_env")),
+            passphrase_env=_opt_str(s.get("passphrase_env")),
+            connect_timeout_s=int(s.get("connect_timeout_s") or DEFAULT_CONNECT_TIMEOUT_S),
+            agent=bool(s.get("agent", True)),
+        )
+    except (TypeError, ValueError) as exc:
+        raise ParseError(source, f"host {name}: {exc}") from None
+    if not 0 < host.port < 65536:
+        raise ParseError(source, f"host {name}: port {host.port} out of range")
+    if not host.workdir.startswith("/"):
+        raise ParseError(source, f"host {name}: workdir must be an absolute path")
+    return host
+
+
+def _opt_str(value: Any) -> str | None:
+    return None if value is None else str(value)
+
+
+def _volumes(value: Any, source: str) -> dict[str, str]:
+    """Volume name -> mount point, from a mapping or a list of mount points (named by folder)."""
+    if isinstance(value, Mapping):
+        vols = {str(k): str(v) for k, v in value.items()}
+    elif isinstance(value, list):
+        vols = {os.path.basename(str(v).rstrip("/")) or str(v): str(v) for v in value}
+    else:
+        raise ParseError(source, "volumes must map names to mount points")
+    for name, mount in vols.items():
+        if not mount.startswith("/"):
+            raise ParseError(source, f"volume {name}: mount point {mount!r} is not absolute")
+    return vols
+
+
+def _ssh_config(path: str | os.PathLike, source: str):
+    """A lookup function over an OpenSSH client config (empty when the file is absent)."""
+    from paramiko import SSHConfig
+
+    full = Path(os.path.expanduser(os.fspath(path)))
+    if not full.is_file():
+        return lambda name: {}
+    try:
+        config = SSHConfig.from_path(str(full))
+    except Exception as exc:  # paramiko raises various errors for bad configs
+        raise ParseError(os.fspath(path), f"cannot read ssh config: {exc}") from None
+
+    def lookup(name: str) -> dict:
+        return dict(config.lookup(name))
+
+    return lookup
+
+
+def local_inventory(
+    volumes: Mapping[str, str] | Sequence[str] | None = None,
+    *,
+    name: str | None = None,
+    workdir: str = DEFAULT_WORKDIR,
+) -> Inventory:
+    """This machine alone, run without SSH (the demo's default).
+
+    Parameters
+    ----------
+    volumes : mapping or sequence of str, optional
+        Folders to run the I/O in; default ``<workdir>/data`` (created here).
+    name : str, optional
+        Host name in results (default: this machine's short host name).
+    workdir : str
+        Folder for the runs' files.
+    """
+    from anfperf.runner.local import local_hostname
+
+    if volumes is None:
+        data = os.path.join(workdir, "data")
+        os.makedirs(data, exist_ok=True)
+        volumes = {"local": data}
+    vols = _volumes(volumes if isinstance(volumes, Mapping) else list(volumes), "<local>")
+    host = Host(
+        name=check_name(name or local_hostname(), "host name"),
+        hostname="localhost",
+        local=True,
+        workdir=workdir,
+        volumes=vols,
+    )
+    return Inventory(hosts=(host,), source="<local>")

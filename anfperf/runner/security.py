@@ -1,0 +1,216 @@
+"""Quoting, names and secrets: what keeps remote commands and local paths safe.
+
+Everything anfperf sends to a host is one POSIX shell command line built here from argument
+lists with :func:`shlex.quote`, so a workload name, a path or a parameter holding spaces,
+quotes, ``;`` or ``$(...)`` reaches the program as one literal argument and is never run. Names
+that become local folders (hosts, run ids, output files) are checked so that they cannot climb
+out of the run folder. Host keys are checked against known_hosts unless the user explicitly
+trusts new hosts on first use.
+"""
+
+from __future__ import annotations
+
+import logging
+import os
+import re
+import shlex
+import threading
+from collections.abc import Iterable, Sequence
+from pathlib import Path, PurePosixPath
+
+import paramiko
+import paramiko.hostkeys
+
+log = logging.getLogger(__name__)
+
+DEFAULT_KNOWN_HOSTS = "~/.ssh/known_hosts"
+
+#: Host names, run ids: become folder names, so no separators, no leading dot or dash.
+SAFE_NAME = re.compile(r"^[A-Za-z0-9_][A-Za-z0-9_.@+-]{0,127}$")
+
+#: Run by ``sh -c SCRIPT PIDFILE ARGV...``: records the process-group leader's pid (setsid made
+#: it one), then becomes the program, so that ``kill -- -PID`` later stops the program and every
+#: child it forked (fio's job processes, Vdbench's JVMs).
+_PIDFILE_SCRIPT = 'echo $$ >"$0" && exec "$@"'
+
+#: Stops the program named in a pid file: TERM to its process group first (fio then stops its
+#: jobs and still writes its results; Vdbench stops its JVMs), KILL after `grace` seconds to the
+#: group and every descendant (fio's job processes run in sessions of their own). Waits briefly
+#: for the pid file when the run is just starting. `kill -SIG -PGID`, not `kill -- -PGID`:
+#: dash's built-in kill does not take `--`.
+_KILL_SCRIPT = r"""
+f=$0; grace=$1; i=0
+while [ ! -s "$f" ] && [ $i -lt 20 ]; do sleep 0.1; i=$((i+1)); done
+[ -s "$f" ] || exit 0
+p=$(cat -- "$f")
+case $p in ''|*[!0-9]*) exit 0;; esac
+tree() { for c in $(ps -o pid= --ppid "$1" 2>/dev/null); do echo "$c"; tree "$c"; done; }
+kill -TERM "-$p" 2>/dev/null || exit 0
+i=0
+while kill -0 "-$p" 2>/dev/null; do
+  if [ $i -ge $((grace*10)) ]; then
+    pids=$(tree "$p")
+    kill -KILL "-$p" $pids 2>/dev/null
+    exit 0
+  fi
+  sleep 0.1; i=$((i+1))
+done
+"""
+
+
+def quote(value: str | os.PathLike) -> str:
+    """One shell word that stands for `value` literally."""
+    return shlex.quote(os.fspath(value))
+
+
+def join(argv: Iterable[str | os.PathLike]) -> str:
+    """A shell command line that runs `argv` exactly, every argument quoted."""
+    return " ".join(quote(a) for a in argv)
+
+
+def wrap_command(argv: Sequence[str], workdir: str, pidfile: str) -> str:
+    """The command line that runs `argv` in `workdir` as a process group anfperf can stop.
+
+    ``setsid -w`` starts the program in a session (and process group) of its own and waits for
+    it, so the exit status comes back through SSH, while :func:`kill_command` can stop the whole
+    group by the pid written to `pidfile`.
+    """
+    if not argv:
+        raise ValueError("empty command")
+    return (
+        f"cd -- {quote(workdir)} && exec setsid -w sh -c {quote(_PIDFILE_SCRIPT)} "
+        f"{quote(pidfile)} {join(argv)}"
+    )
+
+
+def kill_command(pidfile: str, grace_s: int = 5) -> str:
+    """The command line that stops the process group recorded in `pidfile` (TERM, then KILL)."""
+    return f"sh -c {quote(_KILL_SCRIPT)} {quote(pidfile)} {int(grace_s)}"
+
+
+def check_name(name: str, what: str = "name") -> str:
+    """`name` when it is safe as a single folder name, else ValueError."""
+    if not isinstance(name, str) or not SAFE_NAME.match(name):
+        raise ValueError(
+            f"{what} {name!r} is not usable as a folder name: use letters, digits and . _ - @ +, "
+            "not starting with '.' or '-'"
+        )
+    return name
+
+
+def check_relative(path: str, what: str = "path") -> str:
+    """`path` when it is a plain relative POSIX path that stays below its folder."""
+    if not isinstance(path, str) or not path or "\0" in path or "\\" in path:
+        raise ValueError(f"{what} {path!r} is not a relative path")
+    pure = PurePosixPath(path)
+    if pure.is_absolute() or any(part in ("..", "") for part in pure.parts) or path.startswith("-"):
+        raise ValueError(f"{what} {path!r} must be relative and stay inside its folder")
+    return pure.as_posix()
+
+
+def inside(base: Path, relative: str) -> Path:
+    """``base / relative``, refusing anything that would land outside `base`."""
+    target = (base / check_relative(relative)).resolve()
+    root = base.resolve()
+    if target != root and root not in target.parents:
+        raise ValueError(f"{relative!r} leaves {base}")
+    return target
+
+
+def redact(text: str, secrets: Iterable[str]) -> str:
+    """`text` with every secret (password, passphrase, key text) replaced by ``***``."""
+    for secret in secrets:
+        if secret and len(secret) >= 4:
+            text = text.replace(secret, "***")
+    return text
+
+
+class TrustOnFirstUse(paramiko.MissingHostKeyPolicy):
+    """Accept an unknown host's key and append it to known_hosts (one writer at a time).
+
+    Paramiko's AutoAddPolicy rewrites the whole file from each client's copy, so hosts first
+    met in parallel would overwrite each other's entries; this appends under a lock instead.
+    """
+
+    _lock = threading.Lock()
+
+    def __init__(self, path: Path):
+        self.path = path
+
+    def missing_host_key(self, client: paramiko.SSHClient, hostname: str, key) -> None:
+        client.get_host_keys().add(hostname, key.get_name(), key)
+        line = paramiko.hostkeys.HostKeyEntry([hostname], key).to_line()
+        with self._lock, open(self.path, "a", encoding="ascii") as fh:
+            fh.write(line)
+        log.warning(
+            "trusted the new %s host key of %s on first use (recorded in %s)",
+            key.get_name(),
+            hostname,
+            self.path,
+        )
+
+
+def host_key_policy(
+    client: paramiko.SSHClient, known_hosts: str | os.PathLike | None, trust_on_first_use: bool
+) -> None:
+    """Make `client` check host keys: known_hosts by default, new keys only when trusted.
+
+    Parameters
+    ----------
+    client : paramiko.SSHClient
+        The client of a Fabric Connection (which would otherwise accept any key).
+    known_hosts : path, optional
+        File of known host keys; default ``~/.ssh/known_hosts``. A host whose key differs from
+        the recorded one is always refused.
+    trust_on_first_use : bool
+        Accept the key of a host not yet in `known_hosts` and record it there. Off by default:
+        an unknown host is refused.
+    """
+    path = Path(os.path.expanduser(os.fspath(known_hosts or DEFAULT_KNOWN_HOSTS)))
+    if path.is_file():
+        client.get_host_keys().load(str(path))
+    if trust_on_first_use:
+        if not path.exists():
+            path.parent.mkdir(parents=True, exist_ok=True, mode=0o700)
+            path.touch(mode=0o600)
+        client.set_missing_host_key_policy(TrustOnFirstUse(path))
+    else:
+        client.set_missing_host_key_policy(paramiko.RejectPolicy())
+
+
+def describe_error(exc: BaseException, secrets: Iterable[str] | None = None) -> str:
+    """A short reason for a failed connection or command, with secrets blanked out.
+
+    The reason names the kind of failure the user can act on: unreachable, authentication
+    refused, host key unknown or changed, connection lost, timed out.
+    """
+    from invoke.exceptions import CommandTimedOut
+    from paramiko.ssh_exception import NoValidConnectionsError
+
+    if isinstance(exc, paramiko.BadHostKeyException):
+        text = (
+            f"host key of {exc.hostname} does not match known_hosts (refused: the host was "
+            "re-installed, or someone is in between)"
+        )
+    elif isinstance(exc, paramiko.AuthenticationException):
+        text = f"authentication refused: {exc}"
+    elif isinstance(exc, paramiko.SSHException) and "known_hosts" in str(exc):
+        text = (
+            f"host key unknown: {exc} (add it to known_hosts, e.g. with ssh-keyscan, or allow "
+            "trust_on_first_use)"
+        )
+    elif isinstance(exc, NoValidConnectionsError):
+        text = f"connection refused ({exc})"
+    elif isinstance(exc, TimeoutError):  # socket.timeout is TimeoutError since 3.10
+        text = f"no answer ({exc or 'timed out'})"
+    elif isinstance(exc, CommandTimedOut):
+        text = f"timed out after {exc.timeout} s"
+    elif isinstance(exc, EOFError | ConnectionError) or (
+        isinstance(exc, paramiko.SSHException) and "not active" in str(exc)
+    ):
+        text = f"connection lost: {exc or type(exc).__name__}"
+    elif isinstance(exc, OSError):
+        text = f"network error: {exc.strerror or exc}"
+    else:
+        text = f"{type(exc).__name__}: {exc}"
+    return redact(text, secrets or ())

@@ -1,0 +1,211 @@
+"""Real OpenSSH servers on loopback addresses (127.0.0.2, 127.0.0.3, ...) for the runner tests.
+
+Each :class:`SshServer` is a real ``/usr/sbin/sshd -D`` with its own generated host key, a
+config that only accepts one generated client key (no passwords, no PAM), running as the
+current user. :class:`SshFleet` starts several and writes the known_hosts file and inventories
+that point at them. Used by tests/runner (fixtures in conftest.py) and benchmarks/bench_fleet.py.
+"""
+
+from __future__ import annotations
+
+import getpass
+import os
+import shutil
+import signal
+import socket
+import subprocess
+import time
+from pathlib import Path
+
+import yaml
+
+SSHD = "/usr/sbin/sshd"
+SSH_KEYGEN = shutil.which("ssh-keygen") or "/usr/bin/ssh-keygen"
+
+
+def sshd_missing() -> str | None:
+    """Why real-sshd tests cannot run here (None when they can)."""
+    if not os.path.exists(SSHD):
+        return f"{SSHD} is missing (Debian package openssh-server; `make sysdeps` installs it)"
+    if not os.path.exists(SSH_KEYGEN):
+        return "ssh-keygen is missing (Debian package openssh-client)"
+    return None
+
+
+def keygen(path: Path, comment: str = "anfperf-test") -> Path:
+    """A new ed25519 key pair at `path` (private) and `path`.pub."""
+    subprocess.run(
+        [SSH_KEYGEN, "-q", "-t", "ed25519", "-N", "", "-C", comment, "-f", str(path)],
+        check=True,
+        capture_output=True,
+    )
+    return path
+
+
+def free_port(address: str) -> int:
+    with socket.socket() as s:
+        s.bind((address, 0))
+        return s.getsockname()[1]
+
+
+class SshServer:
+    """One sshd listening on `address`:`port`, accepting `authorized` public keys."""
+
+    def __init__(self, folder: Path, address: str, authorized: Path):
+        self.folder = folder
+        self.address = address
+        self.port = free_port(address)
+        folder.mkdir(parents=True, exist_ok=True)
+        self.host_key = keygen(folder / "host_key", f"host-{address}")
+        self.config = folder / "sshd_config"
+        # A fresh HOME for the sessions: the remote shell then starts like a new VM's, without
+        # this machine's ~/.bashrc (here it runs `pyenv init`, 0.1 s of CPU per command).
+        self.home = folder / "home"
+        self.home.mkdir(exist_ok=True)
+        self.log = folder / "sshd.log"
+        self.config.write_text(
+            f"ListenAddress {address}\n"
+            f"Port {self.port}\n"
+            f"HostKey {self.host_key}\n"
+            f"AuthorizedKeysFile {authorized}\n"
+            f"PidFile {folder / 'sshd.pid'}\n"
+            "StrictModes no\n"
+            "UsePAM no\n"
+            "PasswordAuthentication no\n"
+            "KbdInteractiveAuthentication no\n"
+            "PermitRootLogin prohibit-password\n"
+            "UseDNS no\n"
+            "PrintMotd no\n"
+            "MaxStartups 100\n"
+            "MaxSessions 50\n"
+            f"SetEnv HOME={self.home}\n"
+            "Subsystem sftp internal-sftp\n"
+            "LogLevel VERBOSE\n"
+        )
+        self.proc: subprocess.Popen | None = None
+
+    @property
+    def known_hosts_line(self) -> str:
+        key_type, key, *_ = (self.host_key.with_suffix(".pub")).read_text().split()
+        return f"[{self.address}]:{self.port} {key_type} {key}\n"
+
+    def start(self) -> SshServer:
+        if os.geteuid() == 0:
+            # sshd refuses to start as root without its privilege-separation folder, which the
+            # Debian service unit normally creates at boot.
+            os.makedirs("/run/sshd", mode=0o755, exist_ok=True)
+        self.proc = subprocess.Popen(
+            [SSHD, "-D", "-e", "-f", str(self.config), "-E", str(self.log)],
+            stdin=subprocess.DEVNULL,
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.DEVNULL,
+        )
+        deadline = time.monotonic() + 10
+        while time.monotonic() < deadline:
+            if self.proc.poll() is not None:
+                raise RuntimeError(f"sshd on {self.address} exited: {self.log.read_text()}")
+            try:
+                with socket.create_connection((self.address, self.port), timeout=0.5) as s:
+                    if s.recv(4).startswith(b"SSH-"):
+                        return self
+            except OSError:
+                time.sleep(0.05)
+        raise RuntimeError(f"sshd on {self.address}:{self.port} did not start")
+
+    def descendants(self) -> list[int]:
+        """Pids of every process below the listener (sessions and what they run)."""
+        if self.proc is None:
+            return []
+        children: dict[int, list[int]] = {}
+        for entry in os.listdir("/proc"):
+            if not entry.isdigit():
+                continue
+            try:
+                stat = Path(f"/proc/{entry}/stat").read_text()
+            except OSError:
+                continue
+            ppid = int(stat.rsplit(")", 1)[1].split()[1])
+            children.setdefault(ppid, []).append(int(entry))
+        out, todo = [], [self.proc.pid]
+        while todo:
+            pid = todo.pop()
+            for child in children.get(pid, []):
+                out.append(child)
+                todo.append(child)
+        return out
+
+    def crash(self) -> None:
+        """The host dies: the listener, every session and everything they run, at once."""
+        pids = [*self.descendants(), self.proc.pid] if self.proc else []
+        for pid in pids:
+            try:
+                os.kill(pid, signal.SIGKILL)
+            except ProcessLookupError:
+                pass
+        if self.proc:
+            self.proc.wait(timeout=5)
+
+    def stop(self) -> None:
+        if self.proc and self.proc.poll() is None:
+            self.proc.terminate()
+            try:
+                self.proc.wait(timeout=5)
+            except subprocess.TimeoutExpired:
+                self.proc.kill()
+                self.proc.wait()
+
+
+class SshFleet:
+    """`n` sshd on 127.0.0.2 ... with one client key, a wrong key and a known_hosts file."""
+
+    def __init__(self, folder: Path, n: int, first: int = 2):
+        self.folder = folder
+        folder.mkdir(parents=True, exist_ok=True)
+        self.client_key = keygen(folder / "client_key")
+        self.wrong_key = keygen(folder / "wrong_key")
+        self.authorized = folder / "authorized_keys"
+        self.authorized.write_text(self.client_key.with_suffix(".pub").read_text())
+        self.servers = [
+            SshServer(folder / f"sshd{i}", f"127.0.0.{first + i}", self.authorized)
+            for i in range(n)
+        ]
+        self.known_hosts = folder / "known_hosts"
+
+    def start(self) -> SshFleet:
+        for server in self.servers:
+            server.start()
+        self.known_hosts.write_text("".join(s.known_hosts_line for s in self.servers))
+        return self
+
+    def stop(self) -> None:
+        for server in self.servers:
+            server.stop()
+
+    def __enter__(self) -> SshFleet:
+        return self.start()
+
+    def __exit__(self, *exc) -> None:
+        self.stop()
+
+    def hosts(self, names: list[str] | None = None) -> dict[str, dict]:
+        names = names or [f"vm{i + 1}" for i in range(len(self.servers))]
+        return {
+            name: {"hostname": s.address, "port": s.port}
+            for name, s in zip(names, self.servers, strict=False)
+        }
+
+    def inventory(
+        self, path: Path, *, key: Path | None = None, extra_hosts: dict | None = None, **top
+    ) -> Path:
+        """Write an inventory YAML for these servers (plus `extra_hosts`) and return its path."""
+        doc = {
+            "user": getpass.getuser(),
+            "key": str(key or self.client_key),
+            "agent": False,
+            "known_hosts": str(self.known_hosts),
+            "connect_timeout_s": 5,
+            "hosts": {**self.hosts(), **(extra_hosts or {})},
+            **top,
+        }
+        path.write_text(yaml.safe_dump(doc, sort_keys=False))
+        return path
