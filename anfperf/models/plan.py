@@ -109,6 +109,10 @@ class Plan:
     client_options: pd.DataFrame = field(repr=False)
 
 
+#: Block size from which a workload without a stated pattern is taken as sequential [KiB].
+LARGE_BLOCK_KIB = 64
+
+
 def plan(
     *,
     bs_kib: float,
@@ -147,7 +151,8 @@ def plan(
     capacity_tib : float
         Capacity the volume must hold [TiB].
     pattern : {'sequential', 'random'}, optional
-        Access pattern: adds the published per-volume and per-client observations.
+        Access pattern, for the published per-volume and per-client observations; default:
+        sequential from :data:`LARGE_BLOCK_KIB` up, else random (said in the reasoning).
     levels : sequence of str
         Service levels to consider.
     vm_sizes : sequence of str, optional
@@ -174,6 +179,12 @@ def plan(
     bw, rate = _target(bw_mib_s, iops, bs_kib)
     if not 0 <= read_pct <= 100:
         raise ModelError("read_pct must be within 0 .. 100")
+    pattern_note = ""
+    if pattern is None:
+        # Without a pattern the per-client and per-volume observations would be left out and a
+        # single small VM could be planned for GiB/s; large blocks are streamed in practice.
+        pattern = "sequential" if bs_kib >= LARGE_BLOCK_KIB else "random"
+        pattern_note = " (assumed from the block size: pass pattern)"
     if capacity_tib < 0 or not math.isfinite(capacity_tib):
         raise ModelError("capacity_tib must be >= 0")
     steps: list[tuple[str, str, str, str]] = [
@@ -182,7 +193,7 @@ def plan(
             f"{bw:,.1f} MiB/s = {rate:,.0f} IOPS",
             f"{bw:.6g}",
             f"{bs_kib:g} KiB blocks, {read_pct:g} % reads"
-            + (f", {pattern}" if pattern else "")
+            + f", {pattern}{pattern_note}"
             + (f", at least {capacity_tib:g} TiB" if capacity_tib else ""),
         )
     ]

@@ -71,3 +71,16 @@ def test_cli_plan_reports_errors(capsys):
     assert main(["plan", "--bw-mib-s", "99999", "--bs-kib", "64"]) == 2
     assert "no service level" in capsys.readouterr().err
     assert main(["plan", "--iops", "10", "--bs-kib", "4", "--price", "Ultra"]) == 2
+
+
+def test_pattern_defaults_from_block_size_so_client_ceilings_apply():
+    # 4,500 MiB/s of 64 KiB reads: one D32s did ~3,500 MiB/s over nconnect (anf_facts.md), so
+    # no plan may rest on a single client, stated pattern or not.
+    implicit = plan(bw_mib_s=4500, bs_kib=64)
+    explicit = plan(bw_mib_s=4500, bs_kib=64, pattern="sequential")
+    assert (implicit.vm_size, implicit.vm_count) == (explicit.vm_size, explicit.vm_count)
+    assert implicit.vm_count >= 2
+    target_why = implicit.reasoning.set_index("step").loc["target", "why"]
+    assert "sequential (assumed from the block size" in target_why
+    small = plan(iops=100_000, bs_kib=4).reasoning.set_index("step").loc["target", "why"]
+    assert "random (assumed" in small
