@@ -5,7 +5,7 @@ BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 NOTEBOOKS := $(wildcard notebooks/*.ipynb)
 # System tools the tests drive for real: Debian package -> a file it installs.
-SYSDEPS := fio:/usr/bin/fio openssh-server:/usr/sbin/sshd
+SYSDEPS := fio:/usr/bin/fio openssh-server:/usr/sbin/sshd iproute2:/bin/ip
 
 .PHONY: install sysdeps test demo bench lint clean
 
@@ -45,6 +45,7 @@ demo: install
 bench: install sysdeps
 	$(BIN)/python benchmarks/bench_ingest.py
 	$(BIN)/python benchmarks/bench_models.py
+	$(BIN)/python benchmarks/bench_fleet.py
 
 clean:
 	rm -rf $(VENV) .pytest_cache .ruff_cache .hypothesis build *.egg-info

@@ -3,7 +3,8 @@
 Each :class:`SshServer` is a real ``/usr/sbin/sshd -D`` with its own generated host key, a
 config that only accepts one generated client key (no passwords, no PAM), running as the
 current user. :class:`SshFleet` starts several and writes the known_hosts file and inventories
-that point at them. Used by tests/runner (fixtures in conftest.py) and benchmarks/bench_fleet.py.
+that point at them. Used by tests/runner (fixtures in conftest.py), tests/runner/netns.py (the
+same servers started inside network namespaces, on port 22) and benchmarks/bench_fleet.py.
 """
 
 from __future__ import annotations
@@ -15,6 +16,7 @@ import signal
 import socket
 import subprocess
 import time
+from collections.abc import Sequence
 from pathlib import Path
 
 import yaml
@@ -49,12 +51,25 @@ def free_port(address: str) -> int:
 
 
 class SshServer:
-    """One sshd listening on `address`:`port`, accepting `authorized` public keys."""
+    """One sshd listening on `address`:`port`, accepting `authorized` public keys.
 
-    def __init__(self, folder: Path, address: str, authorized: Path):
+    `port` defaults to a free one; `prefix` is put before the sshd command line (e.g.
+    ``ip netns exec NS``, where the address lives in another namespace: give the port then).
+    """
+
+    def __init__(
+        self,
+        folder: Path,
+        address: str,
+        authorized: Path,
+        *,
+        port: int | None = None,
+        prefix: Sequence[str] = (),
+    ):
         self.folder = folder
         self.address = address
-        self.port = free_port(address)
+        self.port = port or free_port(address)
+        self.prefix = tuple(prefix)
         folder.mkdir(parents=True, exist_ok=True)
         self.host_key = keygen(folder / "host_key", f"host-{address}")
         self.config = folder / "sshd_config"
@@ -87,7 +102,9 @@ class SshServer:
     @property
     def known_hosts_line(self) -> str:
         key_type, key, *_ = (self.host_key.with_suffix(".pub")).read_text().split()
-        return f"[{self.address}]:{self.port} {key_type} {key}\n"
+        # OpenSSH and Paramiko look port 22 up under the bare address
+        name = self.address if self.port == 22 else f"[{self.address}]:{self.port}"
+        return f"{name} {key_type} {key}\n"
 
     def start(self) -> SshServer:
         if os.geteuid() == 0:
@@ -95,7 +112,7 @@ class SshServer:
             # Debian service unit normally creates at boot.
             os.makedirs("/run/sshd", mode=0o755, exist_ok=True)
         self.proc = subprocess.Popen(
-            [SSHD, "-D", "-e", "-f", str(self.config), "-E", str(self.log)],
+            [*self.prefix, SSHD, "-D", "-e", "-f", str(self.config), "-E", str(self.log)],
             stdin=subprocess.DEVNULL,
             stdout=subprocess.DEVNULL,
             stderr=subprocess.DEVNULL,
@@ -156,18 +173,35 @@ class SshServer:
 
 
 class SshFleet:
-    """`n` sshd on 127.0.0.2 ... with one client key, a wrong key and a known_hosts file."""
+    """`n` sshd on 127.0.0.2 ... with one client key, a wrong key and a known_hosts file.
 
-    def __init__(self, folder: Path, n: int, first: int = 2):
+    Or one sshd per address of `addresses`, each on `port` and started after its entry of
+    `prefixes` (see :class:`SshServer`).
+    """
+
+    def __init__(
+        self,
+        folder: Path,
+        n: int = 2,
+        first: int = 2,
+        *,
+        addresses: Sequence[str] | None = None,
+        port: int | None = None,
+        prefixes: Sequence[Sequence[str]] | None = None,
+    ):
         self.folder = folder
         folder.mkdir(parents=True, exist_ok=True)
         self.client_key = keygen(folder / "client_key")
         self.wrong_key = keygen(folder / "wrong_key")
         self.authorized = folder / "authorized_keys"
         self.authorized.write_text(self.client_key.with_suffix(".pub").read_text())
+        if addresses is None:
+            addresses = [f"127.0.0.{first + i}" for i in range(n)]
+        if prefixes is None:
+            prefixes = [()] * len(addresses)
         self.servers = [
-            SshServer(folder / f"sshd{i}", f"127.0.0.{first + i}", self.authorized)
-            for i in range(n)
+            SshServer(folder / f"sshd{i}", address, self.authorized, port=port, prefix=prefix)
+            for i, (address, prefix) in enumerate(zip(addresses, prefixes, strict=True))
         ]
         self.known_hosts = folder / "known_hosts"
 
