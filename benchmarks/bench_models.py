@@ -1,12 +1,17 @@
 """Accuracy of the models on real runs: fit on the lower half, predict the upper half.
 
 1. fio queue-depth sweep on this machine (4 KiB random reads, iodepth 1 .. 128, libaio with
-   O_DIRECT; psync with a numjobs sweep where O_DIRECT is refused): two passes (up, then down)
-   of 0.5 s per point, the median of the two per depth. The USL is fitted to the lower half of
-   the depths and predicts the upper half's IOPS.
+   O_DIRECT; psync with a numjobs sweep where O_DIRECT is refused): three passes (up, down, up)
+   of 0.5 s per point, the median of the three per depth (an odd count: a true median, so one
+   pass disturbed by other work on the machine does not move it). The throughput curve
+   (USL and MVA, Akaike-weighted: ``fit_throughput_curve``) is fitted to the lower half of the
+   depths and predicts the upper half's IOPS.
 2. Vdbench forthreads=(1..64) run (../shared/corpus/vdbench/RndReadThreads): the same.
-3. Vdbench iorate=curve run (RndReadCurve): the queueing curve fitted to the lighter half of
-   the loads predicts the latency of the heavier half.
+3. Vdbench iorate=curve run (RndReadCurve): the queueing curve, capped by Little's law at the
+   run's configured outstanding I/O, fitted to the lighter half of the loads (10 .. 70 %)
+   predicts the latency of the heavier half (80 .. 100 % and the uncontrolled max run). Also
+   printed: the rate-controlled points alone (the max run's latency, N / X_max, is Little's
+   law once N is known) and the open queue without the cap.
 4. Vdbench 8 KiB random pure-read and pure-write runs predict the 50 % mixed run.
 
 Prints the median absolute percentage error (MdAPE) of each; the target is <= 15 %. Also
@@ -35,11 +40,13 @@ from anfperf.models import (
     check_concurrency,
     fit_mix,
     fit_queueing_latency,
-    fit_usl,
+    fit_throughput_curve,
     mdape_pct,
     mix_throughput,
+    mva_throughput,
     queueing_latency,
     sweep_points,
+    throughput_curve,
     usl,
 )
 
@@ -49,7 +56,7 @@ QUEUE_DEPTHS = [1, 2, 3, 4, 6, 8, 12, 16, 24, 32, 48, 64, 96, 128]
 TARGET_MDAPE_PCT = 15.0
 
 
-def fio_sweep(workdir: Path, depths: list[int], runtime_s: float, repeats: int = 2) -> pd.DataFrame:
+def fio_sweep(workdir: Path, depths: list[int], runtime_s: float, repeats: int = 3) -> pd.DataFrame:
     """Run fio at each queue depth, `repeats` passes (up, down, ...); the tidy frame of all."""
     fio = shutil.which("fio")
     if fio is None:
@@ -90,26 +97,37 @@ def lower_upper(n: int) -> tuple[np.ndarray, np.ndarray]:
 
 
 def loo_mdape(x: np.ndarray, y: np.ndarray) -> float:
-    """Leave-one-out MdAPE of the USL (interpolation and the end points)."""
+    """Leave-one-out MdAPE of the throughput curve (interpolation and the end points)."""
     errs = []
     for i in range(len(x)):
         keep = np.arange(len(x)) != i
-        fit = fit_usl(x[keep], y[keep])
-        errs.append(abs(usl(x[i], **fit) / y[i] - 1) * 100)
+        fit = fit_throughput_curve(x[keep], y[keep])
+        errs.append(abs(throughput_curve(x[i], **fit) / y[i] - 1) * 100)
     return float(np.median(errs))
 
 
 def usl_case(name: str, x: np.ndarray, y: np.ndarray) -> dict:
     lower, upper = lower_upper(len(x))
-    fit = fit_usl(x[lower], y[lower])
-    pred = usl(x[upper], **fit)
+    fit = fit_throughput_curve(x[lower], y[lower])
+    pred = throughput_curve(x[upper], **fit)
+    alone = {
+        "USL": usl(x[upper], **fit.fits["usl"]),
+        "MVA": mva_throughput(x[upper], **fit.fits["mva"]),
+    }
     print(f"\n{name}: fit on concurrency {x[lower].astype(int).tolist()}")
-    print(f"  {fit!r}")
-    for n, meas, p in zip(x[upper], y[upper], pred, strict=True):
-        print(f"  N={n:>5.0f}  measured {meas:>10,.0f}  predicted {p:>10,.0f}  {p / meas - 1:+.1%}")
+    print(f"  {fit!r}\n  {fit.notes[0]}")
+    for n, meas, p, pu, pm in zip(x[upper], y[upper], pred, *alone.values(), strict=True):
+        print(
+            f"  N={n:>5.0f}  measured {meas:>10,.0f}  predicted {p:>10,.0f}  {p / meas - 1:+.1%}"
+            f"   (USL alone {pu / meas - 1:+.1%}, MVA alone {pm / meas - 1:+.1%})"
+        )
+    print(
+        "  MdAPE of each model alone: "
+        + ", ".join(f"{k} {mdape_pct(y[upper], v):.1f} %" for k, v in alone.items())
+    )
     result = {
         "case": name,
-        "model": "USL",
+        "model": "USL+MVA",
         "fit_points": int(lower.sum()),
         "predicted_points": int(upper.sum()),
         "mdape_pct": mdape_pct(y[upper], pred),
@@ -121,6 +139,7 @@ def usl_case(name: str, x: np.ndarray, y: np.ndarray) -> dict:
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--quick", action="store_true", help="one pass of 0.5 s per fio point")
+    parser.add_argument("--repeats", type=int, default=3, help="fio passes per depth (odd)")
     args = parser.parse_args(argv)
     warnings.simplefilter("ignore")  # fits of 4 points warn by design; errors are printed
     results = []
@@ -129,10 +148,16 @@ def main(argv: list[str] | None = None) -> int:
     load1 = os.getloadavg()[0]
     print(f"  load average {load1:.1f} on {os.cpu_count()} CPUs (other work adds noise)")
     with tempfile.TemporaryDirectory(prefix="anfperf-bench-") as tmp:
-        frame = fio_sweep(Path(tmp), QUEUE_DEPTHS, 0.5, repeats=1 if args.quick else 2)
+        frame = fio_sweep(Path(tmp), QUEUE_DEPTHS, 0.5, repeats=1 if args.quick else args.repeats)
     runs = sweep_points(frame, "outstanding", "iops")
     # the median of the passes at each depth
     points = runs.groupby("outstanding", as_index=False)["iops"].median()
+    by_depth = runs.groupby("outstanding")["iops"]
+    spread = (by_depth.max() / by_depth.min() - 1) * 100
+    print(
+        f"  spread of the passes per depth (max / min - 1): median {spread.median():.0f} %, "
+        f"worst {spread.max():.0f} % at {spread.idxmax():g}"
+    )
     print(
         "  "
         + "  ".join(
@@ -165,24 +190,44 @@ def main(argv: list[str] | None = None) -> int:
 
         print("\n3. Vdbench iorate=curve, 8 KiB random read (RndReadCurve)")
         curve = sweep_points(read_vdbench(VDBENCH / "RndReadCurve"), "iops", "lat_mean_ms")
-        load, lat = curve["iops"].to_numpy(), curve["lat_mean_ms"].to_numpy()
+        n_out = curve["configured"].unique()
+        if n_out.size != 1:
+            raise SystemExit(f"the curve's runs differ in outstanding I/O: {n_out}")
+        n_out = float(n_out[0])
+        load = curve["iops"].to_numpy()
+        lat = curve["lat_mean_ms"].to_numpy()
+        # the uncontrolled max run (no rate limit) sorts among the heaviest loads
+        controlled = curve["rate_limit_iops"].notna().to_numpy()
         lower, upper = lower_upper(len(load))
-        qfit = fit_queueing_latency(load[lower], lat[lower])
+        qfit = fit_queueing_latency(load[lower], lat[lower], outstanding=n_out)
         pred = np.asarray(queueing_latency(load[upper], **qfit))
-        print(f"  {qfit!r}")
-        for x, meas, p in zip(load[upper], lat[upper], pred, strict=True):
+        open_fit = fit_queueing_latency(load[lower], lat[lower])
+        open_pred = np.asarray(queueing_latency(load[upper], **open_fit))
+        print(f"  {qfit!r}  ({n_out:g} outstanding I/Os configured)")
+        for x, meas, p, po, c in zip(
+            load[upper], lat[upper], pred, open_pred, controlled[upper], strict=True
+        ):
             print(
-                f"  {x:>8,.0f} IOPS  measured {meas:.3f} ms  predicted {p:.3f} ms  {p / meas - 1:+.1%}"
+                f"  {x:>8,.0f} IOPS  measured {meas:.3f} ms  predicted {p:.3f} ms  "
+                f"{p / meas - 1:+.1%}   (open queue, no cap: {po / meas - 1:+.1%})"
+                + ("" if c else "  <- uncontrolled max run")
             )
+        print(f"  MdAPE open queue, no cap: {mdape_pct(lat[upper], open_pred):.1f} %")
+        ctl = controlled[upper]
+        print(
+            "  rate-controlled points only (the max run's latency N / X_max is Little's law): "
+            f"{mdape_pct(lat[upper][ctl], pred[ctl]):.1f} % "
+            f"(open queue, no cap: {mdape_pct(lat[upper][ctl], open_pred[ctl]):.1f} %)"
+        )
         errs = []
         for i in range(len(load)):
             keep = np.arange(len(load)) != i
-            f = fit_queueing_latency(load[keep], lat[keep])
+            f = fit_queueing_latency(load[keep], lat[keep], outstanding=n_out)
             errs.append(abs(queueing_latency(load[i], **f) / lat[i] - 1) * 100)
         results.append(
             {
                 "case": "Vdbench iorate=curve",
-                "model": "queueing",
+                "model": "queueing+Little",
                 "fit_points": int(lower.sum()),
                 "predicted_points": int(upper.sum()),
                 "mdape_pct": mdape_pct(lat[upper], pred),

@@ -30,7 +30,7 @@ from collections.abc import Callable
 
 import numpy as np
 import pandas as pd
-from scipy.optimize import OptimizeWarning, curve_fit
+from scipy.optimize import OptimizeWarning, brentq, curve_fit, least_squares
 
 from anfperf.errors import ModelError
 from anfperf.models._common import (
@@ -55,16 +55,25 @@ KNEE_FACTOR = 2.0
 #: Share of a fitted maximum the data must reach to count as having seen saturation.
 SATURATION_SHARE = 0.8
 _SERVERS_BOUNDS = (1.0, 64.0)
+#: Largest concurrency :func:`mva_throughput` evaluates (its recursion is one step per I/O).
+MVA_MAX_N = 1_000_000
+#: Largest concurrency :func:`fit_mva_throughput` fits (each evaluation recurses up to it).
+MVA_FIT_MAX_N = 10_000
 
 __all__ = [
     "FewPointsWarning",
     "SaturationWarning",
+    "fit_mva_throughput",
     "fit_queueing_latency",
+    "fit_throughput_curve",
     "fit_usl",
     "kneedle",
+    "mva_throughput",
+    "queueing_closed_max",
     "queueing_iops_at_latency",
     "queueing_knee",
     "queueing_latency",
+    "throughput_curve",
     "usl",
     "usl_concurrency_at_latency",
     "usl_knee",
@@ -278,6 +287,7 @@ def fit_usl(
         params, model="usl", y=y, y_fit=y_fit, cov=cov, ci=ci, notes=notes + saturation
     )
     result.aicc = aicc
+    result.selected = chosen  # the candidate kept: 'usl', 'amdahl' or 'kappa fixed'
     return result
 
 
@@ -484,11 +494,268 @@ def usl_knee(
 
 
 # --------------------------------------------------------------------------------------------
+# Closed queueing network (mean value analysis) and the model-averaged throughput curve
+
+
+def mva_throughput(n: object, demand_ms: float, delay_ms: float) -> np.ndarray | float:
+    """Throughput of a closed loop of N I/Os through one queueing centre and a delay.
+
+    Exact mean value analysis (Reiser & Lavenberg 1980; Lazowska et al., *Quantitative System
+    Performance*, 1984, ch. 6) of the simplest closed network with no think time: every I/O
+    spends `delay_ms` in a centre without queueing (device and path latency, many in parallel)
+    and `demand_ms` at the bottleneck, where it queues:
+    ``R_q(N) = D (1 + Q(N - 1))``, ``X(N) = N / (Z + R_q(N))``, ``Q(N) = X(N) R_q(N)``.
+    Throughput rises as ``N / (D + Z)`` and turns sharply to the ceiling ``1 / D`` past
+    ``N* = (D + Z) / D`` -- a sharper knee than Amdahl's law, whose latency grows linearly in N
+    from the start.
+
+    Parameters
+    ----------
+    n : array-like
+        Concurrency (I/Os in flight) [-], >= 1; between integers the throughput is
+        interpolated linearly.
+    demand_ms : float
+        Service demand at the bottleneck [ms]; ``1000 / demand_ms`` is the ceiling [1/s].
+    delay_ms : float
+        Latency outside the bottleneck, which does not queue [ms].
+
+    Returns
+    -------
+    float or numpy.ndarray
+        Throughput [1/s].
+    """
+    n_arr = np.asarray(n, dtype=float)
+    if not (demand_ms > 0 and delay_ms >= 0 and math.isfinite(demand_ms + delay_ms)):
+        raise ModelError("mva_throughput needs demand_ms > 0 and delay_ms >= 0")
+    if n_arr.size == 0:
+        return _scalar(n_arr)
+    if not (np.all(np.isfinite(n_arr)) and np.all(n_arr >= 1)):
+        raise ModelError("concurrency must be finite and >= 1")
+    top = math.ceil(float(np.max(n_arr)))
+    if top > MVA_MAX_N:
+        raise ModelError(f"concurrency {top} is beyond {MVA_MAX_N}: the recursion is O(N)")
+    d, z = float(demand_ms), float(delay_ms)
+    x = [0.0] * top
+    q = 0.0
+    for i in range(top):  # the recursion: each population from the one below (plain floats)
+        r = d * (1.0 + q)
+        x[i] = (i + 1) / (z + r)
+        q = x[i] * r
+    out = np.interp(n_arr, np.arange(1, top + 1), x) * MS_PER_S
+    return _scalar(out)
+
+
+def fit_mva_throughput(
+    concurrency: object,
+    throughput: object = None,
+    *,
+    x_col: str = "outstanding",
+    y_col: str = "iops",
+) -> FitResult:
+    """Fit :func:`mva_throughput` to (concurrency, IOPS) points.
+
+    Parameters
+    ----------
+    concurrency : array-like or pandas.DataFrame
+        I/Os in flight of each run [-]; or a tidy frame (as in :func:`fit_usl`; rate-limited
+        runs are left out).
+    throughput : array-like, optional
+        IOPS of each run [1/s] (not with a frame).
+    x_col, y_col : str
+        Frame columns.
+
+    Returns
+    -------
+    FitResult
+        ``{'demand_ms', 'delay_ms'}`` -- ``mva_throughput(n, **fit)`` predicts -- and `aicc`
+        (``{'mva': value}``, comparable with :func:`fit_usl`'s: the same relative residuals).
+
+    Raises
+    ------
+    anfperf.ModelError
+        Fewer than 2 distinct concurrencies, a concurrency outside 1 .. 10,000, NaN,
+        non-positive values,
+        constant throughput, or no convergence.
+
+    Warns
+    -----
+    FewPointsWarning
+        Fewer than 6 points.
+    SaturationWarning
+        The highest throughput measured is below 80 % of the fitted ceiling ``1000 / demand_ms``.
+    """
+    x, y = _fit_points(concurrency, throughput, x_col, y_col, uncontrolled=True)
+    x, y = check_points(
+        x, y, x_name="concurrency", y_name="throughput", n_params=2, recommended=RECOMMENDED_POINTS
+    )
+    if np.any(x < 1) or np.max(x) > MVA_FIT_MAX_N:
+        raise ModelError(f"concurrency must be within 1 .. {MVA_FIT_MAX_N} for the MVA fit")
+    # fit log-parameters in ms: both are positive and span orders of magnitude
+    d_ceiling = MS_PER_S / float(np.max(y))  # the ceiling is at least the best rate seen
+
+    def resid(p: np.ndarray) -> np.ndarray:
+        return np.asarray(mva_throughput(x, *np.exp(p))) / y - 1.0
+
+    best = None
+    for share in (1.0, 0.7, 0.4, 0.2):
+        d0 = d_ceiling * share
+        z0 = max(float(np.min(MS_PER_S * x / y)) - d0, 1e-3 * d0)
+        try:
+            with np.errstate(all="ignore"):
+                fit = least_squares(resid, np.log([d0, z0]), method="lm", max_nfev=400)
+        except (ValueError, ModelError):
+            continue
+        if fit.success and np.all(np.isfinite(fit.fun)) and (best is None or fit.cost < best.cost):
+            best = fit
+    if best is None:
+        raise ModelError("the MVA fit did not converge")
+    demand, delay = np.exp(best.x)
+    params = {"demand_ms": float(demand), "delay_ms": float(delay)}
+    cost = float(np.sum(best.fun**2))
+    # covariance of the log-parameters from the Jacobian, carried to the parameters
+    jac = best.jac
+    dof = max(x.size - 2, 1)
+    try:
+        cov_log = np.linalg.inv(jac.T @ jac) * cost / dof
+    except np.linalg.LinAlgError:
+        cov_log = np.full((2, 2), np.nan)
+    vals = np.array([demand, delay])
+    cov = cov_log * np.outer(vals, vals)
+    y_fit = np.asarray(mva_throughput(x, **params))
+    notes = []
+    share = float(np.max(y)) * demand / MS_PER_S
+    if share < SATURATION_SHARE:
+        note = (
+            f"no saturation seen: the highest throughput measured is {share:.0%} of the fitted "
+            f"ceiling 1000 / demand_ms = {MS_PER_S / demand:.4g}, an extrapolation"
+        )
+        notes.append(note)
+        warnings.warn(note, SaturationWarning, stacklevel=2)
+    result = FitResult(params, model="mva_throughput", y=y, y_fit=y_fit, cov=cov, notes=notes)
+    result.aicc = {"mva": _aicc(cost, x.size, 2)}
+    return result
+
+
+def throughput_curve(
+    n: object,
+    lam: float,
+    sigma: float,
+    kappa: float,
+    demand_ms: float,
+    delay_ms: float,
+    usl_weight: float,
+) -> np.ndarray | float:
+    """Model-averaged throughput: ``w usl(N) + (1 - w) mva_throughput(N)``.
+
+    Amdahl's law / the USL and a closed queueing network (:func:`mva_throughput`) are two
+    physical readings of a concurrency sweep: latency growing linearly with N from the start
+    (contention), or flat until a bottleneck saturates (queueing). Below saturation the data
+    often cannot tell them apart, yet they extrapolate to different ceilings. Multimodel
+    inference (Burnham & Anderson, *Model Selection and Multimodel Inference*, 2002, ch. 4)
+    then predicts with the Akaike-weighted average rather than the single best model.
+
+    Parameters
+    ----------
+    n : array-like
+        Concurrency [-].
+    lam, sigma, kappa
+        USL parameters (see :func:`usl`), fitted to IOPS.
+    demand_ms, delay_ms
+        MVA parameters (see :func:`mva_throughput`) [ms].
+    usl_weight : float
+        Akaike weight of the USL [-], 0 .. 1.
+
+    Returns
+    -------
+    float or numpy.ndarray
+        Throughput [1/s].
+    """
+    if not 0.0 <= usl_weight <= 1.0:
+        raise ModelError(f"usl_weight must be within 0 .. 1, got {usl_weight!r}")
+    n_arr = np.asarray(n, dtype=float)
+    out = usl_weight * np.asarray(usl(n_arr, lam, sigma, kappa)) + (1.0 - usl_weight) * (
+        np.asarray(mva_throughput(n_arr, demand_ms, delay_ms))
+    )
+    return _scalar(out)
+
+
+def fit_throughput_curve(
+    concurrency: object,
+    throughput: object = None,
+    *,
+    x_col: str = "outstanding",
+    y_col: str = "iops",
+) -> FitResult:
+    """Fit :func:`throughput_curve`: the USL and the MVA network, weighted by their AICc.
+
+    Both models are fitted to the same points with the same relative residuals
+    (:func:`fit_usl` with kappa='auto', :func:`fit_mva_throughput`); the Akaike weight of the
+    USL is ``1 / (1 + exp((AICc_usl - AICc_mva) / 2))``. A model that fits clearly worse gets
+    next to no weight (a difference of 10 in AICc: < 1 %); where the data cannot tell them
+    apart the prediction lies between their ceilings. Only the points given are used.
+
+    Parameters
+    ----------
+    concurrency, throughput, x_col, y_col
+        As in :func:`fit_usl` (throughput in IOPS).
+
+    Returns
+    -------
+    FitResult
+        ``{'lam', 'sigma', 'kappa', 'demand_ms', 'delay_ms', 'usl_weight'}``, with `aicc`
+        (each model's) and `fits` (the two fits).
+
+    Raises
+    ------
+    anfperf.ModelError
+        Fewer than 3 distinct concurrencies, NaN, non-positive values, constant throughput, or
+        neither model converging.
+    """
+    x, y = _fit_points(concurrency, throughput, x_col, y_col, uncontrolled=True)
+    x, y = check_points(
+        x, y, x_name="concurrency", y_name="throughput", n_params=3, recommended=RECOMMENDED_POINTS
+    )
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        u_fit = fit_usl(x, y)
+        m_fit = fit_mva_throughput(x, y)
+    a_usl = u_fit.aicc[u_fit.selected]
+    a_mva = m_fit.aicc["mva"]
+    if math.isfinite(a_usl) and math.isfinite(a_mva):
+        weight = 1.0 / (1.0 + math.exp(min((a_usl - a_mva) / 2.0, 700.0)))
+        notes = [f"AICc {u_fit.selected} {a_usl:.2f}, mva {a_mva:.2f}: usl_weight {weight:.2f}"]
+    else:  # too few points for AICc (n <= k + 1): nothing to tell the models apart
+        weight = 0.5
+        notes = ["too few points for AICc: the two models weighted equally"]
+    params = {**{k: u_fit[k] for k in ("lam", "sigma", "kappa")}, **m_fit, "usl_weight": weight}
+    y_fit = np.asarray(throughput_curve(x, **params))
+    # a weighted average's own covariance is not defined: the two fits carry theirs
+    cov = np.full((len(params), len(params)), np.nan)
+    cov[:3, :3] = weight * u_fit.cov[:3, :3]
+    cov[3:5, 3:5] = (1.0 - weight) * m_fit.cov
+    # the saturation warnings of the model(s) that carry the weight
+    for w in caught:
+        if issubclass(w.category, SaturationWarning):
+            from_usl = str(w.message) in u_fit.notes
+            if (from_usl and weight >= 0.5) or (not from_usl and weight < 0.5):
+                notes.append(str(w.message))
+                warnings.warn(str(w.message), SaturationWarning, stacklevel=2)
+    result = FitResult(params, model="throughput_curve", y=y, y_fit=y_fit, cov=cov, notes=notes)
+    result.aicc = {u_fit.selected: a_usl, "mva": a_mva}
+    result.fits = {"usl": u_fit, "mva": m_fit}
+    return result
+
+
+# --------------------------------------------------------------------------------------------
 # Queueing response time
 
 
 def queueing_latency(
-    iops: object, lat_min_ms: float, iops_max: float, servers: float = 1.0
+    iops: object,
+    lat_min_ms: float,
+    iops_max: float,
+    servers: float = 1.0,
+    outstanding: float | None = None,
 ) -> np.ndarray | float:
     """Response time of a queueing centre as load grows.
 
@@ -503,16 +770,58 @@ def queueing_latency(
     servers : float
         Parallel servers [-]: 1 is M/M/1, ``R = S / (1 - U)``; more use the common M/M/m
         approximation ``R = S / (1 - U**m)``.
+    outstanding : float, optional
+        Most I/Os the load generator keeps in flight [-] (Vdbench threads x SDs, fio iodepth x
+        numjobs). A closed loop of N I/Os cannot queue more than N, so by Little's law its mean
+        latency at rate X is at most ``N / X`` (reached when every I/O slot is busy, as in an
+        uncontrolled "max" run). Given, the open-queue latency is capped at that bound
+        (an asymptotic bound of operational analysis, Lazowska et al. 1984, ch. 5); it is the
+        latency where the open curve would need more than N in flight, and never inf.
 
     Returns
     -------
     float or numpy.ndarray
-        Mean response time [ms]; inf at or beyond `iops_max`.
+        Mean response time [ms]; inf at or beyond `iops_max` when `outstanding` is not given.
     """
-    u = np.asarray(iops, dtype=float) / float(iops_max)
+    load = np.asarray(iops, dtype=float)
+    u = load / float(iops_max)
     with np.errstate(divide="ignore", invalid="ignore"):
         out = np.where(u < 1.0, lat_min_ms / (1.0 - np.clip(u, 0, None) ** servers), np.inf)
+        if outstanding is not None:
+            out = np.minimum(out, _little_bound_ms(load, outstanding))
     return _scalar(out)
+
+
+def _little_bound_ms(load: np.ndarray, outstanding: float) -> np.ndarray:
+    """Little's law bound on the latency of a closed loop: ``1000 N / X`` [ms]."""
+    with np.errstate(divide="ignore", invalid="ignore"):
+        return np.where(load > 0, MS_PER_S * float(outstanding) / load, np.inf)
+
+
+def queueing_closed_max(
+    lat_min_ms: float, iops_max: float, servers: float = 1.0, outstanding: float | None = None
+) -> float:
+    """Most throughput a closed loop of `outstanding` I/Os gets from the queueing centre.
+
+    Where the open-queue latency reaches the Little's-law bound: ``X R(X) / 1000 = N``.
+
+    Returns
+    -------
+    float
+        Throughput [1/s]; `iops_max` when `outstanding` is not given (an open system).
+    """
+    if outstanding is None:
+        return float(iops_max)
+    if not (math.isfinite(outstanding) and outstanding > 0):
+        raise ModelError(f"outstanding must be a number > 0, got {outstanding!r}")
+
+    def gap(x: float) -> float:
+        return (
+            x * float(queueing_latency(x, lat_min_ms, iops_max, servers)) / MS_PER_S - outstanding
+        )
+
+    hi = float(iops_max) * (1.0 - 1e-12)
+    return float(brentq(gap, 0.0, hi)) if gap(hi) > 0 else hi
 
 
 def fit_queueing_latency(
@@ -520,6 +829,7 @@ def fit_queueing_latency(
     lat_ms: object = None,
     *,
     servers: float | None = None,
+    outstanding: float | None = None,
     x_col: str = "iops",
     y_col: str = "lat_mean_ms",
     bootstrap: int = 0,
@@ -537,6 +847,11 @@ def fit_queueing_latency(
     servers : float, optional
         Fix the number of servers (1 = M/M/1). By default it is fitted (1 .. 64) when there
         are 4 or more distinct loads, else 1.
+    outstanding : float, optional
+        I/Os the load generator kept in flight at most [-] (for a Vdbench ``iorate=curve`` run,
+        threads x SDs; over all hosts: the frame's configured 'outstanding'). Given, the model
+        is capped by Little's law (see :func:`queueing_latency`) in the fit and the result
+        carries it, so ``queueing_latency(x, **fit)`` predicts with the cap.
     x_col, y_col : str
         Frame columns of the load and the latency.
     bootstrap, seed
@@ -545,7 +860,7 @@ def fit_queueing_latency(
     Returns
     -------
     FitResult
-        ``{'lat_min_ms', 'iops_max', 'servers'}``.
+        ``{'lat_min_ms', 'iops_max', 'servers'}``, and ``'outstanding'`` when given.
 
     Raises
     ------
@@ -575,10 +890,17 @@ def fit_queueing_latency(
     fixed_m = 1.0 if servers is None else float(servers)
     if not _SERVERS_BOUNDS[0] <= fixed_m <= _SERVERS_BOUNDS[1]:
         raise ModelError(f"servers must be within {_SERVERS_BOUNDS}")
+    if outstanding is not None:
+        try:
+            outstanding = float(outstanding)
+        except (TypeError, ValueError):
+            raise ModelError(f"outstanding must be a number, got {outstanding!r}") from None
+        if not (math.isfinite(outstanding) and outstanding > 0):
+            raise ModelError(f"outstanding must be a number > 0, got {outstanding!r}")
     xs, ys = float(np.max(x)), float(np.min(y))
 
     def model(load, s, m, k=fixed_m):
-        return np.asarray(queueing_latency(load, s * ys, m * xs, k)) / 1.0
+        return np.asarray(queueing_latency(load, s * ys, m * xs, k, outstanding)) / 1.0
 
     lower = [1e-6, 1.0 + 1e-6] + ([_SERVERS_BOUNDS[0]] if fit_m else [])
     upper = [np.inf, 1e4] + ([_SERVERS_BOUNDS[1]] if fit_m else [])
@@ -602,9 +924,11 @@ def fit_queueing_latency(
         "iops_max": popt[1] * xs,
         "servers": popt[2] if fit_m else fixed_m,
     }
+    if outstanding is not None:
+        params["outstanding"] = outstanding
     scales = np.array([ys, xs] + ([1.0] if fit_m else []))
     cov_fit = pcov * np.outer(scales, scales)
-    cov = np.zeros((3, 3))
+    cov = np.zeros((len(params), len(params)))
     cov[: len(scales), : len(scales)] = cov_fit
     y_fit = np.asarray(queueing_latency(x, **params))
     ci = None
@@ -619,6 +943,8 @@ def fit_queueing_latency(
             ci = {k: (float(lo[i]), float(hi[i])) for i, k in enumerate(names)}
             if not fit_m:
                 ci["servers"] = (fixed_m, fixed_m)
+            if outstanding is not None:
+                ci["outstanding"] = (outstanding, outstanding)
     utilisation = xs / params["iops_max"]
     if utilisation < 0.5:
         note = (
@@ -633,15 +959,20 @@ def fit_queueing_latency(
 
 
 def queueing_iops_at_latency(
-    lat_ms: object, lat_min_ms: float, iops_max: float, servers: float = 1.0
+    lat_ms: object,
+    lat_min_ms: float,
+    iops_max: float,
+    servers: float = 1.0,
+    outstanding: float | None = None,
 ) -> np.ndarray | float:
     """Load at which :func:`queueing_latency` reaches `lat_ms` ("IOPS at 2 ms").
 
     Returns
     -------
     float or numpy.ndarray
-        ``iops_max (1 - lat_min_ms / lat_ms) ** (1 / servers)`` [1/s]; NaN where `lat_ms` is
-        below `lat_min_ms`.
+        ``iops_max (1 - lat_min_ms / lat_ms) ** (1 / servers)`` [1/s], at most the closed
+        loop's maximum (:func:`queueing_closed_max`) when `outstanding` is given; NaN where
+        `lat_ms` is below `lat_min_ms`.
     """
     lat = np.asarray(lat_ms, dtype=float)
     with np.errstate(invalid="ignore", divide="ignore"):
@@ -650,11 +981,17 @@ def queueing_iops_at_latency(
             iops_max * np.clip(1.0 - lat_min_ms / lat, 0, None) ** (1.0 / servers),
             np.nan,
         )
+    if outstanding is not None:
+        out = np.minimum(out, queueing_closed_max(lat_min_ms, iops_max, servers, outstanding))
     return _scalar(out)
 
 
 def queueing_knee(
-    lat_min_ms: float, iops_max: float, servers: float = 1.0, factor: float = KNEE_FACTOR
+    lat_min_ms: float,
+    iops_max: float,
+    servers: float = 1.0,
+    outstanding: float | None = None,
+    factor: float = KNEE_FACTOR,
 ) -> tuple[float, float]:
     """Knee of the response-time curve: where latency reaches `factor` x `lat_min_ms`.
 
@@ -668,7 +1005,8 @@ def queueing_knee(
     if not factor > 1:
         raise ModelError("factor must be > 1")
     lat = factor * lat_min_ms
-    return float(queueing_iops_at_latency(lat, lat_min_ms, iops_max, servers)), float(lat)
+    x = float(queueing_iops_at_latency(lat, lat_min_ms, iops_max, servers, outstanding))
+    return x, float(queueing_latency(x, lat_min_ms, iops_max, servers, outstanding))
 
 
 # --------------------------------------------------------------------------------------------
