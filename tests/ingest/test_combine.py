@@ -95,3 +95,13 @@ def test_percentiles_from_bins_handles_empty_histogram():
     assert np.isnan(percentiles_from_bins({"ns": [1000], "count": [0]})).all()
     merged = merge_bins([{"ns": [1000, 2000], "count": [1, 2]}, {"ns": [2000], "count": [5]}])
     assert merged["ns"].tolist() == [1000, 2000] and merged["count"].tolist() == [1, 7]
+
+
+def test_group_ids_number_groups_like_pandas_groupby_with_missing_keys():
+    from anfperf.ingest.combine import group_ids
+
+    frame = _rows(host=["b", "a", "b", None, "a", None], job=["x", "y", "x", "x", "y", "x"],
+                  step=[1, 0, 1, None, 2, None], direction=["read"] * 6)  # fmt: skip
+    for by in (["host"], ["host", "job"], ["job", "step"], ["run_id", "host", "step"]):
+        expected = frame.groupby(by, sort=False, dropna=False, observed=True).ngroup()
+        assert group_ids(frame, by).tolist() == expected.tolist(), by
