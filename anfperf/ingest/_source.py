@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import gzip
-import io
 import os
 import zlib
 from pathlib import Path
@@ -62,8 +61,3 @@ def decode_text(data: bytes, source: str) -> str:
         return data.decode("utf-8")
     except UnicodeDecodeError:
         return data.decode("latin-1")
-
-
-def text_stream(data: bytes) -> io.StringIO:
-    """A text buffer over `data` for readers that want lines."""
-    return io.StringIO(data.decode("utf-8", errors="replace"))
