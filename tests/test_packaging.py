@@ -46,3 +46,13 @@ def test_version_command():
     )
     assert out.returncode == 0
     assert re.fullmatch(r"anfperf \d+\.\d+\.\d+\S*\n", out.stdout)
+
+
+def test_top_level_api_reads_real_output():
+    import anfperf
+    from tests.conftest import DATA
+
+    frame = anfperf.read(DATA / "vdbench" / "RndRead")
+    assert anfperf.read_many([DATA / "vdbench" / "RndRead"]).equals(frame)
+    assert anfperf.models.threads_needed(3500, 1.14) == 4
+    assert "iops" in set(anfperf.schema.COLUMN_NAMES)
