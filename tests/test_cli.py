@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import shutil
 
 import pandas as pd
@@ -79,3 +80,17 @@ def test_summary_shows_the_cross_host_aggregate_of_a_multi_host_run(capsys):
     assert main(["ingest", str(DATA / "vdbench" / "MultiHostSeqMix")]) == 0
     lines = [ln for ln in capsys.readouterr().out.splitlines() if "SeqMix-" in ln]
     assert len(lines) == 2 and all(" all " in ln for ln in lines)  # not vm1/vm2 as well
+
+
+def test_hostile_file_name_round_trips_through_the_dataset(tmp_path):
+    from tests.conftest import DATA
+
+    name = "a b=c;$(touch pwned)%2F'q\""
+    (tmp_path / "in").mkdir()
+    shutil.copy(DATA / "fio" / "randread_qd4.json", tmp_path / "in" / f"{name}.json")
+    assert main(["ingest", str(tmp_path / "in"), "--out", str(tmp_path / "store")]) == 0
+    assert [p.name for p in (tmp_path / "store").iterdir()] == [
+        "run_id=a%20b%3Dc%3B%24%28touch%20pwned%29%252F%27q%22"
+    ]
+    assert list(pd.read_parquet(tmp_path / "store")["run_id"].unique()) == [name]
+    assert not (tmp_path / "pwned").exists() and not os.path.exists("pwned")
