@@ -39,8 +39,14 @@ lint: install
 test: install sysdeps lint
 	$(BIN)/python -m pytest -q tests $(if $(NOTEBOOKS),--nbval-lax $(NOTEBOOKS))
 
-demo: install
-	$(BIN)/anfperf ingest data/samples --out reports/demo-samples.parquet
+# The demo: a short real fio run on this machine (local executor, no SSH) into data/raw/, then
+# the bundled real samples and every local run ingested, summarised and saved.
+DEMO_VOLUME := $(CURDIR)/data/raw/demo-volume
+demo: install sysdeps
+	mkdir -p $(DEMO_VOLUME)
+	$(BIN)/anfperf run RndRead4k --volume $(DEMO_VOLUME) --set duration_s=3 \
+	  --set file_size_gib=0.0625 --set iodepth=8 --out data/raw --no-progress
+	$(BIN)/anfperf ingest data/samples data/raw --out reports/demo-store
 
 bench: install sysdeps
 	$(BIN)/python benchmarks/bench_ingest.py
