@@ -41,16 +41,8 @@ def _workloads(args: argparse.Namespace) -> int:
     import shlex
     from pathlib import Path
 
-    from anfperf.workloads import (
-        CATALOGUE,
-        WorkloadError,
-        dump_workloads,
-        get_workload,
-        load_workloads,
-        render_diskspd_commands,
-        render_fio_jobfile,
-        render_vdbench,
-    )
+    from anfperf.workloads import CATALOGUE, get_workload, load_workloads
+    from anfperf.workloads.files import catalogue_table, render_files
 
     extra = {w.name: w for path in args.file for w in load_workloads(path)}
     if args.names:
@@ -58,60 +50,24 @@ def _workloads(args: argparse.Namespace) -> int:
     else:
         chosen = list({**CATALOGUE, **extra}.values())
     if not args.names and not args.out and args.tool is None:
-        rows = [("name", "pattern", "bs", "read %", "concurrency", "warm-up/run s", "rate")]
-        for w in chosen:
-            conc = (
-                f"threads {'/'.join(map(str, w.threads))}"
-                if w.threads is not None
-                else f"qd {'/'.join(map(str, w.iodepth))} x {w.numjobs} jobs"
-            )
-            rate = w.rate if w.rate_kind != "curve" else "curve " + "/".join(map(str, w.rate))
-            reads = "/".join(map(str, w.read_pct))
-            if len(w.read_pct) > 3:
-                reads = f"{w.read_pct[0]}..{w.read_pct[-1]}"
-            rows.append(
-                (w.name, w.pattern + (" fill" if w.fill else ""), f"{w.bs_kib:g}k", reads, conc,
-                 f"{w.warmup_s}/{w.duration_s}", str(rate))
-            )  # fmt: skip
-        widths = [max(len(str(r[i])) for r in rows) for i in range(len(rows[0]))]
+        table = catalogue_table(chosen)
+        rows = [list(table.columns), *table.astype(str).to_numpy().tolist()]
+        widths = [max(len(row[i]) for row in rows) for i in range(len(rows[0]))]
         for row in rows:
-            print("  ".join(str(v).ljust(n) for v, n in zip(row, widths, strict=True)).rstrip())
+            print("  ".join(v.ljust(n) for v, n in zip(row, widths, strict=True)).rstrip())
         print(f"\n{len(chosen)} workloads; render with --tool vdbench|fio|diskspd [--out DIR]")
         return 0
-
-    tool = args.tool or "vdbench"
-    volumes = args.volume or ["/mnt/vdb1"]
-    hosts = args.host or []
+    files, errors = render_files(
+        chosen, args.tool or "vdbench", args.volume or ["/mnt/vdb1"], args.host or [],
+        user=args.user, vdbench_dir=args.vdbench_dir, max_iops=args.max_iops,
+    )  # fmt: skip
+    if errors and args.names:  # asked for by name: its failure is the answer
+        raise next(iter(errors.values()))
+    for name, exc in errors.items():
+        print(f"anfperf: skipped {name}: {exc.reason}", file=sys.stderr)
     out = Path(args.out) if args.out else None
     if out is not None:
         out.mkdir(parents=True, exist_ok=True)
-    files: dict[str, str] = {}
-    if tool == "yaml":
-        files["workloads.yml"] = dump_workloads(chosen)
-        chosen = []
-    skipped = 0
-    for w in chosen:
-        try:
-            if tool == "vdbench":
-                files[f"{w.name}.parm"] = render_vdbench(
-                    w, volumes, hosts, user=args.user, vdbench_dir=args.vdbench_dir
-                )
-                continue
-            for host in hosts or [None]:
-                stem = w.name if host is None else f"{w.name}-{host}"
-                kw = {"host": host, "n_hosts": max(len(hosts), 1), "max_iops": args.max_iops}
-                if tool == "fio":
-                    files[f"{stem}.fio"] = render_fio_jobfile(w, volumes, **kw)
-                else:
-                    # every argument is from a checked, quote-free character set, so the
-                    # plain join is also what cmd.exe / PowerShell need (shlex quotes '\\')
-                    cmds = render_diskspd_commands(w, volumes, **kw)
-                    files[f"{stem}.diskspd.txt"] = "".join(" ".join(c) + "\n" for c in cmds)
-        except WorkloadError as exc:
-            if args.names:
-                raise
-            skipped += 1
-            print(f"anfperf: skipped {w.name}: {exc.reason}", file=sys.stderr)
     for name, text in files.items():
         if out is None:
             if len(files) > 1:
@@ -120,7 +76,7 @@ def _workloads(args: argparse.Namespace) -> int:
         else:
             (out / name).write_text(text)
             print(f"wrote {shlex.quote(str(out / name))}")
-    return 1 if skipped else 0
+    return 1 if errors else 0
 
 
 def _plan(args: argparse.Namespace) -> int:

@@ -11,6 +11,7 @@ rd=RndRead,wd=RndRead,sd=("sd*"),threads=25
 
 from anfperf.workloads.catalogue import CATALOGUE, catalogue, get_workload
 from anfperf.workloads.diskspd import render_diskspd_commands
+from anfperf.workloads.files import catalogue_table, render_files
 from anfperf.workloads.fio import fio_sections, render_fio_command, render_fio_jobfile
 from anfperf.workloads.spec import (
     Point,
@@ -30,6 +31,7 @@ __all__ = [
     "Workload",
     "WorkloadError",
     "catalogue",
+    "catalogue_table",
     "check_host",
     "check_name",
     "check_path",
@@ -39,6 +41,7 @@ __all__ = [
     "load_workloads",
     "render_diskspd_commands",
     "render_fio_command",
+    "render_files",
     "render_fio_jobfile",
     "render_vdbench",
 ]
