@@ -7,6 +7,7 @@ exported too. The frame's columns are documented in :mod:`anfperf.schema`.
 
 from __future__ import annotations
 
+import io
 import logging
 import os
 import re
@@ -193,7 +194,7 @@ def read_many(
     for path in expand_paths(paths):
         try:
             if os.path.isdir(path):
-                fmt, data = detect_format(path), b""
+                fmt = detect_format(path)  # a Vdbench run folder
             else:
                 data, source = read_bytes(path)
                 fmt = detect_format(data, source=source)
@@ -208,8 +209,13 @@ def read_many(
                 fio_rows.extend(rows)
             elif fmt == "fio_log":
                 raise ParseError(path, "is a fio log, not a result: read it with read_fio_log()")
-            else:
-                frames.append(_READERS[fmt](path, run_id=run_id))
+            elif fmt == "diskspd":
+                # already in memory: hand the bytes over rather than reading the file again
+                buffer = io.BytesIO(data)
+                buffer.name = source
+                frames.append(read_diskspd_xml(buffer, run_id=run_id))
+            else:  # Vdbench: by path, which finds the run's companion reports next to it
+                frames.append(read_vdbench(path, run_id=run_id))
         except ParseError as exc:
             if errors == "raise":
                 raise
