@@ -208,6 +208,22 @@ def run_definition_links(text: str) -> list[tuple[str, str | None]]:
     return out
 
 
+def rd_instance(line: str, seen: dict[str, int]) -> tuple[str, int] | None:
+    """The run definition a 'Starting RD=' line opens and its 0-based instance.
+
+    For-loops repeat an rd name, one instance each; `seen` counts the instances so far and is
+    updated. None when the line opens no run definition.
+    """
+    if "Starting RD=" not in line:
+        return None
+    m = _STARTING.search(line)
+    if not m:
+        return None
+    job = m.group(1)
+    seen[job] = seen.get(job, -1) + 1
+    return job, seen[job]
+
+
 def starting_lines(text: str) -> list[tuple[str, str | None]]:
     """(rd name, loop text) from the 'Starting RD=' lines, for reports without the link list."""
     out = []
@@ -510,11 +526,9 @@ def parse_host_report(text: str, source: str) -> pd.DataFrame | None:
     step = 0
     for k, line in enumerate(lines):
         if "Starting RD=" in line:
-            m = _STARTING.search(line)
-            if m:
-                job = m.group(1)
-                step = steps.get(job, -1) + 1
-                steps[job] = step
+            started = rd_instance(line, steps)
+            if started:
+                job, step = started
                 columns = None
             continue
         if job is None:

@@ -18,6 +18,7 @@ import pandas as pd
 
 from anfperf.errors import ParseError
 from anfperf.ingest._source import PathOrBuffer, decode_text, read_bytes
+from anfperf.ingest.vdbench_companions import rd_instance
 
 #: Block titles -> direction.
 HISTOGRAM_BLOCKS = {
@@ -31,7 +32,6 @@ HISTOGRAM_BLOCKS = {
 HISTOGRAM_COLUMNS = ["job", "step", "direction", "bin_min_ms", "bin_max_ms", "count"]
 
 _BIN = re.compile(r"^\s*([\d.,]+)\s*<\s*([\d.,]+|max)\s+([\d.,' \u00a0]*\d)\s+[\d.,]+\s+[\d.,]+")
-_START = re.compile(r"Starting RD=([^;<\s]+)")
 
 
 def _ms(token: str) -> float:
@@ -90,11 +90,9 @@ def read_vdbench_histogram(path: PathOrBuffer) -> pd.DataFrame:
     skipped = 0
     for no, line in enumerate(text.splitlines(), 1):
         if "Starting RD=" in line:
-            m = _START.search(line)
-            if m:
-                job = m.group(1)
-                step = seen.get(job, -1) + 1
-                seen[job] = step
+            started = rd_instance(line, seen)
+            if started:
+                job, step = started
                 direction = None
             continue
         stripped = line.strip()
