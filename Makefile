@@ -5,7 +5,8 @@ BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 NOTEBOOKS := $(wildcard notebooks/*.ipynb)
 # System tools the tests drive for real: Debian package -> a file it installs.
-SYSDEPS := fio:/usr/bin/fio openssh-server:/usr/sbin/sshd iproute2:/bin/ip
+# chromium: the browser check of reports (Playwright drives it; no browser download).
+SYSDEPS := fio:/usr/bin/fio openssh-server:/usr/sbin/sshd iproute2:/bin/ip chromium:/usr/bin/chromium
 
 .PHONY: install sysdeps test demo bench lint clean
 
