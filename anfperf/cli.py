@@ -279,6 +279,68 @@ def _run(args: argparse.Namespace) -> int:
     return 0 if manifest.status == "complete" else 1
 
 
+def _report(args: argparse.Namespace) -> int:
+    from pathlib import Path
+
+    from anfperf.report import merge_parameters, parse_value, read_parameters, render_reports
+
+    given = {name: parse_value(value) for name, value in args.parameter or []}
+    stem = Path(args.notebook).stem
+    if args.file:  # one report per file; -p values apply to each
+        sets = [merge_parameters(read_parameters(f), given) for f in args.file]
+        names = [f"{stem}-{Path(f).stem}" for f in args.file]
+    else:
+        sets, names = [given], [stem]
+    results = render_reports(
+        args.notebook, sets, names=names, out_dir=args.out, show_code=args.show_code,
+        cwd=args.cwd, processes=args.jobs, progress=len(sets) > 1 and sys.stderr.isatty(),
+    )  # fmt: skip
+    for r in results:
+        if r.ok:
+            print(f"wrote {r.html} ({r.duration_s:.1f} s)")
+            continue
+        print(f"anfperf: report {r.name} failed: {r.error}", file=sys.stderr)
+        if r.error.html:
+            print(f"anfperf: partial report: {r.error.html}", file=sys.stderr)
+    return 0 if all(r.ok for r in results) else 1
+
+
+def _add_report_parser(sub: argparse._SubParsersAction) -> None:
+    rep = sub.add_parser(
+        "report",
+        help="run a parameterized notebook into a self-contained HTML report",
+        description="Run NOTEBOOK with papermill and write the executed notebook and one HTML "
+        "file to --out: plotly.js inside (works offline), code hidden unless --show-code, the "
+        "anfperf version, parameters and SHA-256 of every input file at the top. Several -f "
+        "files make one report each, in parallel. Exit status 1 when a report fails (its "
+        "partial notebook and HTML are kept).",
+    )
+    rep.add_argument("notebook", metavar="NOTEBOOK")
+    rep.add_argument(
+        "-p",
+        "--parameter",
+        nargs=2,
+        action="append",
+        metavar=("NAME", "VALUE"),
+        help="a parameter; VALUE is parsed as YAML (8, 0.5, [a, b], null); relative paths are "
+        "relative to the notebook's folder (repeatable)",
+    )
+    rep.add_argument(
+        "-f",
+        "--file",
+        action="append",
+        metavar="YAML",
+        help="parameters from a YAML mapping; several files make one report each (repeatable)",
+    )
+    rep.add_argument("--out", default="reports", metavar="DIR", help="default reports/")
+    rep.add_argument("--show-code", action="store_true", help="show the code cells")
+    rep.add_argument("--jobs", type=int, metavar="N", help="reports at once (default: CPUs)")
+    rep.add_argument(
+        "--cwd", metavar="DIR", help="folder the notebook runs in (default: its own folder)"
+    )
+    rep.set_defaults(func=_report)
+
+
 def _add_hosts_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument(
         "--hosts",
@@ -406,6 +468,7 @@ def build_parser() -> argparse.ArgumentParser:
     )
     wl.set_defaults(func=_workloads)
     _add_plan_parser(sub)
+    _add_report_parser(sub)
     return parser
 
 

@@ -40,3 +40,75 @@ class RemoteError(AnfperfError):
 
 class ModelError(AnfperfError, ValueError):
     """A model cannot be fitted or evaluated with the data given."""
+
+
+class ReportError(AnfperfError):
+    """A report could not be made: a notebook cell raised, or the notebook could not run.
+
+    When a cell raised, the partial executed notebook and its HTML are kept, so that the user
+    sees where the run stopped; their paths are in ``ipynb`` and ``html``.
+
+    Parameters
+    ----------
+    notebook : str or os.PathLike
+        The notebook the report was made from.
+    reason : str
+        What went wrong, in words a user can act on.
+    cell_index : int, optional
+        0-based index of the failing cell in ``notebook`` (markdown cells count; papermill's
+        injected-parameters cell does not).
+    ename, evalue : str, optional
+        Name and value of the exception the cell raised (``'ZeroDivisionError'``,
+        ``'division by zero'``).
+    execution_count : int, optional
+        The failing cell's ``In [n]`` number in the executed notebook.
+    name : str, optional
+        The report's name.
+    ipynb, html : str or os.PathLike, optional
+        The partial executed notebook and its HTML, when they were written.
+    """
+
+    def __init__(
+        self,
+        notebook: str | os.PathLike,
+        reason: str,
+        *,
+        cell_index: int | None = None,
+        ename: str | None = None,
+        evalue: str | None = None,
+        execution_count: int | None = None,
+        name: str | None = None,
+        ipynb: str | os.PathLike | None = None,
+        html: str | os.PathLike | None = None,
+    ):
+        self.notebook = os.fspath(notebook)
+        self.reason = reason
+        self.cell_index = cell_index
+        self.ename = ename
+        self.evalue = evalue
+        self.execution_count = execution_count
+        self.name = name
+        self.ipynb = os.fspath(ipynb) if ipynb is not None else None
+        self.html = os.fspath(html) if html is not None else None
+        super().__init__(self._message())
+
+    def _message(self) -> str:
+        where = (
+            self.notebook if self.cell_index is None else f"{self.notebook}, cell {self.cell_index}"
+        )
+        if self.execution_count is not None:
+            where += f" (In [{self.execution_count}])"
+        return f"{where}: {self.reason}"
+
+    def __reduce__(self):
+        # keyword-only fields do not survive the default Exception pickling (which replays
+        # self.args); reports made in worker processes send their errors back pickled
+        fields = ("cell_index", "ename", "evalue", "execution_count", "name", "ipynb", "html")
+        return (
+            _rebuild_report_error,
+            (self.notebook, self.reason, {f: getattr(self, f) for f in fields}),
+        )
+
+
+def _rebuild_report_error(notebook: str, reason: str, fields: dict) -> ReportError:
+    return ReportError(notebook, reason, **fields)

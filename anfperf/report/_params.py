@@ -1,0 +1,201 @@
+"""Report parameters: YAML files and ``-p NAME VALUE`` pairs, the notebook's declared
+parameters, and the SHA-256 of every input a parameter names."""
+
+from __future__ import annotations
+
+import ast
+import hashlib
+import os
+from collections.abc import Iterable, Mapping
+from pathlib import Path
+from typing import Any
+
+from anfperf.errors import ReportError
+
+_CHUNK = 1 << 20  # bytes read at a time while hashing
+
+
+def parse_value(text: str) -> Any:
+    """A parameter value given on the command line, parsed as YAML (like papermill's ``-y``).
+
+    ``'8'`` -> 8, ``'0.5'`` -> 0.5, ``'[a, b]'`` -> ['a', 'b'], ``'null'`` -> None,
+    ``'data/raw'`` -> 'data/raw'.
+    """
+    import yaml
+
+    try:
+        return yaml.safe_load(text)
+    except yaml.YAMLError:
+        return text  # not YAML (e.g. an unbalanced bracket in a name): the text itself
+
+
+def read_parameters(path: str | os.PathLike) -> dict[str, Any]:
+    """The parameters of one report from a YAML file (a mapping of name to value).
+
+    Raises
+    ------
+    ReportError
+        When the file cannot be read or is not a YAML mapping with string keys.
+    """
+    import yaml
+
+    try:
+        data = yaml.safe_load(Path(path).read_text(encoding="utf-8"))
+    except (OSError, yaml.YAMLError) as exc:
+        raise ReportError(path, f"cannot read the parameters: {exc}") from exc
+    if data is None:
+        return {}
+    if not isinstance(data, Mapping) or not all(isinstance(k, str) for k in data):
+        raise ReportError(
+            path, f"parameters must be a YAML mapping of name: value, not {type(data).__name__}"
+        )
+    return dict(data)
+
+
+def merge_parameters(*sets: Mapping[str, Any] | None) -> dict[str, Any]:
+    """Later sets win: ``merge_parameters(from_file, from_command_line)``."""
+    merged: dict[str, Any] = {}
+    for s in sets:
+        merged.update(s or {})
+    return merged
+
+
+def declared_parameters(notebook: str | os.PathLike) -> dict[str, dict]:
+    """The parameters of a notebook's cell tagged ``parameters``, with their ``# help:``.
+
+    Returns
+    -------
+    dict
+        name -> {'name', 'inferred_type_name', 'default' (source text), 'help'}; empty when
+        the notebook has no parameters cell.
+    """
+    import papermill
+
+    return papermill.inspect_notebook(str(notebook))
+
+
+def check_parameters(
+    notebook: str | os.PathLike, parameters: Mapping[str, Any], declared: Mapping[str, dict]
+) -> None:
+    """Raise :class:`ReportError` for names the notebook does not declare (typos).
+
+    papermill only logs a warning and runs the report with the default, which makes a report
+    of the wrong thing; a notebook without a parameters cell accepts anything.
+    """
+    unknown = sorted(set(parameters) - set(declared))
+    if declared and unknown:
+        raise ReportError(
+            notebook,
+            f"unknown parameter{'s' if len(unknown) > 1 else ''} {', '.join(unknown)}; "
+            f"the notebook takes: {', '.join(declared)}",
+        )
+
+
+def _literal(text: str) -> tuple[bool, Any]:
+    try:
+        return True, ast.literal_eval(text)
+    except (ValueError, SyntaxError, TypeError, MemoryError, RecursionError):
+        return False, None
+
+
+def parameter_rows(parameters: Mapping[str, Any], declared: Mapping[str, dict]) -> list[dict]:
+    """Every parameter the report ran with: the given ones and the notebook's defaults.
+
+    Returns
+    -------
+    list of dict
+        {'name', 'value' (Python source text), 'default' (bool), 'help'}, in the notebook's
+        order, then given names the notebook does not declare.
+    """
+    rows = []
+    for name, spec in declared.items():
+        if name in parameters:
+            rows.append({"name": name, "value": repr(parameters[name]), "default": False})
+        else:
+            rows.append({"name": name, "value": str(spec.get("default")), "default": True})
+        rows[-1]["help"] = _help_text(spec.get("help") or "")
+    for name, value in parameters.items():
+        if name not in declared:
+            rows.append({"name": name, "value": repr(value), "default": False, "help": ""})
+    return rows
+
+
+def _help_text(comment: str) -> str:
+    # papermill keeps the whole comment; the `help:` marker is notebook syntax, not meaning
+    text = comment.strip()
+    return text[5:].strip() if text.lower().startswith("help:") else text
+
+
+def effective_values(parameters: Mapping[str, Any], declared: Mapping[str, dict]) -> dict:
+    """name -> value the notebook runs with (defaults evaluated when they are literals)."""
+    values = {}
+    for name, spec in declared.items():
+        ok, value = _literal(str(spec.get("default")))
+        if ok:
+            values[name] = value
+    values.update(parameters)
+    return values
+
+
+def _path_strings(value: Any) -> list[str]:
+    if isinstance(value, str | os.PathLike):
+        return [os.fspath(value)]
+    if isinstance(value, list | tuple):
+        return [os.fspath(v) for v in value if isinstance(v, str | os.PathLike)]
+    return []
+
+
+def sha256_file(path: str | os.PathLike) -> str:
+    """Hex SHA-256 of a file's bytes."""
+    digest = hashlib.sha256()
+    with open(path, "rb") as f:
+        while chunk := f.read(_CHUNK):
+            digest.update(chunk)
+    return digest.hexdigest()
+
+
+def input_checksums(values: Mapping[str, Any], cwd: str | os.PathLike) -> list[dict]:
+    """SHA-256 of every file a parameter names (a file, or every file under a folder).
+
+    Parameters
+    ----------
+    values : mapping
+        Parameter name -> value; strings and lists of strings that are existing paths count.
+    cwd : str or os.PathLike
+        The folder the notebook runs in: relative paths are relative to it, as in the notebook.
+
+    Returns
+    -------
+    list of dict
+        {'parameter', 'path' (as the notebook sees it), 'bytes', 'sha256'}, files of a folder
+        in sorted order.
+    """
+    # TODO(provenance): switch to anfperf.provenance.input_checksums once it exists, so that
+    # reports and run manifests hash inputs the same way.
+    cwd = Path(cwd)
+    rows = []
+    for name, value in values.items():
+        for text in _path_strings(value):
+            if not text:
+                continue
+            path = cwd / text  # an absolute `text` replaces cwd
+            if path.is_file():
+                files: Iterable[tuple[str, Path]] = [(text, path)]
+            elif path.is_dir():
+                files = (
+                    (os.path.join(text, p.relative_to(path).as_posix()), p)
+                    for p in sorted(path.rglob("*"))
+                    if p.is_file()
+                )
+            else:
+                continue
+            for shown, p in files:
+                rows.append(
+                    {
+                        "parameter": name,
+                        "path": shown,
+                        "bytes": p.stat().st_size,
+                        "sha256": sha256_file(p),
+                    }
+                )
+    return rows
