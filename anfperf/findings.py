@@ -224,6 +224,50 @@ def iops_at_latency_measured(iops: np.ndarray, lat_ms: np.ndarray, lat_slo_ms: f
     return float(x0 + (lat_slo_ms - y0) * (x1 - x0) / (y1 - y0)) if y1 != y0 else float(x1)
 
 
+def operating_point(frame: pd.DataFrame, *, run_id: str | None = None) -> dict:
+    """The whole-run point set against the ANF bandwidth model: the highest MiB/s measured.
+
+    Parameters
+    ----------
+    frame : pandas.DataFrame
+        Tidy frame (:mod:`anfperf.schema`).
+    run_id : str, optional
+        Only this run's points; None = every run's.
+
+    Returns
+    -------
+    dict
+        run_id, job, step, label (``"run / job"``), bw_mib_s, iops, bs_kib, read_pct (100 when
+        the tool did not say) and pattern (None when unknown) of that point.
+
+    Raises
+    ------
+    anfperf.AnfperfError
+        No whole-run point with a throughput (or none of `run_id`).
+    """
+    rows = summary_rows(frame)
+    if run_id is not None:
+        rows = rows[rows["run_id"] == run_id]
+    bw = pd.to_numeric(rows["bw_mib_s"], errors="coerce")
+    if not bw.notna().any():
+        where = f"run {run_id!r}" if run_id is not None else "the data"
+        raise AnfperfError(f"no whole-run throughput in {where} to set against the ANF model")
+    row = rows.loc[bw.idxmax()]
+    read_pct = pd.to_numeric(row.get("read_pct"), errors="coerce")
+    pattern = row.get("pattern")
+    return {
+        "run_id": str(row["run_id"]),
+        "job": str(row["job"]),
+        "step": int(row["step"]) if pd.notna(row.get("step")) else None,
+        "label": f"{row['run_id']} / {row['job']}",
+        "bw_mib_s": float(row["bw_mib_s"]),
+        "iops": float(row["iops"]),
+        "bs_kib": float(row["bs_kib"]),
+        "read_pct": 100.0 if pd.isna(read_pct) else float(read_pct),
+        "pattern": None if pd.isna(pattern) else str(pattern),
+    }
+
+
 def quota_check(
     measured_bw_mib_s: float,
     *,

@@ -132,3 +132,21 @@ def test_bad_input_gets_a_clear_error():
         findings.key_numbers(anfperf.read(QD_SWEEP), lat_slo_ms=0)
     with pytest.raises(AnfperfError, match="no runs"):
         findings.sentences(findings.key_numbers(anfperf.read(QD_SWEEP)).iloc[:0])
+
+
+def test_operating_point_is_the_highest_whole_run_throughput(frame):
+    # QD sweep: the highest MiB/s straight from the JSON, over every job.
+    jobs = json.loads(QD_SWEEP.read_text())["jobs"]
+    best = max(jobs, key=lambda j: j["read"]["bw_bytes"])
+    point = findings.operating_point(frame, run_id="qd_sweep_randread4k")
+    assert point["job"] == best["jobname"]
+    assert point["bw_mib_s"] == pytest.approx(best["read"]["bw_bytes"] / 2**20, rel=1e-9)
+    assert (point["bs_kib"], point["read_pct"], point["pattern"]) == (4.0, 100.0, "random")
+    # Over every run: SeqWrite's 26-thread point, as in its summary.html.
+    overall = findings.operating_point(frame)
+    assert overall["run_id"] == "SeqWrite"
+    seq = summary_avg("SeqWrite")
+    assert overall["bw_mib_s"] == pytest.approx(seq["bw_mib_s"].max(), abs=5e-3)
+    assert overall["job"] == seq["rd"][int(np.argmax(seq["bw_mib_s"]))]
+    with pytest.raises(AnfperfError, match="no whole-run throughput in run 'nope'"):
+        findings.operating_point(frame, run_id="nope")
