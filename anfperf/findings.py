@@ -94,12 +94,21 @@ def _distinct(rows: pd.DataFrame, col: str) -> int:
     return int(pd.to_numeric(rows[col], errors="coerce").dropna().nunique()) if col in rows else 0
 
 
+def _swept(run: pd.DataFrame, col: str, fixed: list[str]) -> bool:
+    """Whether `col` takes MIN_SWEEP_POINTS or more values among rows alike in `fixed`."""
+    keys = [run[c].astype(object).where(run[c].notna(), "") for c in fixed if c in run]
+    groups = run.groupby(keys, dropna=False) if keys else [(None, run)]
+    return any(_distinct(g, col) >= MIN_SWEEP_POINTS for _, g in groups)
+
+
 def _kind(run: pd.DataFrame) -> str:
     if _distinct(run, "rate_limit_iops") >= MIN_SWEEP_POINTS - 1 and len(run) >= MIN_SWEEP_POINTS:
         return KIND_RATE  # curve steps: a few rate-limited points and the uncontrolled maximum
-    if _distinct(run, "read_pct") >= MIN_SWEEP_POINTS:
+    # a sweep varies one thing: the points compared share the block size (and, for a
+    # concurrency sweep, the read share); a run of different workloads is no sweep
+    if _swept(run, "read_pct", ["bs_kib"]):
         return KIND_MIX
-    if _distinct(run, "configured") >= MIN_SWEEP_POINTS:
+    if _swept(run, "configured", ["bs_kib", "read_pct"]):
         return KIND_CONCURRENCY
     return KIND_SINGLE
 
