@@ -37,6 +37,17 @@ def _ingest(args: argparse.Namespace) -> int:
     return 1 if skipped else 0
 
 
+def _runs(args: argparse.Namespace) -> int:
+    from anfperf.store import list_runs
+    from anfperf.summary import format_table
+
+    runs = list_runs(args.store)
+    runs["start"] = runs["start"].dt.strftime("%Y-%m-%d %H:%M:%S")
+    print(format_table(runs, max_rows=args.max_rows))
+    print(f"\n{len(runs)} runs, {int(runs['rows'].sum())} rows in {args.store}")
+    return 0
+
+
 def _workloads(args: argparse.Namespace) -> int:
     import shlex
     from pathlib import Path
@@ -388,6 +399,16 @@ def build_parser() -> argparse.ArgumentParser:
     )
     ingest.add_argument("--run-id", help="run identifier for all rows (default: from the paths)")
     ingest.set_defaults(func=_ingest)
+
+    runs = sub.add_parser(
+        "runs",
+        help="list the runs of a store: run id, tool, workloads, hosts, start, rows",
+        description="List the runs of a Parquet store (anfperf ingest --out DIR) without "
+        "loading their rows (DuckDB reads the store).",
+    )
+    runs.add_argument("store", metavar="STORE")
+    runs.add_argument("--max-rows", type=int, default=200, help="rows shown at most")
+    runs.set_defaults(func=_runs)
 
     pre = sub.add_parser(
         "preflight",

@@ -5,15 +5,19 @@ from __future__ import annotations
 import pandas as pd
 
 SUMMARY_COLUMNS = [
-    "run_id", "tool", "host", "job", "step", "loop", "pattern", "bs_kib", "read_pct",
-    "outstanding", "iops", "bw_mib_s", "lat_mean_ms", "lat_p99_ms",
+    "run_id", "tool", "host", "job", "step", "loop", "pattern", "bs_kib", "read_pct", "outstanding",
+    "hosts", "iops", "bw_mib_s", "lat_mean_ms", "lat_p99_ms",
 ]  # fmt: skip
 
 
 def summary_table(frame: pd.DataFrame) -> pd.DataFrame:
-    """Whole-run 'total' rows, one per run x host x job, with the headline numbers.
+    """The headline table: one row per run x job step, all hosts together.
 
-    Where a run has a cross-host aggregate (host 'all'), only the aggregate is shown.
+    The rows are :func:`anfperf.models.summary_rows` (what the models and
+    :func:`anfperf.findings.key_numbers` use, so the table and the conclusions agree): whole-run,
+    non-warm-up, 'total' rows; a run's cross-host aggregate (host 'all') where it has one, else
+    its hosts added up (rates add, mean latency IOPS-weighted; percentiles cannot be added up
+    without histograms and are left empty).
 
     Parameters
     ----------
@@ -23,13 +27,25 @@ def summary_table(frame: pd.DataFrame) -> pd.DataFrame:
     Returns
     -------
     pandas.DataFrame
-        Columns :data:`SUMMARY_COLUMNS`; IOPS [1/s], MiB/s, latencies [ms].
+        Columns :data:`SUMMARY_COLUMNS`: `host` is the client host, or 'all' for several;
+        `outstanding` is the configured concurrency over all
+        hosts, `hosts` the client hosts that ran the step; IOPS [1/s], MiB/s, latencies [ms].
     """
-    rows = frame[frame["is_summary"] & (frame["direction"] == "total")]
-    is_all = rows["host"] == "all"
-    has_all = is_all.groupby(rows["run_id"]).transform("any")
-    rows = rows[~has_all | is_all]
-    return rows[SUMMARY_COLUMNS].reset_index(drop=True)
+    from anfperf.models._common import summary_rows
+
+    rows = summary_rows(frame)
+    hosts = frame[frame["host"].astype(str) != "all"]
+    # per run and job, not step: fio client/server numbers each server's instance as a step
+    counts = hosts.groupby([hosts["run_id"].astype(str), hosts["job"].astype(str)])[
+        "host"
+    ].nunique()
+    key = zip(rows["run_id"].astype(str), rows["job"].astype(str), strict=True)
+    out = rows.rename(columns={"outstanding": "_outstanding", "configured": "outstanding"})
+    out["hosts"] = [int(counts.get(k, 1)) for k in key]
+    out["outstanding"] = pd.to_numeric(out["outstanding"], errors="coerce").astype("Int64")
+    for col in ("job", "loop", "run_id"):
+        out[col] = out[col].replace("", pd.NA)
+    return out.sort_values("run_id", kind="stable")[SUMMARY_COLUMNS].reset_index(drop=True)
 
 
 def format_table(table: pd.DataFrame, *, max_rows: int = 60) -> str:

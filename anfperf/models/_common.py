@@ -317,6 +317,9 @@ def _add_hosts(rows: pd.DataFrame, keys: list[str]) -> pd.DataFrame:
     first = {c: "first" for c in work.columns if c not in sums and c not in keys}
     out = work.groupby(keys, dropna=False, sort=False).agg({**sums, **first}).reset_index()
     out["lat_mean_ms"] = out["_wlat"] / out["iops"]
+    # one host's percentiles are not the hosts' percentiles (that needs their histograms)
+    for col in [c for c in out.columns if c.startswith("lat_p") or c == "lat_std_ms"]:
+        out[col] = np.nan
     out["host"] = "all"
     return out.drop(columns="_wlat")
 
