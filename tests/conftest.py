@@ -1,8 +1,9 @@
-"""Shared test helpers: where the real data lives."""
+"""Shared test helpers: where the real data lives, and a real local fio run."""
 
 from __future__ import annotations
 
 import os
+import shutil
 from pathlib import Path
 
 import pytest
@@ -21,3 +22,35 @@ def require_corpus(path: Path = PUBLIC) -> Path:
             pytest.fail(f"{path} is missing: CI must provide ../shared/corpus")
         pytest.skip(f"{path} not present (outside CI)")
     return path
+
+
+def require(reason: str | None) -> None:
+    """Skip with `reason` outside CI; in CI (CI=true) what a test needs must be there: fail."""
+    if reason:
+        if os.environ.get("CI") == "true":
+            pytest.fail(f"CI must run this test: {reason}")
+        pytest.skip(reason)
+
+
+@pytest.fixture(scope="session")
+def fio_bin() -> str:
+    require(None if shutil.which("fio") else "fio is not installed (Debian package fio)")
+    return shutil.which("fio")
+
+
+@pytest.fixture(scope="session")
+def local_fio_run(fio_bin, tmp_path_factory) -> Path:
+    """A real run through the runner on this machine: two tiny fio workloads, with manifest.
+
+    Returns the run folder (manifest.json and the host's fio JSON outputs).
+    """
+    from anfperf.cli import main
+
+    base = tmp_path_factory.mktemp("localrun")
+    (base / "vol").mkdir()
+    args = ["run", "RndRead", "SeqWrite", "--tool", "fio", "--volume", str(base / "vol"),
+            "--out", str(base / "raw"), "--set", "duration_s=1", "--set", "warmup_s=0",
+            "--set", "file_size_gib=0.004", "--set", "threads=2"]  # fmt: skip
+    assert main(args) == 0
+    (run_dir,) = (base / "raw").iterdir()
+    return run_dir

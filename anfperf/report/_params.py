@@ -4,9 +4,8 @@ parameters, and the SHA-256 of every input a parameter names."""
 from __future__ import annotations
 
 import ast
-import hashlib
 import os
-from collections.abc import Iterable, Mapping
+from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
@@ -145,15 +144,6 @@ def _path_strings(value: Any) -> list[str]:
     return []
 
 
-def sha256_file(path: str | os.PathLike) -> str:
-    """Hex SHA-256 of a file's bytes."""
-    digest = hashlib.sha256()
-    with open(path, "rb") as f:
-        while chunk := f.read(_CHUNK):
-            digest.update(chunk)
-    return digest.hexdigest()
-
-
 def input_checksums(values: Mapping[str, Any], cwd: str | os.PathLike) -> list[dict]:
     """SHA-256 of every file a parameter names (a file, or every file under a folder).
 
@@ -170,30 +160,22 @@ def input_checksums(values: Mapping[str, Any], cwd: str | os.PathLike) -> list[d
         {'parameter', 'path' (as the notebook sees it), 'bytes', 'sha256'}, files of a folder
         in sorted order.
     """
-    # TODO(provenance): switch to anfperf.provenance.input_checksums once it exists, so that
-    # reports and run manifests hash inputs the same way.
+    from anfperf.provenance import files_under, sha256_file
+
     cwd = Path(cwd)
     rows = []
     for name, value in values.items():
         for text in _path_strings(value):
             if not text:
                 continue
-            path = cwd / text  # an absolute `text` replaces cwd
-            if path.is_file():
-                files: Iterable[tuple[str, Path]] = [(text, path)]
-            elif path.is_dir():
-                files = (
-                    (os.path.join(text, p.relative_to(path).as_posix()), p)
-                    for p in sorted(path.rglob("*"))
-                    if p.is_file()
-                )
-            else:
-                continue
-            for shown, p in files:
+            # as the notebook sees them: relative to its folder (an absolute `text` replaces cwd)
+            for shown, p in files_under([cwd / text]):
                 rows.append(
                     {
                         "parameter": name,
-                        "path": shown,
+                        "path": os.path.join(text, os.path.relpath(shown, cwd / text))
+                        if (cwd / text).is_dir()
+                        else text,
                         "bytes": p.stat().st_size,
                         "sha256": sha256_file(p),
                     }

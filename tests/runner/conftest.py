@@ -7,32 +7,17 @@ them; elsewhere they are skipped.
 
 from __future__ import annotations
 
-import os
-import shutil
-
 import pytest
 
+from tests.conftest import require
 from tests.runner.netns import NetnsError, NetnsFleet, netns_missing
 from tests.runner.sshd import SshFleet, sshd_missing
-
-
-def _require(reason: str | None) -> None:
-    if reason:
-        if os.environ.get("CI") == "true":
-            pytest.fail(f"CI must run this test: {reason}")
-        pytest.skip(reason)
-
-
-@pytest.fixture(scope="session")
-def fio_bin() -> str:
-    _require(None if shutil.which("fio") else "fio is not installed (Debian package fio)")
-    return shutil.which("fio")
 
 
 @pytest.fixture(scope="session")
 def ssh_fleet(tmp_path_factory) -> SshFleet:
     """Two real sshd (127.0.0.2, 127.0.0.3) for the whole session; never crashed by tests."""
-    _require(sshd_missing())
+    require(sshd_missing())
     fleet = SshFleet(tmp_path_factory.mktemp("sshd"), 2).start()
     yield fleet
     fleet.stop()
@@ -41,7 +26,7 @@ def ssh_fleet(tmp_path_factory) -> SshFleet:
 @pytest.fixture
 def own_fleet(tmp_path) -> SshFleet:
     """Two sshd of the test's own (127.0.0.4, 127.0.0.5), for tests that crash one."""
-    _require(sshd_missing())
+    require(sshd_missing())
     fleet = SshFleet(tmp_path / "sshd", 2, first=4).start()
     yield fleet
     fleet.stop()
@@ -50,11 +35,11 @@ def own_fleet(tmp_path) -> SshFleet:
 @pytest.fixture(scope="module")
 def netns_fleet(tmp_path_factory) -> NetnsFleet:
     """Two network namespaces (e.g. 10.250.0.2, 10.250.0.3) with a real sshd each on port 22."""
-    _require(sshd_missing() or netns_missing())
+    require(sshd_missing() or netns_missing())
     fleet = NetnsFleet(tmp_path_factory.mktemp("netns"), 2)
     try:
         fleet.start()
     except NetnsError as exc:
-        _require(f"cannot make network namespaces here: {exc}")
+        require(f"cannot make network namespaces here: {exc}")
     yield fleet
     fleet.stop()  # raises (an error of the last test) if anything is left behind
