@@ -16,7 +16,10 @@ try:
 except PackageNotFoundError:  # running from a source tree without installation
     __version__ = "0.0.0+unknown"
 
-_SUBPACKAGES = ("ingest", "models", "runner", "schema", "store", "summary", "workloads")
+_SUBPACKAGES = (
+    "compare", "findings", "ingest", "models", "planning", "plots", "provenance", "report",
+    "runner", "schema", "store", "summary", "workloads",
+)  # fmt: skip
 _FROM_INGEST = ("read", "read_many")
 
 __all__ = [

@@ -37,6 +37,8 @@ MIN_SWEEP_POINTS = 3
 MIN_R2 = 0.5
 #: A fitted knee past this multiple of the highest measured load is not in the data.
 KNEE_REACH = 1.25
+#: Measured above this share of the model's prediction [%]: not explained by ANF's limits.
+OVER_MODEL_PCT = 150.0
 
 KIND_CONCURRENCY = "concurrency sweep"
 KIND_RATE = "load curve"
@@ -358,4 +360,10 @@ def sentences(numbers: pd.DataFrame, quota: dict | None = None) -> list[str]:
             f"{quota['share_pct']:.0f} % of the predicted {quota['predicted_bw_mib_s']:,.1f} "
             f"MiB/s; the binding constraint is the {quota['binding']} ({quota['detail']})."
         )
+        if quota["share_pct"] > OVER_MODEL_PCT:
+            out.append(
+                "The measured rate is far above what the model allows this volume: the data "
+                "are not from an ANF volume of this level and quota, or a client cache served "
+                "the I/O (buffered rather than direct I/O)."
+            )
     return out

@@ -2,9 +2,18 @@
 
 Every function returns a :class:`plotly.graph_objects.Figure` (never shows or saves it), in one
 look (:mod:`anfperf.plots._style`), with units in the axis titles and hover text that names the
-run, host, job and step of each measured point.
+run, host, job and step of each measured point. :func:`report_charts` picks those that apply.
 """
 
 from anfperf.plots._style import TEMPLATE, figure, hover
+from anfperf.plots.compare import compare_chart
+from anfperf.plots.curves import latency_curve, mix, scaling
+from anfperf.plots.overview import Chart, report_charts
+from anfperf.plots.quota import quota_model
+from anfperf.plots.timeseries import host_bars, intervals, latency_cdf, latency_over_time
 
-__all__ = ["TEMPLATE", "figure", "hover"]
+__all__ = [
+    "TEMPLATE", "Chart", "compare_chart", "figure", "host_bars", "hover", "intervals",
+    "latency_cdf", "latency_curve", "latency_over_time", "mix", "quota_model", "report_charts",
+    "scaling",
+]  # fmt: skip

@@ -1,0 +1,113 @@
+"""What a report reads: raw outputs or a store, narrowed to some runs, and fio interval logs.
+
+The notebooks take their inputs as parameters (paths, a store, run ids); these functions turn
+them into the tidy frame and the list of fio logs, with clear errors when nothing matches.
+"""
+
+from __future__ import annotations
+
+import glob
+import os
+import warnings
+from collections.abc import Iterable, Sequence
+from pathlib import Path
+
+import pandas as pd
+
+from anfperf.errors import AnfperfError
+
+#: File names fio gives its interval logs (write_*_log), gzipped or not.
+FIO_LOG_GLOBS = ("*.log", "*.log.gz", "*.log.*")
+
+
+def load_inputs(
+    paths: Sequence[str | os.PathLike] | None = None,
+    *,
+    store: str | os.PathLike | None = None,
+    run_ids: Sequence[str] | None = None,
+) -> pd.DataFrame:
+    """The tidy frame of a report's inputs.
+
+    Parameters
+    ----------
+    paths : sequence of path-like, optional
+        Raw outputs (files or folders) to read with :func:`anfperf.ingest.read_many`; files it
+        cannot read are skipped with a warning.
+    store : path-like, optional
+        A Parquet store (``anfperf ingest --out DIR``) to read instead of `paths`.
+    run_ids : sequence of str, optional
+        Keep only these runs; each must be present.
+
+    Returns
+    -------
+    pandas.DataFrame
+        Tidy frame (:mod:`anfperf.schema`).
+
+    Raises
+    ------
+    anfperf.AnfperfError
+        Neither or both of `paths` and `store`, nothing readable, or a run id not found (the
+        error lists the runs there are).
+    """
+    if (store is None) == (not paths):
+        raise AnfperfError("give either paths (raw outputs) or a store, not both or neither")
+    if isinstance(run_ids, str):
+        run_ids = [run_ids]
+    if store is not None:
+        from anfperf.store import load_store
+
+        frame = load_store(store, run_ids=run_ids)
+    else:
+        from anfperf.ingest import read_many
+
+        frame = read_many(list(paths), errors="warn")
+        if frame.empty:
+            raise AnfperfError("no benchmark results in " + ", ".join(map(str, paths)))
+    if run_ids:
+        present = set(frame["run_id"].astype(str))
+        missing = [r for r in run_ids if r not in present]
+        if missing:
+            raise AnfperfError(
+                f"run id(s) {missing} not found; the inputs hold: {sorted(present)}"
+            )
+        frame = frame[frame["run_id"].isin(list(run_ids))].reset_index(drop=True)
+    return frame
+
+
+def fio_log_paths(
+    paths: Iterable[str | os.PathLike] | None, pattern: str | None = None
+) -> list[Path]:
+    """fio interval logs to chart: those matching `pattern`, else every log under `paths`.
+
+    Parameters
+    ----------
+    paths : iterable of path-like, optional
+        Files or folders searched (recursively) for fio logs when `pattern` is None.
+    pattern : str, optional
+        A glob (``**`` allowed), e.g. ``"../data/raw/*/*/*_clat*.log"``.
+
+    Returns
+    -------
+    list of pathlib.Path
+        Sorted, without duplicates.
+    """
+    found: set[Path] = set()
+    if pattern is not None:
+        found.update(Path(p) for p in glob.glob(pattern, recursive=True))
+    else:
+        for path in map(Path, paths or ()):
+            if path.is_file():
+                candidates = [path]
+            else:
+                candidates = [p for g in FIO_LOG_GLOBS for p in path.rglob(g)]
+            found.update(p for p in candidates if _is_fio_log_name(p.name))
+    return sorted(p for p in found if p.is_file())
+
+
+def _is_fio_log_name(name: str) -> bool:
+    from anfperf.ingest.fio_log import parse_log_name
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        kind = parse_log_name(name)[0]
+    return kind is not None
