@@ -67,9 +67,7 @@ def load_inputs(
         present = set(frame["run_id"].astype(str))
         missing = [r for r in run_ids if r not in present]
         if missing:
-            raise AnfperfError(
-                f"run id(s) {missing} not found; the inputs hold: {sorted(present)}"
-            )
+            raise AnfperfError(f"run id(s) {missing} not found; the inputs hold: {sorted(present)}")
         frame = frame[frame["run_id"].isin(list(run_ids))].reset_index(drop=True)
     return frame
 
