@@ -22,7 +22,9 @@ logger = logging.getLogger(__name__)
 #: Environment of every report kernel. ``plotly_mimetype`` makes ``fig`` / ``fig.show()``
 #: emit the JSON figure (the mimetype the HTML export draws) whatever the user's own
 #: PLOTLY_RENDERER or a VS Code terminal would select.
-KERNEL_ENV = {"PLOTLY_RENDERER": "plotly_mimetype"}
+#: ANFPERF_BATCH tells notebooks no one is there to use interactive controls (a report is
+#: static HTML): :meth:`anfperf.planning.PlannerApp.widget` shows nothing then.
+KERNEL_ENV = {"PLOTLY_RENDERER": "plotly_mimetype", "ANFPERF_BATCH": "1"}
 #: Per-cell execution time limit [s].
 DEFAULT_TIMEOUT_S = 600.0
 #: Time allowed for a kernel to start [s].

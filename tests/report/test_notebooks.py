@@ -121,3 +121,26 @@ def test_compare_report_with_the_runs_swapped(tmp_path, browser_page):
     for sentence in compare.sentences(table, "B-buffered", "A-direct"):
         assert sentence in text
     assert seen["graphs"] == 1
+
+
+def test_capacity_planning_report_from_parameters(tmp_path, browser_page):
+    from anfperf.planning import PlanInputs, fit_sweep, plan_view
+
+    params = {"target_mib_s": None, "target_iops": 200_000, "bs_kib": 8, "read_pct": 70,
+              "levels": ["Premium", "Ultra"], "lat_slo_ms": 1.0}  # fmt: skip
+    result = render_report(
+        NOTEBOOKS / "capacity_planning.ipynb", parameters=params, out_dir=tmp_path
+    )
+    assert result.ok, result.error
+    seen = check_report(browser_page, result.html, tmp_path / "capacity.png")
+    curve, source = fit_sweep()
+    view = plan_view(
+        PlanInputs(target_mib_s=None, target_iops=200_000, bs_kib=8, read_pct=70,
+                   levels=("Premium", "Ultra"), lat_slo_ms=1.0),
+        curve=curve, source=source,
+    )  # fmt: skip
+    text = " ".join(seen["text"].split())
+    summary = " ".join(view.summary().replace("**", "").split())
+    assert summary in text
+    assert view.plan.reasoning["why"].iloc[1][:40] in text
+    assert seen["graphs"] == 3  # quota, clients, threads; no widget in a static report
