@@ -18,6 +18,7 @@ import pandas as pd
 from scipy import stats
 
 from anfperf.errors import AnfperfError
+from anfperf.summary import job_labels
 
 #: Metric -> (label with unit, True when higher is better).
 METRICS = {
@@ -81,7 +82,7 @@ def interval_series(frame: pd.DataFrame, run_id: str, metrics: Sequence[str]) ->
     ].copy()
     if rows.empty:
         return pd.DataFrame(columns=["workload", "interval", *metrics])
-    rows["workload"] = _workload_names(rows)
+    rows["workload"] = job_labels(rows)
     host = rows["host"].astype(str)
     has_all = (host == "all").groupby(rows["workload"]).transform("any")
     rows = rows[~has_all | (host == "all")]
@@ -96,13 +97,6 @@ def interval_series(frame: pd.DataFrame, run_id: str, metrics: Sequence[str]) ->
             num = (value * weight).groupby([rows["workload"], rows["interval"]]).sum(min_count=1)
             out[m] = num / grouped["iops"].sum()
     return pd.DataFrame(out).reset_index()
-
-
-def _workload_names(rows: pd.DataFrame) -> pd.Series:
-    job = rows["job"].astype(str)
-    repeated = rows.groupby("job")["step"].transform("nunique") > 1
-    loop = rows["loop"].astype(object).where(rows["loop"].notna(), "#" + rows["step"].astype(str))
-    return job.where(~repeated, job + " " + loop.astype(str))
 
 
 def _batch_means(values: np.ndarray, batches: int) -> np.ndarray:

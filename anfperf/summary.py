@@ -48,6 +48,20 @@ def summary_table(frame: pd.DataFrame) -> pd.DataFrame:
     return out.sort_values("run_id", kind="stable")[SUMMARY_COLUMNS].reset_index(drop=True)
 
 
+def job_labels(rows: pd.DataFrame) -> pd.Series:
+    """A name per job step: the job, plus its loop values where the job repeats.
+
+    Vdbench for-loops and fio jobs of the same name run one job several times (``step``);
+    'threads threads=8' tells them apart ('job #step' when there are no loop values).
+    """
+    job = rows["job"].astype(str)
+    tag = " #" + rows["step"].astype("Int64").astype(str)
+    if "loop" in rows:
+        tag = tag.where(rows["loop"].isna(), " " + rows["loop"].astype(str))
+    repeated = rows.groupby(["run_id", "job"])["step"].transform("nunique") > 1
+    return job.where(~repeated, job + tag)
+
+
 def format_table(table: pd.DataFrame, *, max_rows: int = 60) -> str:
     """Plain-text rendering with sensible rounding, for terminals and logs."""
     shown = table.copy()

@@ -958,6 +958,45 @@ def fit_queueing_latency(
     )
 
 
+def refit_queueing_latency(iops: object, lat_ms: object, start: dict) -> dict[str, float]:
+    """One fit of :func:`queueing_latency` started from `start`, its servers held: for resamples.
+
+    :func:`fit_queueing_latency` tries many starting points and checks its input; a bootstrap
+    refits hundreds of resamples of points already checked, near a fit already found, so one
+    start suffices (30x quicker).
+
+    Parameters
+    ----------
+    iops, lat_ms : array-like
+        The (resampled) points [1/s], [ms].
+    start : dict
+        A :func:`fit_queueing_latency` result.
+
+    Returns
+    -------
+    dict
+        lat_min_ms, iops_max, servers (and outstanding when `start` has it).
+
+    Raises
+    ------
+    RuntimeError, ValueError
+        The fit did not converge.
+    """
+    x, y = np.asarray(iops, float), np.asarray(lat_ms, float)
+    servers, outstanding = float(start["servers"]), start.get("outstanding")
+    xs, ys = float(np.max(x)), float(np.min(y))
+
+    def model(load, s, m):
+        return np.asarray(queueing_latency(load, s * ys, m * xs, servers, outstanding))
+
+    p0 = [start["lat_min_ms"] / ys, max(start["iops_max"] / xs, 1.0 + 1e-3)]
+    popt, _, _ = _curve_fit(model, x, y, p0, ([1e-6, 1.0 + 1e-6], [np.inf, 1e4]))
+    out = {"lat_min_ms": popt[0] * ys, "iops_max": popt[1] * xs, "servers": servers}
+    if outstanding is not None:
+        out["outstanding"] = float(outstanding)
+    return out
+
+
 def queueing_iops_at_latency(
     lat_ms: object,
     lat_min_ms: float,

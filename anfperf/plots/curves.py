@@ -17,7 +17,7 @@ from anfperf import findings
 from anfperf.errors import ModelError
 from anfperf.models._common import summary_rows
 from anfperf.models.band import predict_band
-from anfperf.models.curves import fit_queueing_latency, queueing_latency
+from anfperf.models.curves import queueing_latency, refit_queueing_latency
 from anfperf.models.littles_law import iops_at_concurrency
 from anfperf.models.mix import fit_mix, mix_throughput
 from anfperf.plots._style import (
@@ -32,7 +32,7 @@ from anfperf.plots._style import (
 #: Points of a drawn model curve.
 GRID_POINTS = 200
 #: Bootstrap resamples of a band: stable enough for a chart, quick enough for a report.
-BAND_RESAMPLES = 100
+BAND_RESAMPLES = 200
 
 
 def _runs(frame: pd.DataFrame, run_id: str | None, kinds: tuple[str, ...], what: str):
@@ -84,7 +84,8 @@ def latency_curve(
         No sweep in the frame (or `run_id` is not one).
     """
     runs = _runs(frame, run_id, (findings.KIND_CONCURRENCY, findings.KIND_RATE), "load sweep")
-    numbers = findings.key_numbers(frame, lat_slo_ms=lat_slo_ms).set_index("run_id")
+    drawn = frame[frame["run_id"].isin([r for r, _ in runs])]
+    numbers = findings.key_numbers(drawn, lat_slo_ms=lat_slo_ms).set_index("run_id")
     fig = figure(
         "Latency vs throughput" + (f": {run_id}" if run_id else ""),
         "Throughput [IOPS]",
@@ -132,10 +133,7 @@ def _add_fit(fig, rid, x, y, numbers, color, seed, resamples) -> None:
     if x.size >= 4:
         try:
             low, high = predict_band(
-                # servers held at the full fit's value: refitting it too costs 5x more per
-                # resample and barely moves the band
-                lambda a, b: fit_queueing_latency(a, b, servers=fit["servers"]),
-                queueing_latency, x, y, grid,
+                lambda a, b: refit_queueing_latency(a, b, fit), queueing_latency, x, y, grid,
                 resamples=resamples, seed=seed,
             )  # fmt: skip
         except ModelError:

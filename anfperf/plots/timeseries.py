@@ -25,6 +25,7 @@ from anfperf.plots._style import (
     hover,
     require_rows,
 )
+from anfperf.summary import job_labels
 
 #: Metrics of the per-host and per-interval charts -> axis title.
 METRICS = {
@@ -57,16 +58,6 @@ def _of_run(frame: pd.DataFrame, run_id: str | None) -> pd.DataFrame:
     return rows
 
 
-def _label(rows: pd.DataFrame) -> pd.Series:
-    """'job' or 'job #step' where a job name repeats (Vdbench for-loops, fio duplicates)."""
-    job = rows["job"].astype(str)
-    tag = " #" + rows["step"].astype("Int64").astype(str)
-    if "loop" in rows:
-        tag = tag.where(rows["loop"].isna(), " " + rows["loop"].astype(str))
-    repeated = rows.groupby(["run_id", "job"])["step"].transform("nunique") > 1
-    return job.where(~repeated, job + tag)
-
-
 def host_bars(frame: pd.DataFrame, *, metric: str = "iops", run_id: str | None = None) -> go.Figure:
     """Whole-run `metric` of every client host, per job: stragglers stand out.
 
@@ -85,7 +76,7 @@ def host_bars(frame: pd.DataFrame, *, metric: str = "iops", run_id: str | None =
         rows["is_summary"] & (rows["direction"] == "total") & (rows["host"].astype(str) != "all")
     ].copy()
     require_rows(rows, "no per-host whole-run rows")
-    rows["_job"] = rows["run_id"].astype(str) + " / " + _label(rows)
+    rows["_job"] = rows["run_id"].astype(str) + " / " + job_labels(rows)
     rows["_host"] = rows["host"].astype(str).fillna("-")
     value = pd.to_numeric(rows[metric], errors="coerce").astype(float)
     median = value.groupby(rows["_job"]).transform("median")
@@ -130,7 +121,7 @@ def intervals(frame: pd.DataFrame, *, metric: str = "iops", run_id: str | None =
     rows = _of_run(frame, run_id)
     rows = rows[rows["interval"].notna() & (rows["direction"] == "total")].copy()
     require_rows(rows, "no per-interval rows (fio JSON has none: chart its logs)")
-    rows["_job"] = _label(rows)
+    rows["_job"] = job_labels(rows)
     fig = figure(
         f"Per interval: {y_title.split(' [')[0].lower()}" + (f" ({run_id})" if run_id else ""),
         "Time since the run started [s]",
@@ -319,7 +310,7 @@ def latency_cdf(data: pd.DataFrame, *, run_id: str | None = None) -> go.Figure:
         total = rows[rows["direction"] == "total"]
         rows = total if not total.empty else rows
         require_rows(rows, "no latency histograms (fio json+ lat_bins) in the frame")
-        rows = rows.assign(_job=_label(rows))
+        rows = rows.assign(_job=job_labels(rows))
         for i, (key, group) in enumerate(rows.groupby(["run_id", "_job", "host"], sort=False)):
             bins = merge_bins(list(group["lat_bins"]))
             ms = np.asarray(bins["ns"], float) / 1e6

@@ -12,7 +12,7 @@ import anfperf
 from anfperf import findings
 from anfperf.errors import AnfperfError
 from anfperf.models.band import predict_band
-from anfperf.models.curves import fit_queueing_latency, queueing_latency
+from anfperf.models.curves import fit_queueing_latency, queueing_latency, refit_queueing_latency
 from anfperf.plots import curves
 from tests.conftest import DATA, TESTS
 from tests.models.realdata import summary_avg
@@ -99,6 +99,10 @@ def test_band_is_seeded_and_brackets_the_fit():
     assert ok.sum() > 10
     assert np.all(a[0][ok] <= queueing_latency(grid[ok], **fit) * 1.0001)
     assert np.all(queueing_latency(grid[ok], **fit) <= a[1][ok] * 1.0001)
+    # the one-start refit of the bootstraps lands where the full multi-start fit did
+    refit = refit_queueing_latency(x, y, fit)
+    assert refit["lat_min_ms"] == pytest.approx(fit["lat_min_ms"], rel=1e-3)
+    assert refit["iops_max"] == pytest.approx(fit["iops_max"], rel=1e-3)
     with pytest.raises(AnfperfError, match="3 or more"):
         predict_band(fit_queueing_latency, queueing_latency, x[:2], y[:2], grid)
 
