@@ -62,20 +62,25 @@ def report_charts(
         kind, hosts = kinds.loc[run_id, "kind"], int(kinds.loc[run_id, "hosts"])
         run = frame[frame["run_id"] == run_id]
         wanted = []
+        # each chart gets its run's rows only: the charts work out run kinds and summary rows
+        # again, and on one run that is quick
         if kind in (findings.KIND_CONCURRENCY, findings.KIND_RATE):
-            wanted.append(("latency vs throughput", lambda r=run_id: curves.latency_curve(
-                frame, run_id=r, lat_slo_ms=lat_slo_ms, seed=seed)))  # fmt: skip
+            wanted.append(("latency vs throughput", lambda r=run, i=run_id: curves.latency_curve(
+                r, run_id=i, lat_slo_ms=lat_slo_ms, seed=seed)))  # fmt: skip
         if kind == findings.KIND_CONCURRENCY:
-            wanted.append(("scaling", lambda r=run_id: curves.scaling(frame, run_id=r)))
+            wanted.append(("scaling", lambda r=run, i=run_id: curves.scaling(r, run_id=i)))
         if kind == findings.KIND_MIX:
-            wanted.append(("read/write mix", lambda r=run_id: curves.mix(frame, run_id=r)))
+            wanted.append(("read/write mix", lambda r=run, i=run_id: curves.mix(r, run_id=i)))
         if hosts > 1:
-            wanted.append(("per host", lambda r=run_id: timeseries.host_bars(frame, run_id=r)))
+            wanted.append(("per host", lambda r=run, i=run_id: timeseries.host_bars(r, run_id=i)))
         if run["interval"].notna().any():
-            wanted.append(("intervals", lambda r=run_id: timeseries.intervals(frame, run_id=r)))
+            wanted.append(("intervals", lambda r=run, i=run_id: timeseries.intervals(r, run_id=i)))
         if run["lat_bins"].notna().any():
             wanted.append(
-                ("latency distribution", lambda r=run_id: timeseries.latency_cdf(frame, run_id=r))
+                (
+                    "latency distribution",
+                    lambda r=run, i=run_id: timeseries.latency_cdf(r, run_id=i),
+                )
             )
         histogram = _vdbench_histogram(run)
         if histogram is not None:
