@@ -301,27 +301,30 @@ def summary_rows(frame: pd.DataFrame) -> pd.DataFrame:
     several = rest[n_hosts > 1]
     parts = [agg_rows, rest[n_hosts <= 1]]
     if not several.empty:
-        parts.append(_add_hosts(several, ident))
+        parts.append(_add_hosts(frame.loc[several.index], several, ident, keys))
     return pd.concat(parts, ignore_index=True)
 
 
-def _add_hosts(rows: pd.DataFrame, keys: list[str]) -> pd.DataFrame:
-    """Add up rows of the same job on different hosts (rates add; latency IOPS-weighted)."""
-    work = rows.copy()
-    w = pd.to_numeric(work["iops"], errors="coerce").astype(float)
-    lat = pd.to_numeric(work.get("lat_mean_ms"), errors="coerce").astype(float)
-    work["_wlat"] = w * lat
-    sums = {"iops": "sum", "_wlat": "sum", "configured": "sum"}
-    if "bw_mib_s" in work:
-        sums["bw_mib_s"] = "sum"
-    first = {c: "first" for c in work.columns if c not in sums and c not in keys}
-    out = work.groupby(keys, dropna=False, sort=False).agg({**sums, **first}).reset_index()
-    out["lat_mean_ms"] = out["_wlat"] / out["iops"]
-    # one host's percentiles are not the hosts' percentiles (that needs their histograms)
-    for col in [c for c in out.columns if c.startswith("lat_p") or c == "lat_std_ms"]:
-        out[col] = np.nan
-    out["host"] = "all"
-    return out.drop(columns="_wlat")
+def _add_hosts(
+    original: pd.DataFrame, rows: pd.DataFrame, ident: list[str], keys: list[str]
+) -> pd.DataFrame:
+    """One row per job step of rows from several hosts, by :func:`anfperf.ingest.combine`.
+
+    Rates add, mean latency is IOPS-weighted, percentiles come from the merged histograms (NaN
+    without them). `original` are the same rows as in the frame (combine wants the schema's
+    dtypes); `rows` carry the configured concurrency, summed over the hosts.
+    """
+    from anfperf.ingest.combine import combine
+
+    out = combine(original, ident, host="all")
+    # combine and groupby(sort=False) both keep the order in which the groups first appear
+    out["configured"] = (
+        rows.groupby(ident, dropna=False, sort=False)["configured"].sum().to_numpy()
+    )
+    out["direction"] = out["direction"].astype(str)
+    for col in keys:
+        out[col] = out[col].astype(object).where(out[col].notna(), "")
+    return out
 
 
 def sweep_points(
