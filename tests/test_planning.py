@@ -56,7 +56,20 @@ def test_controls_replan_through_update(sweep):
     assert app.update(target_mib_s=50_000) is None
     assert "above the 4500 MiB/s cap" in app.error
     assert app.update(target_mib_s=100).plan.level == "Premium" and app.error is None
-    assert app.widget() is not None  # ipywidgets layout outside a batch report
+
+
+def test_moving_a_control_replans(sweep, monkeypatch):
+    monkeypatch.delenv("ANFPERF_BATCH", raising=False)
+    curve, source = sweep
+    app = PlannerApp(PlanInputs(target_mib_s=500, levels=("Premium",)), curve=curve, source=source)
+    box = app.widget()  # the ipywidgets layout: controls in two rows, then the outputs
+    controls = {c.description: c for row in box.children[:2] for c in row.children}
+    assert app.view.plan.quota_tib == pytest.approx(quota.quota_needed(500, "Premium"))
+    controls["Value"].value = 1000.0  # what a user typing 1000 does: the observer re-plans
+    assert app.inputs.target_mib_s == 1000.0
+    assert app.view.plan.quota_tib == pytest.approx(quota.quota_needed(1000, "Premium"))
+    controls["Target"].value = "IOPS"
+    assert app.inputs.target_iops == 1000.0 and app.inputs.target_mib_s is None
 
 
 def test_widget_is_absent_in_a_batch_report(monkeypatch):
