@@ -84,10 +84,28 @@ class NetnsError(RuntimeError):
     """Namespaces, links or addresses could not be made or removed."""
 
 
+#: CAP_SYS_ADMIN: what ``ip netns add`` (unshare, mount) needs (linux/capability.h).
+CAP_SYS_ADMIN = 21
+
+
+def effective_caps() -> int:
+    """This process's effective capability set (/proc/self/status CapEff)."""
+    try:
+        with open("/proc/self/status", encoding="ascii") as f:
+            line = next(ln for ln in f if ln.startswith("CapEff:"))
+    except (OSError, StopIteration):
+        return 0
+    return int(line.split()[1], 16)
+
+
 def netns_missing() -> str | None:
-    """Why network namespaces cannot be made here (None when they can be tried)."""
-    if os.geteuid() != 0:
-        return "network namespaces need root (ip netns add)"
+    """Why network namespaces cannot be made here (None when they can be tried).
+
+    The capability decides, not the user id: root without CAP_SYS_ADMIN (a container, or a
+    process that dropped it) cannot make namespaces either.
+    """
+    if os.geteuid() != 0 or not effective_caps() >> CAP_SYS_ADMIN & 1:
+        return "network namespaces need root (CAP_SYS_ADMIN for ip netns add)"
     if not os.access(IP, os.X_OK):
         return f"{IP} is missing (Debian package iproute2)"
     return None

@@ -295,17 +295,21 @@ def test_what_a_killed_session_left_is_removed_by_the_next():
         ip("netns", "del", reused, check=False)
 
 
+#: Runs a command as this user without any capability: what an unprivileged process may do,
+#: in the same files. Switching to another user (nobody) instead fails wherever the checkout
+#: sits under a folder only its owner can read (a clone in /root, a mktemp -d).
+DROP_CAPS = ["setpriv", "--inh-caps=-all", "--ambient-caps=-all", "--bounding-set=-all"]
+
+
 def test_fixture_fails_in_ci_and_skips_elsewhere_when_namespaces_cannot_be_made():
-    """As an unprivileged user namespaces cannot be made: the fixture fails with CI=true."""
-    _require_netns()  # root, to become someone else
+    """Without CAP_SYS_ADMIN namespaces cannot be made: the fixture fails with CI=true."""
+    _require_netns()  # root, to give the capability up
     results = {}
     for ci in ("true", ""):
         env = {**os.environ, "CI": ci}
         proc = subprocess.run(
-            ["setpriv", "--reuid=nobody", "--regid=nogroup", "--clear-groups",
-             sys.executable, "-m", "pytest", "-q", "-rs", "-p", "no:cacheprovider",
-             "-o", "addopts=",
-             f"{Path(__file__)}::test_fio_over_ssh_on_two_namespaced_hosts"],
+            [*DROP_CAPS, sys.executable, "-m", "pytest", "-q", "-rs", "-p", "no:cacheprovider",
+             "-o", "addopts=", f"{Path(__file__)}::test_fio_over_ssh_on_two_namespaced_hosts"],
             cwd=ROOT, env=env, capture_output=True, text=True, timeout=60,
         )  # fmt: skip
         results[ci] = proc
@@ -314,3 +318,40 @@ def test_fixture_fails_in_ci_and_skips_elsewhere_when_namespaces_cannot_be_made(
     assert results[""].returncode == 0, results[""].stdout
     assert "1 skipped" in results[""].stdout
     assert "network namespaces need root" in results[""].stdout
+
+
+def test_capabilities_are_what_decides(tmp_path):
+    """A process without capabilities is told so, even as root and in a 0700 folder."""
+    _require_netns()
+    private = tmp_path / "private"
+    private.mkdir(mode=0o700)
+    probe = (
+        "import sys; sys.path.insert(0, sys.argv[1]); "
+        "from tests.runner.netns import netns_missing; print(netns_missing())"
+    )
+    proc = subprocess.run(
+        [*DROP_CAPS, sys.executable, "-c", probe, str(ROOT)], cwd=private, capture_output=True,
+        text=True, timeout=30, check=True,
+    )  # fmt: skip
+    assert proc.stdout.strip() == "network namespaces need root (CAP_SYS_ADMIN for ip netns add)"
+    assert netns_missing() is None  # this process keeps them
+
+
+def test_privilege_tests_pass_from_a_checkout_only_its_owner_can_read(tmp_path):
+    """The issue a root user met: a clone under a 0700 folder (their home, a mktemp -d)."""
+    _require_netns()
+    if not (ROOT / ".git").exists():
+        pytest.skip("not a git checkout: nothing to clone")
+    private = tmp_path / "private"
+    private.mkdir(mode=0o700)
+    subprocess.run(["git", "clone", "-q", str(ROOT), str(private / "anfperf")], check=True,
+                   capture_output=True, timeout=60)  # fmt: skip
+    proc = subprocess.run(
+        [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", "-o", "addopts=",
+         "tests/runner/test_netns.py::test_fixture_fails_in_ci_and_skips_elsewhere_when_namespaces_cannot_be_made",
+         "tests/runner/test_netns.py::test_capabilities_are_what_decides"],
+        cwd=private / "anfperf", env={**os.environ, "CI": "true"}, capture_output=True,
+        text=True, timeout=180,
+    )  # fmt: skip
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    assert "2 passed" in proc.stdout
