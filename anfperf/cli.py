@@ -37,6 +37,23 @@ def _ingest(args: argparse.Namespace) -> int:
     return 1 if skipped else 0
 
 
+def _demo(args: argparse.Namespace) -> int:
+    import signal
+
+    from anfperf.demo import run_demo
+
+    # a kill (not only Ctrl-C) still removes the demo's temporary files
+    signal.signal(signal.SIGTERM, signal.default_int_handler)
+    result = run_demo(
+        args.out, measure_here=not args.no_measure, directory=args.dir, point_s=args.point_s,
+        file_size_mib=args.file_size_mib, progress=sys.stderr.isatty(),
+    )  # fmt: skip
+    print("\n".join(result.headline))
+    print(f"store: {result.store}")
+    print(f"report: {result.report}")
+    return 0
+
+
 def _runs(args: argparse.Namespace) -> int:
     from anfperf.store import list_runs
     from anfperf.summary import format_table
@@ -399,6 +416,45 @@ def build_parser() -> argparse.ArgumentParser:
     )
     ingest.add_argument("--run-id", help="run identifier for all rows (default: from the paths)")
     ingest.set_defaults(func=_ingest)
+
+    demo = sub.add_parser(
+        "demo",
+        help="measure this machine with fio, model it and render a report (about 2 minutes)",
+        description="A short real sweep with fio on a temporary folder of the local disk (4 KiB "
+        "random reads at queue depth 1..64, an 8 KiB read/write mix in 10 %% steps, 64 KiB "
+        "sequential read and write), ingested into a store, modelled and reported. "
+        "--no-measure reports the bundled real samples instead.",
+    )
+    demo.add_argument("--no-measure", action="store_true",
+                      help="report the bundled samples (data/samples); no fio, nothing written "
+                      "but the report and its store")  # fmt: skip
+    demo.add_argument(
+        "--dir",
+        metavar="DIR",
+        help="folder to measure in (default: the "
+        "system's temporary folder); a temporary folder inside it is removed after",
+    )
+    demo.add_argument(
+        "--point-s",
+        type=int,
+        default=2,
+        metavar="S",
+        help="measured seconds per load point (default 2; 1 s warm-up each)",
+    )
+    demo.add_argument(
+        "--file-size-mib",
+        type=int,
+        default=64,
+        metavar="MIB",
+        help="size of each data file (default 64)",
+    )
+    demo.add_argument(
+        "--out",
+        default="reports/demo",
+        metavar="DIR",
+        help="where raw/, store/ and report.html go (default reports/demo)",
+    )
+    demo.set_defaults(func=_demo)
 
     runs = sub.add_parser(
         "runs",

@@ -6,8 +6,9 @@ A report states its conclusions from these functions, never from hand-written te
   load curve (rate-limited steps, Vdbench ``iorate=curve``), a read/write-mix sweep, or single
   points. The report draws the charts that apply to each kind.
 - :func:`key_numbers` gives one row per run: peak IOPS and MiB/s, the knee of its
-  latency-vs-load curve and the IOPS at a latency SLO, read off the measured points and the
-  fitted queueing curve (:func:`anfperf.models.fit_queueing_latency`).
+  latency-vs-load curve and the IOPS at a latency SLO, read off the measured points and a
+  fitted curve: the USL for concurrency sweeps (:func:`anfperf.models.fit_usl`, latency by
+  Little's law), the queueing curve for load curves (:func:`anfperf.models.fit_queueing_latency`).
 - :func:`quota_check` sets a measured rate against the ANF bandwidth model
   (:func:`anfperf.models.predict_achievable`) and names the binding constraint.
 - :func:`sentences` turns those numbers into the report's conclusions.
@@ -24,11 +25,17 @@ import pandas as pd
 from anfperf.errors import AnfperfError, ModelError
 from anfperf.models import (
     fit_queueing_latency,
+    fit_usl,
     predict_achievable,
     queueing_iops_at_latency,
     queueing_knee,
     summary_rows,
+    usl,
+    usl_concurrency_at_latency,
+    usl_latency_ms,
+    usl_throughput_at_latency,
 )
+from anfperf.models.curves import KNEE_FACTOR, MS_PER_S
 
 #: Distinct steps a run needs to count as a sweep.
 MIN_SWEEP_POINTS = 3
@@ -173,24 +180,32 @@ def _run_numbers(run: pd.DataFrame, kind: str, lat_slo_ms: float) -> dict:
     numbers["iops_at_slo_measured"] = iops_at_latency_measured(iops[ok], lat[ok], lat_slo_ms)
     notes = []
     try:
-        fit = latency_fit(iops[ok], lat[ok])
+        if kind == KIND_CONCURRENCY:
+            # a closed loop: throughput against the concurrency that drove it (USL); latency
+            # follows by Little's law. A latency-vs-load curve cannot bend back, as the
+            # throughput of an over-driven device does
+            conc = pd.to_numeric(run["configured"], errors="coerce").to_numpy(float)
+            ok &= np.isfinite(conc) & (conc > 0)
+            fit = concurrency_fit(conc[ok], iops[ok])
+        else:
+            fit = latency_fit(iops[ok], lat[ok])
     except ModelError as exc:
         notes.append(f"no latency-curve fit: {exc}")
     else:
         notes.extend(fit.notes)
         numbers["fit_r2"] = fit.r2
-        knee_x, knee_y = queueing_knee(**fit)
+        knee_x, knee_y = curve_knee(fit)
         if fit.r2 < MIN_R2:
             notes.append(f"the latency curve fits poorly (R^2 {fit.r2:.2f}): no knee, no model SLO")
-        elif knee_x > KNEE_REACH * np.nanmax(iops[ok]):
+        elif not knee_x <= KNEE_REACH * np.nanmax(iops[ok]):
+            where = f", {knee_x:,.0f} IOPS," if math.isfinite(knee_x) else ""
             notes.append(
-                f"no knee within the measured loads (the fitted one, {knee_x:,.0f} IOPS, lies "
-                "beyond them)"
+                f"no knee within the measured loads (the fitted one{where} lies beyond them)"
             )
         else:
             numbers.update(knee_iops=knee_x, knee_lat_ms=knee_y)
         if fit.r2 >= MIN_R2:
-            numbers["iops_at_slo_model"] = float(queueing_iops_at_latency(lat_slo_ms, **fit))
+            numbers["iops_at_slo_model"] = curve_iops_at_latency(fit, lat_slo_ms)
     if math.isnan(numbers["iops_at_slo_measured"]):
         notes.append(
             f"the {lat_slo_ms:g} ms SLO lies outside the measured latencies "
@@ -217,6 +232,40 @@ def latency_fit(iops: np.ndarray, lat_ms: np.ndarray):
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         return fit_queueing_latency(iops, lat_ms)
+
+
+def concurrency_fit(concurrency: np.ndarray, iops: np.ndarray):
+    """The USL of (concurrency, IOPS) points, with its warnings kept as notes.
+
+    Returns
+    -------
+    anfperf.models.FitResult
+        :func:`anfperf.models.fit_usl`'s result; warnings in its `notes`.
+    """
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        return fit_usl(concurrency, iops)
+
+
+def curve_knee(fit) -> tuple[float, float]:
+    """Knee [IOPS, ms] of a fitted curve: where latency reaches twice its unloaded value.
+
+    For a USL fit the unloaded latency is 1000 / lam [ms] (one I/O in flight); for a
+    queueing fit it is lat_min_ms. NaN where the curve never gets there.
+    """
+    if fit.model == "usl":
+        n = float(usl_concurrency_at_latency(KNEE_FACTOR * MS_PER_S / fit["lam"], **fit))
+        if not math.isfinite(n):
+            return math.nan, math.nan
+        return float(usl(n, **fit)), float(usl_latency_ms(n, **fit))
+    return queueing_knee(**fit)
+
+
+def curve_iops_at_latency(fit, lat_ms: float) -> float:
+    """Most IOPS a fitted curve (USL or queueing) allows at a mean latency of `lat_ms`."""
+    if fit.model == "usl":
+        return float(usl_throughput_at_latency(lat_ms, **fit))
+    return float(queueing_iops_at_latency(lat_ms, **fit))
 
 
 def iops_at_latency_measured(iops: np.ndarray, lat_ms: np.ndarray, lat_slo_ms: float) -> float:

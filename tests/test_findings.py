@@ -82,19 +82,31 @@ def test_iops_at_the_slo_is_interpolated_between_the_measured_points():
     assert x[0] < got["iops_at_slo_measured"] <= x[-1]
 
 
-def test_knee_and_model_slo_come_from_the_queueing_fit_of_the_same_points():
-    iops, lat = _raw_fio_points(QD_SWEEP)
+def test_knee_and_model_slo_of_a_concurrency_sweep_come_from_the_usl_of_its_points():
+    iops, _ = _raw_fio_points(QD_SWEEP)
+    depth = [j["job options"]["iodepth"] for j in json.loads(QD_SWEEP.read_text())["jobs"]]
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
-        fit = models.fit_queueing_latency(iops, lat)
+        fit = models.fit_usl(np.array(depth, float), iops)
         got = findings.key_numbers(anfperf.read(QD_SWEEP), lat_slo_ms=0.5).iloc[0]
-    knee_x, knee_y = models.queueing_knee(**fit)
-    assert got["knee_iops"] == pytest.approx(knee_x, rel=1e-6)
-    assert got["knee_lat_ms"] == pytest.approx(knee_y, rel=1e-6)
+    # the knee: where latency (Little's law on the USL) doubles the one-I/O latency 1000 / lam
+    n_knee = models.usl_concurrency_at_latency(2 * 1000 / fit["lam"], **fit)
+    assert got["knee_iops"] == pytest.approx(models.usl(n_knee, **fit), rel=1e-6)
+    assert got["knee_lat_ms"] == pytest.approx(2 * 1000 / fit["lam"], rel=1e-6)
     assert got["iops_at_slo_model"] == pytest.approx(
-        models.queueing_iops_at_latency(0.5, **fit), rel=1e-6
+        models.usl_throughput_at_latency(0.5, **fit), rel=1e-6
     )
     assert got["fit_r2"] == pytest.approx(fit.r2)
+
+
+def test_knee_of_a_load_curve_comes_from_the_queueing_fit(frame):
+    raw = summary_avg("RndReadCurve")
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        fit = models.fit_queueing_latency(raw["iops"], raw["lat_ms"])
+    got = findings.key_numbers(frame).set_index("run_id").loc["RndReadCurve"]
+    assert got["fit_r2"] == pytest.approx(fit.r2, abs=0.005)  # summary.html rounds latency
+    assert got["knee_iops"] == pytest.approx(models.queueing_knee(**fit)[0], rel=1e-2)
 
 
 def test_no_knee_is_named_where_the_data_do_not_show_one(frame):

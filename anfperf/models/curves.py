@@ -328,6 +328,31 @@ def _fit_usl_once(
     return best[0], best[1], best[2], len(best[0])
 
 
+def refit_usl(concurrency: object, throughput: object, start: dict) -> dict[str, float]:
+    """One fit of :func:`usl` started from `start`, in the same model: for resamples.
+
+    Like :func:`refit_queueing_latency`: one start near a fit already found instead of
+    :func:`fit_usl`'s many starts and model choice; kappa stays 0 when `start` chose Amdahl's law.
+
+    Raises
+    ------
+    RuntimeError, ValueError
+        The fit did not converge.
+    """
+    x, y = np.asarray(concurrency, float), np.asarray(throughput, float)
+    scale = float(np.max(y / x))
+    kappa = 0.0 if start["kappa"] == 0 else None
+    model, bounds = _usl_model(scale, kappa)
+    p0 = [start["lam"] / scale, min(max(start["sigma"], 0.0), 1.0)]
+    p0 += [] if kappa is not None else [min(max(start["kappa"], 0.0), 1.0)]
+    popt, _, _ = _curve_fit(model, x, y, p0, bounds)
+    return {
+        "lam": float(popt[0] * scale),
+        "sigma": float(popt[1]),
+        "kappa": 0.0 if kappa is not None else float(popt[2]),
+    }
+
+
 def _aicc(cost: float, n: int, k: int) -> float:
     """Corrected Akaike information criterion of a least-squares fit (relative residuals)."""
     if n - k - 1 <= 0:

@@ -17,7 +17,13 @@ from anfperf import findings
 from anfperf.errors import ModelError
 from anfperf.models._common import summary_rows
 from anfperf.models.band import predict_band
-from anfperf.models.curves import queueing_latency, refit_queueing_latency
+from anfperf.models.curves import (
+    queueing_latency,
+    refit_queueing_latency,
+    refit_usl,
+    usl,
+    usl_latency_ms,
+)
 from anfperf.models.littles_law import iops_at_concurrency
 from anfperf.models.mix import fit_mix, mix_throughput
 from anfperf.plots._style import (
@@ -107,7 +113,8 @@ def latency_curve(
             text=rows["configured"].astype(str).to_numpy(), customdata=data,
             hovertemplate=template,
         )  # fmt: skip
-        _add_fit(fig, rid, x[ok], y[ok], numbers.loc[rid], color, seed, resamples)
+        n = _floats(rows, "configured")
+        _add_fit(fig, rid, (x[ok], y[ok], n[ok]), numbers.loc[rid], color, seed, resamples)
         top = max(top, float(np.nanmax(y[ok])) if ok.any() else 0.0)
     fig.add_hline(
         y=lat_slo_ms, line={"color": SLO_COLOR, "dash": "dash", "width": 1.5},
@@ -119,22 +126,49 @@ def latency_curve(
     return fig
 
 
-def _add_fit(fig, rid, x, y, numbers, color, seed, resamples) -> None:
-    """The fitted curve, its band, the knee and the IOPS at the SLO of one run."""
+def usl_latency_at_iops(iops: object, lam: float, sigma: float, kappa: float) -> np.ndarray:
+    """Mean latency [ms] of the USL as a function of throughput, up to its peak (NaN beyond).
+
+    The USL gives throughput X(N) and latency N / X(N) for each concurrency N; read as latency
+    against throughput, the curve ends where X stops growing (more concurrency only adds
+    latency there).
+    """
+    n_peak = math.sqrt((1 - sigma) / kappa) if kappa > 0 else 1e6
+    n = np.geomspace(1.0, max(n_peak, 2.0), 600)
+    x = np.asarray(usl(n, lam, sigma, kappa), float)
+    r = np.asarray(usl_latency_ms(n, lam, sigma, kappa), float)
+    grow = np.concatenate([[True], np.diff(x) > 0])
+    return np.interp(np.asarray(iops, float), x[grow], r[grow], left=np.nan, right=np.nan)
+
+
+def _add_fit(fig, rid, points, numbers, color, seed, resamples) -> None:
+    """The fitted curve, its band, the knee and the IOPS at the SLO of one run.
+
+    The curve is the one :func:`anfperf.findings.key_numbers` read its numbers from: the USL
+    for a concurrency sweep, the queueing curve for a load curve.
+    """
+    x, y, n = points
     try:
-        fit = findings.latency_fit(x, y)
+        if numbers["kind"] == findings.KIND_CONCURRENCY:
+            fit = findings.concurrency_fit(n, x)
+            model, xs, ys = usl_latency_at_iops, n, x
+            refit, label = refit_usl, "USL fit"
+        else:
+            fit = findings.latency_fit(x, y)
+            model, xs, ys = queueing_latency, x, y
+            refit, label = refit_queueing_latency, "queueing fit"
     except ModelError:
         return  # key_numbers' notes say why; the measured points stand alone
     if not fit.r2 >= findings.MIN_R2:
         return
     grid = np.linspace(0.0, float(np.nanmax(x)) * 1.1, GRID_POINTS)
-    curve = np.asarray(queueing_latency(grid, **fit), float)
+    curve = np.asarray(model(grid, **fit), float)
     shown = np.isfinite(curve) & (curve <= 4 * float(np.nanmax(y)))
     if x.size >= 4:
         try:
             low, high = predict_band(
-                lambda a, b: refit_queueing_latency(a, b, fit), queueing_latency, x, y, grid,
-                resamples=resamples, seed=seed,
+                lambda a, b: refit(a, b, fit), model, xs, ys, grid, resamples=resamples,
+                seed=seed,
             )  # fmt: skip
         except ModelError:
             low = high = None
@@ -148,7 +182,7 @@ def _add_fit(fig, rid, x, y, numbers, color, seed, resamples) -> None:
             )  # fmt: skip
     fig.add_scatter(
         x=grid[shown], y=curve[shown], mode="lines", legendgroup=rid,
-        name=f"{rid} queueing fit (R² {fit.r2:.2f})", line={"color": MODEL_COLOR, "width": 2},
+        name=f"{rid} {label} (R² {fit.r2:.2f})", line={"color": MODEL_COLOR, "width": 2},
         hovertemplate="fit: %{x:,.0f} IOPS, %{y:.3f} ms<extra></extra>",
     )  # fmt: skip
     if not math.isnan(numbers["knee_iops"]):

@@ -64,7 +64,7 @@ def test_latency_curve_draws_the_measured_points_fit_band_knee_and_slo(frame):
     assert f"{numbers['iops_at_slo_measured']:,.0f} IOPS at the SLO (measured)" in texts
     assert "SLO 0.5 ms" in texts
     # the fit lies inside its band
-    fit_trace = next(v for k, v in t.items() if "queueing fit" in k)
+    fit_trace = next(v for k, v in t.items() if "USL fit" in k)
     band = t["qd_sweep_randread4k 95 % band"]
     n = len(band.x) // 2
     upper = np.interp(fit_trace.x, band.x[:n], band.y[:n])

@@ -1,0 +1,234 @@
+"""The demo: measure this machine, model it and report it, in one call.
+
+:func:`run_demo` runs a short real fio sweep on a temporary folder of the local disk through the
+local executor (the runner's code path for a fleet, without SSH), ingests it into a Parquet
+store, fits the latency-curve and read/write-mix models, and renders the benchmark report
+notebook. With ``measure=False`` it reports the bundled real samples instead (for machines
+without fio or a writable disk). The temporary data files are removed afterwards, also when the
+run is interrupted.
+"""
+
+from __future__ import annotations
+
+import math
+import os
+import shutil
+import tempfile
+import warnings
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import pandas as pd
+
+from anfperf.errors import AnfperfError
+
+ROOT = Path(__file__).resolve().parent.parent
+SAMPLES = ROOT / "data" / "samples"
+NOTEBOOK = ROOT / "notebooks" / "benchmark_report.ipynb"
+DEFAULT_OUT = Path("reports") / "demo"
+#: The queue depths of the 4 KiB random-read sweep.
+QUEUE_DEPTHS = (1, 2, 4, 8, 16, 32, 64)
+#: Read shares of the 8 KiB random read/write mix [%].
+READ_SHARES = tuple(range(0, 101, 10))
+#: Queue depth of the mix and of the sequential points.
+MIX_IODEPTH = 16
+#: The latency objective the headline reads the IOPS at [ms].
+LAT_SLO_MS = 1.0
+
+
+@dataclass
+class DemoResult:
+    """What the demo made and found.
+
+    Attributes
+    ----------
+    report : pathlib.Path
+        The HTML report.
+    store : pathlib.Path
+        The Parquet store of the runs reported.
+    run_dirs : list of pathlib.Path
+        Raw outputs and manifest of the measured run (empty with ``measure=False``).
+    headline : list of str
+        The short summary printed at the end.
+    numbers : pandas.DataFrame
+        :func:`anfperf.findings.key_numbers` of the runs.
+    """
+
+    report: Path
+    store: Path
+    run_dirs: list[Path]
+    headline: list[str] = field(default_factory=list)
+    numbers: pd.DataFrame | None = None
+
+
+def demo_workloads(point_s: int = 2, file_size_mib: int = 64, warmup_s: int = 1) -> list:
+    """The measured sweep: 4 KiB random-read queue depths, an 8 KiB mix, 64 KiB sequential.
+
+    Parameters
+    ----------
+    point_s : int
+        Measured seconds per load point.
+    file_size_mib : int
+        Size of each data file [MiB].
+    warmup_s : int
+        Warm-up before each point [s] (fio ``ramp_time``).
+    """
+    from anfperf.workloads.spec import Workload
+
+    common = {"duration_s": int(point_s), "warmup_s": int(warmup_s),
+              "file_size_gib": file_size_mib / 1024.0}  # fmt: skip
+    return [
+        Workload(name="QDSweep4k", pattern="random", bs_kib=4, iodepth=list(QUEUE_DEPTHS),
+                 description="4 KiB random reads, queue depth 1..64", **common),
+        Workload(name="Mix8k", pattern="random", bs_kib=8, read_pct=list(READ_SHARES),
+                 iodepth=MIX_IODEPTH, description="8 KiB random, read share 0..100 %", **common),
+        Workload(name="SeqRead64k", pattern="sequential", bs_kib=64, read_pct=100,
+                 iodepth=MIX_IODEPTH, description="64 KiB sequential reads", **common),
+        Workload(name="SeqWrite64k", pattern="sequential", bs_kib=64, read_pct=0,
+                 iodepth=MIX_IODEPTH, description="64 KiB sequential writes", **common),
+    ]  # fmt: skip
+
+
+def measure(
+    out_dir: str | os.PathLike,
+    *,
+    directory: str | os.PathLike | None = None,
+    point_s: int = 2,
+    file_size_mib: int = 64,
+    progress: bool = True,
+) -> list[Path]:
+    """Run the demo sweep with fio on this machine; returns the runs' folders.
+
+    Each workload is a run of its own (its own run id and manifest), so that each sweep is
+    reported as one curve. The data files go to a new temporary folder inside `directory`
+    (default: the system's temporary folder), removed when the runs end, whether they succeed,
+    fail or are interrupted.
+
+    Raises
+    ------
+    anfperf.AnfperfError
+        fio is missing, or a step failed (the manifest in the run folder says why).
+    """
+    from anfperf.runner import local_inventory, plan_workloads, run_inventory
+
+    if shutil.which("fio") is None:
+        raise AnfperfError(
+            "fio is not installed: apt-get install fio (or make sysdeps), or run the demo with "
+            "--no-measure to report the bundled samples"
+        )
+    parent = Path(directory) if directory is not None else Path(tempfile.gettempdir())
+    if not parent.is_dir():
+        raise AnfperfError(f"{parent}: no such folder to measure in")
+    scratch = Path(tempfile.mkdtemp(prefix="anfperf-demo-", dir=parent))
+    run_dirs = []
+    try:
+        (scratch / "data").mkdir()
+        inventory = local_inventory({"demo": str(scratch / "data")}, workdir=str(scratch / "work"))
+        for workload in demo_workloads(point_s, file_size_mib):
+            plan = plan_workloads([workload], inventory, tool="fio")
+            manifest = run_inventory(plan, inventory, out_dir, progress=progress)
+            run_dirs.append(manifest.run_dir)
+            failed = manifest.failures()
+            if failed:
+                step, host, state, reason = failed[0]
+                raise AnfperfError(
+                    f"demo step {step} on {host} {state}: {reason} (see {manifest.path})"
+                )
+    finally:
+        shutil.rmtree(scratch, ignore_errors=True)
+    return run_dirs
+
+
+def run_demo(
+    out_dir: str | os.PathLike = DEFAULT_OUT,
+    *,
+    measure_here: bool = True,
+    directory: str | os.PathLike | None = None,
+    point_s: int = 2,
+    file_size_mib: int = 64,
+    progress: bool = True,
+) -> DemoResult:
+    """Measure (or take the bundled samples), store, model and report.
+
+    Parameters
+    ----------
+    out_dir : path-like
+        Where the raw run (``raw/``), the store (``store/``) and ``report.html`` go.
+    measure_here : bool
+        Measure this machine with fio; False reports the bundled real samples.
+    directory, point_s, file_size_mib, progress
+        As in :func:`measure`.
+
+    Returns
+    -------
+    DemoResult
+    """
+    from anfperf.findings import key_numbers
+    from anfperf.ingest import read_many
+    from anfperf.report import render_report
+    from anfperf.store import save_frame
+
+    out = Path(out_dir).resolve()
+    out.mkdir(parents=True, exist_ok=True)
+    if measure_here:
+        run_dirs = measure(out / "raw", directory=directory, point_s=point_s,
+                           file_size_mib=file_size_mib, progress=progress)  # fmt: skip
+        inputs = run_dirs
+    else:
+        run_dirs, inputs = [], [SAMPLES]
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        frame = read_many(inputs, errors="warn")
+    if frame.empty:
+        raise AnfperfError("nothing to report: no results in " + ", ".join(map(str, inputs)))
+    store = out / "store"
+    shutil.rmtree(store, ignore_errors=True)  # this demo's runs only
+    save_frame(frame, store)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        numbers = key_numbers(frame, lat_slo_ms=LAT_SLO_MS)
+    result = render_report(
+        NOTEBOOK, parameters={"paths": [str(p) for p in inputs], "lat_slo_ms": LAT_SLO_MS},
+        out_dir=out, name="report",
+    )  # fmt: skip
+    if not result.ok:
+        raise result.error
+    return DemoResult(result.html, store, run_dirs, headline(frame, numbers), numbers)
+
+
+def headline(frame: pd.DataFrame, numbers: pd.DataFrame) -> list[str]:
+    """The demo's short summary: peak, knee, IOPS at 1 ms, Little's law, the mix model's error."""
+    from anfperf import findings
+    from anfperf.models import fit_mix, threads_needed
+
+    lines = []
+    sweeps = numbers[numbers["kind"].isin([findings.KIND_CONCURRENCY, findings.KIND_RATE])]
+    sweep = sweeps.sort_values("points", ascending=False).iloc[0] if len(sweeps) else None
+    peak = numbers.loc[numbers["peak_iops"].idxmax()]
+    top_bw = numbers.loc[numbers["peak_bw_mib_s"].idxmax()]
+    lines.append(f"peak: {peak['peak_iops']:,.0f} IOPS ({peak['run_id']}), "
+                 f"{top_bw['peak_bw_mib_s']:,.1f} MiB/s ({top_bw['run_id']})")  # fmt: skip
+    if sweep is not None and not math.isnan(sweep["knee_iops"]):
+        lines.append(f"knee: {sweep['knee_lat_ms']:.3f} ms at {sweep['knee_iops']:,.0f} IOPS "
+                     f"({sweep['run_id']})")  # fmt: skip
+        slo = sweep["iops_at_slo_measured"]
+        how = "measured"
+        if math.isnan(slo):
+            slo, how = sweep["iops_at_slo_model"], "fitted curve"
+        if not math.isnan(slo):
+            lines.append(f"IOPS at a {LAT_SLO_MS:g} ms SLO: {slo:,.0f} ({how})")
+        target = 2 * sweep["knee_iops"]
+        needed = threads_needed(target, sweep["knee_lat_ms"])
+        lines.append(
+            f"Little's law: {target:,.0f} IOPS at the knee's {sweep['knee_lat_ms']:.3f} ms need "
+            f"{needed} I/Os in flight (threads x queue depth)"
+        )
+    mixes = numbers[numbers["kind"] == findings.KIND_MIX]
+    for run_id in mixes["run_id"]:
+        rows = frame[frame["run_id"] == run_id]
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            fit = fit_mix(rows)
+        lines.append(f"mix model ({run_id}): median error {fit.mdape_pct:.1f} % on the "
+                     f"{fit.n_points} measured mixes")  # fmt: skip
+    return lines
