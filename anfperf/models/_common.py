@@ -318,9 +318,7 @@ def _add_hosts(
 
     out = combine(original, ident, host="all")
     # combine and groupby(sort=False) both keep the order in which the groups first appear
-    out["configured"] = (
-        rows.groupby(ident, dropna=False, sort=False)["configured"].sum().to_numpy()
-    )
+    out["configured"] = rows.groupby(ident, dropna=False, sort=False)["configured"].sum().to_numpy()
     out["direction"] = out["direction"].astype(str)
     for col in keys:
         out[col] = out[col].astype(object).where(out[col].notna(), "")
