@@ -40,14 +40,11 @@ lint: install
 test: install sysdeps lint
 	$(BIN)/python -m pytest -q tests $(if $(NOTEBOOKS),--nbval-lax $(NOTEBOOKS))
 
-# The demo: a short real fio run on this machine (local executor, no SSH) into data/raw/, then
-# the bundled real samples and every local run ingested, summarised and saved.
-DEMO_VOLUME := $(CURDIR)/data/raw/demo-volume
+# The demo: a real fio sweep of this machine's disk (local executor, no SSH; about 2 minutes),
+# stored, modelled and rendered to reports/demo/report.html. `anfperf demo --no-measure` makes
+# the same report from the bundled samples.
 demo: install sysdeps
-	mkdir -p $(DEMO_VOLUME)
-	$(BIN)/anfperf run RndRead4k --volume $(DEMO_VOLUME) --set duration_s=3 \
-	  --set file_size_gib=0.0625 --set iodepth=8 --out data/raw --no-progress
-	$(BIN)/anfperf ingest data/samples data/raw --out reports/demo-store
+	$(BIN)/anfperf demo --out reports/demo
 
 bench: install sysdeps
 	$(BIN)/python benchmarks/bench_ingest.py

@@ -217,12 +217,11 @@ def headline(frame: pd.DataFrame, numbers: pd.DataFrame) -> list[str]:
             slo, how = sweep["iops_at_slo_model"], "fitted curve"
         if not math.isnan(slo):
             lines.append(f"IOPS at a {LAT_SLO_MS:g} ms SLO: {slo:,.0f} ({how})")
-        target = 2 * sweep["knee_iops"]
-        needed = threads_needed(target, sweep["knee_lat_ms"])
-        lines.append(
-            f"Little's law: {target:,.0f} IOPS at the knee's {sweep['knee_lat_ms']:.3f} ms need "
-            f"{needed} I/Os in flight (threads x queue depth)"
-        )
+            needed = threads_needed(slo, LAT_SLO_MS)
+            lines.append(
+                f"Little's law: {slo:,.0f} IOPS at {LAT_SLO_MS:g} ms need {needed} I/Os in "
+                "flight (threads x queue depth, over all clients)"
+            )
     mixes = numbers[numbers["kind"] == findings.KIND_MIX]
     for run_id in mixes["run_id"]:
         rows = frame[frame["run_id"] == run_id]

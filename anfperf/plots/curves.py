@@ -54,6 +54,16 @@ def _runs(frame: pd.DataFrame, run_id: str | None, kinds: tuple[str, ...], what:
     return [(r, rows[rows["run_id"] == r]) for r in wanted]
 
 
+def _one_run_names(fig: go.Figure, runs: list) -> go.Figure:
+    """Legend entries without the run id when one run is drawn (the title names it)."""
+    if len(runs) == 1:
+        prefix = f"{runs[0][0]} "
+        for trace in fig.data:
+            if trace.name and trace.name.startswith(prefix):
+                trace.name = trace.name[len(prefix) :]
+    return fig
+
+
 def _floats(rows: pd.DataFrame, col: str) -> np.ndarray:
     return pd.to_numeric(rows[col], errors="coerce").to_numpy(float)
 
@@ -123,7 +133,7 @@ def latency_curve(
     )  # fmt: skip
     # the model and its band rise steeply past the data: show the measured range and the SLO
     fig.update_yaxes(range=[0, 1.3 * top])
-    return fig
+    return _one_run_names(fig, runs)
 
 
 def usl_latency_at_iops(iops: object, lam: float, sigma: float, kappa: float) -> np.ndarray:
@@ -256,7 +266,7 @@ def scaling(frame: pd.DataFrame, *, run_id: str | None = None) -> go.Figure:
             )  # fmt: skip
     top = max(float(np.nanmax(_floats(r, "iops"))) for _, r in runs)
     fig.update_yaxes(range=[0, 1.15 * top])  # the ideal line would flatten the measured curve
-    return fig
+    return _one_run_names(fig, runs)
 
 
 def mix(frame: pd.DataFrame, *, run_id: str | None = None, y: str = "iops") -> go.Figure:
@@ -302,4 +312,4 @@ def mix(frame: pd.DataFrame, *, run_id: str | None = None, y: str = "iops") -> g
             hovertemplate=f"model: %{{x:.0f}} % read, {fmt}<extra></extra>",
         )  # fmt: skip
     fig.update_xaxes(range=[-3, 103], dtick=10)
-    return fig
+    return _one_run_names(fig, runs)

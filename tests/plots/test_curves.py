@@ -45,7 +45,7 @@ def test_latency_curve_draws_the_measured_points_fit_band_knee_and_slo(frame):
     fig = curves.latency_curve(frame, run_id="qd_sweep_randread4k", lat_slo_ms=0.5)
     t = traces(fig)
     jobs = json.loads(QD_SWEEP.read_text())["jobs"]
-    measured = t["qd_sweep_randread4k measured"]
+    measured = t["measured"]
     # the points in sweep order (iodepth 1..64), straight from the JSON
     assert list(measured.x) == pytest.approx([j["read"]["iops"] for j in jobs])
     assert list(measured.y) == pytest.approx([j["read"]["lat_ns"]["mean"] / 1e6 for j in jobs])
@@ -54,7 +54,7 @@ def test_latency_curve_draws_the_measured_points_fit_band_knee_and_slo(frame):
     numbers = (
         findings.key_numbers(frame, lat_slo_ms=0.5).set_index("run_id").loc["qd_sweep_randread4k"]
     )
-    knee = t["qd_sweep_randread4k knee"]
+    knee = t["knee"]
     assert (knee.x[0], knee.y[0]) == pytest.approx((numbers["knee_iops"], numbers["knee_lat_ms"]))
     # the SLO line and the IOPS read off at it, as the report's numbers say
     assert [s.y0 for s in fig.layout.shapes if s.y0 == s.y1] == [0.5]
@@ -65,7 +65,7 @@ def test_latency_curve_draws_the_measured_points_fit_band_knee_and_slo(frame):
     assert "SLO 0.5 ms" in texts
     # the fit lies inside its band
     fit_trace = next(v for k, v in t.items() if "USL fit" in k)
-    band = t["qd_sweep_randread4k 95 % band"]
+    band = t["95 % band"]
     n = len(band.x) // 2
     upper = np.interp(fit_trace.x, band.x[:n], band.y[:n])
     lower = np.interp(fit_trace.x, band.x[n:][::-1], band.y[n:][::-1])
@@ -77,7 +77,7 @@ def test_latency_curve_draws_the_measured_points_fit_band_knee_and_slo(frame):
 
 def test_latency_curve_hover_names_run_host_job_and_step(frame):
     fig = curves.latency_curve(frame, run_id="RndReadThreads")
-    measured = traces(fig)["RndReadThreads measured"]
+    measured = traces(fig)["measured"]
     assert "run_id: %{customdata[0]}" in measured.hovertemplate
     assert "job: %{customdata[2]}" in measured.hovertemplate
     raw = summary_avg("RndReadThreads")
@@ -111,9 +111,9 @@ def test_scaling_draws_littles_law_at_each_measured_latency(frame):
     fig = curves.scaling(frame, run_id="qd_sweep_randread4k")
     t = traces(fig)
     jobs = json.loads(QD_SWEEP.read_text())["jobs"]
-    measured = t["qd_sweep_randread4k measured"]
+    measured = t["measured"]
     assert list(measured.x) == [float(j["job options"]["iodepth"]) for j in jobs]
-    little = t["qd_sweep_randread4k Little's law at the measured latency"]
+    little = t["Little's law at the measured latency"]
     lat_s = np.array([j["read"]["lat_ns"]["mean"] for j in jobs]) / 1e9
     assert list(little.y) == pytest.approx(list(measured.x / lat_s))
     assert fig.layout.xaxis.title.text == "Outstanding I/O [threads x queue depth]"
@@ -125,7 +125,7 @@ def test_mix_draws_the_sweep_and_the_fitted_mix_model(frame):
     fig = curves.mix(frame, y="bw_mib_s")
     t = traces(fig)
     jobs = json.loads(MIX_SWEEP.read_text())["jobs"]
-    measured = t["mix_sweep_randrw8k measured"]
+    measured = t["measured"]
     assert list(measured.x) == [float(j["job options"]["rwmixread"]) for j in jobs]
     bw = [(j["read"]["bw_bytes"] + j["write"]["bw_bytes"]) / 2**20 for j in jobs]
     assert list(measured.y) == pytest.approx(bw)
