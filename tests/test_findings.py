@@ -162,3 +162,17 @@ def test_operating_point_is_the_highest_whole_run_throughput(frame):
     assert overall["job"] == seq["rd"][int(np.argmax(seq["bw_mib_s"]))]
     with pytest.raises(AnfperfError, match="no whole-run throughput in run 'nope'"):
         findings.operating_point(frame, run_id="nope")
+
+
+def test_what_was_measured_within_the_slo_is_never_undercut_by_the_curve():
+    # the QD sweep with its last point 10 % faster: the fitted curve reaches 1 ms below it
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        frame = anfperf.read(QD_SWEEP)
+        last = frame["job"] == "qd64"
+        frame.loc[last, ["iops", "bw_mib_s"]] *= 1.1
+        got = findings.key_numbers(frame, lat_slo_ms=1.0).iloc[0]
+    best = frame.loc[last & frame["is_summary"] & (frame["direction"] == "total"), "iops"].max()
+    assert got["iops_at_slo_model"] < best  # the curve alone would undercut the measurement
+    assert got["iops_at_slo_measured"] == pytest.approx(best)
+    assert "at least that is achievable" in got["notes"]
