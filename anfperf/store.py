@@ -10,7 +10,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 import pyarrow as pa
-import pyarrow.dataset as ds
+import pyarrow.parquet as pq
 
 from anfperf.errors import AnfperfError
 
@@ -37,37 +37,117 @@ def save_frame(frame: pd.DataFrame, out: str | os.PathLike) -> Path:
     path = Path(out)
     suffix = path.suffix.lower()
     if suffix == ".csv":
-        path.parent.mkdir(parents=True, exist_ok=True)
         csv = frame.copy()
         csv["lat_bins"] = [_bins_json(b) for b in csv["lat_bins"]]
-        csv.to_csv(path, index=False)
+        _replace_file(path, lambda f: csv.to_csv(f, index=False))
     elif suffix in (".parquet", ".pq"):
-        path.parent.mkdir(parents=True, exist_ok=True)
-        frame.to_parquet(path, index=False)
+        _replace_file(path, lambda f: frame.to_parquet(f, index=False))
     elif suffix:
         raise AnfperfError(
             f"{path}: unknown output type {suffix!r}; use .csv, .parquet or a folder"
         )
     else:
-        if path.exists() and not path.is_dir():
-            raise AnfperfError(f"{path}: exists and is not a folder")
-        path.mkdir(parents=True, exist_ok=True)
-        ds.write_dataset(
-            _to_table(frame),
-            path,
-            format="parquet",
-            partitioning=["run_id"],
-            partitioning_flavor="hive",
-            # A unique name per save, so saves of other runs never overwrite each other...
-            basename_template=f"part-{uuid.uuid4().hex}-{{i}}.parquet",
-            # ...and a run saved again replaces its own partition instead of doubling it.
-            existing_data_behavior="delete_matching",
-        )
+        _save_dataset(frame, path)
     return path
 
 
-def _to_table(frame: pd.DataFrame) -> pa.Table:
-    return pa.Table.from_pandas(frame, preserve_index=False)
+def _replace_file(path: Path, write) -> None:
+    """Write through `write(file)` to a temporary name, then rename over `path` (atomic)."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    tmp = path.with_name(f"{TMP_PREFIX}{uuid.uuid4().hex}-{path.name}")
+    try:
+        with open(tmp, "wb") as f:
+            write(f)
+            f.flush()
+            os.fsync(f.fileno())
+        os.replace(tmp, path)
+    except OSError as exc:
+        raise AnfperfError(f"{path}: could not write: {exc}") from exc
+    finally:
+        tmp.unlink(missing_ok=True)
+
+
+#: Lock file of a store: one writer at a time (readers need no lock: they see whole files).
+LOCK_NAME = ".anfperf-store.lock"
+#: The one data file of a run's partition, replaced whole (atomically) on every save.
+PART_NAME = "data.parquet"
+#: Prefix of files being written: readers skip names starting with '.', and the next save
+#: removes those a killed writer left.
+TMP_PREFIX = ".tmp-"
+#: Longest run id a partition folder can carry (file names are at most 255 bytes).
+MAX_RUN_ID_BYTES = 200
+#: pyarrow's name for a missing partition value: as a run id it would make runs disappear.
+_HIVE_NULL = "__HIVE_DEFAULT_PARTITION__"
+
+
+def arrow_schema() -> pa.Schema:
+    """The Parquet schema of every store partition, whatever a run holds.
+
+    One schema for all runs: a run without latency histograms would otherwise write
+    ``lat_bins`` as a null column, which no reader can merge with another run's struct column.
+    """
+    from anfperf.schema import empty_frame
+
+    schema = pa.Schema.from_pandas(empty_frame(), preserve_index=False)
+    bins = pa.struct([("ns", pa.list_(pa.int64())), ("count", pa.list_(pa.int64()))])
+    schema = schema.set(schema.get_field_index("lat_bins"), pa.field("lat_bins", bins))
+    return schema.remove(schema.get_field_index("run_id"))  # the partition folder says it
+
+
+def _partition_name(run_id: object) -> str:
+    """``run_id=<id>``, the id URI-encoded as hive readers expect; hostile ids are refused."""
+    from urllib.parse import quote
+
+    text = "" if run_id is None or pd.isna(run_id) else str(run_id)
+    if not text.strip() or text == _HIVE_NULL:
+        raise AnfperfError(f"run id {text!r} cannot name a store partition: give --run-id")
+    encoded = quote(text, safe="")
+    if len(encoded.encode()) > MAX_RUN_ID_BYTES:
+        raise AnfperfError(
+            f"run id {text[:40]!r}... is too long for a store partition "
+            f"({len(encoded.encode())} bytes encoded, at most {MAX_RUN_ID_BYTES}): give --run-id"
+        )
+    return f"run_id={encoded}"
+
+
+def _save_dataset(frame: pd.DataFrame, path: Path) -> None:
+    """Replace the partitions of the runs in `frame`, one file each, atomically.
+
+    Each run's rows go to a temporary file in its partition folder, flushed to disk, then
+    renamed over ``data.parquet``: a reader (or a writer killed at any point) sees the old run
+    or the new one, never a mix or a half-written file. A lock keeps concurrent saves apart.
+    """
+    import fcntl
+
+    if path.exists() and not path.is_dir():
+        raise AnfperfError(f"{path}: exists and is not a folder")
+    names = {r: _partition_name(r) for r in frame["run_id"].unique()}  # refuse before writing
+    path.mkdir(parents=True, exist_ok=True)
+    schema = arrow_schema()
+    with open(path / LOCK_NAME, "a") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        for stale in path.glob(f"run_id=*/{TMP_PREFIX}*"):
+            stale.unlink(missing_ok=True)  # left by a writer that was killed
+        for run_id, rows in frame.groupby("run_id", sort=False, observed=True):
+            folder = path / names[run_id]
+            folder.mkdir(exist_ok=True)
+            table = pa.Table.from_pandas(
+                rows.drop(columns="run_id"), schema=schema, preserve_index=False
+            )
+            tmp = folder / f"{TMP_PREFIX}{uuid.uuid4().hex}"
+            try:
+                with open(tmp, "wb") as f:
+                    pq.write_table(table, f)
+                    f.flush()
+                    os.fsync(f.fileno())
+                os.replace(tmp, folder / PART_NAME)
+            except OSError as exc:
+                tmp.unlink(missing_ok=True)
+                raise AnfperfError(f"{folder}: could not write run {run_id!r}: {exc}") from exc
+            # parts of the layout before one-file partitions: the new file replaces them
+            for old in folder.glob("*.parquet"):
+                if old.name != PART_NAME:
+                    old.unlink()
 
 
 def _bins_json(bins: object) -> str | None:

@@ -52,7 +52,7 @@ def test_dataset_folder_grows_run_by_run_and_replaces_a_rerun(two_runs, tmp_path
     assert main(["ingest", str(a), "--out", str(store)]) == 0
     assert main(["ingest", str(b), "--out", str(store)]) == 0
     assert main(["ingest", str(a), "--out", str(store)]) == 0  # run A again: replaced, not doubled
-    assert sorted(p.name for p in store.iterdir()) == ["run_id=runA", "run_id=runB"]
+    assert sorted(p.name for p in store.glob("run_id=*")) == ["run_id=runA", "run_id=runB"]
     frame = pd.read_parquet(store)  # pandas reads the hive layout as it is
     assert frame.groupby("run_id", observed=True).size().to_dict() == {"runA": 2, "runB": 2}
     table = ds.dataset(store, partitioning="hive").to_table()
@@ -89,8 +89,12 @@ def test_hostile_file_name_round_trips_through_the_dataset(tmp_path):
     (tmp_path / "in").mkdir()
     shutil.copy(DATA / "fio" / "randread_qd4.json", tmp_path / "in" / f"{name}.json")
     assert main(["ingest", str(tmp_path / "in"), "--out", str(tmp_path / "store")]) == 0
-    assert [p.name for p in (tmp_path / "store").iterdir()] == [
+    assert [p.name for p in (tmp_path / "store").glob("run_id=*")] == [
         "run_id=a%20b%3Dc%3B%24%28touch%20pwned%29%252F%27q%22"
     ]
     assert list(pd.read_parquet(tmp_path / "store")["run_id"].unique()) == [name]
+    from anfperf.store import list_runs, load_store
+
+    assert list(list_runs(tmp_path / "store")["run_id"]) == [name]  # DuckDB decodes it too
+    assert set(load_store(tmp_path / "store", run_ids=[name])["run_id"]) == {name}
     assert not (tmp_path / "pwned").exists() and not os.path.exists("pwned")

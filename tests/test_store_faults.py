@@ -1,0 +1,163 @@
+"""The store under faults: one schema for every run, atomic partitions, a lock, hostile run ids.
+
+Real processes are killed with SIGKILL in the middle of writes, and a real tmpfs fills up; after
+each, pandas and DuckDB must read the store and every run that was saved before must be whole.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import signal
+import subprocess
+import sys
+import textwrap
+import time
+import warnings
+
+import pandas as pd
+import pytest
+
+import anfperf
+from anfperf.cli import main
+from anfperf.errors import AnfperfError
+from anfperf.store import MAX_RUN_ID_BYTES, PART_NAME, list_runs, load_store, save_frame
+from tests.conftest import DATA, PUBLIC, TESTS, require
+
+SAMPLES = TESTS.parent / "data" / "samples"
+
+
+def read(paths):
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        return anfperf.read_many(paths)
+
+
+def test_a_store_grown_run_by_run_from_every_kind_reads_back(tmp_path):
+    store = tmp_path / "store"
+    inputs = [
+        DATA / "vdbench" / "RndRead",  # no histograms: lat_bins all empty
+        SAMPLES / "fio" / "sweeps" / "qd_sweep_randread4k.json",  # json+ histograms
+        DATA / "fio" / "randread_qd4.json",
+        DATA / "vdbench" / "MultiHostSeqMix",
+    ]
+    diskspd = PUBLIC / "diskspd" / "d01_pkb_2.0.21a.xml"
+    if diskspd.exists():
+        inputs.append(diskspd)
+    expected = 0
+    for path in inputs:
+        frame = read([path])
+        save_frame(frame, store)
+        expected += len(frame)
+        # after every save, every reader reads all of it
+        assert len(pd.read_parquet(store)) == expected
+        assert list_runs(store)["rows"].sum() == expected
+    back = load_store(store)
+    assert len(back) == expected and back["lat_bins"].notna().sum() > 0
+
+
+def test_the_issue_case_two_plain_ingests_into_one_store(tmp_path, capsys):
+    store = str(tmp_path / "S")
+    assert main(["ingest", str(SAMPLES / "vdbench"), "--run-id", "A", "--out", store]) == 0
+    assert main(["ingest", str(SAMPLES), "--run-id", "B", "--out", store]) == 0
+    capsys.readouterr()
+    runs = pd.read_parquet(store).groupby("run_id", observed=True).size()
+    assert set(runs.index) == {"A", "B"} and runs["B"] > runs["A"]
+
+
+WRITER = textwrap.dedent(
+    """
+    import sys, warnings
+    warnings.simplefilter("ignore")
+    import pandas as pd, anfperf
+    from anfperf.store import save_frame
+    frame = anfperf.read_many([sys.argv[2]])
+    big = pd.concat([frame] * int(sys.argv[3]), ignore_index=True).assign(run_id="R")
+    print("ready", flush=True)
+    while True:
+        save_frame(big, sys.argv[1])
+    """
+)
+
+
+def writer(store, copies: int) -> subprocess.Popen:
+    proc = subprocess.Popen(
+        [sys.executable, "-c", WRITER, str(store), str(SAMPLES / "vdbench"), str(copies)],
+        stdout=subprocess.PIPE, text=True, cwd=TESTS.parent,
+    )  # fmt: skip
+    assert proc.stdout.readline().strip() == "ready"
+    return proc
+
+
+def test_sigkill_during_a_rewrite_leaves_the_old_or_the_new_run_whole(tmp_path):
+    store = tmp_path / "store"
+    keep = read([DATA / "vdbench" / "RndRead"])
+    save_frame(keep, store)
+    samples = read([SAMPLES / "vdbench"])
+    rows_per_copy = len(samples)
+    save_frame(pd.concat([samples] * 40, ignore_index=True).assign(run_id="R"), store)
+    for trial, wait_s in enumerate((0.05, 0.2, 0.45, 0.8, 1.3)):
+        proc = writer(store, 40)
+        time.sleep(wait_s)
+        proc.send_signal(signal.SIGKILL)
+        proc.wait(timeout=30)
+        frame = pd.read_parquet(store)  # never unreadable
+        sizes = frame.groupby("run_id", observed=True).size().to_dict()
+        assert sizes.get("RndRead") == len(keep), trial
+        assert sizes.get("R") == 40 * rows_per_copy, trial  # the old or the new R, whole
+        assert [p.name for p in store.glob("run_id=*/*.parquet")] == [PART_NAME] * len(sizes)
+    save_frame(keep, store)  # the next save clears what a killed writer left
+    assert not list(store.glob("run_id=*/.tmp-*"))
+
+
+def test_concurrent_saves_of_one_run_never_duplicate_rows(tmp_path):
+    store = tmp_path / "store"
+    procs = [writer(store, 5) for _ in range(2)]
+    time.sleep(2.0)
+    for proc in procs:
+        proc.send_signal(signal.SIGKILL)
+        proc.wait(timeout=30)
+    rows_per_copy = len(read([SAMPLES / "vdbench"]))
+    assert len(load_store(store, run_ids="R")) == 5 * rows_per_copy
+
+
+def test_disk_full_is_a_clear_error_and_loses_nothing(tmp_path):
+    mount = shutil.which("mount")
+    require(None if os.geteuid() == 0 and mount else "mounting a tmpfs needs root")
+    small = tmp_path / "small"
+    small.mkdir()
+    subprocess.run([mount, "-t", "tmpfs", "-o", "size=600k", "tmpfs", str(small)], check=True)
+    try:
+        store = small / "store"
+        keep = read([DATA / "vdbench" / "RndRead"])
+        save_frame(keep, store)
+        frame = read([SAMPLES / "vdbench"])
+        big = pd.concat([frame] * 1000, ignore_index=True).assign(run_id="big")  # ~1 MB
+        with pytest.raises(AnfperfError, match=r"could not write run 'big'.*No space left"):
+            save_frame(big, store)
+        assert len(pd.read_parquet(store)) == len(keep)
+        assert not list(store.glob("run_id=*/.tmp-*"))  # the half-written file is gone
+        with pytest.raises(AnfperfError, match="could not write"):
+            save_frame(big, small / "frame.parquet")  # one file: no truncated file left
+        assert not (small / "frame.parquet").exists()
+        assert not [p for p in small.iterdir() if p.name.startswith(".tmp-")]
+    finally:
+        subprocess.run(["umount", str(small)], check=False)
+
+
+@pytest.mark.parametrize(
+    "run_id, message",
+    [("__HIVE_DEFAULT_PARTITION__", "cannot name a store partition"),
+     ("x" * 300, "too long for a store partition"),
+     ("   ", "cannot name a store partition")],
+    ids=["hive-null", "300-chars", "blank"],
+)  # fmt: skip
+def test_hostile_run_ids_are_refused_before_anything_is_written(tmp_path, run_id, message):
+    store = tmp_path / "store"
+    save_frame(read([DATA / "fio" / "randread_qd4.json"]), store)
+    before = sorted(p.name for p in store.rglob("*"))
+    bad = read([DATA / "fio" / "randread_qd4.json"]).assign(run_id=run_id)
+    with pytest.raises(AnfperfError, match=message):
+        save_frame(bad, store)
+    assert sorted(p.name for p in store.rglob("*")) == before
+    assert len("x" * 300) > MAX_RUN_ID_BYTES
