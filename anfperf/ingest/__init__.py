@@ -138,9 +138,21 @@ def read(path: str | os.PathLike, *, run_id: str | None = None) -> pd.DataFrame:
 _READERS = {"fio_json": read_fio_json, "vdbench": read_vdbench, "diskspd": read_diskspd_xml}
 
 
-def expand_paths(paths: Iterable[str | os.PathLike]) -> list[str]:
-    """Result files and Vdbench run folders named by `paths`, folders searched recursively."""
+def expand_paths(
+    paths: Iterable[str | os.PathLike], problems: list[tuple[str, str]] | None = None
+) -> list[str]:
+    """Result files and Vdbench run folders named by `paths`, folders searched recursively.
+
+    Symbolic links to folders are followed (each real folder once, so a link loop ends);
+    folders that cannot be listed are added to `problems` as (folder, reason) when given.
+    """
     out: list[str] = []
+    seen: set[str] = set()  # real paths of the folders walked
+
+    def unreadable(exc: OSError) -> None:
+        if problems is not None:
+            problems.append((exc.filename or "?", exc.strerror or str(exc)))
+
     for item in paths:
         item = os.fspath(item)
         if not os.path.isdir(item):
@@ -149,7 +161,12 @@ def expand_paths(paths: Iterable[str | os.PathLike]) -> list[str]:
         if os.path.isfile(os.path.join(item, "flatfile.html")):
             out.append(item)
             continue
-        for dirpath, dirnames, filenames in os.walk(item):
+        for dirpath, dirnames, filenames in os.walk(item, onerror=unreadable, followlinks=True):
+            real = os.path.realpath(dirpath)
+            if real in seen:
+                dirnames.clear()  # a link back into a folder already walked
+                continue
+            seen.add(real)
             dirnames.sort()
             if "flatfile.html" in filenames:
                 out.append(dirpath)
@@ -191,7 +208,14 @@ def read_many(
     fio_rows: list[dict] = []
     frames: list[pd.DataFrame] = []
     origins: dict = {}  # folder -> (run id, host) from a runner manifest, looked up once
-    for path in expand_paths(paths):
+    problems: list[tuple[str, str]] = []
+    found = expand_paths(paths, problems)
+    for folder, reason in problems:
+        message = f"{folder}: cannot be read ({reason})"
+        if errors == "raise":
+            raise ParseError(folder, f"cannot be read ({reason})")
+        warnings.warn(f"skipped {message}", stacklevel=2)
+    for path in found:
         try:
             if os.path.isdir(path):
                 fmt = detect_format(path)  # a Vdbench run folder

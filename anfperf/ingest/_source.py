@@ -15,10 +15,21 @@ PathOrBuffer = str | os.PathLike | IO[bytes] | IO[str]
 GZIP_MAGIC = b"\x1f\x8b"
 
 
+def printable_path(path: str | os.PathLike) -> str:
+    """A path as text that can be stored and printed: bytes that are not UTF-8 (a file system
+    allows any) become ``\\xNN`` escapes instead of lone surrogates no encoder accepts."""
+    text = os.fsdecode(path)
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError:
+        return text.encode("utf-8", "surrogateescape").decode("utf-8", "backslashreplace")
+    return text
+
+
 def source_name(path_or_buffer: PathOrBuffer) -> str:
     """The name used for `source_file` and in error messages."""
     if isinstance(path_or_buffer, str | os.PathLike):
-        return os.fspath(path_or_buffer)
+        return printable_path(path_or_buffer)
     return str(getattr(path_or_buffer, "name", "<buffer>"))
 
 
