@@ -127,7 +127,12 @@ SYNC_ENGINES = frozenset(
 DEFAULT_OPTIONS: dict[str, str] = {"rw": "read", "bs": "4k", "iodepth": "1", "numjobs": "1"}
 
 # A JSON document starts with '{' at the beginning of a line (fio never indents its outer brace).
-_DOC_START = re.compile(r"^\{", re.MULTILINE)
+#: Where a fio JSON document can start: an object whose first key is one fio writes first,
+#: anywhere in the text (stray text from a shell redirect may precede it on the same line).
+_DOC_START = re.compile(r'\{\s*"(?:fio version|jobs|client_stats|global options)"')
+#: Failed decodes a scan gives up after: each can read to the end of the file, so hostile
+#: text of many truncated objects would otherwise cost quadratic time.
+MAX_FAILED_DECODES = 64
 _SIZE = re.compile(r"^\s*(\d+(?:\.\d*)?)\s*([kmgtpe]?)(i?)b?\s*$", re.IGNORECASE)
 _INT64_MAX = 2**63 - 1
 # Unix seconds accepted as a timestamp (1973 .. 2262, the datetime64[ns] limit).
@@ -295,6 +300,7 @@ def _scan(text: str) -> tuple[list[dict], list[str], BaseException | None, bool]
     pos = 0
     error: BaseException | None = None
     other_json = False
+    failed = 0
     for match in _DOC_START.finditer(text):
         start = match.start()
         if start < pos:
@@ -303,6 +309,9 @@ def _scan(text: str) -> tuple[list[dict], list[str], BaseException | None, bool]
             obj, end = decoder.raw_decode(text, start)
         except (ValueError, RecursionError) as exc:
             error = error or exc
+            failed += 1
+            if failed >= MAX_FAILED_DECODES:
+                break
             continue
         if not isinstance(obj, dict):
             continue
@@ -312,6 +321,13 @@ def _scan(text: str) -> tuple[list[dict], list[str], BaseException | None, bool]
         outside.append(text[pos:start])
         docs.append(obj)
         pos = end
+    if not docs and text.lstrip().startswith("{"):
+        # not fio's: decode it once to say whether it is other JSON or broken JSON
+        try:
+            obj, _ = decoder.raw_decode(text, len(text) - len(text.lstrip()))
+            other_json = isinstance(obj, dict)
+        except (ValueError, RecursionError) as exc:
+            error = error or exc
     outside.append(text[pos:])
     return docs, outside, error, other_json
 

@@ -83,3 +83,38 @@ def test_a_name_of_bad_bytes_alone_is_still_a_run(tmp_path, name):
     folder = os.fsencode(tmp_path)
     shutil.copy(DATA / "fio" / "randread_qd4.json", os.path.join(folder, name))
     assert runs_in([tmp_path]) == {"\\xff\\xfe"}
+
+
+def test_fio_json_glued_to_stray_text_on_its_line_is_found(tmp_path):
+    # `fio ... >out.json` typed as `fio ... >>{` leaves '>' in front of the document
+    raw = (DATA / "fio" / "randread_qd4.json").read_bytes()
+    glued = tmp_path / "glued.json"
+    glued.write_bytes(b"fio: some warning >" + raw.lstrip())
+    with pytest.warns(UserWarning, match="text outside the fio JSON, first: 'fio: some warning >'"):
+        frame = anfperf.read(glued)
+    direct = anfperf.read(DATA / "fio" / "randread_qd4.json")
+    assert frame["iops"].tolist() == direct["iops"].tolist()
+
+
+def test_many_truncated_objects_are_given_up_on_after_a_bounded_number_of_decodes(
+    tmp_path, monkeypatch
+):
+    # each failed decode reads to the end of the file: 100,000 of them took minutes. Counted,
+    # not timed (speed lives in benchmarks)
+    import json
+
+    from anfperf.errors import ParseError
+    from anfperf.ingest.fio_json import MAX_FAILED_DECODES
+
+    calls = []
+    real = json.JSONDecoder.raw_decode
+    monkeypatch.setattr(
+        json.JSONDecoder,
+        "raw_decode",
+        lambda self, s, idx=0: (calls.append(idx), real(self, s, idx))[1],
+    )
+    hostile = tmp_path / "hostile.json"
+    hostile.write_text('{"jobs": [\n' * 100_000)  # 1.2 MB of objects that never close
+    with pytest.raises(ParseError, match="hostile.json: invalid"):
+        anfperf.read(hostile)
+    assert len(calls) <= MAX_FAILED_DECODES + 2  # the scan, and one decode for the message
