@@ -385,6 +385,16 @@ def _usl_saturation_notes(params: dict[str, float], n_seen: float, x_seen: float
     return []
 
 
+def check_usl(lam: float, sigma: float, kappa: float) -> None:
+    """A ModelError naming the parameter unless lam > 0 and sigma, kappa >= 0, all finite."""
+    for name, value, low in (("lam", lam, 0.0), ("sigma", sigma, 0.0), ("kappa", kappa, 0.0)):
+        if not isinstance(value, int | float | np.floating) or not math.isfinite(value):
+            raise ModelError(f"USL parameter {name} must be a finite number, got {value!r}")
+        if value < low or (name == "lam" and value == 0):
+            raise ModelError(f"USL parameter {name} must be {'>' if name == 'lam' else '>='} 0, "
+                             f"got {value!r}")  # fmt: skip
+
+
 def usl_peak(lam: float, sigma: float, kappa: float) -> tuple[int, float]:
     """Concurrency of the USL maximum and the throughput there.
 
@@ -404,6 +414,7 @@ def usl_peak(lam: float, sigma: float, kappa: float) -> tuple[int, float]:
     anfperf.ModelError
         kappa = 0: the curve never turns down, there is no finite peak.
     """
+    check_usl(lam, sigma, kappa)
     if not kappa > 0:
         raise ModelError(
             "kappa = 0: the USL never turns down, so it has no finite peak "
@@ -423,6 +434,7 @@ def usl_max(lam: float, sigma: float, kappa: float) -> float:
     float
         [unit of lam]; inf for linear scaling (sigma = kappa = 0).
     """
+    check_usl(lam, sigma, kappa)
     if kappa > 0:
         return usl_peak(lam, sigma, kappa)[1]
     return lam / sigma if sigma > 0 else math.inf
@@ -452,6 +464,7 @@ def usl_concurrency_at_latency(
         Concurrency [-]; NaN where `lat_ms` is below the unloaded latency ``1000 / lam``, inf
         where latency never reaches it (sigma = kappa = 0).
     """
+    check_usl(lam, sigma, kappa)
     c = lam * np.asarray(lat_ms, dtype=float) / MS_PER_S
     with np.errstate(invalid="ignore", divide="ignore"):
         if kappa > 0:
@@ -480,6 +493,7 @@ def usl_throughput_at_latency(
     float or numpy.ndarray
         Throughput [unit of lam]; NaN where the SLO is below the unloaded latency.
     """
+    check_usl(lam, sigma, kappa)
     n = np.asarray(usl_concurrency_at_latency(lat_ms, lam, sigma, kappa), dtype=float)
     if kappa > 0:
         n = np.minimum(n, math.sqrt(max(1.0 - sigma, 0.0) / kappa))
@@ -508,6 +522,7 @@ def usl_knee(
     (float, float)
         Concurrency of the knee [-] and the throughput there [unit of lam].
     """
+    check_usl(lam, sigma, kappa)
     if n_max is None:
         if not kappa > 0:
             raise ModelError("the USL has no peak (kappa = 0): give n_max for the knee")

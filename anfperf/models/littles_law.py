@@ -28,6 +28,8 @@ log = logging.getLogger(__name__)
 
 MS_PER_S = 1000.0
 KIB_PER_MIB = 1024.0
+#: More I/Os in flight than any system keeps (and than an int64 holds safely): a unit slip.
+MAX_OUTSTANDING = 1e15
 
 #: Verdicts of :func:`check_concurrency`, and what each means.
 VERDICTS = {
@@ -78,6 +80,10 @@ def threads_needed(iops: object, lat_ms: object) -> np.ndarray | int:
     raw = np.asarray(outstanding_io(iops, lat_ms), dtype=float)
     if np.any(raw < 0) or not np.all(np.isfinite(raw)):
         raise ModelError("iops and lat_ms must be finite and >= 0")
+    if np.any(raw > MAX_OUTSTANDING):
+        raise ModelError(
+            f"iops x lat_ms needs more than {MAX_OUTSTANDING:.0e} I/Os in flight: check the units"
+        )
     # round away float noise (3.9999999999 or 4.0000000001 is 4) before the ceiling
     out = np.ceil(np.round(raw, 9)).astype(int)
     return int(out) if out.ndim == 0 else out

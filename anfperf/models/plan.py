@@ -176,6 +176,12 @@ def plan(
     anfperf.ModelError
         No target, or no option meets it.
     """
+    for name, value in (("bs_kib", bs_kib), ("bw_mib_s", bw_mib_s), ("iops", iops),
+                        ("lat_ms", lat_ms), ("lat_slo_ms", lat_slo_ms)):  # fmt: skip
+        _plausible(name, value)
+    for key, price in (prices or {}).items():
+        if not isinstance(price, int | float) or not math.isfinite(price) or price < 0:
+            raise ModelError(f"the price of {key!r} must be a finite number >= 0, got {price!r}")
     bw, rate = _target(bw_mib_s, iops, bs_kib)
     if not 0 <= read_pct <= 100:
         raise ModelError("read_pct must be within 0 .. 100")
@@ -272,6 +278,26 @@ def plan(
         storage_options=storage,
         client_options=clients,
     )
+
+
+#: Plausible ranges of the plan's numeric inputs: outside, an input is a typo or a unit slip
+#: (a block size of inf, 1e-9 IOPS, a latency of 1e12 ms), and the plan would be nonsense.
+PLAUSIBLE = {
+    "bs_kib": (0.5, 16 * 1024.0),
+    "bw_mib_s": (1e-3, 1e7),
+    "iops": (1.0, 1e10),
+    "lat_ms": (1e-3, 1e5),
+    "lat_slo_ms": (1e-3, 1e5),
+}
+
+
+def _plausible(name: str, value: float | None) -> None:
+    """A ModelError naming `name` unless `value` is None or a number in its plausible range."""
+    if value is None:
+        return
+    low, high = PLAUSIBLE[name]
+    if not isinstance(value, int | float) or not low <= value <= high:
+        raise ModelError(f"{name} must be a number within {low:g} .. {high:g}, got {value!r}")
 
 
 def _target(bw_mib_s: float | None, iops: float | None, bs_kib: float) -> tuple[float, float]:
