@@ -17,8 +17,8 @@ except PackageNotFoundError:  # running from a source tree without installation
     __version__ = "0.0.0+unknown"
 
 _SUBPACKAGES = (
-    "compare", "findings", "ingest", "models", "planning", "plots", "provenance", "report",
-    "runner", "schema", "store", "summary", "workloads",
+    "compare", "demo", "findings", "ingest", "inputs", "models", "planning", "plots",
+    "provenance", "report", "runner", "schema", "store", "summary", "workloads",
 )  # fmt: skip
 _FROM_INGEST = ("read", "read_many")
 
