@@ -24,6 +24,11 @@ def require_corpus(path: Path = PUBLIC) -> Path:
     return path
 
 
+#: Runs a command as this user without any capability: what an unprivileged process may do, in
+#: the same files (switching to another user instead fails where the checkout is private).
+DROP_CAPS = ["setpriv", "--inh-caps=-all", "--ambient-caps=-all", "--bounding-set=-all"]
+
+
 def require(reason: str | None) -> None:
     """Skip with `reason` outside CI; in CI (CI=true) what a test needs must be there: fail."""
     if reason:

@@ -15,7 +15,7 @@ import pytest
 import anfperf
 from anfperf.cli import main
 from anfperf.store import load_store
-from tests.conftest import DATA, TESTS
+from tests.conftest import DATA, DROP_CAPS, TESTS
 
 VDBENCH = DATA / "vdbench"
 
@@ -38,9 +38,6 @@ def test_linked_run_folders_are_read_and_a_link_loop_ends(tmp_path):
         warnings.simplefilter("ignore")
         frame = anfperf.read_many([tmp_path / "in"])
     assert frame["source_file"].nunique() == 1  # read once, not once per trip round the loop
-
-
-DROP_CAPS = ["setpriv", "--inh-caps=-all", "--ambient-caps=-all", "--bounding-set=-all"]
 
 
 def test_an_unreadable_folder_is_named_and_the_rest_is_read(tmp_path):

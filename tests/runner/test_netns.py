@@ -33,7 +33,7 @@ from anfperf.runner import (
     run_inventory,
 )
 from anfperf.workloads import get_workload
-from tests.conftest import DATA
+from tests.conftest import DATA, DROP_CAPS
 from tests.runner.netns import (
     ETC_NETNS,
     NetnsFleet,
@@ -293,12 +293,6 @@ def test_what_a_killed_session_left_is_removed_by_the_next():
     finally:
         cleanup_stale()
         ip("netns", "del", reused, check=False)
-
-
-#: Runs a command as this user without any capability: what an unprivileged process may do,
-#: in the same files. Switching to another user (nobody) instead fails wherever the checkout
-#: sits under a folder only its owner can read (a clone in /root, a mktemp -d).
-DROP_CAPS = ["setpriv", "--inh-caps=-all", "--ambient-caps=-all", "--bounding-set=-all"]
 
 
 def test_fixture_fails_in_ci_and_skips_elsewhere_when_namespaces_cannot_be_made():
