@@ -9,19 +9,18 @@ a case bootstrap: points drawn with replacement, the model refitted, and at each
 from __future__ import annotations
 
 import warnings
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 
 import numpy as np
 
 from anfperf.errors import ModelError
-from anfperf.models._common import FitResult
 
 #: Resamples when the caller does not say: enough for stable 2.5 / 97.5 % percentiles on a chart.
 DEFAULT_RESAMPLES = 200
 
 
 def predict_band(
-    fit: Callable[[np.ndarray, np.ndarray], FitResult],
+    fit: Callable[[np.ndarray, np.ndarray], Mapping[str, float]],
     model: Callable[..., np.ndarray | float],
     x: object,
     y: object,
@@ -30,13 +29,16 @@ def predict_band(
     resamples: int = DEFAULT_RESAMPLES,
     level: float = 0.95,
     seed: int = 0,
+    min_distinct: int = 3,
 ) -> tuple[np.ndarray, np.ndarray]:
     """Pointwise band of ``model(grid, **fit(x, y))`` from a case bootstrap.
 
     Parameters
     ----------
     fit : callable
-        ``fit(x, y) -> FitResult``, e.g. ``lambda x, y: fit_queueing_latency(x, y)``.
+        ``fit(x, y) -> params``: a fit function returning the model's parameters by name, e.g.
+        :func:`anfperf.models.fit_queueing_latency`, or a quicker one-start refit such as
+        ``lambda x, y: refit_queueing_latency(x, y, start)``.
     model : callable
         ``model(grid, **params)``, the model the fit's parameters belong to.
     x, y : array-like
@@ -48,7 +50,11 @@ def predict_band(
     level : float
         Share of the refitted curves inside the band, 0 < level < 1.
     seed : int
-        Seed of the resampling.
+        Seed of the resampling (``numpy.random.default_rng(seed)``): the same inputs give the
+        same band.
+    min_distinct : int
+        Fewest distinct x a resample needs to be fitted (the model's parameter count); others
+        are skipped.
 
     Returns
     -------
@@ -59,12 +65,17 @@ def predict_band(
     Raises
     ------
     anfperf.ModelError
-        Fewer than 3 points, a bad `level`, or no resample could be fitted.
+        Fewer than `min_distinct` points (at least 3), a bad `level`, or no resample could be
+        fitted.
     """
     xs, ys = np.asarray(x, float), np.asarray(y, float)
     at = np.asarray(grid, float)
-    if xs.size < 3 or xs.size != ys.size:
-        raise ModelError(f"a band needs 3 or more (x, y) points of equal length, got {xs.size}")
+    need = max(int(min_distinct), 3)
+    if xs.size < need or xs.size != ys.size:
+        raise ModelError(
+            f"a band needs {need} or more (x, y) points of equal length, got {xs.size} x values "
+            f"and {ys.size} y values"
+        )
     if not 0 < level < 1:
         raise ModelError(f"level must be between 0 and 1, got {level!r}")
     rng = np.random.default_rng(seed)
@@ -72,7 +83,7 @@ def predict_band(
     for _ in range(int(resamples)):
         pick = rng.integers(0, xs.size, xs.size)
         # a resample with fewer distinct loads than the model has parameters cannot be fitted
-        if np.unique(xs[pick]).size < 3:
+        if np.unique(xs[pick]).size < need:
             continue
         try:
             with warnings.catch_warnings(), np.errstate(all="ignore"):

@@ -1,13 +1,23 @@
 """Charts of sweeps: latency against throughput, scaling with concurrency, the read/write mix.
 
-Each draws the measured whole-run points (one per run x job step, all hosts together, as
-:func:`anfperf.models.summary_rows` gives them) and the model fitted to the same points, so the
-chart and the report's numbers (:func:`anfperf.findings.key_numbers`) cannot disagree.
+Each chart draws the measured whole-run points (one per run x job step, all directions and hosts
+together -- the cross-host 'all' row where a run has one -- as :func:`anfperf.models.summary_rows`
+gives them) and the model fitted to the same points, and reads the knee and the IOPS at a latency
+SLO from :func:`anfperf.findings.key_numbers`, so the chart and the report's numbers cannot
+disagree.
+
+A run may hold several sweeps (a Vdbench parmfile sweeping two workloads): each gets its own
+trace group. Points belong to one sweep when they share the block size, access pattern and read
+share (for :func:`mix`: all but the read share) and, where a run's workload names repeat across
+steps (Vdbench ``wd=``), the workload. fio names each job its own workload, so there the block
+size, pattern and read share alone tell the sweeps apart.
 """
 
 from __future__ import annotations
 
 import math
+from collections.abc import Callable, Sequence
+from typing import NamedTuple
 
 import numpy as np
 import pandas as pd
@@ -18,298 +28,586 @@ from anfperf.errors import ModelError
 from anfperf.models._common import summary_rows
 from anfperf.models.band import predict_band
 from anfperf.models.curves import (
+    MS_PER_S,
     queueing_latency,
     refit_queueing_latency,
     refit_usl,
-    usl,
-    usl_latency_ms,
 )
 from anfperf.models.littles_law import iops_at_concurrency
 from anfperf.models.mix import fit_mix, mix_throughput
 from anfperf.plots._style import (
     BAND_COLOR,
     COLORWAY,
+    ID_FIELDS,
     MODEL_COLOR,
     SLO_COLOR,
     figure,
     hover,
 )
 
+__all__ = ["latency_curve", "mix", "scaling"]
+
 #: Points of a drawn model curve.
 GRID_POINTS = 200
 #: Bootstrap resamples of a band: stable enough for a chart, quick enough for a report.
 BAND_RESAMPLES = 200
+#: A curve is drawn to the IOPS at the SLO, but not past this multiple of the highest load.
+SLO_REACH = 1.5
+#: Fewest distinct loads (concurrencies, rates or read shares) a sweep is drawn with. Fewer than
+#: findings.MIN_SWEEP_POINTS draw the points alone: findings fits no curve to them.
+MIN_POINTS = 2
+#: Columns a row's identity is made of in summary_rows (its groups of tidy rows).
+_IDENT = ("run_id", "job", "workload", "step", "loop")
 
 
-def _runs(frame: pd.DataFrame, run_id: str | None, kinds: tuple[str, ...], what: str):
-    """(run_id, whole-run rows) of the runs of the given kinds, in run order."""
-    rows = summary_rows(frame)
-    kind = findings.run_kinds(frame).set_index("run_id")["kind"]
-    wanted = [r for r in kind.index if kind[r] in kinds and (run_id is None or r == run_id)]
-    if run_id is not None and run_id not in kind.index:
-        raise ModelError(f"run {run_id!r} is not in the frame; it holds {sorted(kind.index)}")
-    if not wanted:
-        where = f"run {run_id!r} is a {kind[run_id]}" if run_id else "the frame has none"
-        raise ModelError(f"no {what} to draw: {where}")
-    return [(r, rows[rows["run_id"] == r]) for r in wanted]
+class _Sweep(NamedTuple):
+    """One trace group: the whole-run points of one sweep and the tidy rows behind them."""
+
+    run_id: str
+    label: str  # legend prefix; "" when the chart holds one sweep only
+    rows: pd.DataFrame  # summary rows, in sweep order, every one with finite x and y
+    frame: pd.DataFrame  # the tidy-frame rows they were made from (for findings)
 
 
-def _one_run_names(fig: go.Figure, runs: list) -> go.Figure:
-    """Legend entries without the run id when one run is drawn (the title names it)."""
-    if len(runs) == 1:
-        prefix = f"{runs[0][0]} "
-        for trace in fig.data:
-            if trace.name and trace.name.startswith(prefix):
-                trace.name = trace.name[len(prefix) :]
-    return fig
-
-
-def _floats(rows: pd.DataFrame, col: str) -> np.ndarray:
-    return pd.to_numeric(rows[col], errors="coerce").to_numpy(float)
+# --------------------------------------------------------------------------------------------
+# Latency against throughput
 
 
 def latency_curve(
     frame: pd.DataFrame,
     *,
-    run_id: str | None = None,
     lat_slo_ms: float = 1.0,
+    run_id: str | None = None,
+    workload: str | None = None,
     seed: int = 0,
     resamples: int = BAND_RESAMPLES,
 ) -> go.Figure:
-    """Mean latency against throughput of load sweeps, with the fitted queueing curve.
+    """Mean latency against throughput of load sweeps, with the fitted curve, knee and SLO.
 
-    Per run: the measured points, the queueing curve fitted to them
-    (:func:`anfperf.findings.latency_fit`) and its 95 % band (case bootstrap, seeded), the knee
-    and the IOPS at the latency SLO where :func:`anfperf.findings.key_numbers` names them; the SLO
-    as a horizontal line.
+    Per sweep (concurrency sweep or load curve): the measured points; the curve
+    :func:`anfperf.findings.key_numbers` reads its numbers from -- the USL (latency by Little's
+    law) for a concurrency sweep, the queueing curve for a load curve -- with its 95 % band (a
+    case bootstrap, :func:`anfperf.models.band.predict_band`, seeded: the same inputs give the
+    same figure); the knee and the IOPS at the SLO where key_numbers names them. The SLO is a
+    horizontal line. A sweep of fewer than 3 loads is drawn without a curve (findings fits none).
 
     Parameters
     ----------
     frame : pandas.DataFrame
-        Tidy frame holding concurrency sweeps or load curves.
+        Tidy frame (:mod:`anfperf.schema`), e.g. from :func:`anfperf.ingest.read_many`.
+    lat_slo_ms : float
+        Latency objective [ms] (mean response time).
     run_id : str, optional
         Draw only this run.
-    lat_slo_ms : float
-        Latency objective [ms].
-    seed, resamples : int
-        Seed and size of the band's bootstrap.
+    workload : str, optional
+        Draw only the points of this workload (the frame's `workload` column: Vdbench ``wd=``,
+        the fio job name).
+    seed : int
+        Seed of the band's bootstrap.
+    resamples : int
+        Bootstrap resamples of the band (0: no band).
+
+    Returns
+    -------
+    plotly.graph_objects.Figure
+        Traces per sweep (prefixed with the run and workload when there are several):
+        'measured', '<model> fit (R² r)', '95 % band', 'knee'; the SLO and the IOPS at the SLO
+        as lines with annotations ('SLO 1 ms', '80,528 IOPS at the SLO (fitted curve)').
 
     Raises
     ------
     anfperf.ModelError
-        No sweep in the frame (or `run_id` is not one).
+        An empty or non-tidy frame, `lat_slo_ms` not > 0, an unknown `run_id` or `workload`, or
+        no load sweep (2 or more loads of one workload) to draw.
     """
-    runs = _runs(frame, run_id, (findings.KIND_CONCURRENCY, findings.KIND_RATE), "load sweep")
-    drawn = frame[frame["run_id"].isin([r for r, _ in runs])]
-    numbers = findings.key_numbers(drawn, lat_slo_ms=lat_slo_ms).set_index("run_id")
-    fig = figure(
-        "Latency vs throughput" + (f": {run_id}" if run_id else ""),
-        "Throughput [IOPS]",
-        "Mean latency [ms]",
-    )
+    if not lat_slo_ms > 0:
+        raise ModelError(f"lat_slo_ms must be > 0, got {lat_slo_ms!r}")
+    sweeps = _sweeps(
+        frame, run_id=run_id, workload=workload, fixed=("bs_kib", "pattern", "read_pct"),
+        x="iops", y="lat_mean_ms", load=_load_key,
+        order=("configured", "rate_limit_iops", "iops"), what="load sweep",
+        needs="whole-run points at 2 or more concurrencies or rates of one workload",
+    )  # fmt: skip
+    fig = figure(_title("Latency vs throughput", sweeps, workload), "Throughput [IOPS]",
+                 "Mean latency [ms]")  # fmt: skip
     top = lat_slo_ms
-    for i, (rid, rows) in enumerate(runs):
+    for i, sweep in enumerate(sweeps):
         color = COLORWAY[i % len(COLORWAY)]
-        # in sweep order (concurrency, then load): the dotted line follows the sweep
-        rows = rows.sort_values(["configured", "iops"], kind="stable")
+        rows, p = sweep.rows, sweep.label
         x, y = _floats(rows, "iops"), _floats(rows, "lat_mean_ms")
-        ok = np.isfinite(x) & np.isfinite(y) & (x > 0) & (y > 0)
-        data, template = hover(
-            rows, [("outstanding", "%{text}"), ("IOPS", "%{x:,.0f}"), ("latency", "%{y:.3f} ms")]
-        )
+        extra = {"outstanding": _ints(rows, "configured")}
+        rate = _floats(rows, "rate_limit_iops")
+        if np.isfinite(rate).any():  # a load curve: which step of it
+            extra["requested"] = [f"{v:,.0f} IOPS" if math.isfinite(v) else "max" for v in rate]
+        data, template = _hover(rows, extra, [("IOPS", "%{x:,.0f}"), ("latency", "%{y:.3f} ms")])
         fig.add_scatter(
-            x=x, y=y, mode="markers+lines", name=f"{rid} measured", legendgroup=rid,
+            x=x, y=y, mode="markers+lines", name=f"{p}measured", legendgroup=p,
             marker={"color": color, "size": 8}, line={"color": color, "width": 1, "dash": "dot"},
-            text=rows["configured"].astype(str).to_numpy(), customdata=data,
-            hovertemplate=template,
+            customdata=data, hovertemplate=template,
         )  # fmt: skip
-        n = _floats(rows, "configured")
-        _add_fit(fig, rid, (x[ok], y[ok], n[ok]), numbers.loc[rid], color, seed, resamples)
-        top = max(top, float(np.nanmax(y[ok])) if ok.any() else 0.0)
+        top = max(top, float(y.max()))
+        numbers = findings.key_numbers(sweep.frame, lat_slo_ms=lat_slo_ms).iloc[0]
+        note = _add_latency_fit(fig, sweep, numbers, color, seed, resamples)
+        if note:
+            _note(fig, f"{p}{note}")
+        _add_slo_iops(fig, numbers, lat_slo_ms, p)
     fig.add_hline(
         y=lat_slo_ms, line={"color": SLO_COLOR, "dash": "dash", "width": 1.5},
         annotation_text=f"SLO {lat_slo_ms:g} ms", annotation_position="top left",
         annotation_font_color=SLO_COLOR,
     )  # fmt: skip
-    # the model and its band rise steeply past the data: show the measured range and the SLO
+    # the curve and its band rise steeply past the data: show the measured range and the SLO
     fig.update_yaxes(range=[0, 1.3 * top])
-    return _one_run_names(fig, runs)
+    fig.update_xaxes(rangemode="tozero")
+    return fig
 
 
-def usl_latency_at_iops(iops: object, lam: float, sigma: float, kappa: float) -> np.ndarray:
-    """Mean latency [ms] of the USL as a function of throughput, up to its peak (NaN beyond).
-
-    The USL gives throughput X(N) and latency N / X(N) for each concurrency N; read as latency
-    against throughput, the curve ends where X stops growing (more concurrency only adds
-    latency there).
-    """
-    n_peak = math.sqrt((1 - sigma) / kappa) if kappa > 0 else 1e6
-    n = np.geomspace(1.0, max(n_peak, 2.0), 600)
-    x = np.asarray(usl(n, lam, sigma, kappa), float)
-    r = np.asarray(usl_latency_ms(n, lam, sigma, kappa), float)
-    grow = np.concatenate([[True], np.diff(x) > 0])
-    return np.interp(np.asarray(iops, float), x[grow], r[grow], left=np.nan, right=np.nan)
+def _load_key(rows: pd.DataFrame) -> pd.Series:
+    """What sets the load of each point: configured concurrency and requested rate."""
+    conc = _floats(rows, "configured")
+    rate = _floats(rows, "rate_limit_iops")
+    # a curve's uncontrolled maximum (rate NaN) is a load of its own
+    return pd.Series([f"{c:g}/{r:g}" for c, r in zip(conc, rate, strict=True)], index=rows.index)
 
 
-def _add_fit(fig, rid, points, numbers, color, seed, resamples) -> None:
-    """The fitted curve, its band, the knee and the IOPS at the SLO of one run.
-
-    The curve is the one :func:`anfperf.findings.key_numbers` read its numbers from: the USL
-    for a concurrency sweep, the queueing curve for a load curve.
-    """
-    x, y, n = points
+def _add_latency_fit(
+    fig: go.Figure, sweep: _Sweep, numbers: pd.Series, color: str, seed: int, resamples: int
+) -> str:
+    """The fitted curve, its band and the knee of one sweep; returns why there is none, or ""."""
+    rows, p = sweep.rows, sweep.label
+    kind = numbers["kind"]
+    if kind not in (findings.KIND_CONCURRENCY, findings.KIND_RATE):
+        return f"no curve fitted: {len(rows)} points (a sweep needs {findings.MIN_SWEEP_POINTS})"
+    x, y, n = _floats(rows, "iops"), _floats(rows, "lat_mean_ms"), _floats(rows, "configured")
+    # the fit findings.key_numbers made (same points, same function): its knee is on this curve
     try:
-        if numbers["kind"] == findings.KIND_CONCURRENCY:
+        if kind == findings.KIND_CONCURRENCY:
+            ok = np.isfinite(n) & (n > 0)
+            x, y, n = x[ok], y[ok], n[ok]
             fit = findings.concurrency_fit(n, x)
-            model, xs, ys = usl_latency_at_iops, n, x
-            refit, label = refit_usl, "USL fit"
+            model, xs, ys, label = _usl_latency_at_iops, n, x, "USL fit"
+
+            def refit(a: np.ndarray, b: np.ndarray) -> dict[str, float]:
+                return refit_usl(a, b, fit)
         else:
             fit = findings.latency_fit(x, y)
-            model, xs, ys = queueing_latency, x, y
-            refit, label = refit_queueing_latency, "queueing fit"
-    except ModelError:
-        return  # key_numbers' notes say why; the measured points stand alone
+            model, xs, ys, label = queueing_latency, x, y, "queueing fit"
+
+            def refit(a: np.ndarray, b: np.ndarray) -> dict[str, float]:
+                return refit_queueing_latency(a, b, fit)
+    except ModelError as exc:
+        return f"no curve fitted: {exc}"
     if not fit.r2 >= findings.MIN_R2:
-        return
-    grid = np.linspace(0.0, float(np.nanmax(x)) * 1.1, GRID_POINTS)
+        return f"no curve drawn: it fits poorly (R² {fit.r2:.2f} < {findings.MIN_R2})"
+    # up to where the curve meets the SLO, when that is not far past the data: the dashed line
+    # of the IOPS at the SLO then ends on the curve
+    reach = 1.1 * float(x.max())
+    at_slo = float(numbers["iops_at_slo_model"])
+    if math.isfinite(at_slo):
+        reach = max(reach, min(1.05 * at_slo, SLO_REACH * float(x.max())))
+    grid = np.linspace(0.0, reach, GRID_POINTS)
     curve = np.asarray(model(grid, **fit), float)
-    shown = np.isfinite(curve) & (curve <= 4 * float(np.nanmax(y)))
-    if x.size >= 4:
+    shown = np.isfinite(curve) & (curve <= 4.0 * float(y.max()))
+    if resamples > 0 and xs.size >= 3:
         try:
-            low, high = predict_band(
-                lambda a, b: refit(a, b, fit), model, xs, ys, grid, resamples=resamples,
-                seed=seed,
-            )  # fmt: skip
+            low, high = predict_band(refit, model, xs, ys, grid, resamples=resamples, seed=seed)
         except ModelError:
-            low = high = None
-        if low is not None:
-            keep = shown & np.isfinite(low) & np.isfinite(high)
+            low = high = np.full_like(grid, np.nan)
+        keep = shown & np.isfinite(low) & np.isfinite(high)
+        if keep.any():
             fig.add_scatter(
                 x=np.concatenate([grid[keep], grid[keep][::-1]]),
                 y=np.concatenate([high[keep], low[keep][::-1]]),
                 fill="toself", fillcolor=BAND_COLOR, line={"width": 0}, hoverinfo="skip",
-                name=f"{rid} 95 % band", legendgroup=rid, showlegend=True,
+                mode="lines", name=f"{p}95 % band", legendgroup=p,
             )  # fmt: skip
-    fig.add_scatter(
-        x=grid[shown], y=curve[shown], mode="lines", legendgroup=rid,
-        name=f"{rid} {label} (R² {fit.r2:.2f})", line={"color": MODEL_COLOR, "width": 2},
-        hovertemplate="fit: %{x:,.0f} IOPS, %{y:.3f} ms<extra></extra>",
-    )  # fmt: skip
-    if not math.isnan(numbers["knee_iops"]):
+    if shown.any():
         fig.add_scatter(
-            x=[numbers["knee_iops"]], y=[numbers["knee_lat_ms"]], mode="markers+text",
-            name=f"{rid} knee", legendgroup=rid, text=[f"knee {numbers['knee_iops']:,.0f} IOPS"],
-            textposition="top left",
+            x=grid[shown], y=curve[shown], mode="lines", legendgroup=p,
+            name=f"{p}{label} (R² {fit.r2:.2f})", line={"color": MODEL_COLOR, "width": 2},
+            hovertemplate="fit: %{x:,.0f} IOPS, %{y:.3f} ms<extra></extra>",
+        )  # fmt: skip
+    knee_x, knee_y = float(numbers["knee_iops"]), float(numbers["knee_lat_ms"])
+    if math.isfinite(knee_x) and math.isfinite(knee_y):
+        fig.add_scatter(
+            x=[knee_x], y=[knee_y], mode="markers", name=f"{p}knee", legendgroup=p,
             marker={"symbol": "diamond", "size": 12, "color": color,
                     "line": {"color": MODEL_COLOR, "width": 1}},
             hovertemplate="knee: %{x:,.0f} IOPS at %{y:.3f} ms<extra></extra>",
         )  # fmt: skip
-    slo_iops = numbers["iops_at_slo_measured"]
-    source = "measured"
-    if math.isnan(slo_iops):
-        slo_iops, source = numbers["iops_at_slo_model"], "fitted curve"
-    if not math.isnan(slo_iops):
-        fig.add_vline(
-            x=slo_iops, line={"color": SLO_COLOR, "dash": "dot", "width": 1},
-            annotation_text=f"{slo_iops:,.0f} IOPS at the SLO ({source})",
-            annotation_position="top left", annotation_font_color=SLO_COLOR,
+        fig.add_annotation(
+            x=knee_x, y=knee_y, text=f"{p}knee {knee_x:,.0f} IOPS", showarrow=True,
+            arrowhead=2, ax=-40, ay=-35, font={"color": MODEL_COLOR},
         )  # fmt: skip
+    return ""
 
 
-def scaling(frame: pd.DataFrame, *, run_id: str | None = None) -> go.Figure:
-    """Throughput against outstanding I/O of concurrency sweeps, with Little's law.
+def _add_slo_iops(fig: go.Figure, numbers: pd.Series, lat_slo_ms: float, prefix: str) -> None:
+    """The IOPS at the SLO as key_numbers gives it: measured where it can, else the curve's."""
+    value, source = float(numbers["iops_at_slo_measured"]), "measured"
+    if math.isnan(value):
+        value, source = float(numbers["iops_at_slo_model"]), "fitted curve"
+    if math.isnan(value):
+        return
+    fig.add_vline(x=value, line={"color": SLO_COLOR, "dash": "dash", "width": 1})
+    # one label per sweep, stacked below each other so that several do not overlap
+    stack = sum(1 for a in fig.layout.annotations if "IOPS at the SLO" in (a.text or ""))
+    fig.add_annotation(
+        x=value, y=0.97 - 0.07 * stack, xref="x", yref="paper", xanchor="right",
+        showarrow=False, font={"color": SLO_COLOR},
+        text=f"{prefix}{value:,.0f} IOPS at the SLO ({source})",
+    )  # fmt: skip
 
-    Per run: the measured IOPS at each configured concurrency, Little's law at the measured
-    latency of each point (``IOPS = outstanding / latency``: a point below it had I/Os waiting
-    outside the device, in the tool or the client), and the ideal line at the latency of the
-    lowest concurrency (what the rate would be if latency stayed unloaded).
 
-    Raises
-    ------
-    anfperf.ModelError
-        No concurrency sweep in the frame (or `run_id` is not one).
+def _usl_latency_at_iops(iops: object, lam: float, sigma: float, kappa: float) -> np.ndarray:
+    """Mean latency [ms] of the USL as a function of its throughput [1/s], N >= 1, up to the peak.
+
+    The USL gives X(N) and, by Little's law, R = 1000 N / X(N). Read as latency against
+    throughput, N solves ``kappa N^2 + (sigma - kappa - lam / X) N + (1 - sigma) = 0`` (its
+    smaller root: before the peak). NaN below X(1) = lam and beyond the peak, where more
+    concurrency only adds latency.
     """
-    runs = _runs(frame, run_id, (findings.KIND_CONCURRENCY,), "concurrency sweep")
-    fig = figure(
-        "Scaling with outstanding I/O" + (f": {run_id}" if run_id else ""),
-        "Outstanding I/O [threads x queue depth]",
-        "Throughput [IOPS]",
-    )
-    for i, (rid, rows) in enumerate(runs):
-        color = COLORWAY[i % len(COLORWAY)]
-        rows = rows.sort_values("configured", kind="stable")
-        n, x, lat = _floats(rows, "configured"), _floats(rows, "iops"), _floats(rows, "lat_mean_ms")
-        data, template = hover(
-            rows, [("outstanding", "%{x:,.0f}"), ("IOPS", "%{y:,.0f}"), ("latency", "%{text} ms")]
-        )
-        fig.add_scatter(
-            x=n, y=x, mode="markers+lines", name=f"{rid} measured", legendgroup=rid,
-            marker={"color": color, "size": 8}, line={"color": color, "width": 1.5},
-            text=[f"{v:.3f}" for v in lat], customdata=data, hovertemplate=template,
-        )  # fmt: skip
-        ok = np.isfinite(n) & np.isfinite(lat) & (lat > 0)
-        fig.add_scatter(
-            x=n[ok], y=iops_at_concurrency(n[ok], lat[ok]), mode="markers", legendgroup=rid,
-            name=f"{rid} Little's law at the measured latency",
-            marker={"symbol": "x", "size": 8, "color": MODEL_COLOR},
-            hovertemplate="N / R: %{y:,.0f} IOPS<extra></extra>",
-        )  # fmt: skip
-        if ok.any():
-            first = int(np.argmax(ok))
-            grid = np.linspace(0.0, float(np.nanmax(n)), GRID_POINTS)
-            ideal = iops_at_concurrency(grid, lat[first])
-            fig.add_scatter(
-                x=grid, y=ideal, mode="lines", legendgroup=rid,
-                name=f"{rid} ideal: latency stays {lat[first]:.3f} ms",
-                line={"color": MODEL_COLOR, "dash": "dash", "width": 1},
-                hovertemplate="ideal: %{y:,.0f} IOPS at N=%{x:.0f}<extra></extra>",
-            )  # fmt: skip
-    top = max(float(np.nanmax(_floats(r, "iops"))) for _, r in runs)
-    fig.update_yaxes(range=[0, 1.15 * top])  # the ideal line would flatten the measured curve
-    return _one_run_names(fig, runs)
+    x = np.asarray(iops, float)
+    with np.errstate(all="ignore"):
+        if kappa > 0:
+            b = sigma - kappa - lam / x
+            n = (-b - np.sqrt(b * b - 4.0 * kappa * (1.0 - sigma))) / (2.0 * kappa)
+        else:
+            n = x * (1.0 - sigma) / (lam - sigma * x)
+        lat = MS_PER_S * n / x
+    valid = np.isfinite(lat) & (n >= 1.0 - 1e-9) & (x > 0)
+    return np.where(valid, lat, np.nan)
 
 
-def mix(frame: pd.DataFrame, *, run_id: str | None = None, y: str = "iops") -> go.Figure:
-    """Throughput against the read share of read/write mix sweeps, with the mix model.
+# --------------------------------------------------------------------------------------------
+# Scaling with concurrency
 
-    Per run: the measured points and :func:`anfperf.models.mix_throughput` fitted to them
-    (:func:`anfperf.models.fit_mix`), its median error in the legend.
+
+def scaling(
+    frame: pd.DataFrame, *, run_id: str | None = None, workload: str | None = None
+) -> go.Figure:
+    """Throughput against configured outstanding I/O, with Little's law.
+
+    Per concurrency sweep: the measured IOPS at each configured concurrency (threads, iodepth x
+    numjobs, over all hosts), Little's law at the measured latency of each point
+    (``IOPS = outstanding / latency``: a measured point below it had fewer I/Os in flight than
+    configured -- the tool or client, not the storage, held them back), and the ideal line at
+    the latency of the lowest concurrency (the rate if latency stayed unloaded; the gap to it is
+    queueing). Rate-limited points are left out: they show the rate asked for.
 
     Parameters
     ----------
-    y : {'iops', 'bw_mib_s'}
-        Throughput measure.
+    frame : pandas.DataFrame
+        Tidy frame (:mod:`anfperf.schema`).
+    run_id : str, optional
+        Draw only this run.
+    workload : str, optional
+        Draw only the points of this workload.
+
+    Returns
+    -------
+    plotly.graph_objects.Figure
+        Traces per sweep: 'measured' (latency in its hover), "Little's law at the measured
+        latency", 'ideal: latency stays <ms> ms'.
 
     Raises
     ------
     anfperf.ModelError
-        No mix sweep in the frame (or `run_id` is not one), or an unknown `y`.
+        An empty or non-tidy frame, an unknown `run_id` or `workload`, or no sweep of 2 or more
+        concurrencies.
     """
-    units = {"iops": "Throughput [IOPS]", "bw_mib_s": "Throughput [MiB/s]"}
-    if y not in units:
-        raise ModelError(f"y must be one of {sorted(units)}, got {y!r}")
-    runs = _runs(frame, run_id, (findings.KIND_MIX,), "read/write mix sweep")
-    fig = figure("Read/write mix" + (f": {run_id}" if run_id else ""), "Read share [%]", units[y])
-    fmt = "%{y:,.0f}" if y == "iops" else "%{y:,.1f}"
-    for i, (rid, rows) in enumerate(runs):
+    sweeps = _sweeps(
+        frame, run_id=run_id, workload=workload, fixed=("bs_kib", "pattern", "read_pct"),
+        x="configured", y="iops", load=lambda r: r["configured"], order=("configured", "iops"),
+        what="concurrency sweep",
+        needs="whole-run points at 2 or more configured concurrencies of one workload, "
+              "without a rate limit", uncontrolled=True,
+    )  # fmt: skip
+    fig = figure(_title("Scaling with outstanding I/O", sweeps, workload),
+                 "Outstanding I/O [threads x queue depth]", "Throughput [IOPS]")  # fmt: skip
+    top = 0.0
+    for i, sweep in enumerate(sweeps):
         color = COLORWAY[i % len(COLORWAY)]
-        rows = rows.sort_values("read_pct", kind="stable")
-        pct, val = _floats(rows, "read_pct"), _floats(rows, y)
-        data, template = hover(rows, [("read %", "%{x:.0f}"), (y, fmt)])
+        rows, p = sweep.rows, sweep.label
+        n, x, lat = _floats(rows, "configured"), _floats(rows, "iops"), _floats(rows, "lat_mean_ms")
+        data, template = _hover(
+            rows, {"latency": [f"{v:.3f} ms" if math.isfinite(v) else "-" for v in lat]},
+            [("outstanding", "%{x:,.0f}"), ("IOPS", "%{y:,.0f}")],
+        )  # fmt: skip
         fig.add_scatter(
-            x=pct, y=val, mode="markers", name=f"{rid} measured", legendgroup=rid,
+            x=n, y=x, mode="markers+lines", name=f"{p}measured", legendgroup=p,
+            marker={"color": color, "size": 8}, line={"color": color, "width": 1.5},
+            customdata=data, hovertemplate=template,
+        )  # fmt: skip
+        top = max(top, float(x.max()))
+        ok = np.isfinite(lat) & (lat > 0)
+        if not ok.any():
+            _note(fig, f"{p}no latency measured: no Little's-law lines")
+            continue
+        little = iops_at_concurrency(n[ok], lat[ok])
+        fig.add_scatter(
+            x=n[ok], y=little, mode="markers+lines", legendgroup=p,
+            name=f"{p}Little's law at the measured latency",
+            marker={"symbol": "x", "size": 8, "color": MODEL_COLOR},
+            line={"color": MODEL_COLOR, "width": 1, "dash": "dot"},
+            hovertemplate="outstanding / latency: %{y:,.0f} IOPS at %{x:,.0f}<extra></extra>",
+        )  # fmt: skip
+        top = max(top, float(np.max(little)))
+        first = int(np.argmax(ok))  # the lowest concurrency with a latency (rows are sorted)
+        grid = np.linspace(0.0, float(n.max()), GRID_POINTS)
+        fig.add_scatter(
+            x=grid, y=iops_at_concurrency(grid, lat[first]), mode="lines", legendgroup=p,
+            name=f"{p}ideal: latency stays {lat[first]:.3f} ms",
+            line={"color": MODEL_COLOR, "dash": "dash", "width": 1},
+            hovertemplate="ideal: %{y:,.0f} IOPS at %{x:,.0f}<extra></extra>",
+        )  # fmt: skip
+    # the ideal line climbs far above the data: keep the measured points readable
+    fig.update_yaxes(range=[0, 1.15 * top])
+    fig.update_xaxes(rangemode="tozero")
+    return fig
+
+
+# --------------------------------------------------------------------------------------------
+# Read/write mix
+
+
+def mix(
+    frame: pd.DataFrame,
+    *,
+    run_id: str | None = None,
+    workload: str | None = None,
+    y: str = "iops",
+) -> go.Figure:
+    """Throughput against the read share of read/write mix sweeps, with the fitted mix model.
+
+    Per sweep: the measured points (IOPS and MiB/s in their hover) and
+    :func:`anfperf.models.mix_throughput` fitted to them (:func:`anfperf.models.fit_mix`), its
+    median absolute percentage error (MdAPE) in the legend.
+
+    Parameters
+    ----------
+    frame : pandas.DataFrame
+        Tidy frame (:mod:`anfperf.schema`).
+    run_id : str, optional
+        Draw only this run.
+    workload : str, optional
+        Draw only the points of this workload.
+    y : {'iops', 'bw_mib_s'}
+        Throughput drawn [IOPS] or [MiB/s].
+
+    Returns
+    -------
+    plotly.graph_objects.Figure
+        Traces per sweep: 'measured', 'mix model (MdAPE e %)' (with only two read shares
+        measured: 'mix model (harmonic, exact at its 2 read shares)').
+
+    Raises
+    ------
+    anfperf.ModelError
+        An empty or non-tidy frame, an unknown `y`, `run_id` or `workload`, or no sweep of 2 or
+        more read shares.
+    """
+    titles = {"iops": "Throughput [IOPS]", "bw_mib_s": "Throughput [MiB/s]"}
+    if y not in titles:
+        raise ModelError(f"y must be one of {sorted(titles)}, got {y!r}")
+    sweeps = _sweeps(
+        frame, run_id=run_id, workload=workload, fixed=("bs_kib", "pattern"), x="read_pct", y=y,
+        load=lambda r: r["read_pct"], order=("read_pct", "iops"), what="read/write mix sweep",
+        needs="whole-run points at 2 or more read shares of one workload",
+    )  # fmt: skip
+    fig = figure(_title("Read/write mix", sweeps, workload), "Read share [%]", titles[y])
+    fmt = "%{y:,.0f}" if y == "iops" else "%{y:,.1f}"
+    for i, sweep in enumerate(sweeps):
+        color = COLORWAY[i % len(COLORWAY)]
+        rows, p = sweep.rows, sweep.label
+        pct, val = _floats(rows, "read_pct"), _floats(rows, y)
+        other = "bw_mib_s" if y == "iops" else "iops"
+        extra = {
+            "MiB/s" if other == "bw_mib_s" else "IOPS": [
+                f"{v:,.1f}" if other == "bw_mib_s" else f"{v:,.0f}" for v in _floats(rows, other)
+            ]
+        }
+        data, template = _hover(
+            rows, extra, [("read share", "%{x:.0f} %"), ("IOPS" if y == "iops" else "MiB/s", fmt)]
+        )
+        fig.add_scatter(
+            x=pct, y=val, mode="markers", name=f"{p}measured", legendgroup=p,
             marker={"color": color, "size": 9}, customdata=data, hovertemplate=template,
         )  # fmt: skip
         try:
             fit = fit_mix(pct, val)
-        except ModelError:
+        except ModelError as exc:
+            _note(fig, f"{p}no mix model: {exc}")
             continue
         grid = np.linspace(0.0, 100.0, 101)
+        # through two read shares the model fits exactly: an error of 0 would claim too much
+        error = (
+            f"MdAPE {fit.mdape_pct:.1f} %"
+            if np.unique(pct).size > 2
+            else "harmonic, exact at its 2 read shares"
+        )
         fig.add_scatter(
-            x=grid, y=mix_throughput(grid, **fit), mode="lines", legendgroup=rid,
-            name=f"{rid} mix model (median error {fit.mdape_pct:.1f} %)",
+            x=grid, y=mix_throughput(grid, **fit), mode="lines", legendgroup=p,
+            name=f"{p}mix model ({error})",
             line={"color": MODEL_COLOR, "width": 2},
             hovertemplate=f"model: %{{x:.0f}} % read, {fmt}<extra></extra>",
         )  # fmt: skip
     fig.update_xaxes(range=[-3, 103], dtick=10)
-    return _one_run_names(fig, runs)
+    fig.update_yaxes(rangemode="tozero")
+    return fig
+
+
+# --------------------------------------------------------------------------------------------
+# Sweeps of a frame
+
+
+def _sweeps(
+    frame: pd.DataFrame,
+    *,
+    run_id: str | None,
+    workload: str | None,
+    fixed: Sequence[str],
+    x: str,
+    y: str,
+    load: Callable[[pd.DataFrame], pd.Series],
+    order: Sequence[str],
+    what: str,
+    needs: str,
+    uncontrolled: bool = False,
+) -> list[_Sweep]:
+    """The sweeps of a frame: whole-run points alike in `fixed`, at MIN_POINTS or more loads.
+
+    Points without a finite, positive `x` and `y` are left out; `uncontrolled` leaves out
+    rate-limited points too. Each sweep's points are sorted by the columns `order` (the sweep's
+    order: its dotted line follows it). Raises a ModelError naming what the frame lacks.
+    """
+    rows = summary_rows(frame)  # ModelError for an empty or non-tidy frame
+    runs = sorted(rows["run_id"].astype(str).unique())
+    where = "the frame"
+    if run_id is not None:
+        if run_id not in runs:
+            raise ModelError(f"run {run_id!r} is not in the frame; it holds {runs}")
+        rows, where = rows[rows["run_id"].astype(str) == run_id], f"run {run_id!r}"
+    if workload is not None:
+        names = rows["workload"].astype(str)
+        if workload not in set(names):
+            raise ModelError(f"no workload {workload!r} in {where}; it holds {sorted(set(names))}")
+        rows, where = rows[names == workload], f"workload {workload!r} of {where}"
+    found: list[tuple[str, str, pd.DataFrame, pd.DataFrame]] = []
+    for rid, run in rows.groupby("run_id", sort=True):
+        keys = [c for c in fixed if c in run]
+        # Vdbench names the workload (wd=) of every step: a repeated name is a sweep's
+        if run["workload"].astype(str).nunique() < len(run):
+            keys = ["workload", *keys]
+        by = [run[k].astype(object).where(run[k].notna(), "") for k in keys]
+        parts = run.groupby(by, sort=False) if keys else [((), run)]
+        for _, part in parts:
+            usable = _usable(part, x, y, uncontrolled)
+            if load(usable).nunique() >= MIN_POINTS:
+                found.append((str(rid), _describe(part, keys), usable, part))
+    if not found:
+        kinds = findings.run_kinds(frame).set_index("run_id")["kind"]
+        what_is = f" (findings: {kinds[run_id]})" if run_id is not None else ""
+        raise ModelError(f"no {what} to draw in {where}{what_is}: a {what} needs {needs}")
+    several_in_run = {r: sum(f[0] == r for f in found) > 1 for r, _, _, _ in found}
+    out = []
+    for rid, desc, usable, part in found:
+        if len(found) == 1:
+            label = ""
+        else:
+            label = f"{rid} / {desc} " if several_in_run[rid] else f"{rid} "
+        usable = usable.sort_values(list(order), kind="stable", na_position="last")
+        # findings gets all the sweep's rows, as it would from the run: it leaves out what it
+        # cannot use itself
+        out.append(_Sweep(rid, label, usable.reset_index(drop=True), _tidy_rows(frame, part)))
+    return out
+
+
+def _usable(rows: pd.DataFrame, x: str, y: str, uncontrolled: bool) -> pd.DataFrame:
+    xs = pd.to_numeric(rows[x], errors="coerce").astype(float)
+    ys = pd.to_numeric(rows[y], errors="coerce").astype(float)
+    ok = np.isfinite(xs) & np.isfinite(ys) & (ys > 0)
+    if x != "read_pct":
+        ok &= xs > 0  # a read share of 0 is a point; a load of 0 is none
+    if uncontrolled and "rate_limit_iops" in rows:
+        ok &= pd.to_numeric(rows["rate_limit_iops"], errors="coerce").isna()
+    return rows[ok.to_numpy(bool)]
+
+
+def _describe(rows: pd.DataFrame, keys: list[str]) -> str:
+    """A sweep's name in the legend: its workload, else block size, pattern and read share."""
+    names = rows["workload"].astype(str).unique()
+    if len(names) == 1 and names[0]:
+        return names[0]
+    parts = []
+    for col, fmt in (("bs_kib", "{:g} KiB"), ("pattern", "{}"), ("read_pct", "{:g} % read")):
+        if col in keys and rows[col].notna().any():
+            parts.append(fmt.format(rows[col].iloc[0]))
+    return " ".join(parts) or "sweep"
+
+
+def _tidy_rows(frame: pd.DataFrame, rows: pd.DataFrame) -> pd.DataFrame:
+    """The rows of `frame` behind summary rows `rows` (same run, job, workload, step, loop)."""
+    run = frame[frame["run_id"].astype(str).isin(set(rows["run_id"].astype(str)))]
+    if "is_summary" in run:
+        # findings reads whole-run rows only; a run's interval rows can be many
+        run = run[run["is_summary"].fillna(False).astype(bool).to_numpy()]
+    cols = [c for c in _IDENT if c in run.columns and c in rows.columns]
+
+    def ident(df: pd.DataFrame) -> pd.Series:
+        # summary_rows writes missing keys as "" and may turn a step 0 into 0.0: compare alike
+        parts = [df[c].astype(object).map(_key_text) for c in cols]
+        return pd.Series(list(zip(*parts, strict=True)), index=df.index, dtype=object)
+
+    matched = run[ident(run).isin(set(ident(rows))).to_numpy(bool)]
+    return matched if not matched.empty else run
+
+
+def _key_text(value: object) -> str:
+    if value is None or value is pd.NA or (isinstance(value, float) and math.isnan(value)):
+        return ""
+    if isinstance(value, int | float | np.integer | np.floating):
+        return f"{float(value):g}"
+    return str(value)
+
+
+# --------------------------------------------------------------------------------------------
+# Small helpers
+
+
+def _floats(rows: pd.DataFrame, col: str) -> np.ndarray:
+    if col not in rows:
+        return np.full(len(rows), np.nan)
+    return pd.to_numeric(rows[col], errors="coerce").to_numpy(float)
+
+
+def _ints(rows: pd.DataFrame, col: str) -> list[str]:
+    return [f"{v:,.0f}" if math.isfinite(v) else "-" for v in _floats(rows, col)]
+
+
+def _hover(
+    rows: pd.DataFrame, extra: dict[str, Sequence[str]], lines: Sequence[tuple[str, str]]
+) -> tuple[np.ndarray, str]:
+    """:func:`anfperf.plots._style.hover` with more per-point fields than the trace's x and y."""
+    start = sum(f in rows.columns for f in ID_FIELDS)  # hover's customdata columns come first
+    more = [(label, f"%{{customdata[{start + i}]}}") for i, label in enumerate(extra)]
+    data, template = hover(rows, [*lines, *more])
+    if extra:
+        data = np.column_stack([data, *(np.asarray(v, dtype=object) for v in extra.values())])
+    return data, template
+
+
+def _note(fig: go.Figure, text: str) -> None:
+    """A note in the plot's lower right corner (why a model is missing), stacked upwards."""
+    stack = sum(1 for a in fig.layout.annotations if a.name == "note")
+    fig.add_annotation(
+        text=text, name="note", xref="paper", yref="paper", x=1.0, y=0.03 + 0.06 * stack,
+        xanchor="right", yanchor="bottom", showarrow=False, font={"size": 11, "color": "#555"},
+    )  # fmt: skip
+
+
+def _title(text: str, sweeps: list[_Sweep], workload: str | None) -> str:
+    runs = sorted({s.run_id for s in sweeps})
+    if len(runs) == 1:
+        text += f": {runs[0]}"
+    return text + (f" / {workload}" if workload else "")

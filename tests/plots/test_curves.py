@@ -1,4 +1,9 @@
-"""Sweep charts drawn from real runs: the numbers on the chart are the runs' numbers."""
+"""Sweep charts drawn from real runs: the numbers on a chart are the runs' and the report's numbers.
+
+Expected values come from the raw outputs (fio JSON read with :mod:`json`, the Vdbench avg_ lines
+of summary.html / vm1.html / vm2.html), and the knee and IOPS at the SLO from
+:func:`anfperf.findings.key_numbers`, which the report states.
+"""
 
 from __future__ import annotations
 
@@ -6,144 +11,394 @@ import json
 import warnings
 
 import numpy as np
+import pandas as pd
 import pytest
 
 import anfperf
 from anfperf import findings
-from anfperf.errors import AnfperfError
+from anfperf.errors import AnfperfError, ModelError
+from anfperf.models import fit_mix, mix_throughput, usl, usl_latency_ms
 from anfperf.models.band import predict_band
 from anfperf.models.curves import fit_queueing_latency, queueing_latency, refit_queueing_latency
 from anfperf.plots import curves
 from tests.conftest import DATA, TESTS
-from tests.models.realdata import summary_avg
 
-SWEEPS = TESTS.parent / "data" / "samples" / "fio" / "sweeps"
-QD_SWEEP = SWEEPS / "qd_sweep_randread4k.json"
-MIX_SWEEP = SWEEPS / "mix_sweep_randrw8k.json"
+SAMPLES = TESTS.parent / "data" / "samples"
+QD_SWEEP = SAMPLES / "fio" / "sweeps" / "qd_sweep_randread4k.json"
+MIX_SWEEP = SAMPLES / "fio" / "sweeps" / "mix_sweep_randrw8k.json"
+THREADS = SAMPLES / "vdbench" / "RndReadThreads"  # forthreads=(1-64,d), 2 SDs
+MULTI_HOST = SAMPLES / "vdbench" / "MultiHostSeqMix"  # vm1 + vm2, threads 6 and 7, 2 SDs each
+CURVE = DATA / "vdbench" / "RndReadCurve"  # iorate=curve: the queueing-curve path
+#: Bootstrap resamples in these tests: enough for a band, quick (the default is 200).
+RESAMPLES = 50
+
+# Vdbench avg_ lines of RndReadThreads/summary.html (threads 1..64): i/o rate, resp time [ms]
+THREADS_IOPS = [25699.83, 48709.83, 74431.17, 97662.17, 113550.50, 110842.17, 121008.67]
+THREADS_LAT_MS = [0.069, 0.076, 0.100, 0.154, 0.264, 0.541, 0.998]
+# MultiHostSeqMix: avg_ i/o rate per host (vm1.html, vm2.html) and of both (summary.html)
+VM1_IOPS, VM2_IOPS, ALL_IOPS = [15423.14, 16923.57], [15542.29, 16881.00], [30965.43, 33804.57]
+ALL_LAT_MS = [0.767, 0.823]
 
 
 @pytest.fixture(scope="module")
-def frame():
+def frame() -> pd.DataFrame:
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
-        return anfperf.read_many(
-            [QD_SWEEP, MIX_SWEEP, DATA / "vdbench" / "RndReadThreads", DATA / "vdbench" / "RndRead"]
-        )
+        return anfperf.read_many([QD_SWEEP, MIX_SWEEP, THREADS, MULTI_HOST, CURVE])
+
+
+@pytest.fixture(scope="module")
+def numbers(frame) -> pd.DataFrame:
+    return findings.key_numbers(frame, lat_slo_ms=1.0).set_index("run_id")
+
+
+@pytest.fixture(scope="module")
+def qd_jobs() -> list[dict]:
+    return json.loads(QD_SWEEP.read_text())["jobs"]
+
+
+@pytest.fixture(scope="module")
+def figs(frame) -> dict:
+    """The latency curve of each sweep, drawn once for the tests that read it."""
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        return {
+            run: curves.latency_curve(frame, run_id=run, resamples=RESAMPLES)
+            for run in ("qd_sweep_randread4k", "RndReadThreads", "RndReadCurve")
+        }
 
 
 def traces(fig) -> dict:
     return {t.name: t for t in fig.data}
 
 
-def no_nan_only_traces(fig) -> None:
+def assert_no_nan_only_traces(fig) -> None:
     for t in fig.data:
-        if t.y is not None and len(t.y):
-            assert np.isfinite(np.asarray(t.y, float)).any(), t.name
+        assert len(t.x) and len(t.y), t.name
+        assert np.isfinite(np.asarray(t.x, float)).any(), t.name
+        assert np.isfinite(np.asarray(t.y, float)).any(), t.name
 
 
-def test_latency_curve_draws_the_measured_points_fit_band_knee_and_slo(frame):
-    fig = curves.latency_curve(frame, run_id="qd_sweep_randread4k", lat_slo_ms=0.5)
-    t = traces(fig)
-    jobs = json.loads(QD_SWEEP.read_text())["jobs"]
-    measured = t["measured"]
-    # the points in sweep order (iodepth 1..64), straight from the JSON
-    assert list(measured.x) == pytest.approx([j["read"]["iops"] for j in jobs])
-    assert list(measured.y) == pytest.approx([j["read"]["lat_ns"]["mean"] / 1e6 for j in jobs])
+def band_edges(band) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """(x, lower, upper) of a band drawn as one closed polygon: upper forward, lower back."""
+    n = len(band.x) // 2
+    x = np.asarray(band.x[:n], float)
+    np.testing.assert_array_equal(x, np.asarray(band.x[n:], float)[::-1])
+    return x, np.asarray(band.y[n:], float)[::-1], np.asarray(band.y[:n], float)
+
+
+def slo_lines(fig) -> tuple[list[float], list[float]]:
+    """(y of horizontal lines, x of vertical lines) among the figure's shapes."""
+    horizontal = [s.y0 for s in fig.layout.shapes if s.y0 == s.y1]
+    vertical = [s.x0 for s in fig.layout.shapes if s.x0 == s.x1]
+    return horizontal, vertical
+
+
+# --------------------------------------------------------------------------------------------
+# latency_curve
+
+
+@pytest.mark.parametrize(
+    ("run", "fit_name"),
+    [
+        ("qd_sweep_randread4k", "USL fit"),
+        ("RndReadThreads", "USL fit"),
+        ("RndReadCurve", "queueing fit"),
+    ],
+)
+def test_latency_curve_draws_points_fit_band_knee_and_slo(figs, numbers, run, fit_name):
+    fig, row = figs[run], numbers.loc[run]
+    names = [t.name for t in fig.data]
+    assert names == ["measured", "95 % band", f"{fit_name} (R² {row['fit_r2']:.2f})", "knee"]
     assert fig.layout.xaxis.title.text == "Throughput [IOPS]"
     assert fig.layout.yaxis.title.text == "Mean latency [ms]"
-    numbers = (
-        findings.key_numbers(frame, lat_slo_ms=0.5).set_index("run_id").loc["qd_sweep_randread4k"]
-    )
-    knee = t["knee"]
-    assert (knee.x[0], knee.y[0]) == pytest.approx((numbers["knee_iops"], numbers["knee_lat_ms"]))
-    # the SLO line and the IOPS read off at it, as the report's numbers say
-    assert [s.y0 for s in fig.layout.shapes if s.y0 == s.y1] == [0.5]
-    slo_x = [s.x0 for s in fig.layout.shapes if s.x0 == s.x1 and s.x0 != 0]
-    assert slo_x == pytest.approx([numbers["iops_at_slo_measured"]])
-    texts = [a.text for a in fig.layout.annotations]
-    assert f"{numbers['iops_at_slo_measured']:,.0f} IOPS at the SLO (measured)" in texts
-    assert "SLO 0.5 ms" in texts
-    # the fit lies inside its band
-    fit_trace = next(v for k, v in t.items() if "USL fit" in k)
-    band = t["95 % band"]
-    n = len(band.x) // 2
-    upper = np.interp(fit_trace.x, band.x[:n], band.y[:n])
-    lower = np.interp(fit_trace.x, band.x[n:][::-1], band.y[n:][::-1])
-    inside = (fit_trace.x >= band.x[0]) & (fit_trace.x <= band.x[n - 1])
-    assert np.all(lower[inside] <= fit_trace.y[inside] + 1e-9)
-    assert np.all(fit_trace.y[inside] <= upper[inside] + 1e-9)
-    no_nan_only_traces(fig)
-
-
-def test_latency_curve_hover_names_run_host_job_and_step(frame):
-    fig = curves.latency_curve(frame, run_id="RndReadThreads")
-    measured = traces(fig)["measured"]
-    assert "run_id: %{customdata[0]}" in measured.hovertemplate
-    assert "job: %{customdata[2]}" in measured.hovertemplate
-    raw = summary_avg("RndReadThreads")
-    assert sorted(measured.x) == pytest.approx(sorted(raw["iops"]))
-    # the SLO (1 ms) lies beyond this sweep: IOPS at the SLO comes from the fitted curve
-    assert any("IOPS at the SLO (fitted curve)" in a.text for a in fig.layout.annotations)
-
-
-def test_band_is_seeded_and_brackets_the_fit():
-    jobs = json.loads(QD_SWEEP.read_text())["jobs"]
-    x = np.array([j["read"]["iops"] for j in jobs])
-    y = np.array([j["read"]["lat_ns"]["mean"] / 1e6 for j in jobs])
-    grid = np.linspace(0, x.max(), 20)
-    a = predict_band(fit_queueing_latency, queueing_latency, x, y, grid, resamples=40, seed=3)
-    b = predict_band(fit_queueing_latency, queueing_latency, x, y, grid, resamples=40, seed=3)
-    np.testing.assert_array_equal(a[0], b[0])
-    fit = fit_queueing_latency(x, y)
-    ok = np.isfinite(a[0])
-    assert ok.sum() > 10
-    assert np.all(a[0][ok] <= queueing_latency(grid[ok], **fit) * 1.0001)
-    assert np.all(queueing_latency(grid[ok], **fit) <= a[1][ok] * 1.0001)
-    # the one-start refit of the bootstraps lands where the full multi-start fit did
-    refit = refit_queueing_latency(x, y, fit)
-    assert refit["lat_min_ms"] == pytest.approx(fit["lat_min_ms"], rel=1e-3)
-    assert refit["iops_max"] == pytest.approx(fit["iops_max"], rel=1e-3)
-    with pytest.raises(AnfperfError, match="3 or more"):
-        predict_band(fit_queueing_latency, queueing_latency, x[:2], y[:2], grid)
-
-
-def test_scaling_draws_littles_law_at_each_measured_latency(frame):
-    fig = curves.scaling(frame, run_id="qd_sweep_randread4k")
+    assert fig.layout.title.text == f"Latency vs throughput: {run}"
     t = traces(fig)
-    jobs = json.loads(QD_SWEEP.read_text())["jobs"]
-    measured = t["measured"]
-    assert list(measured.x) == [float(j["job options"]["iodepth"]) for j in jobs]
-    little = t["Little's law at the measured latency"]
-    lat_s = np.array([j["read"]["lat_ns"]["mean"] for j in jobs]) / 1e9
-    assert list(little.y) == pytest.approx(list(measured.x / lat_s))
+    assert max(t["measured"].x) == pytest.approx(row["peak_iops"])
+    assert len(t["measured"].x) == row["points"]
+    # the knee is the report's
+    assert (t["knee"].x[0], t["knee"].y[0]) == pytest.approx((row["knee_iops"], row["knee_lat_ms"]))
+    assert f"knee {row['knee_iops']:,.0f} IOPS" in [a.text for a in fig.layout.annotations]
+    # the SLO at 1 ms; these sweeps stay below it, so the IOPS at the SLO is the fitted curve's
+    horizontal, vertical = slo_lines(fig)
+    assert horizontal == [1.0]
+    assert "SLO 1 ms" in [a.text for a in fig.layout.annotations]
+    assert np.isnan(row["iops_at_slo_measured"])
+    assert vertical == pytest.approx([row["iops_at_slo_model"]])
+    text = f"{row['iops_at_slo_model']:,.0f} IOPS at the SLO (fitted curve)"
+    assert text in [a.text for a in fig.layout.annotations]
+    # the drawn curve reaches 1 ms where the report says
+    fit = t[f"{fit_name} (R² {row['fit_r2']:.2f})"]
+    assert np.interp(row["iops_at_slo_model"], fit.x, fit.y) == pytest.approx(1.0, rel=0.01)
+    # the band holds the fit
+    bx, lower, upper = band_edges(t["95 % band"])
+    at = np.isin(np.asarray(fit.x), bx)
+    assert at.sum() > 0.9 * len(fit.x)
+    fy = np.asarray(fit.y)[at]
+    idx = np.searchsorted(bx, np.asarray(fit.x)[at])
+    assert np.all(lower[idx] <= fy) and np.all(fy <= upper[idx])
+    assert np.all(upper[idx] > lower[idx])
+    assert_no_nan_only_traces(fig)
+
+
+def test_latency_curve_points_are_the_raw_outputs(figs, qd_jobs):
+    qd = traces(figs["qd_sweep_randread4k"])["measured"]
+    # in sweep order, iodepth 1..64, as in the fio JSON
+    assert list(qd.x) == pytest.approx([j["read"]["iops"] for j in qd_jobs])
+    assert list(qd.y) == pytest.approx([j["read"]["lat_ns"]["mean"] / 1e6 for j in qd_jobs])
+    threads = traces(figs["RndReadThreads"])["measured"]
+    assert list(threads.x) == pytest.approx(THREADS_IOPS, abs=0.01)
+    assert list(threads.y) == pytest.approx(THREADS_LAT_MS, abs=5e-4)
+
+
+def test_latency_curve_reads_a_measured_iops_at_the_slo(frame, qd_jobs):
+    fig = curves.latency_curve(frame, run_id="qd_sweep_randread4k", lat_slo_ms=0.5, resamples=0)
+    row = findings.key_numbers(frame, lat_slo_ms=0.5).set_index("run_id").loc["qd_sweep_randread4k"]
+    # 0.5 ms lies between iodepth 32 and 64: interpolated between those two measured points
+    (x0, y0), (x1, y1) = (
+        (j["read"]["iops"], j["read"]["lat_ns"]["mean"] / 1e6) for j in qd_jobs[-2:]
+    )
+    expected = x0 + (0.5 - y0) * (x1 - x0) / (y1 - y0)
+    assert row["iops_at_slo_measured"] == pytest.approx(expected)
+    horizontal, vertical = slo_lines(fig)
+    assert horizontal == [0.5]
+    assert vertical == pytest.approx([expected])
+    texts = [a.text for a in fig.layout.annotations]
+    assert f"{expected:,.0f} IOPS at the SLO (measured)" in texts
+    assert "SLO 0.5 ms" in texts
+    assert "95 % band" not in traces(fig)  # resamples=0: no band
+
+
+def test_latency_curve_hover_names_run_host_job_step_and_load(figs):
+    measured = traces(figs["RndReadThreads"])["measured"]
+    template = measured.hovertemplate
+    for i, field in enumerate(("run_id", "host", "job", "step")):
+        assert f"{field}: %{{customdata[{i}]}}" in template
+    assert "outstanding: %{customdata[4]}" in template
+    assert "IOPS: %{x:,.0f}" in template and "latency: %{y:.3f} ms" in template
+    first = list(measured.customdata[0])
+    # threads=1 on 2 SDs: 2 outstanding I/Os
+    assert first == ["RndReadThreads", "localhost", "threads", 0, "2"]
+    # a load curve also names the rate asked for; its uncontrolled step is 'max'
+    curve = traces(figs["RndReadCurve"])["measured"]
+    assert "requested: %{customdata[5]}" in curve.hovertemplate
+    assert [c[5] for c in curve.customdata][-2:] == ["92,500 IOPS", "max"]
+
+
+def test_latency_curve_is_seeded(frame):
+    def draw(seed):
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            return curves.latency_curve(
+                frame, run_id="RndReadCurve", seed=seed, resamples=RESAMPLES
+            )
+
+    first = draw(7)
+    assert first.to_json() == draw(7).to_json()
+    band = np.asarray(traces(first)["95 % band"].y, float)
+    assert not np.array_equal(band, np.asarray(traces(draw(8))["95 % band"].y, float))
+
+
+def test_latency_curve_draws_the_cross_host_total(frame):
+    fig = curves.latency_curve(frame, run_id="MultiHostSeqMix")
+    measured = traces(fig)["measured"]
+    # the 'all' rows of summary.html: the two hosts added up, not either host
+    assert list(measured.x) == pytest.approx(ALL_IOPS, abs=0.01)
+    assert list(measured.x) == pytest.approx(np.add(VM1_IOPS, VM2_IOPS), abs=0.02)
+    assert list(measured.y) == pytest.approx(ALL_LAT_MS, abs=5e-4)
+    assert {c[1] for c in measured.customdata} == {"all"}
+    # two steps are no sweep for findings: no curve, and the chart says why
+    assert [t.name for t in fig.data] == ["measured"]
+    assert "no curve fitted: 2 points (a sweep needs 3)" in [a.text for a in fig.layout.annotations]
+    assert slo_lines(fig) == ([1.0], [])
+
+
+def test_latency_curve_draws_one_trace_group_per_sweep(frame, numbers):
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        fig = curves.latency_curve(frame, resamples=0)
+    runs = ["MultiHostSeqMix", "RndReadCurve", "RndReadThreads", "qd_sweep_randread4k"]
+    assert [t.name for t in fig.data if t.name.endswith("measured")] == [
+        f"{r} measured" for r in runs
+    ]
+    assert fig.layout.title.text == "Latency vs throughput"
+    groups = {t.legendgroup for t in fig.data}
+    assert groups == {f"{r} " for r in runs}
+    slo = {a.text for a in fig.layout.annotations if "IOPS at the SLO" in a.text}
+    assert slo == {
+        f"{r} {numbers.loc[r, 'iops_at_slo_model']:,.0f} IOPS at the SLO (fitted curve)"
+        for r in runs[1:]
+    }
+    # the workload filter: both Vdbench runs drive the workload RndRead
+    fig = curves.latency_curve(frame, workload="RndRead", resamples=0)
+    assert {t.legendgroup for t in fig.data} == {"RndReadCurve ", "RndReadThreads "}
+    assert fig.layout.title.text == "Latency vs throughput / RndRead"
+    assert_no_nan_only_traces(fig)
+
+
+def test_usl_latency_against_throughput_inverts_the_usl():
+    for lam, sigma, kappa in [(14_500.0, 0.08, 0.0), (10_000.0, 0.05, 1e-3), (5_000.0, 0.0, 0.0)]:
+        n = np.array([1.0, 2.0, 4.0, 8.0, 16.0, 30.0])
+        if kappa:
+            n = n[n <= np.sqrt((1 - sigma) / kappa)]  # before the peak
+        lat = curves._usl_latency_at_iops(usl(n, lam, sigma, kappa), lam, sigma, kappa)
+        assert lat == pytest.approx(usl_latency_ms(n, lam, sigma, kappa), rel=1e-9)
+    # below one I/O in flight and past the peak there is no such point
+    assert np.isnan(curves._usl_latency_at_iops([5_000.0, 1e6], 10_000.0, 0.05, 1e-3)).all()
+
+
+# --------------------------------------------------------------------------------------------
+# predict_band
+
+
+def test_band_is_seeded_and_brackets_the_fit(qd_jobs):
+    x = np.array([j["read"]["iops"] for j in qd_jobs])
+    y = np.array([j["read"]["lat_ns"]["mean"] / 1e6 for j in qd_jobs])
+    fit = fit_queueing_latency(x, y)
+    grid = np.linspace(0, x.max(), 20)
+
+    def refit(a, b):
+        return refit_queueing_latency(a, b, fit)
+
+    low, high = predict_band(refit, queueing_latency, x, y, grid, resamples=RESAMPLES, seed=3)
+    again = predict_band(refit, queueing_latency, x, y, grid, resamples=RESAMPLES, seed=3)
+    np.testing.assert_array_equal(low, again[0])
+    np.testing.assert_array_equal(high, again[1])
+    other = predict_band(refit, queueing_latency, x, y, grid, resamples=RESAMPLES, seed=4)
+    assert not np.array_equal(high, other[1])
+    ok = np.isfinite(low) & np.isfinite(high)
+    assert ok.sum() > 10
+    curve = queueing_latency(grid[ok], **fit)
+    assert np.all(low[ok] <= curve) and np.all(curve <= high[ok])
+    with pytest.raises(ModelError, match="3 or more"):
+        predict_band(refit, queueing_latency, x[:2], y[:2], grid)
+    with pytest.raises(ModelError, match="level"):
+        predict_band(refit, queueing_latency, x, y, grid, level=95)
+
+
+# --------------------------------------------------------------------------------------------
+# scaling
+
+
+def test_scaling_draws_littles_law_at_each_measured_latency(frame, numbers, qd_jobs):
+    fig = curves.scaling(frame, run_id="qd_sweep_randread4k")
+    names = [t.name for t in fig.data]
+    assert names == [
+        "measured",
+        "Little's law at the measured latency",
+        "ideal: latency stays 0.070 ms",
+    ]
     assert fig.layout.xaxis.title.text == "Outstanding I/O [threads x queue depth]"
     assert fig.layout.yaxis.title.text == "Throughput [IOPS]"
-    no_nan_only_traces(fig)
-
-
-def test_mix_draws_the_sweep_and_the_fitted_mix_model(frame):
-    fig = curves.mix(frame, y="bw_mib_s")
     t = traces(fig)
-    jobs = json.loads(MIX_SWEEP.read_text())["jobs"]
     measured = t["measured"]
-    assert list(measured.x) == [float(j["job options"]["rwmixread"]) for j in jobs]
-    bw = [(j["read"]["bw_bytes"] + j["write"]["bw_bytes"]) / 2**20 for j in jobs]
-    assert list(measured.y) == pytest.approx(bw)
-    model = next(v for k, v in t.items() if "mix model" in k)
-    fit = anfperf.models.fit_mix(measured.x, measured.y)
-    assert f"median error {fit.mdape_pct:.1f} %" in model.name
+    assert list(measured.x) == [float(j["job options"]["iodepth"]) for j in qd_jobs]
+    assert list(measured.y) == pytest.approx([j["read"]["iops"] for j in qd_jobs])
+    assert max(measured.y) == pytest.approx(numbers.loc["qd_sweep_randread4k", "peak_iops"])
+    lat_s = np.array([j["read"]["lat_ns"]["mean"] for j in qd_jobs]) / 1e9
+    assert list(t["Little's law at the measured latency"].x) == list(measured.x)
+    assert list(t["Little's law at the measured latency"].y) == pytest.approx(measured.x / lat_s)
+    ideal = t["ideal: latency stays 0.070 ms"]
+    assert ideal.y[-1] == pytest.approx(64 / lat_s[0])  # iodepth 64 at the iodepth-1 latency
+    assert "latency: %{customdata[4]}" in measured.hovertemplate
+    assert measured.customdata[0][4] == f"{lat_s[0] * 1e3:.3f} ms"
+    assert_no_nan_only_traces(fig)
+
+
+def test_scaling_counts_outstanding_io_over_sds_and_hosts(frame):
+    fig = curves.scaling(frame)
+    t = traces(fig)
+    assert sorted(n for n in t if n.endswith("measured")) == [
+        "MultiHostSeqMix measured",
+        "RndReadThreads measured",
+        "qd_sweep_randread4k measured",
+    ]
+    # Vdbench threads are per SD: threads 1..64 on 2 SDs
+    threads = t["RndReadThreads measured"]
+    assert list(threads.x) == [2.0, 4.0, 8.0, 16.0, 32.0, 64.0, 128.0]
+    assert list(threads.y) == pytest.approx(THREADS_IOPS, abs=0.01)
+    # threads 6 and 7 on 2 SDs of each of 2 hosts; the rate of both hosts
+    multi = t["MultiHostSeqMix measured"]
+    assert list(multi.x) == [24.0, 28.0]
+    assert list(multi.y) == pytest.approx(np.add(VM1_IOPS, VM2_IOPS), abs=0.02)
+    little = t["MultiHostSeqMix Little's law at the measured latency"]
+    assert list(little.y) == pytest.approx([24 / 0.767e-3, 28 / 0.8233e-3], rel=1e-3)
+    assert_no_nan_only_traces(fig)
+
+
+# --------------------------------------------------------------------------------------------
+# mix
+
+
+@pytest.mark.parametrize(
+    ("y", "title"), [("iops", "Throughput [IOPS]"), ("bw_mib_s", "Throughput [MiB/s]")]
+)
+def test_mix_draws_the_sweep_and_the_fitted_mix_model(frame, y, title):
+    fig = curves.mix(frame, y=y)
+    jobs = json.loads(MIX_SWEEP.read_text())["jobs"]
+    if y == "iops":
+        expected = [j["read"]["iops"] + j["write"]["iops"] for j in jobs]
+    else:
+        expected = [(j["read"]["bw_bytes"] + j["write"]["bw_bytes"]) / 2**20 for j in jobs]
+    fit = fit_mix(np.arange(0.0, 101.0, 10.0), expected)
+    assert [t.name for t in fig.data] == ["measured", f"mix model (MdAPE {fit.mdape_pct:.1f} %)"]
+    assert fig.layout.title.text == "Read/write mix: mix_sweep_randrw8k"
     assert fig.layout.xaxis.title.text == "Read share [%]"
-    assert fig.layout.yaxis.title.text == "Throughput [MiB/s]"
+    assert fig.layout.yaxis.title.text == title
+    assert fig.layout.xaxis.dtick == 10
+    measured, model = fig.data
+    assert list(measured.x) == [float(j["job options"]["rwmixread"]) for j in jobs]
+    assert list(measured.x) == list(np.arange(0.0, 101.0, 10.0))
+    assert list(measured.y) == pytest.approx(expected)
+    assert model.x[0] == 0 and model.x[-1] == 100
+    assert list(model.y) == pytest.approx(list(mix_throughput(np.asarray(model.x), **fit)))
+    assert_no_nan_only_traces(fig)
+
+
+def test_mix_of_two_read_shares_states_no_error():
+    # fio stonewall groups: 64 KiB sequential, one job writing, one reading
+    fig = curves.mix(anfperf.read(DATA / "fio" / "stonewall_2groups.json"))
+    measured, model = fig.data
+    assert model.name == "mix model (harmonic, exact at its 2 read shares)"
+    assert list(measured.x) == [0.0, 100.0]
+    # the harmonic mean of the two rates halfway: 1 / (0.5 / read + 0.5 / write)
+    write, read = measured.y
+    assert np.interp(50.0, model.x, model.y) == pytest.approx(1 / (0.5 / read + 0.5 / write))
+
+
+# --------------------------------------------------------------------------------------------
+# bad input
+
+
+@pytest.mark.parametrize("chart", [curves.latency_curve, curves.scaling, curves.mix])
+def test_charts_refuse_frames_without_whole_run_rows(frame, chart):
+    with pytest.raises(AnfperfError, match="no whole-run"):
+        chart(frame.iloc[0:0])
+    with pytest.raises(AnfperfError, match="lacks the column"):
+        chart(pd.DataFrame())
+    with pytest.raises(AnfperfError, match="expected a tidy frame"):
+        chart([1, 2, 3])
+    with pytest.raises(AnfperfError, match=r"run 'nope' is not in the frame; it holds \["):
+        chart(frame, run_id="nope")
+    with pytest.raises(AnfperfError, match="no workload 'nope'"):
+        chart(frame, workload="nope")
 
 
 def test_charts_say_what_the_data_lack(frame):
-    with pytest.raises(AnfperfError, match="no load sweep to draw: run 'RndRead' is a single"):
-        curves.latency_curve(frame, run_id="RndRead")
-    with pytest.raises(AnfperfError, match="run 'nope' is not in the frame"):
-        curves.scaling(frame, run_id="nope")
-    with pytest.raises(AnfperfError, match="no read/write mix sweep to draw"):
-        curves.mix(frame, run_id="qd_sweep_randread4k")
-    with pytest.raises(AnfperfError, match="y must be one of"):
-        curves.mix(frame, y="lat")
-    with pytest.raises(AnfperfError):
-        curves.latency_curve(frame.iloc[0:0])
+    with pytest.raises(
+        ModelError,
+        match=r"no load sweep to draw in run 'mix_sweep_randrw8k' "
+        r"\(findings: read/write mix sweep\)",
+    ):
+        curves.latency_curve(frame, run_id="mix_sweep_randrw8k")
+    # a load curve's steps are rate-limited: they show the rate asked for, not scaling
+    with pytest.raises(ModelError, match="no concurrency sweep to draw in run 'RndReadCurve'"):
+        curves.scaling(frame, run_id="RndReadCurve")
+    with pytest.raises(ModelError, match="no read/write mix sweep to draw in run 'RndReadThreads'"):
+        curves.mix(frame, run_id="RndReadThreads")
+    with pytest.raises(ModelError, match="no load sweep to draw in workload 'qd8'"):
+        curves.latency_curve(frame, workload="qd8")
+    with pytest.raises(ModelError, match="y must be one of"):
+        curves.mix(frame, y="lat_mean_ms")
+    with pytest.raises(ModelError, match="lat_slo_ms must be > 0"):
+        curves.latency_curve(frame, lat_slo_ms=0)
