@@ -8,6 +8,7 @@ import plotly.graph_objects as go
 from plotly.subplots import make_subplots
 
 from anfperf.compare import METRICS
+from anfperf.errors import AnfperfError
 from anfperf.plots._style import (
     BETTER_COLOR,
     LIMIT_COLOR,
@@ -17,12 +18,14 @@ from anfperf.plots._style import (
     require_rows,
 )
 
+#: Marker colour of each verdict of :func:`anfperf.compare.compare_runs`.
 VERDICT_COLORS = {
     "better": BETTER_COLOR,
     "worse": WORSE_COLOR,
     "no significant difference": SAME_COLOR,
     "insufficient data": LIMIT_COLOR,
 }
+_NEEDED = {"workload", "metric", "diff_pct", "ci_low_pct", "ci_high_pct", "verdict"}
 
 
 def compare_chart(table: pd.DataFrame, *, run_a: str = "A", run_b: str = "B") -> go.Figure:
@@ -35,51 +38,70 @@ def compare_chart(table: pd.DataFrame, *, run_a: str = "A", run_b: str = "B") ->
     run_a, run_b : str
         Names of the runs, for the title and axis.
 
+    Returns
+    -------
+    plotly.graph_objects.Figure
+        Workloads on the y axis (shared by the panels), the difference [%] on each panel's x
+        axis with the confidence interval as error bars, one trace per verdict coloured by
+        :data:`VERDICT_COLORS` ('insufficient data': open markers, no error bars).
+
     Raises
     ------
     anfperf.AnfperfError
-        An empty table.
+        An empty table, or one without compare_runs' columns.
     """
+    missing = _NEEDED - set(table.columns)
+    if missing:
+        raise AnfperfError(f"not a compare_runs table: it lacks the column(s) {sorted(missing)}")
     require_rows(table, "no workload compared")
     metrics = list(dict.fromkeys(table["metric"]))
     workloads = list(dict.fromkeys(table["workload"]))
     fig = make_subplots(
         rows=1, cols=len(metrics), shared_yaxes=True, horizontal_spacing=0.04,
-        subplot_titles=[METRICS[m][0] for m in metrics],
+        subplot_titles=[METRICS[m][0] if m in METRICS else m for m in metrics],
     )  # fmt: skip
-    shown = set()
+    shown: set[str] = set()
     for col, metric in enumerate(metrics, start=1):
-        rows = table[table["metric"] == metric].set_index("workload").reindex(workloads)
+        rows = table[table["metric"] == metric]
         for verdict, color in VERDICT_COLORS.items():
             part = rows[rows["verdict"] == verdict]
             if part.empty:
                 continue
             x = part["diff_pct"].to_numpy(float)
+            open_marker = verdict == "insufficient data"
             fig.add_scatter(
-                x=x, y=part.index.to_list(), mode="markers", name=verdict, legendgroup=verdict,
-                showlegend=verdict not in shown, marker={"color": color, "size": 11},
+                x=x, y=part["workload"].to_list(), mode="markers", name=verdict,
+                legendgroup=verdict, showlegend=verdict not in shown,
+                marker={"color": color, "size": 11,
+                        "symbol": "circle-open" if open_marker else "circle"},
+                # no interval: NaN ends; nan_to_num draws them as zero-length bars
                 error_x={"type": "data", "symmetric": False, "color": color, "thickness": 2,
                          "array": np.nan_to_num(part["ci_high_pct"].to_numpy(float) - x),
                          "arrayminus": np.nan_to_num(x - part["ci_low_pct"].to_numpy(float))},
-                customdata=np.column_stack([part["a_mean"], part["b_mean"],
-                                            part["ci_low_pct"], part["ci_high_pct"]]),
+                customdata=np.column_stack([
+                    part.get("a_mean", pd.Series(np.nan, part.index)).to_numpy(float),
+                    part.get("b_mean", pd.Series(np.nan, part.index)).to_numpy(float),
+                    part["ci_low_pct"].to_numpy(float), part["ci_high_pct"].to_numpy(float),
+                ]),
                 hovertemplate=(
-                    f"%{{y}}: {METRICS[metric][0]}<br>A %{{customdata[0]:,.3~f}} -> "
-                    "B %{customdata[1]:,.3~f}<br>%{x:+.1f} % "
-                    "(%{customdata[2]:+.1f} .. %{customdata[3]:+.1f} %)<extra>"
-                    f"{verdict}</extra>"
+                    f"%{{y}}: {METRICS.get(metric, (metric,))[0]}<br>{run_a} "
+                    f"%{{customdata[0]:,.4~g}} -> {run_b} %{{customdata[1]:,.4~g}}<br>"
+                    "%{x:+.1f} % (%{customdata[2]:+.1f} .. %{customdata[3]:+.1f} %)"
+                    f"<extra>{verdict}</extra>"
                 ),
                 row=1, col=col,
             )  # fmt: skip
             shown.add(verdict)
         fig.add_vline(x=0, line={"color": LIMIT_COLOR, "width": 1}, row=1, col=col)
-        fig.update_xaxes(title_text=f"{run_b} vs {run_a} [%]", row=1, col=col)
+        fig.update_xaxes(title_text=f"Difference {run_b} vs {run_a} [%]", row=1, col=col)
     fig.update_layout(
         template=TEMPLATE,
-        title={"text": f"Difference of {run_b} from {run_a}, with confidence intervals"},
+        title={"text": f"{run_b} vs {run_a}: difference per workload, with confidence intervals"},
         height=max(360, 160 + 60 * len(workloads)),
-        legend={"orientation": "h", "x": 1.0, "xanchor": "right", "y": 1.02, "yanchor": "bottom"},
+        legend={"title": {"text": f"{run_b} is"}},
         margin={"t": 90},
     )
-    fig.update_yaxes(title_text="Workload", row=1, col=1, autorange="reversed")
+    # workloads top to bottom in the table's order, on every panel
+    fig.update_yaxes(categoryorder="array", categoryarray=workloads[::-1])
+    fig.update_yaxes(title_text="Workload", row=1, col=1)
     return fig

@@ -2,11 +2,13 @@
 
 One chart answers "is the volume what limits us?": the throughput each service level allows at
 each quota, the volume caps, and where the run measured sits, with the binding constraint named
-as :func:`anfperf.findings.quota_check` works it out (so chart and report text agree).
+as :func:`anfperf.findings.quota_check` works it out (so chart and report text agree). The
+measured point of a tidy frame is :func:`anfperf.findings.operating_point`.
 """
 
 from __future__ import annotations
 
+import math
 from collections.abc import Sequence
 
 import numpy as np
@@ -15,10 +17,52 @@ import plotly.graph_objects as go
 from anfperf import findings
 from anfperf.errors import ModelError
 from anfperf.models import quota as q
-from anfperf.plots._style import COLORWAY, LIMIT_COLOR, SLO_COLOR, figure
+from anfperf.plots._style import COLORWAY, LIMIT_COLOR, MODEL_COLOR, SLO_COLOR, figure
 
 DEFAULT_LEVELS = ("Standard", "Premium", "Ultra", "Flexible")
+#: Colours of the level lines: the series colours without the one meaning "binds" (SLO_COLOR).
+LEVEL_COLORS = tuple(c for c in COLORWAY if c != SLO_COLOR)
+#: Points of the log-spaced quota grid (the lines' corners are added to it).
 GRID_POINTS = 120
+# how the Flexible line's cap is named: manual QoS gives one volume at most this much
+_FLEXIBLE_CAP = "Flexible: manual QoS"
+#: Constraint names of :func:`anfperf.models.predict_achievable` that are the volume's own.
+VOLUME_CONSTRAINTS = ("volume quota", "volume type cap")
+
+
+def level_line(
+    quota_tib: np.ndarray, level: str, volume_type: str = "regular", rule: str = "current"
+) -> np.ndarray:
+    """Throughput limit of one level along quotas [MiB/s], as the chart draws it.
+
+    Standard / Premium / Ultra: :func:`anfperf.models.quota.throughput_limit` (auto QoS).
+    Flexible (manual QoS only): the most one volume gets when it fills its pool, quota = pool
+    size: :func:`anfperf.models.quota.pool_throughput_limit`, at most the manual-QoS maximum of
+    a volume (:data:`anfperf.models.quota.MANUAL_QOS_VOLUME_MAX_MIB_S`).
+
+    Parameters
+    ----------
+    quota_tib : numpy.ndarray
+        Volume quotas [TiB], inside the level's size range.
+    level, volume_type, rule
+        As in :func:`anfperf.models.quota.throughput_limit`.
+    """
+    if q.level_name(level) == "Flexible":
+        pool = np.asarray(q.pool_throughput_limit(quota_tib, "Flexible"), dtype=float)
+        return np.minimum(pool, q.MANUAL_QOS_VOLUME_MAX_MIB_S)
+    return np.asarray(q.throughput_limit(quota_tib, level, volume_type, rule), dtype=float)
+
+
+def _corners(level: str, volume_type: str, rule: str) -> list[float]:
+    """Quotas [TiB] where a level's line bends: drawn exactly, not cut short by the grid."""
+    if q.level_name(level) == "Flexible":
+        row = q.service_levels().set_index("level").loc["Flexible"]
+        per_tib = float(row["pool_max_mib_s_per_tib"])
+        return [
+            float(row["pool_baseline_mib_s"]) / per_tib,
+            q.MANUAL_QOS_VOLUME_MAX_MIB_S / per_tib,
+        ]
+    return [q.volume_type_cap(level, volume_type, rule) / q.level_rate(level)]
 
 
 def quota_model(
@@ -30,8 +74,11 @@ def quota_model(
     measured_label: str = "measured",
     read_pct: float = 100.0,
     volume_type: str = "regular",
+    rule: str = "current",
+    pattern: str | None = None,
     vm_size: str | None = None,
     vm_count: int = 1,
+    nconnect: int = 1,
     levels: Sequence[str] = DEFAULT_LEVELS,
 ) -> go.Figure:
     """Throughput against volume quota per service level, with the run's operating point.
@@ -41,88 +88,130 @@ def quota_model(
     quota_tib : float
         Quota of the volume measured [TiB].
     level : str
-        Its service level.
-    bs_kib, read_pct, volume_type, vm_size, vm_count
-        The scenario, as in :func:`anfperf.findings.quota_check`.
+        Its service level: 'Standard', 'Premium' or 'Ultra' (auto QoS).
+    bs_kib : float
+        Block size of the measured point [KiB].
     measured_bw_mib_s : float, optional
-        Throughput measured [MiB/s]; None draws the model alone.
+        Throughput measured [MiB/s]; None draws the model alone (no binding constraint named).
     measured_label : str
-        Name of the measured point (run / job).
+        Name of the measured point (e.g. :func:`anfperf.findings.operating_point`'s label).
+    read_pct, volume_type, rule, pattern, vm_size, vm_count, nconnect
+        The scenario, as in :func:`anfperf.findings.quota_check`: pass what the report passes
+        there, so that both name the same binding constraint.
     levels : sequence of str
-        Levels drawn. 'Flexible' is drawn as the most a capacity pool of that size can hand out
-        (its throughput is bought, not tied to the quota).
+        Levels drawn (:func:`level_line`); Flexible is the most one volume of a Flexible pool
+        of that size can be given (its throughput is bought, not tied to the quota).
+
+    Returns
+    -------
+    plotly.graph_objects.Figure
+        Log-log axes: one line per level (named after the level), the volume caps as dashed
+        horizontal lines (red where the cap binds), the measured point (a star named
+        `measured_label`) and the model's prediction at `quota_tib` (an open circle named
+        ``"model: ... (binding ...)"``); the title names the binding constraint and the share
+        of it measured.
 
     Raises
     ------
     anfperf.ModelError
-        Unknown level or volume type, or a quota outside the type's range.
+        Unknown or manual-QoS-only level, unknown volume type or rule, or a quota outside the
+        volume type's range.
     """
-    lo, hi = q.volume_size_range(level, volume_type)
-    if not lo <= quota_tib <= hi:
-        raise ModelError(f"quota_tib {quota_tib:g} outside the {volume_type} range {lo:g}..{hi:g}")
-    grid = np.geomspace(lo, hi, GRID_POINTS)
+    name = q.level_name(level)
+    if name == "Flexible":
+        raise ModelError(
+            "a Flexible volume's throughput is assigned (manual QoS), not set by its quota: give "
+            "the measured volume's auto-QoS level (Standard, Premium or Ultra)"
+        )
+    lo, hi = q.volume_size_range(name, volume_type, rule)
+    if not lo * (1 - 1e-9) <= quota_tib <= hi * (1 + 1e-9):
+        raise ModelError(
+            f"quota_tib {quota_tib:g} outside the {volume_type} range {lo:g}..{hi:g} TiB"
+        )
+    check = None
+    if measured_bw_mib_s is not None:
+        check = findings.quota_check(
+            measured_bw_mib_s, bs_kib=bs_kib, level=name, quota_tib=quota_tib,
+            read_pct=read_pct, volume_type=volume_type, rule=rule, pattern=pattern,
+            vm_size=vm_size, vm_count=vm_count, nconnect=nconnect,
+        )  # fmt: skip
     fig = figure(
         f"Throughput vs quota ({volume_type} volume, {bs_kib:g} KiB, {read_pct:g} % read)",
         "Volume quota [TiB]",
         "Throughput [MiB/s]",
     )
     caps: dict[float, list[str]] = {}
-    for i, name in enumerate(levels):
-        color = COLORWAY[i % len(COLORWAY)]
-        width = 3 if q.level_name(name) == q.level_name(level) else 1.5
-        if q.level_name(name) == "Flexible":
-            y = q.pool_throughput_limit(grid, "Flexible")
-            label = "Flexible (most a pool of this size offers)"
-            dash = "dashdot"
+    for i, each in enumerate(levels):
+        each = q.level_name(each)
+        flexible = each == "Flexible"
+        if flexible:
+            each_lo, each_hi = lo, hi
+            caps.setdefault(q.MANUAL_QOS_VOLUME_MAX_MIB_S, []).append(_FLEXIBLE_CAP)
+            label = "Flexible (one volume filling its pool)"
         else:
-            y = q.throughput_limit(grid, name, volume_type)
-            caps.setdefault(q.volume_type_cap(name, volume_type), []).append(q.level_name(name))
-            label = f"{q.level_name(name)} ({q.level_rate(name):g} MiB/s per TiB)"
-            dash = "solid"
+            each_lo, each_hi = q.volume_size_range(each, volume_type, rule)
+            caps.setdefault(q.volume_type_cap(each, volume_type, rule), []).append(each)
+            label = f"{each} ({q.level_rate(each):g} MiB/s per TiB)"
+        grid = np.geomspace(each_lo, each_hi, GRID_POINTS)
+        extra = [
+            x for x in [*_corners(each, volume_type, rule), quota_tib] if each_lo < x < each_hi
+        ]
+        # with the corners in the grid the polyline is the model exactly, also between points
+        grid = np.unique(np.concatenate([grid, extra]))
         fig.add_scatter(
-            x=grid, y=y, mode="lines", name=label, line={"color": color, "width": width,
-                                                         "dash": dash},
-            hovertemplate=f"{q.level_name(name)}: %{{y:,.0f}} MiB/s at %{{x:.3g}} TiB<extra></extra>",
+            x=grid, y=level_line(grid, each, volume_type, rule), mode="lines", name=label,
+            line={"color": LEVEL_COLORS[i % len(LEVEL_COLORS)],
+                  "width": 3 if each == name else 1.5,
+                  "dash": "dashdot" if flexible else "solid"},
+            hovertemplate=f"{each}: %{{y:,.0f}} MiB/s at %{{x:.3g}} TiB<extra></extra>",
         )  # fmt: skip
+    own_cap = q.volume_type_cap(name, volume_type, rule)
     for cap, names in sorted(caps.items()):
-        fig.add_hline(y=cap, line={"color": LIMIT_COLOR, "dash": "dash", "width": 1})
+        binds = check is not None and check["binding"] == "volume type cap" and cap == own_cap
+        color = SLO_COLOR if binds else LIMIT_COLOR
+        fig.add_hline(y=cap, line={"color": color, "dash": "dash", "width": 1.5 if binds else 1})
         # line annotations misplace on log axes: place them by hand (log10 of the value)
+        what = f"{volume_type} volume cap" if names != [_FLEXIBLE_CAP] else "volume maximum"
         fig.add_annotation(
-            x=0.01, xref="paper", y=np.log10(cap), yref="y", xanchor="left", yanchor="bottom",
-            text=f"{volume_type} volume cap {cap:,.0f} MiB/s ({', '.join(names)})",
-            showarrow=False, font={"color": LIMIT_COLOR, "size": 11},
+            x=0.01, xref="paper", y=math.log10(cap), yref="y", xanchor="left", yanchor="bottom",
+            text=f"{what} {cap:,.0f} MiB/s ({', '.join(names)})",
+            showarrow=False, font={"color": color, "size": 11},
         )  # fmt: skip
     fig.add_vline(x=quota_tib, line={"color": LIMIT_COLOR, "dash": "dot", "width": 1})
     fig.add_annotation(
-        x=np.log10(quota_tib), xref="x", y=0.0, yref="paper", xanchor="left", yanchor="bottom",
-        text=f" quota {quota_tib:g} TiB", showarrow=False, font={"color": LIMIT_COLOR, "size": 11},
+        x=math.log10(quota_tib), xref="x", y=0.0, yref="paper", xanchor="left",
+        yanchor="bottom", text=f" quota {quota_tib:g} TiB", showarrow=False,
+        font={"color": LIMIT_COLOR, "size": 11},
     )  # fmt: skip
-    if measured_bw_mib_s is not None:
-        check = findings.quota_check(
-            measured_bw_mib_s, bs_kib=bs_kib, level=level, quota_tib=quota_tib,
-            read_pct=read_pct, volume_type=volume_type, vm_size=vm_size, vm_count=vm_count,
-        )  # fmt: skip
-        fig.add_scatter(
-            x=[quota_tib], y=[measured_bw_mib_s], mode="markers", name=measured_label,
-            marker={"symbol": "star", "size": 16, "color": SLO_COLOR,
-                    "line": {"color": "#333", "width": 1}},
-            hovertemplate=f"{measured_label}: %{{y:,.1f}} MiB/s<extra></extra>",
-        )  # fmt: skip
-        fig.add_scatter(
-            x=[quota_tib], y=[check["predicted_bw_mib_s"]], mode="markers",
-            name=f"model: {check['predicted_bw_mib_s']:,.1f} MiB/s",
-            marker={"symbol": "circle-open", "size": 14, "color": "#333", "line": {"width": 2}},
-            hovertemplate="model: %{y:,.1f} MiB/s<extra></extra>",
-        )  # fmt: skip
-        fig.update_layout(
-            title_text=(
-                f"{fig.layout.title.text}<br><sup>binding: {check['binding']} "
-                f"({check['detail']}); measured {check['share_pct']:.0f} % of it</sup>"
-            )
-        )
-    # log axes: a 50 GiB and a 100 TiB volume on one chart; explicit range (the lines'
+    if check is not None:
+        _operating_point(fig, check, quota_tib, measured_label)
+    # log axes: a 50 GiB and a 100 TiB volume on one chart; explicit range (the caps'
     # annotations would otherwise stretch it)
-    fig.update_xaxes(type="log", range=[np.log10(lo), np.log10(hi)])
+    fig.update_xaxes(type="log", range=[math.log10(lo), math.log10(hi)])
     fig.update_yaxes(type="log")
     fig.update_layout(margin={"t": 80})
     return fig
+
+
+def _operating_point(fig: go.Figure, check: dict, quota_tib: float, label: str) -> None:
+    """The measured star, the model's circle, and the binding constraint in the title."""
+    measured, predicted = check["measured_bw_mib_s"], check["predicted_bw_mib_s"]
+    fig.add_scatter(
+        x=[quota_tib], y=[measured], mode="markers", name=label,
+        marker={"symbol": "star", "size": 16, "color": SLO_COLOR,
+                "line": {"color": "#333", "width": 1}},
+        hovertemplate=f"{label}: %{{y:,.1f}} MiB/s<extra></extra>",
+    )  # fmt: skip
+    fig.add_scatter(
+        x=[quota_tib], y=[predicted], mode="markers",
+        name=f"model: {predicted:,.1f} MiB/s (binding: {check['binding']})",
+        marker={"symbol": "circle-open", "size": 14, "color": MODEL_COLOR, "line": {"width": 2}},
+        hovertemplate=f"model: %{{y:,.1f}} MiB/s<br>binding: {check['binding']}<extra></extra>",
+    )  # fmt: skip
+    where = "" if check["binding"] in VOLUME_CONSTRAINTS else " (not a volume limit, not drawn)"
+    fig.update_layout(
+        title_text=(
+            f"{fig.layout.title.text}<br><sup>binding: {check['binding']}{where} "
+            f"({check['detail']}); measured {check['share_pct']:.0f} % of it</sup>"
+        )
+    )
