@@ -26,10 +26,14 @@ def _ingest(args: argparse.Namespace) -> int:
     if frame.empty:
         print("anfperf: no results found in " + " ".join(args.paths), file=sys.stderr)
         return 1
-    print(format_table(summary_table(frame)))
+    table = summary_table(frame)
+    if table.empty:
+        print("no whole-run rows (interval rows only): no summary to show")
+    else:
+        print(format_table(table, max_rows=args.max_rows))
     print(
         f"\n{len(frame)} rows from {frame['source_file'].nunique()} files, "
-        f"{frame['run_id'].nunique()} runs"
+        f"{frame['run_id'].nunique()} runs, {len(table)} job steps"
     )
     if args.out:
         path = save_frame(frame, args.out)
@@ -404,8 +408,9 @@ def build_parser() -> argparse.ArgumentParser:
     ingest = sub.add_parser(
         "ingest",
         help="read fio / Vdbench / DiskSpd outputs, print a summary, save the tidy frame",
-        description="Read benchmark outputs (files or folders, .gz too) into the tidy frame. "
-        "Unreadable files are reported and skipped; the rest is kept (exit status 1).",
+        description="Read benchmark outputs (files or folders, .gz too) into the tidy frame and "
+        "print the headline table: one row per run x job step, hosts together. Unreadable files "
+        "are reported and skipped; the rest is kept (exit status 1).",
     )
     ingest.add_argument("paths", nargs="+", metavar="PATH")
     ingest.add_argument(
@@ -415,6 +420,9 @@ def build_parser() -> argparse.ArgumentParser:
         "run_id that grows run by run",
     )
     ingest.add_argument("--run-id", help="run identifier for all rows (default: from the paths)")
+    ingest.add_argument(
+        "--max-rows", type=int, metavar="N", help="summary rows shown at most (default: all)"
+    )
     ingest.set_defaults(func=_ingest)
 
     demo = sub.add_parser(

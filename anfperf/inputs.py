@@ -36,7 +36,7 @@ def load_inputs(
     store : path-like, optional
         A Parquet store (``anfperf ingest --out DIR``) to read instead of `paths`.
     run_ids : sequence of str, optional
-        Keep only these runs; each must be present.
+        Keep only these runs; each must be present. None or empty: every run.
 
     Returns
     -------
@@ -53,16 +53,17 @@ def load_inputs(
         raise AnfperfError("give either paths (raw outputs) or a store, not both or neither")
     if isinstance(run_ids, str):
         run_ids = [run_ids]
+    run_ids = list(run_ids or []) or None  # none given (None or []): every run
     if store is not None:
         from anfperf.store import load_store
 
-        frame = load_store(store, run_ids=run_ids)
-    else:
-        from anfperf.ingest import read_many
+        # DuckDB reads only the partitions of the runs asked for, and checks they are there
+        return load_store(store, run_ids=run_ids)
+    from anfperf.ingest import read_many
 
-        frame = read_many(list(paths), errors="warn")
-        if frame.empty:
-            raise AnfperfError("no benchmark results in " + ", ".join(map(str, paths)))
+    frame = read_many(list(paths), errors="warn")
+    if frame.empty:
+        raise AnfperfError("no benchmark results in " + ", ".join(map(str, paths)))
     if run_ids:
         present = set(frame["run_id"].astype(str))
         missing = [r for r in run_ids if r not in present]

@@ -1,19 +1,28 @@
 """Interactive capacity planning: a target in, the plan with its reasoning and what-if charts out.
 
-The capacity-planning notebook is a thin shell over this module: :class:`PlannerApp` recomputes
-the plan (:func:`anfperf.models.plan`) and its charts from the inputs, as a plain method call
-(:meth:`PlannerApp.update`) that tests and papermill run without a browser; in JupyterLab
-:meth:`PlannerApp.widget` wires ipywidgets controls to the same method.
+The capacity-planning notebook is a thin shell over this module:
+
+- :class:`PlanInputs` -- the target (MiB/s or IOPS), block size, read share, latency SLO and
+  the client side, checked when made;
+- :func:`plan_view` -- :func:`anfperf.models.plan` for those inputs, the binding constraint of
+  the planned setup (:func:`anfperf.models.predict_achievable`) and what the notebook shows;
+- :func:`what_if_figures` -- the charts of :mod:`anfperf.plots.planning` around the plan;
+- :class:`PlannerApp` -- recomputes all of that on :meth:`PlannerApp.update`, a plain method
+  that tests and papermill call without a browser; in JupyterLab :meth:`PlannerApp.widget`
+  wires the ipywidgets of :func:`controls` to it.
 """
 
 from __future__ import annotations
 
 import dataclasses
+import logging
+import math
 import os
 import warnings
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
 import pandas as pd
 import plotly.graph_objects as go
@@ -21,17 +30,24 @@ import plotly.graph_objects as go
 from anfperf.errors import AnfperfError, ModelError
 from anfperf.models import curves
 from anfperf.models._common import FitResult
+from anfperf.models.client import nfs_inflight_limit, vm_network, vm_size_name
 from anfperf.models.plan import LARGE_BLOCK_KIB, Plan, plan
-from anfperf.models.quota import bw_to_iops, iops_to_bw
+from anfperf.models.predict import predict_achievable
+from anfperf.models.quota import bw_to_iops, iops_to_bw, level_name
 from anfperf.plots.planning import clients_vs_throughput, quota_vs_throughput, threads_vs_latency
+
+log = logging.getLogger(__name__)
 
 #: The concurrency sweep the threads-vs-latency chart uses when the user gives none: a real
 #: Vdbench thread sweep bundled with anfperf (a local disk, so its shape, not ANF's numbers).
-SAMPLE_SWEEP = (
-    Path(__file__).resolve().parent.parent / "data" / "samples" / "vdbench" / ("RndReadThreads")
-)
+SAMPLE_SWEEP = Path(__file__).resolve().parent.parent / "data" / "samples" / "vdbench" / (
+    "RndReadThreads"
+)  # fmt: skip
 LEVELS = ("Standard", "Premium", "Ultra", "Flexible")
+#: Block sizes offered by the block-size control [KiB].
 BLOCK_SIZES_KIB = (4, 8, 16, 32, 64, 128, 256, 1024)
+#: Names of the figures of :func:`what_if_figures`, in the notebook's order.
+FIGURES = ("quota", "clients", "threads")
 
 
 @dataclass(frozen=True)
@@ -47,36 +63,80 @@ class PlanInputs:
     read_pct : float
         Read share [%].
     lat_slo_ms : float
-        Latency objective [ms]; the plan sizes concurrency for it.
+        Latency objective [ms]; the plan sizes concurrency for it (Little's law).
     vm_size : str or None
-        Client VM size; None lets the plan choose.
+        Client VM size ('D32s_v5' or 'Standard_D32s_v5'); None lets the plan choose.
+    clients : int or None
+        Client VMs you have or want; None lets the plan choose how many. Fewer than the plan
+        needs gives a note and a binding client constraint below the target.
     levels : tuple of str
-        Service levels considered.
+        Service levels considered ('Flexible' is ranked only with prices, which the planner
+        session does not take: it is drawn in the quota chart).
     nconnect : int
-        NFS connections per mount.
+        NFS connections per client mount (1 .. 16).
+    capacity_tib : float
+        Capacity the volume must hold [TiB] (0: sized by throughput only).
+
+    Raises
+    ------
+    anfperf.ModelError
+        Both targets or neither, a value out of range, an unknown level or VM size.
     """
 
-    target_mib_s: float | None = 1000.0
+    target_mib_s: float | None = None
     target_iops: float | None = None
     bs_kib: float = 64.0
     read_pct: float = 100.0
     lat_slo_ms: float = 2.0
     vm_size: str | None = None
+    clients: int | None = None
     levels: tuple[str, ...] = LEVELS
     nconnect: int = 8
+    capacity_tib: float = 0.0
 
     def __post_init__(self) -> None:
         if (self.target_mib_s is None) == (self.target_iops is None):
-            raise AnfperfError("give one target: target_mib_s or target_iops (the other None)")
-        target = self.target_mib_s if self.target_mib_s is not None else self.target_iops
-        if not target > 0:
-            raise AnfperfError(f"the target must be > 0, got {target!r}")
-        if not 0 <= self.read_pct <= 100:
-            raise AnfperfError(f"read_pct must be within 0..100, got {self.read_pct!r}")
-        if not self.bs_kib > 0 or not self.lat_slo_ms > 0:
-            raise AnfperfError("bs_kib and lat_slo_ms must be > 0")
-        if not self.levels:
-            raise AnfperfError("give at least one service level")
+            raise ModelError(
+                "give one target: target_mib_s or target_iops (the other None), got "
+                f"target_mib_s={self.target_mib_s!r}, target_iops={self.target_iops!r}"
+            )
+        for name in ("target_mib_s", "target_iops", "bs_kib", "lat_slo_ms"):
+            value = getattr(self, name)
+            if value is not None and not _number(value) > 0:
+                raise ModelError(f"{name} must be a number > 0, got {value!r}")
+        if not 0 <= _number(self.read_pct) <= 100:
+            raise ModelError(f"read_pct must be within 0 .. 100, got {self.read_pct!r}")
+        if not 0 <= _number(self.capacity_tib) < math.inf:
+            raise ModelError(f"capacity_tib must be >= 0, got {self.capacity_tib!r}")
+        if self.clients is not None and (
+            isinstance(self.clients, bool) or not isinstance(self.clients, int) or self.clients < 1
+        ):
+            raise ModelError(
+                f"clients must be an integer >= 1, or None to let the plan choose; "
+                f"got {self.clients!r}"
+            )
+        nfs_inflight_limit(self.nconnect)  # checks nconnect: an integer 1 .. 16
+        # a papermill parameter `-p levels Ultra` arrives as a string: one level
+        raw = (self.levels,) if isinstance(self.levels, str) else tuple(self.levels or ())
+        if not raw:
+            raise ModelError("give at least one service level: " + ", ".join(LEVELS))
+        # frozen: normalise through object.__setattr__ (the table's spelling, no repeats)
+        object.__setattr__(self, "levels", tuple(dict.fromkeys(level_name(n) for n in raw)))
+        if self.vm_size is not None:
+            object.__setattr__(self, "vm_size", vm_size_name(self.vm_size))
+
+    @classmethod
+    def from_parameters(
+        cls, *, target_mib_s: float | None = None, target_iops: float | None = None, **rest: Any
+    ) -> PlanInputs:
+        """Inputs from a notebook's parameters: `target_iops`, when given, wins.
+
+        A report run with ``-p target_iops 200000`` need not also unset the notebook's default
+        `target_mib_s`. Other keywords are :class:`PlanInputs` fields.
+        """
+        if target_iops is not None:
+            target_mib_s = None
+        return cls(target_mib_s=target_mib_s, target_iops=target_iops, **rest)
 
     @property
     def bw_mib_s(self) -> float:
@@ -94,105 +154,357 @@ class PlanInputs:
 
     @property
     def pattern(self) -> str:
+        """Access pattern assumed from the block size, as :func:`anfperf.models.plan` does."""
         return "sequential" if self.bs_kib >= LARGE_BLOCK_KIB else "random"
 
 
-def fit_sweep(paths: Sequence[str | os.PathLike] | None = None) -> tuple[FitResult, str]:
-    """USL fitted on a concurrency sweep, and the name of its source.
+def _number(value: object) -> float:
+    """`value` as a float for range checks; NaN (fails every check) when it is not a number."""
+    if isinstance(value, bool) or not isinstance(value, int | float):
+        return math.nan
+    return float(value)
+
+
+# --------------------------------------------------------------------------------------------
+# The concurrency sweep behind the threads-vs-latency chart
+
+
+def load_sweep(
+    paths: str | os.PathLike | Sequence[str | os.PathLike] | None = None,
+) -> tuple[pd.DataFrame, str]:
+    """Tidy frame of a concurrency sweep, and a name of its source for chart titles.
 
     Parameters
     ----------
-    paths : sequence of path-like, optional
-        Raw outputs of a concurrency sweep; default :data:`SAMPLE_SWEEP`.
+    paths : path-like or sequence of path-like, optional
+        Raw outputs of a concurrency sweep (files or folders :func:`anfperf.ingest.read_many`
+        reads); default :data:`SAMPLE_SWEEP`, named as the bundled sample.
 
     Raises
     ------
     anfperf.AnfperfError
-        Nothing readable, or no sweep to fit.
+        Nothing readable in `paths`.
     """
-    from anfperf.ingest import read_many
+    from anfperf.ingest import read_many  # ingest is heavy: only when a sweep is read
 
+    if isinstance(paths, str | os.PathLike):
+        paths = [paths]
     paths = list(paths) if paths else [SAMPLE_SWEEP]
     with warnings.catch_warnings():
+        # unreadable companions of a run folder are reported by errors="warn"; a sweep with
+        # nothing readable is the error below
         warnings.simplefilter("ignore")
         frame = read_many(paths, errors="warn")
-        if frame.empty:
-            raise AnfperfError("no results in " + ", ".join(map(str, paths)))
-        fit = curves.fit_usl(frame)
+    if frame.empty:
+        raise AnfperfError("no results in " + ", ".join(map(str, paths)))
     names = ", ".join(sorted(frame["run_id"].astype(str).unique()))
-    source = (
-        f"{names} (bundled sample: a local disk, not ANF)" if paths == [SAMPLE_SWEEP] else names
-    )
+    bundled = paths == [SAMPLE_SWEEP]
+    source = f"{names} (bundled sample: a local disk, not ANF)" if bundled else names
+    return frame, source
+
+
+def fit_sweep(
+    paths: str | os.PathLike | Sequence[str | os.PathLike] | None = None,
+) -> tuple[FitResult, str]:
+    """USL fitted on a concurrency sweep (:func:`load_sweep`), and the name of its source.
+
+    Raises
+    ------
+    anfperf.AnfperfError
+        Nothing readable, or no sweep to fit (:func:`anfperf.models.fit_usl`).
+    """
+    frame, source = load_sweep(paths)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")  # few points / no saturation: kept in fit.notes
+        fit = curves.fit_usl(frame)
     return fit, source
+
+
+# --------------------------------------------------------------------------------------------
+# The plan and what the notebook shows of it
 
 
 @dataclass
 class PlanView:
-    """A plan and what the notebook shows of it."""
+    """A plan, the binding constraint of the planned setup, and what the notebook shows.
+
+    Attributes
+    ----------
+    inputs : PlanInputs
+        What was asked for.
+    plan : anfperf.models.Plan
+        :func:`anfperf.models.plan`'s choice, reasoning and options.
+    constraints : pandas.DataFrame
+        :func:`anfperf.models.predict_achievable` of the planned volume and clients (storage
+        and client limits; the concurrency is sized by Little's law, so it is left out).
+    notes : list of str
+        What the user should know beyond the plan (too few clients, NFS in-flight limits).
+    figures : dict of str to plotly.graph_objects.Figure
+        :func:`what_if_figures`, empty when not drawn.
+    """
 
     inputs: PlanInputs
     plan: Plan
-    figures: dict[str, go.Figure] = field(repr=False)
+    constraints: pd.DataFrame = field(repr=False)
+    notes: list[str] = field(default_factory=list)
+    figures: dict[str, go.Figure] = field(default_factory=dict, repr=False)
+
+    @property
+    def vm_count(self) -> int:
+        """Client VMs: the user's `clients`, else the plan's count."""
+        return int(self.inputs.clients or self.plan.vm_count)
+
+    @property
+    def threads_per_vm(self) -> int:
+        """Outstanding I/O per client VM [-] (threads, or iodepth x numjobs)."""
+        return math.ceil(self.plan.outstanding / self.vm_count)
+
+    @property
+    def binding(self) -> str:
+        """Name of the limit that binds the planned setup (e.g. 'volume quota')."""
+        return str(self.constraints.attrs["binding"])
+
+    @property
+    def binding_mib_s(self) -> float:
+        """Throughput the binding limit allows [MiB/s]."""
+        return float(self.constraints.attrs["bw_mib_s"])
+
+    @property
+    def headroom_pct(self) -> float:
+        """How far the binding limit is above the target [%]; negative: it falls short."""
+        return 100.0 * (self.binding_mib_s / self.plan.bw_mib_s - 1.0)
 
     def summary(self) -> str:
-        """The plan in a few Markdown lines."""
-        p = self.plan
-        return "\n".join(
-            [
-                f"**{p.level} {p.volume_type} volume of {p.quota_tib:.3g} TiB** "
-                f"({p.throughput_limit_mib_s:,.0f} MiB/s), **{p.vm_count} x {p.vm_size}**, "
-                f"**{p.threads_per_vm} outstanding I/O per VM** for "
-                f"{p.bw_mib_s:,.0f} MiB/s = {p.iops:,.0f} IOPS of {self.inputs.bs_kib:g} KiB "
-                f"at {self.inputs.read_pct:g} % reads, sized for {p.lat_ms:g} ms.",
-            ]
+        """The plan in one Markdown paragraph."""
+        p, i = self.plan, self.inputs
+        return (
+            f"**{p.level} {p.volume_type} volume of {p.quota_tib:.3g} TiB** "
+            f"({p.throughput_limit_mib_s:,.0f} MiB/s), **{self.vm_count} x {p.vm_size}**, "
+            f"**{self.threads_per_vm} outstanding I/O per VM** for "
+            f"{p.bw_mib_s:,.0f} MiB/s = {p.iops:,.0f} IOPS of {i.bs_kib:g} KiB "
+            f"at {i.read_pct:g} % reads, sized for {p.lat_ms:g} ms."
         )
+
+    def binding_text(self) -> str:
+        """The binding constraint in a sentence (Markdown)."""
+        row = self.constraints[self.constraints["binding"]].iloc[0]
+        if abs(self.headroom_pct) < 0.5:
+            margin = "just the target: the plan sized it so"
+        elif self.headroom_pct > 0:
+            margin = f"{self.headroom_pct:.0f} % above the target"
+        else:
+            margin = f"{-self.headroom_pct:.0f} % short of the target"
+        return (
+            f"Binding constraint: **{self.binding}**, {self.binding_mib_s:,.0f} MiB/s "
+            f"({margin}): {row['detail']}."
+        )
+
+    def markdown(self) -> str:
+        """Summary, binding constraint and notes, as the notebook and the widget show them."""
+        lines = [self.summary(), "", self.binding_text()]
+        lines += ["", *(f"- {note}" for note in self.notes)] if self.notes else []
+        return "\n".join(lines)
 
     @property
     def reasoning(self) -> pd.DataFrame:
+        """The plan's decisions in order: step, decision, value, why."""
         return self.plan.reasoning
 
+    @property
+    def reasoning_lines(self) -> list[str]:
+        """The reasoning as sentences: ``'storage: Ultra regular volume, 7.81 TiB -- why'``."""
+        return [f"{r.step}: {r.decision} -- {r.why}" for r in self.plan.reasoning.itertuples()]
 
-def plan_view(inputs: PlanInputs, *, curve: FitResult | None = None, source: str = "") -> PlanView:
-    """The plan for `inputs` and its what-if charts.
+    @property
+    def options(self) -> pd.DataFrame:
+        """Every service level and volume type considered, feasible or not, and why."""
+        cols = ["level", "volume_type", "quota_tib", "limit_mib_s", "feasible", "why"]
+        return self.plan.storage_options[cols]
+
+    @property
+    def client_options(self) -> pd.DataFrame:
+        """Every client VM size considered: VMs needed, total vCPUs, and why."""
+        return self.plan.client_options
+
+
+def _view(inputs: PlanInputs) -> PlanView:
+    """The plan and its binding constraint, without charts."""
+    chosen = plan(
+        bs_kib=inputs.bs_kib, bw_mib_s=inputs.target_mib_s, iops=inputs.target_iops,
+        read_pct=inputs.read_pct, lat_slo_ms=inputs.lat_slo_ms, levels=list(inputs.levels),
+        vm_sizes=[inputs.vm_size] if inputs.vm_size else None, nconnect=inputs.nconnect,
+        capacity_tib=inputs.capacity_tib,
+    )  # fmt: skip
+    vm_count = int(inputs.clients or chosen.vm_count)
+    # Flexible has no auto-QoS limit (its throughput is bought): only the clients then
+    auto = chosen.level != "Flexible"
+    constraints = predict_achievable(
+        bs_kib=inputs.bs_kib, read_pct=inputs.read_pct, level=chosen.level if auto else None,
+        quota_tib=chosen.quota_tib if auto else None, volume_type=chosen.volume_type,
+        pattern=inputs.pattern, vm_size=chosen.vm_size, vm_count=vm_count,
+        nconnect=inputs.nconnect,
+    )  # fmt: skip
+    notes = []
+    if vm_count < chosen.vm_count:
+        why = chosen.client_options.iloc[0]["why"]
+        notes.append(
+            f"with {vm_count} x {chosen.vm_size} the clients fall short of the target: the "
+            f"plan needs {chosen.vm_count} ({why})"
+        )
+    threads = math.ceil(chosen.outstanding / vm_count)
+    inflight = nfs_inflight_limit(inputs.nconnect)
+    if threads > inflight:
+        notes.append(
+            f"{threads} outstanding I/O per VM is more than NFSv3 with nconnect="
+            f"{inputs.nconnect} keeps in flight ({inflight}): add clients or connections"
+        )
+    return PlanView(inputs, chosen, constraints, notes)
+
+
+def what_if_figures(
+    inputs: PlanInputs,
+    *,
+    curve: Mapping[str, float] | pd.DataFrame | None = None,
+    source: str | None = None,
+    view: PlanView | None = None,
+) -> dict[str, go.Figure]:
+    """The what-if charts of a plan: quota per level, client VMs, threads against latency.
 
     Parameters
     ----------
     inputs : PlanInputs
         The target.
-    curve : FitResult, optional
-        USL fit for the threads-vs-latency chart (:func:`fit_sweep`); None leaves it out.
-    source : str
+    curve : mapping, pandas.DataFrame or None
+        For the threads chart: a USL fit, the tidy frame of a concurrency sweep, or None for
+        the bundled sample (see :func:`anfperf.plots.planning.threads_vs_latency`).
+    source : str, optional
         Name of the curve's data, for its chart title.
+    view : PlanView, optional
+        The plan of `inputs` when already made (:func:`plan_view`); else made here.
+
+    Returns
+    -------
+    dict of str to plotly.graph_objects.Figure
+        Keys :data:`FIGURES`: 'quota', 'clients', 'threads'.
+
+    Raises
+    ------
+    anfperf.ModelError
+        No plan meets the target (the error says why).
+    """
+    view = view or _view(inputs)
+    p = view.plan
+    return {
+        "quota": quota_vs_throughput(
+            inputs.levels, inputs.bs_kib, p.bw_mib_s, read_pct=inputs.read_pct,
+            volume_type=p.volume_type, level=p.level if p.level != "Flexible" else None,
+            quota_tib=p.quota_tib if p.level != "Flexible" else None,
+        ),
+        "clients": clients_vs_throughput(
+            p.vm_size, p.bw_mib_s, bs_kib=inputs.bs_kib, read_pct=inputs.read_pct,
+            pattern=inputs.pattern, nconnect=inputs.nconnect,
+            volume_limit_mib_s=p.throughput_limit_mib_s, vm_count=view.vm_count,
+            max_vms=max(8, 2 * p.vm_count, view.vm_count),
+        ),
+        "threads": threads_vs_latency(
+            curve, inputs.lat_slo_ms, source=source, threads_planned=view.threads_per_vm,
+        ),
+    }  # fmt: skip
+
+
+def plan_view(
+    inputs: PlanInputs,
+    *,
+    curve: Mapping[str, float] | pd.DataFrame | None = None,
+    source: str | None = None,
+    figures: bool = True,
+) -> PlanView:
+    """The plan for `inputs`, its binding constraint, reasoning, options and what-if charts.
+
+    The plan is :func:`anfperf.models.plan`'s; the binding constraint is the least of
+    :func:`anfperf.models.predict_achievable` for the planned volume and clients.
+
+    Parameters
+    ----------
+    inputs : PlanInputs
+        The target.
+    curve, source
+        For the threads-vs-latency chart, as in :func:`what_if_figures`.
+    figures : bool
+        Draw the charts (False: the numbers only, quicker).
 
     Raises
     ------
     anfperf.ModelError
         No level, quota or client meets the target (the error says why).
     """
-    chosen = plan(
-        bs_kib=inputs.bs_kib, bw_mib_s=inputs.bw_mib_s, read_pct=inputs.read_pct,
-        lat_slo_ms=inputs.lat_slo_ms, levels=list(inputs.levels),
-        vm_sizes=[inputs.vm_size] if inputs.vm_size else None, nconnect=inputs.nconnect,
-    )  # fmt: skip
-    figures = {
-        "quota": quota_vs_throughput(
-            target_mib_s=chosen.bw_mib_s, bs_kib=inputs.bs_kib, level=chosen.level,
-            quota_tib=chosen.quota_tib, read_pct=inputs.read_pct,
-            volume_type=chosen.volume_type, levels=inputs.levels,
-        ),
-        "clients": clients_vs_throughput(
-            vm_size=chosen.vm_size, target_mib_s=chosen.bw_mib_s, bs_kib=inputs.bs_kib,
-            read_pct=inputs.read_pct, pattern=inputs.pattern, nconnect=inputs.nconnect,
-            volume_limit_mib_s=chosen.throughput_limit_mib_s,
-            max_vms=max(8, 2 * chosen.vm_count),
-        ),
+    view = _view(inputs)
+    if figures:
+        view.figures = what_if_figures(inputs, curve=curve, source=source, view=view)
+    return view
+
+
+# --------------------------------------------------------------------------------------------
+# Widgets: the same functions behind ipywidgets controls
+
+
+def controls(defaults: PlanInputs | None = None) -> dict[str, Any]:
+    """ipywidgets controls of the planner, set to `defaults`.
+
+    Returns
+    -------
+    dict of str to ipywidgets.Widget
+        'unit' (MiB/s or IOPS), 'target', 'bs_kib', 'read_pct', 'lat_slo_ms', 'levels',
+        'vm_size' (None: any), 'clients' (0: as many as the plan needs), 'nconnect'.
+        :func:`control_values` reads them back as :class:`PlanInputs` fields.
+    """
+    import ipywidgets as w
+
+    i = defaults or DEFAULT_INPUTS
+    unit = "IOPS" if i.target_iops is not None else "MiB/s"
+    sizes = [("any", None), *((s, s) for s in vm_network()["vm_size"])]
+    blocks = sorted({*BLOCK_SIZES_KIB, i.bs_kib})
+    style = {"description_width": "initial"}
+    return {
+        "unit": w.ToggleButtons(options=["MiB/s", "IOPS"], value=unit, description="Target"),
+        "target": w.FloatText(value=i.target_iops or i.target_mib_s, description="Value",
+                              style=style),
+        "bs_kib": w.Dropdown(options=[(f"{b:g}", b) for b in blocks], value=i.bs_kib,
+                             description="Block [KiB]", style=style),
+        "read_pct": w.IntSlider(value=round(i.read_pct), min=0, max=100, step=5,
+                                description="Read [%]", style=style),
+        "lat_slo_ms": w.BoundedFloatText(value=i.lat_slo_ms, min=0.01, max=1000.0, step=0.1,
+                                         description="SLO [ms]", style=style),
+        "levels": w.SelectMultiple(options=LEVELS, value=tuple(i.levels), rows=4,
+                                   description="Levels", style=style),
+        "vm_size": w.Dropdown(options=sizes, value=i.vm_size, description="VM size",
+                              style=style),
+        "clients": w.BoundedIntText(value=i.clients or 0, min=0, max=1000,
+                                    description="Client VMs (0: as needed)", style=style),
+        "nconnect": w.IntSlider(value=i.nconnect, min=1, max=16, description="nconnect",
+                                style=style),
     }  # fmt: skip
-    if curve is not None:
-        figures["threads"] = threads_vs_latency(
-            curve, lat_slo_ms=inputs.lat_slo_ms, source=source or "a sweep",
-            threads_planned=chosen.threads_per_vm,
-        )  # fmt: skip
-    return PlanView(inputs, chosen, figures)
+
+
+def control_values(widgets: Mapping[str, Any]) -> dict[str, Any]:
+    """The :class:`PlanInputs` fields the controls of :func:`controls` are set to."""
+    value = float(widgets["target"].value)
+    iops = widgets["unit"].value == "IOPS"
+    return {
+        "target_mib_s": None if iops else value,
+        "target_iops": value if iops else None,
+        "bs_kib": float(widgets["bs_kib"].value),
+        "read_pct": float(widgets["read_pct"].value),
+        "lat_slo_ms": float(widgets["lat_slo_ms"].value),
+        "levels": tuple(widgets["levels"].value),
+        "vm_size": widgets["vm_size"].value,
+        "clients": int(widgets["clients"].value) or None,
+        "nconnect": int(widgets["nconnect"].value),
+    }
+
+
+#: Starting inputs of :class:`PlannerApp` and :func:`controls` when none are given.
+DEFAULT_INPUTS = PlanInputs(target_mib_s=1000.0)
 
 
 class PlannerApp:
@@ -200,50 +512,82 @@ class PlannerApp:
 
     Parameters
     ----------
-    inputs : PlanInputs
-        Starting values.
-    curve : FitResult, optional
-        USL fit for the threads-vs-latency chart.
-    source : str
+    inputs : PlanInputs, optional
+        Starting values (default :data:`DEFAULT_INPUTS`).
+    curve : mapping, pandas.DataFrame or None
+        For the threads-vs-latency chart: a USL fit or a sweep's tidy frame; None reads the
+        bundled sample once (:func:`load_sweep`).
+    source : str, optional
         Name of the curve's data.
+
+    Attributes
+    ----------
+    view : PlanView or None
+        The current plan; None when the inputs have none (see `error`).
+    error : str or None
+        Why there is no plan.
+    controls : dict of str to ipywidgets.Widget
+        Set by :meth:`widget`; :meth:`on_change` reads them.
     """
 
-    def __init__(self, inputs: PlanInputs, *, curve: FitResult | None = None, source: str = ""):
-        self.inputs = inputs
+    def __init__(
+        self,
+        inputs: PlanInputs | None = None,
+        *,
+        curve: Mapping[str, float] | pd.DataFrame | None = None,
+        source: str | None = None,
+    ):
+        self.inputs = inputs or DEFAULT_INPUTS
+        if curve is None:
+            # read once: every update redraws the threads chart from it
+            curve, sample = load_sweep()
+            source = source or sample
         self.curve = curve
         self.source = source
         self.view: PlanView | None = None
         self.error: str | None = None
-        self._outputs = None
+        self.controls: dict[str, Any] = {}
+        self._outputs: dict[str, Any] = {}
 
-    def update(self, **changes) -> PlanView | None:
-        """Apply changes to the inputs (field names of :class:`PlanInputs`) and re-plan.
+    def update(self, **changes: Any) -> PlanView | None:
+        """Apply changes to the inputs (fields of :class:`PlanInputs`) and re-plan.
 
-        A change to ``target_mib_s`` clears ``target_iops`` and the other way round. An
-        impossible target keeps the inputs and sets :attr:`error` (the plan's reason) instead
-        of raising: in an interactive session the user just moves a control back.
+        A change to ``target_mib_s`` clears ``target_iops`` and the other way round. Inputs
+        without a plan (out of range, or no option meets the target) set :attr:`error`
+        instead of raising: in an interactive session the user just moves a control back.
 
         Returns
         -------
         PlanView or None
             The new plan view, None when there is no plan (see :attr:`error`).
+
+        Raises
+        ------
+        anfperf.AnfperfError
+            A change names no field of :class:`PlanInputs` (a programming error, not an input).
         """
-        if "target_mib_s" in changes and changes["target_mib_s"] is not None:
+        unknown = set(changes) - {f.name for f in dataclasses.fields(PlanInputs)}
+        if unknown:
+            raise AnfperfError(f"no such planner input: {sorted(unknown)}")
+        if changes.get("target_mib_s") is not None:
             changes.setdefault("target_iops", None)
-        if "target_iops" in changes and changes["target_iops"] is not None:
+        if changes.get("target_iops") is not None:
             changes.setdefault("target_mib_s", None)
-        if "levels" in changes:
-            changes["levels"] = tuple(changes["levels"])
         try:
             self.inputs = dataclasses.replace(self.inputs, **changes)
             self.view = plan_view(self.inputs, curve=self.curve, source=self.source)
             self.error = None
-        except (AnfperfError, ModelError) as exc:
+        except AnfperfError as exc:
             self.view, self.error = None, str(exc)
+            log.info("no plan: %s", exc)
         self._render()
         return self.view
 
-    def widget(self):
+    def on_change(self, change: object = None) -> PlanView | None:
+        """Observer of every control: re-plan from their values (:func:`control_values`)."""
+        return self.update(**control_values(self.controls))
+
+    def widget(self) -> Any:
         """ipywidgets controls and outputs for JupyterLab; every change calls :meth:`update`.
 
         Returns None in a batch report (``ANFPERF_BATCH`` set by :mod:`anfperf.report`): a
@@ -253,52 +597,32 @@ class PlannerApp:
             return None
         import ipywidgets as w
 
-        i = self.inputs
-        kind = "IOPS" if i.target_iops is not None else "MiB/s"
-        controls = {
-            "kind": w.ToggleButtons(options=["MiB/s", "IOPS"], value=kind, description="Target"),
-            "target": w.FloatText(value=i.target_iops or i.target_mib_s, description="Value"),
-            "bs_kib": w.Dropdown(options=BLOCK_SIZES_KIB, value=int(i.bs_kib),
-                                 description="Block KiB"),
-            "read_pct": w.IntSlider(value=int(i.read_pct), min=0, max=100, step=10,
-                                    description="Read %"),
-            "lat_slo_ms": w.FloatText(value=i.lat_slo_ms, description="SLO ms"),
-            "levels": w.SelectMultiple(options=LEVELS, value=tuple(i.levels),
-                                       description="Levels"),
-        }  # fmt: skip
-        outputs = [w.Output() for _ in range(4)]
-        self._outputs = outputs
-
-        def changed(_=None):
-            value = float(controls["target"].value)
-            target = {"target_iops": value} if controls["kind"].value == "IOPS" else {
-                "target_mib_s": value}  # fmt: skip
-            self.update(
-                **target, bs_kib=float(controls["bs_kib"].value),
-                read_pct=float(controls["read_pct"].value),
-                lat_slo_ms=float(controls["lat_slo_ms"].value),
-                levels=controls["levels"].value,
-            )  # fmt: skip
-
-        for control in controls.values():
-            control.observe(changed, names="value")
-        changed()
-        return w.VBox([w.HBox(list(controls.values())[:3]), w.HBox(list(controls.values())[3:]),
-                       *outputs])  # fmt: skip
+        self.controls = controls(self.inputs)
+        self._outputs = {name: w.Output() for name in ("plan", *FIGURES)}
+        for control in self.controls.values():
+            control.observe(self.on_change, names="value")
+        self.on_change()
+        c = self.controls
+        rows = [
+            w.HBox([c["unit"], c["target"], c["bs_kib"], c["read_pct"]]),
+            w.HBox([c["lat_slo_ms"], c["vm_size"], c["clients"], c["nconnect"]]),
+            w.HBox([c["levels"]]),
+        ]
+        return w.VBox([*rows, *self._outputs.values()])
 
     def _render(self) -> None:
-        if self._outputs is None:
+        if not self._outputs:
             return  # no widgets: nothing to redraw (tests, papermill)
         from IPython.display import Markdown, display
 
-        for out in self._outputs:
+        for out in self._outputs.values():
             out.clear_output(wait=True)
-        with self._outputs[0]:
+        with self._outputs["plan"]:
             if self.view is None:
                 display(Markdown(f"**No plan:** {self.error}"))
                 return
-            display(Markdown(self.view.summary()))
+            display(Markdown(self.view.markdown()))
             display(self.view.reasoning)
-        for out, fig in zip(self._outputs[1:], self.view.figures.values(), strict=False):
-            with out:
+        for name, fig in self.view.figures.items():
+            with self._outputs[name]:
                 fig.show()

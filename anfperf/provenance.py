@@ -1,9 +1,11 @@
 """Where results came from: runs, hosts, mounts, tool versions and the SHA-256 of every input.
 
-A report is only worth what its inputs are: this module gathers what ran, where and with what,
-from the runner's ``manifest.json`` where there is one (hosts, kernel, VM size, NFS mount
-options, tool versions, workloads, task outcomes) and from the tidy frame otherwise, plus a
-checksum of every input file, so a reader can tell two reports of "the same" run apart.
+A report is only worth what its inputs are. This module gathers what ran, where and with what:
+from the runner's ``manifest.json`` where there is one (hosts, kernel, VM size, NFS mounts with
+their options, tool versions, workloads, start and end, the state of every task), and from the
+tidy frame always (tool and version, hosts, workloads per run), so that every report has a
+provenance section; plus a checksum of every input file, so that a reader can tell two reports
+of "the same" run apart.
 """
 
 from __future__ import annotations
@@ -13,6 +15,7 @@ import json
 import os
 from collections.abc import Iterable
 from pathlib import Path
+from typing import Any
 
 import pandas as pd
 
@@ -20,11 +23,28 @@ from anfperf.runner.manifest import MANIFEST_NAME
 
 #: Read files in blocks this large when hashing (bounded memory for big flatfiles).
 _BLOCK_BYTES = 1 << 20
+#: Folders above a result file searched for its run's manifest: the runner writes
+#: ``<run_id>/manifest.json`` and ``<run_id>/<host>/...`` (as :mod:`anfperf.ingest` looks).
+_MANIFEST_DEPTH = 3
 
-RUN_COLUMNS = ["run_id", "tool", "tool_version", "hosts", "workloads", "start", "files", "rows"]
+RUN_COLUMNS = [
+    "run_id", "tool", "tool_version", "hosts", "workloads", "start", "end", "files", "rows",
+]  # fmt: skip
+MANIFEST_COLUMNS = [
+    "run_id", "status", "tools", "hosts", "steps", "tasks_ok", "tasks_failed", "start", "end",
+    "anfperf_version", "manifest",
+]  # fmt: skip
 HOST_COLUMNS = [
     "run_id", "host", "hostname", "vm_size", "os", "kernel", "cpus", "tool_versions",
-    "nfs_mounts", "tasks_ok", "tasks_failed",
+    "volumes", "nfs_mounts", "tasks_ok", "tasks_failed",
+]  # fmt: skip
+TASK_COLUMNS = [
+    "run_id", "step", "workload", "host", "status", "reason", "exit_code", "start", "end",
+    "elapsed_s", "attempts", "tool_version",
+]  # fmt: skip
+WORKLOAD_COLUMNS = [
+    "run_id", "step", "tool", "name", "pattern", "bs_kib", "read_pct", "threads", "duration_s",
+    "warmup_s",
 ]  # fmt: skip
 CHECKSUM_COLUMNS = ["path", "bytes", "sha256"]
 
@@ -38,15 +58,18 @@ def sha256_file(path: str | os.PathLike) -> str:
     return digest.hexdigest()
 
 
-def files_under(paths: Iterable[str | os.PathLike]) -> list[tuple[str, Path]]:
+def files_under(
+    paths: Iterable[str | os.PathLike], *, root: str | os.PathLike | None = None
+) -> list[tuple[str, Path]]:
     """(name as given, path) of every file named or under a folder named, in sorted order.
 
-    A folder's files are named ``folder/relative/path``; missing paths are left out.
+    A folder's files are named ``folder/relative/path``; missing paths are left out. Relative
+    paths are relative to `root` (default: the current folder) but named as given.
     """
     out: list[tuple[str, Path]] = []
     for given in paths:
         text = os.fspath(given)
-        path = Path(text)
+        path = Path(root) / text if root is not None else Path(text)
         if path.is_file():
             out.append((text, path))
         elif path.is_dir():
@@ -56,36 +79,60 @@ def files_under(paths: Iterable[str | os.PathLike]) -> list[tuple[str, Path]]:
     return out
 
 
-def input_checksums(paths: Iterable[str | os.PathLike]) -> pd.DataFrame:
-    """Size and SHA-256 of every input file (folders expanded).
+def input_checksums(
+    paths: Iterable[str | os.PathLike], *, root: str | os.PathLike | None = None
+) -> pd.DataFrame:
+    """Size and SHA-256 of every input file (folders expanded to their files).
+
+    Parameters
+    ----------
+    paths : iterable of path-like
+        Files and folders; missing ones are left out.
+    root : path-like, optional
+        Folder relative paths are relative to (a report's: the notebook's folder); default the
+        current folder.
 
     Returns
     -------
     pandas.DataFrame
-        Columns :data:`CHECKSUM_COLUMNS`: path (as given / under the folder given), bytes,
-        sha256 (hex).
+        Columns :data:`CHECKSUM_COLUMNS`: path (as given, or under the folder given), bytes,
+        sha256 (hex), files of a folder in sorted order.
     """
     rows = [
         {"path": shown, "bytes": p.stat().st_size, "sha256": sha256_file(p)}
-        for shown, p in files_under(paths)
+        for shown, p in files_under(paths, root=root)
     ]
-    return pd.DataFrame(rows, columns=CHECKSUM_COLUMNS)
+    return pd.DataFrame(rows, columns=CHECKSUM_COLUMNS).astype({"bytes": "int64"})
 
 
 def find_manifests(paths: Iterable[str | os.PathLike]) -> list[Path]:
-    """The runner manifests among or under `paths` (a run folder holds one)."""
-    found = {p for _, p in files_under(paths) if p.name == MANIFEST_NAME}
-    return sorted(found)
+    """The runner manifests of `paths`: among them, under them, or up to 3 folders above a file.
+
+    A run folder holds its manifest; a host's folder or a result file inside it has it above.
+    """
+    found: dict[Path, Path] = {}  # resolved -> as found: one run named two ways counts once
+    looked: set[Path] = set()
+    for _, path in files_under(paths):
+        candidates = [path] if path.name == MANIFEST_NAME else []
+        for parent in list(path.parents)[:_MANIFEST_DEPTH]:
+            if parent not in looked:
+                looked.add(parent)
+                candidates.append(parent / MANIFEST_NAME)
+        for manifest in candidates:
+            if manifest.is_file():
+                found.setdefault(manifest.resolve(), manifest)
+    return sorted(found.values())
 
 
 def runs_table(frame: pd.DataFrame) -> pd.DataFrame:
-    """What the results say about each run: tool and version, hosts, workloads, start, files.
+    """What the results say about each run: tool and version, hosts, workloads, time, files.
 
     Returns
     -------
     pandas.DataFrame
-        Columns :data:`RUN_COLUMNS`; `hosts` and `workloads` comma-separated ('all', the
-        cross-host aggregate, left out), `start` the first timestamp (UTC).
+        Columns :data:`RUN_COLUMNS`; `tool`, `tool_version`, `hosts` and `workloads`
+        comma-separated ('all', the cross-host aggregate, left out); `start` and `end` the
+        first and last timestamps (UTC); `files` and `rows` counts.
     """
 
     def joined(values: pd.Series) -> str:
@@ -101,6 +148,7 @@ def runs_table(frame: pd.DataFrame) -> pd.DataFrame:
                 "hosts": joined(run["host"]),
                 "workloads": joined(run["workload"]),
                 "start": run["timestamp"].min(),
+                "end": run["timestamp"].max(),
                 "files": int(run["source_file"].nunique()),
                 "rows": len(run),
             }
@@ -108,28 +156,109 @@ def runs_table(frame: pd.DataFrame) -> pd.DataFrame:
     return pd.DataFrame(out, columns=RUN_COLUMNS)
 
 
-def hosts_table(manifests: Iterable[str | os.PathLike]) -> pd.DataFrame:
-    """Per run and host, from runner manifests: the machine, its tools and its NFS mounts.
+def _read_manifest(path: str | os.PathLike) -> dict[str, Any] | str:
+    """A manifest's content, or why it cannot be read (a report shows that, and goes on)."""
+    try:
+        data = json.loads(Path(path).read_text(encoding="utf-8"))
+    except (OSError, ValueError) as exc:
+        return f"unreadable manifest: {exc}"
+    if not isinstance(data, dict) or not isinstance(data.get("hosts"), dict):
+        return "unreadable manifest: not an anfperf run manifest (no 'hosts')"
+    if not isinstance(data.get("steps", []), list):
+        return "unreadable manifest: 'steps' is not a list"
+    return data
+
+
+def _tasks(data: dict[str, Any]) -> list[tuple[int, dict, str, dict]]:
+    """(step index, step, host, task) of every task of a manifest, in run order."""
+    return [
+        (i, step, host, task if isinstance(task, dict) else {})
+        for i, step in enumerate(data.get("steps") or [])
+        if isinstance(step, dict)
+        for host, task in (step.get("tasks") or {}).items()
+    ]
+
+
+def _time(value: object) -> pd.Timestamp:
+    """An ISO time of a manifest as a UTC timestamp; NaT when absent or not a time."""
+    return pd.to_datetime(value, utc=True, errors="coerce") if value else pd.NaT
+
+
+def manifests_table(manifests: Iterable[str | os.PathLike]) -> pd.DataFrame:
+    """One row per runner manifest: the run's state, what it ran, when, with which anfperf.
 
     Returns
     -------
     pandas.DataFrame
-        Columns :data:`HOST_COLUMNS`; `nfs_mounts` lists ``mount point (source): options`` of
-        each NFS mount the preflight found; `tasks_ok` / `tasks_failed` count the host's tasks.
-        A manifest that cannot be read is a row with the reason in `hostname`.
+        Columns :data:`MANIFEST_COLUMNS`: status ('complete', 'partial', 'interrupted',
+        'running'), tools and hosts (comma-separated), steps (workloads run), tasks_ok and
+        tasks_failed (step x host tasks not 'ok', pending ones included), start (first task
+        start, else when the run was planned) and end (last task end, else the run's end), UTC;
+        anfperf_version of the runner; manifest (its path). A manifest that cannot be read is a
+        row with the reason in `status`.
     """
     rows = []
     for path in manifests:
-        try:
-            data = json.loads(Path(path).read_text(encoding="utf-8"))
-            hosts = data["hosts"]
-        except (OSError, ValueError, KeyError, TypeError) as exc:
-            rows.append({"run_id": str(path), "hostname": f"unreadable manifest: {exc}"})
+        data = _read_manifest(path)
+        if isinstance(data, str):
+            rows.append({"run_id": Path(path).parent.name, "status": data, "manifest": str(path)})
             continue
-        for name, host in hosts.items():
+        tasks = [t for _, _, _, t in _tasks(data)]
+        tools = data.get("tools") or sorted(
+            {
+                str(s["tool"])
+                for s in data.get("steps") or []
+                if isinstance(s, dict) and s.get("tool")
+            }
+        )
+        starts = [_time(t.get("start")) for t in tasks]
+        ends = [_time(t.get("end")) for t in tasks]
+        start = min((s for s in starts if pd.notna(s)), default=_time(data.get("created")))
+        end = max((e for e in ends if pd.notna(e)), default=_time(data.get("end")))
+        rows.append(
+            {
+                "run_id": data.get("run_id"),
+                "status": data.get("status"),
+                "tools": ", ".join(map(str, tools)),
+                "hosts": ", ".join(data["hosts"]),
+                "steps": len(data.get("steps") or []),
+                "tasks_ok": sum(t.get("status") == "ok" for t in tasks),
+                "tasks_failed": sum(t.get("status") != "ok" for t in tasks),
+                "start": start,
+                "end": end,
+                "anfperf_version": data.get("anfperf_version"),
+                "manifest": str(path),
+            }
+        )
+    out = pd.DataFrame(rows, columns=MANIFEST_COLUMNS)
+    for col in ("start", "end"):
+        out[col] = pd.to_datetime(out[col], utc=True)
+    return out
+
+
+def hosts_table(manifests: Iterable[str | os.PathLike]) -> pd.DataFrame:
+    """Per run and host, from runner manifests: the machine, its tools, volumes and NFS mounts.
+
+    Returns
+    -------
+    pandas.DataFrame
+        Columns :data:`HOST_COLUMNS`; `volumes` the volume paths the run used on the host;
+        `nfs_mounts` lists ``mount point (source): options`` of each NFS mount the preflight
+        found (``'none found'`` without); `tasks_ok` / `tasks_failed` count the host's tasks. A
+        manifest that cannot be read is a row with the reason in `hostname`.
+    """
+    rows = []
+    for path in manifests:
+        data = _read_manifest(path)
+        if isinstance(data, str):
+            rows.append({"run_id": Path(path).parent.name, "hostname": data})
+            continue
+        tasks = _tasks(data)
+        for name, host in data["hosts"].items():
+            host = host if isinstance(host, dict) else {}
             facts = host.get("facts") or {}
-            tasks = [s.get("tasks", {}).get(name, {}) for s in data.get("steps", [])]
-            versions = {t.get("tool_version") for t in tasks if t.get("tool_version")}
+            mine = [t for _, _, h, t in tasks if h == name]
+            versions = {str(t["tool_version"]) for t in mine if t.get("tool_version")}
             versions |= {str(facts[k]) for k in ("fio_version", "vdbench_version") if facts.get(k)}
             mounts = [
                 f"{m.get('mount_point')} ({m.get('source')}): {m.get('options')}"
@@ -146,61 +275,122 @@ def hosts_table(manifests: Iterable[str | os.PathLike]) -> pd.DataFrame:
                     "kernel": facts.get("kernel"),
                     "cpus": facts.get("cpus"),
                     "tool_versions": ", ".join(sorted(versions)),
+                    "volumes": ", ".join(str(v) for v in (host.get("volumes") or {}).values()),
                     "nfs_mounts": "; ".join(mounts) or "none found",
-                    "tasks_ok": sum(t.get("status") == "ok" for t in tasks),
-                    "tasks_failed": sum(t.get("status") not in (None, "ok") for t in tasks),
+                    "tasks_ok": sum(t.get("status") == "ok" for t in mine),
+                    "tasks_failed": sum(t.get("status") != "ok" for t in mine),
                 }
             )
     return pd.DataFrame(rows, columns=HOST_COLUMNS)
 
 
-def workloads_table(manifests: Iterable[str | os.PathLike]) -> pd.DataFrame:
-    """The workloads each manifest's run executed, one row per step (name, tool, spec)."""
+def tasks_table(manifests: Iterable[str | os.PathLike]) -> pd.DataFrame:
+    """Every task of the runner manifests (one workload on one host): its state and times.
+
+    Returns
+    -------
+    pandas.DataFrame
+        Columns :data:`TASK_COLUMNS`: step (0-based) and workload (its name), status (one of
+        :data:`anfperf.runner.manifest.TASK_STATES`) and reason, exit_code, start and end
+        (UTC), elapsed_s [s], attempts, tool_version.
+    """
     rows = []
     for path in manifests:
-        try:
-            data = json.loads(Path(path).read_text(encoding="utf-8"))
-        except (OSError, ValueError):
+        data = _read_manifest(path)
+        if isinstance(data, str):
             continue
-        for i, step in enumerate(data.get("steps", [])):
+        for i, step, host, task in _tasks(data):
+            rows.append(
+                {
+                    "run_id": data.get("run_id"),
+                    "step": i,
+                    "workload": step.get("name"),
+                    "host": host,
+                    **{k: task.get(k) for k in ("status", "reason", "exit_code")},
+                    "start": _time(task.get("start")),
+                    "end": _time(task.get("end")),
+                    **{k: task.get(k) for k in ("elapsed_s", "attempts", "tool_version")},
+                }
+            )
+    out = pd.DataFrame(rows, columns=TASK_COLUMNS)
+    for col in ("start", "end"):
+        out[col] = pd.to_datetime(out[col], utc=True)
+    return out
+
+
+def workloads_table(manifests: Iterable[str | os.PathLike]) -> pd.DataFrame:
+    """The workloads each manifest's run executed, one row per step (name, tool, spec).
+
+    Returns
+    -------
+    pandas.DataFrame
+        Columns :data:`WORKLOAD_COLUMNS`: bs_kib [KiB], read_pct [%], duration_s and warmup_s
+        [s] as the workload specified them.
+    """
+    rows = []
+    for path in manifests:
+        data = _read_manifest(path)
+        if isinstance(data, str):
+            continue
+        for i, step in enumerate(data.get("steps") or []):
+            step = step if isinstance(step, dict) else {}
             spec = step.get("workload") or {}
             rows.append(
                 {
                     "run_id": data.get("run_id"),
                     "step": i,
                     "tool": step.get("tool"),
-                    **{k: spec.get(k) for k in ("name", "pattern", "bs_kib", "read_pct",
-                                                "threads", "duration_s", "warmup_s")},
+                    **{k: spec.get(k) for k in WORKLOAD_COLUMNS[3:]},
                 }
-            )  # fmt: skip
-    return pd.DataFrame(rows)
+            )
+    return pd.DataFrame(rows, columns=WORKLOAD_COLUMNS)
 
 
-def run_provenance(frame: pd.DataFrame, paths: Iterable[str | os.PathLike] = ()) -> dict:
+def run_provenance(
+    frame: pd.DataFrame | None = None, paths: Iterable[str | os.PathLike] = ()
+) -> dict[str, Any]:
     """Everything a report states about its inputs.
 
     Parameters
     ----------
-    frame : pandas.DataFrame
-        The tidy frame reported on.
+    frame : pandas.DataFrame, optional
+        The tidy frame reported on; read from `paths` (:func:`anfperf.ingest.read_many`,
+        unreadable files skipped with a warning) when not given.
     paths : iterable of path-like
-        The raw inputs (files or folders) it was read from; none when it came from a store.
+        The raw inputs (run folders, host folders, files) the frame was read from; none when it
+        came from a store. Runner manifests are looked for among, under and above them.
 
     Returns
     -------
     dict
-        'anfperf_version'; 'runs' (:func:`runs_table`); 'hosts' and 'workloads' from the
-        runner manifests found under `paths` (empty frames when none); 'inputs'
+        'anfperf_version' (this anfperf); 'runs' (:func:`runs_table`, from the results: always
+        there); from the runner manifests found (empty frames when none): 'manifests'
+        (:func:`manifests_table`), 'hosts' (:func:`hosts_table`), 'tasks'
+        (:func:`tasks_table`), 'workloads' (:func:`workloads_table`); 'inputs'
         (:func:`input_checksums` of `paths`).
+
+    Raises
+    ------
+    anfperf.AnfperfError
+        Neither a frame nor paths with results.
     """
     from anfperf import __version__
+    from anfperf.errors import AnfperfError
 
     paths = list(paths)
+    if frame is None:
+        from anfperf.ingest import read_many
+
+        if not paths:
+            raise AnfperfError("run_provenance needs a frame or the paths it was read from")
+        frame = read_many(paths, errors="warn")
     manifests = find_manifests(paths)
     return {
         "anfperf_version": __version__,
         "runs": runs_table(frame),
+        "manifests": manifests_table(manifests),
         "hosts": hosts_table(manifests),
+        "tasks": tasks_table(manifests),
         "workloads": workloads_table(manifests),
         "inputs": input_checksums(paths),
     }

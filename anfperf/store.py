@@ -164,27 +164,45 @@ def _bins_json(bins: object) -> str | None:
 RUN_COLUMNS = ["run_id", "tool", "workloads", "hosts", "start", "rows"]
 
 
-def _store_glob(store: str | os.PathLike) -> str:
-    """The Parquet files of a store, or a clear error when the folder is not one."""
+def _partitions(store: str | os.PathLike) -> dict[str, list[str]]:
+    """Run id -> the Parquet files of its partition, or a clear error when `store` is not one.
+
+    From the folder names alone (URI-decoded as pandas, pyarrow and DuckDB decode them): no file
+    is opened, so choosing runs costs nothing however large the store.
+    """
+    from urllib.parse import unquote
+
     path = Path(store)
-    if not path.is_dir():
+    if not path.exists():
         raise AnfperfError(f"{path}: no such store (a folder written by anfperf ingest --out)")
-    if not any(path.glob("run_id=*/*.parquet")):
+    if not path.is_dir():
+        raise AnfperfError(f"{path}: is a file, not a store (a folder of run_id=<id>/ folders)")
+    parts = {}
+    for folder in sorted(path.glob("run_id=*")):
+        files = sorted(str(f) for f in folder.glob("*.parquet") if f.is_file())
+        if files:
+            parts[unquote(folder.name.removeprefix("run_id="))] = files
+    if not parts:
         raise AnfperfError(f"{path}: not an anfperf store: no run_id=<id>/*.parquet inside")
-    return str(path / "run_id=*" / "*.parquet")
+    return parts
 
 
-def _query(store: str | os.PathLike, sql: str, params: list | None = None):
-    """Run `sql` with the store as the view ``runs``; DuckDB reads only what it needs."""
+def _query(store: str | os.PathLike, sql: str, files: list[str]):
+    """Run `sql` over `files` of the store (the view ``runs``); an Arrow table back.
+
+    Only `files` are opened (the partitions of the runs wanted), and of them DuckDB reads only
+    the columns and row groups the query needs.
+    """
     import duckdb
 
     con = duckdb.connect()
     try:
+        # union_by_name: a store written by an older anfperf may lack newer columns
         source = (
             "WITH runs AS (SELECT * FROM read_parquet(?, hive_partitioning = true, "
             "union_by_name = true, hive_types = {'run_id': VARCHAR})) "
         )
-        return con.sql(source + sql, params=[_store_glob(store), *(params or [])]).to_arrow_table()
+        return con.sql(source + sql, params=[files]).to_arrow_table()
     except duckdb.Error as exc:
         raise AnfperfError(f"{store}: query failed: {exc}") from exc
     finally:
@@ -205,12 +223,14 @@ def list_runs(store: str | os.PathLike) -> pd.DataFrame:
     anfperf.AnfperfError
         `store` is missing or not a store.
     """
+    files = [f for part in _partitions(store).values() for f in part]
     table = _query(
         store,
         "SELECT run_id, string_agg(DISTINCT CAST(tool AS VARCHAR), ', ') AS tool, "
         "string_agg(DISTINCT workload, ', ' ORDER BY workload) AS workloads, "
         "count(DISTINCT host) FILTER (WHERE host <> 'all') AS hosts, "
         "min(timestamp) AS start, count(*) AS rows FROM runs GROUP BY run_id ORDER BY start, run_id",
+        files,
     )
     out = table.to_pandas()
     out["hosts"] = out["hosts"].astype("int64").clip(lower=1)
@@ -233,7 +253,8 @@ def load_store(
     run_ids : str or list of str, optional
         Only these runs; each must be in the store. Other runs' files are not read.
     where : str, optional
-        A DuckDB SQL condition on the columns, e.g. ``"bs_kib >= 64 AND host <> 'all'"``.
+        A DuckDB SQL condition on the columns, e.g. ``"bs_kib >= 64 AND host <> 'all'"``,
+        evaluated by DuckDB while it reads (trusted text: it is run as SQL).
 
     Returns
     -------
@@ -246,21 +267,21 @@ def load_store(
         Missing or not a store, an unknown run id (the error lists the runs there are), or a
         bad `where`.
     """
-    from anfperf.schema import conform
+    from anfperf.schema import conform, empty_frame
 
-    conditions, params = [], []
+    parts = _partitions(store)
+    files = [f for part in parts.values() for f in part]
     if run_ids is not None:
-        wanted = [run_ids] if isinstance(run_ids, str) else list(run_ids)
-        present = set(list_runs(store)["run_id"])
-        missing = [r for r in wanted if r not in present]
+        wanted = [run_ids] if isinstance(run_ids, str) else list(dict.fromkeys(run_ids))
+        missing = [r for r in wanted if r not in parts]
         if missing:
-            raise AnfperfError(f"{store}: no run(s) {missing}; the store holds {sorted(present)}")
-        conditions.append(f"run_id IN ({', '.join('?' * len(wanted))})")
-        params.extend(wanted)
-    if where:
-        conditions.append(f"({where})")
-    sql = "SELECT * FROM runs" + (" WHERE " + " AND ".join(conditions) if conditions else "")
-    frame = _query(store, sql, params).to_pandas()
+            raise AnfperfError(f"{store}: no run(s) {missing}; the store holds {sorted(parts)}")
+        if not wanted:
+            return empty_frame()
+        # only the partitions asked for: the other runs' files are never opened
+        files = [f for r in wanted for f in parts[r]]
+    sql = "SELECT * FROM runs" + (f" WHERE ({where})" if where else "")
+    frame = _query(store, sql, files).to_pandas()
     if "lat_bins" in frame:
         frame["lat_bins"] = [_bins_dict(b) for b in frame["lat_bins"]]
     return conform(frame)

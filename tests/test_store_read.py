@@ -1,31 +1,36 @@
-"""Reading a store back: DuckDB over the hive-partitioned Parquet folder."""
+"""Reading a store back: DuckDB over the hive-partitioned Parquet folder, on real outputs."""
 
 from __future__ import annotations
 
 import warnings
 
-import numpy as np
 import pandas as pd
 import pytest
 
 import anfperf
 from anfperf.cli import main
 from anfperf.errors import AnfperfError
-from anfperf.store import list_runs, load_store, save_frame
-from tests.conftest import DATA, TESTS
+from anfperf.store import PART_NAME, RUN_COLUMNS, list_runs, load_store, save_frame
+from tests.conftest import TESTS
 
 SAMPLES = TESTS.parent / "data" / "samples"
-KEY = ["run_id", "source_file", "host", "job", "step", "direction", "interval"]
+# Vdbench with host reports and a cross-host aggregate, fio json+ with latency histograms
+# (lat_bins), fio client/server, a plain fio run
+INPUTS = [
+    SAMPLES / "vdbench" / "MultiHostSeqMix",
+    SAMPLES / "vdbench" / "RndReadThreads",
+    SAMPLES / "fio" / "sweeps" / "qd_sweep_randread4k.json",
+    SAMPLES / "fio" / "client_2servers_jsonplus.json",
+    SAMPLES / "fio" / "randread_qd4.json",
+]
+KEY = ["run_id", "source_file", "host", "job", "workload", "step", "direction", "interval"]
 
 
 @pytest.fixture(scope="module")
-def frame():
+def frame() -> pd.DataFrame:
     with warnings.catch_warnings():
-        warnings.simplefilter("ignore")
-        return anfperf.read_many(
-            [DATA / "vdbench" / "MultiHostSeqMix", SAMPLES / "fio" / "sweeps" / "qd_sweep_randread4k.json",
-             SAMPLES / "fio" / "randread_qd4.json"]
-        )  # fmt: skip
+        warnings.simplefilter("ignore")  # fio client/server: text around the JSON is skipped
+        return anfperf.read_many(INPUTS)
 
 
 @pytest.fixture(scope="module")
@@ -38,50 +43,86 @@ def ordered(df: pd.DataFrame) -> pd.DataFrame:
 
 
 def test_save_then_load_gives_the_same_frame(frame, store):
+    assert not frame.duplicated(KEY).any()  # the sort key orders both frames alike
+    assert frame["lat_bins"].notna().sum() > 0 and frame["host"].eq("all").any()
     back = load_store(store)
-    a, b = ordered(frame), ordered(back)
-    pd.testing.assert_frame_equal(a.drop(columns="lat_bins"), b.drop(columns="lat_bins"))
-    assert a["lat_bins"].notna().sum() == b["lat_bins"].notna().sum() > 0
-    for x, y in zip(a["lat_bins"].dropna(), b["lat_bins"].dropna(), strict=True):
-        np.testing.assert_array_equal(x["ns"], y["ns"])
-        np.testing.assert_array_equal(x["count"], y["count"])
-    # pandas still reads the folder as it is
-    assert len(pd.read_parquet(store)) == len(frame)
+    # every column, histograms included, with the schema's dtypes
+    pd.testing.assert_frame_equal(ordered(back), ordered(frame))
 
 
-def test_load_some_runs_or_a_filter(frame, store):
+def test_pandas_still_reads_the_folder(frame, store):
+    plain = pd.read_parquet(store)
+    assert len(plain) == len(frame)
+    assert sorted(plain["run_id"].astype(str).unique()) == sorted(frame["run_id"].unique())
+
+
+def test_some_runs_only_and_other_partitions_are_not_read(frame, store, tmp_path):
     one = load_store(store, run_ids="MultiHostSeqMix")
-    assert set(one["run_id"]) == {"MultiHostSeqMix"}
-    assert len(one) == (frame["run_id"] == "MultiHostSeqMix").sum()
+    expected = frame[frame["run_id"] == "MultiHostSeqMix"]
+    pd.testing.assert_frame_equal(ordered(one), ordered(expected))
+    two = load_store(store, run_ids=["randread_qd4", "RndReadThreads"])
+    assert set(two["run_id"]) == {"randread_qd4", "RndReadThreads"}
+    assert len(load_store(store, run_ids=[])) == 0
+    # a damaged partition of another run is never opened
+    copy = save_frame(frame, tmp_path / "copy")
+    (copy / "run_id=qd_sweep_randread4k" / PART_NAME).write_bytes(b"not parquet")
+    assert (
+        len(load_store(copy, run_ids=["randread_qd4"])) == (frame["run_id"] == "randread_qd4").sum()
+    )
+    with pytest.raises(AnfperfError, match="query failed"):
+        load_store(copy)
+
+
+def test_where_is_evaluated_by_duckdb(frame, store):
     big = load_store(store, where="bs_kib >= 64 AND host <> 'all'")
     expected = frame[(frame["bs_kib"] >= 64) & (frame["host"] != "all")]
-    assert len(big) == len(expected) > 0
-    with pytest.raises(AnfperfError, match=r"no run\(s\) \['nope'\]; the store holds"):
-        load_store(store, run_ids=["nope"])
+    pd.testing.assert_frame_equal(ordered(big), ordered(expected))
+    whole = load_store(store, run_ids="qd_sweep_randread4k", where="is_summary")
+    assert len(whole) == (frame["is_summary"] & (frame["run_id"] == "qd_sweep_randread4k")).sum()
+    assert whole["lat_bins"].notna().all()  # json+: every whole-run row has its histogram
+
+
+def test_unknown_runs_and_bad_conditions_are_clear_errors(store):
+    with pytest.raises(AnfperfError, match=r"no run\(s\) \['nope'\]; the store holds \["):
+        load_store(store, run_ids=["MultiHostSeqMix", "nope"])
     with pytest.raises(AnfperfError, match="query failed"):
         load_store(store, where="no_such_column > 1")
 
 
-def test_list_runs_without_loading_rows(frame, store):
-    runs = list_runs(store).set_index("run_id")
-    assert runs.loc["MultiHostSeqMix", "hosts"] == 2
-    assert runs.loc["MultiHostSeqMix", "tool"] == "vdbench"
+def test_list_runs_aggregates_in_duckdb(frame, store):
+    runs = list_runs(store)
+    assert list(runs.columns) == RUN_COLUMNS
+    runs = runs.set_index("run_id")
     assert runs["rows"].to_dict() == frame.groupby("run_id").size().to_dict()
+    assert runs.loc["MultiHostSeqMix", "hosts"] == 2  # vm1, vm2; not the 'all' aggregate
+    assert runs.loc["client_2servers_jsonplus", "hosts"] == 2
+    assert runs.loc["MultiHostSeqMix", "tool"] == "vdbench"
+    assert runs.loc["qd_sweep_randread4k", "tool"] == "fio"
     assert runs.loc["qd_sweep_randread4k", "workloads"] == "qd1, qd16, qd2, qd32, qd4, qd64, qd8"
-    first = frame[frame["run_id"] == "MultiHostSeqMix"]["timestamp"].min()
+    first = frame.loc[frame["run_id"] == "MultiHostSeqMix", "timestamp"].min()
     assert runs.loc["MultiHostSeqMix", "start"] == first
 
 
-def test_not_a_store_is_a_clear_error(tmp_path):
+def test_not_a_store_is_a_clear_error(tmp_path, store):
     with pytest.raises(AnfperfError, match="no such store"):
         list_runs(tmp_path / "missing")
     (tmp_path / "empty").mkdir()
     with pytest.raises(AnfperfError, match="not an anfperf store"):
         load_store(tmp_path / "empty")
+    (tmp_path / "other").mkdir()
+    (tmp_path / "other" / "notes.parquet").write_bytes(b"")  # not in a run_id= folder
+    with pytest.raises(AnfperfError, match="not an anfperf store"):
+        list_runs(tmp_path / "other")
+    with pytest.raises(AnfperfError, match="is a file, not a store"):
+        load_store(store / "run_id=randread_qd4" / PART_NAME)
 
 
-def test_cli_runs_lists_the_store(store, capsys):
+def test_cli_runs_lists_the_store(frame, store, capsys):
     assert main(["runs", str(store)]) == 0
     out = capsys.readouterr().out
-    assert "MultiHostSeqMix" in out and "3 runs" in out
+    lines = out.splitlines()
+    assert lines[0].split() == RUN_COLUMNS
+    assert any(ln.split()[0] == "MultiHostSeqMix" for ln in lines[1:])
+    assert f"5 runs, {len(frame)} rows in {store}" in out
     assert main(["runs", str(store.parent / "nothing")]) == 2
+    assert "no such store" in capsys.readouterr().err

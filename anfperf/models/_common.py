@@ -225,104 +225,36 @@ def mdape_pct(actual: object, predicted: object) -> float:
 # Points from the tidy frame
 
 
-def _configured_outstanding(rows: pd.DataFrame) -> pd.Series:
-    """outstanding, else threads, else iodepth x numjobs (the schema's definitions)."""
-    out = pd.Series(np.nan, index=rows.index, dtype=float)
-    if "outstanding" in rows:
-        out = pd.to_numeric(rows["outstanding"], errors="coerce").astype(float)
-    if "threads" in rows:
-        out = out.fillna(pd.to_numeric(rows["threads"], errors="coerce").astype(float))
-    if "iodepth" in rows and "numjobs" in rows:
-        qd = pd.to_numeric(rows["iodepth"], errors="coerce").astype(float)
-        nj = pd.to_numeric(rows["numjobs"], errors="coerce").astype(float)
-        out = out.fillna(qd * nj)
-    return out
-
-
 def summary_rows(frame: pd.DataFrame) -> pd.DataFrame:
     """Whole-run rows of a tidy frame, one per run x job step, all hosts and directions together.
 
-    Takes the summary (``is_summary``), non-warm-up rows; the 'total' direction where a job has
-    one (else its only direction); the cross-host aggregate (host 'all') where a source has one,
-    else the hosts added up. Adds the column `configured`: outstanding I/O as configured (the
-    row's `outstanding`, else threads, else iodepth x numjobs), summed over hosts where hosts are
-    added up.
+    The rows of :func:`anfperf.summary.summary_table` with every column (the headline table and
+    the models read the same numbers), plus `configured`: the configured concurrency over all
+    hosts as a float (the table's `outstanding`: outstanding, else threads, else iodepth x
+    numjobs, added up over hosts). Missing identity values (run_id, source_file, job, workload,
+    step, loop) are ``""`` and `direction` is text, so that rows group and compare alike.
+
+    Raises
+    ------
+    ModelError
+        `frame` is not a tidy frame, or has no whole-run (``is_summary``) rows.
     """
-    if not isinstance(frame, pd.DataFrame):
-        raise ModelError(f"expected a tidy frame (pandas.DataFrame), got {type(frame).__name__}")
-    needed = {"iops", "direction"}
-    missing = needed - set(frame.columns)
-    if missing:
-        raise ModelError(f"frame lacks the column(s) {sorted(missing)}: is it a tidy frame?")
-    rows = frame
-    if "is_summary" in rows:
-        rows = rows[rows["is_summary"].fillna(False).astype(bool)]
-    if "is_warmup" in rows:
-        rows = rows[~rows["is_warmup"].fillna(False).astype(bool)]
-    keys = [
-        c for c in ("run_id", "source_file", "job", "workload", "step", "loop") if c in rows.columns
-    ]
-    rows = rows.copy()
-    rows["direction"] = rows["direction"].astype(str)
-    for col in keys:
-        rows[col] = rows[col].astype(object).where(rows[col].notna(), "")
+    from anfperf.errors import AnfperfError
+    from anfperf.summary import summary_table
+
+    try:
+        rows = summary_table(frame, all_columns=True)
+    except ModelError:
+        raise
+    except AnfperfError as exc:  # the models' callers catch ModelError
+        raise ModelError(str(exc)) from exc
     if rows.empty:
         raise ModelError("the frame has no whole-run (is_summary) rows")
-    # one direction per job: 'total' if present, else the single direction
-    has_total = rows.groupby(keys + ["host"] if "host" in rows else keys, dropna=False)[
-        "direction"
-    ].transform(lambda d: (d == "total").any())
-    rows = rows[(rows["direction"] == "total") | ~has_total.astype(bool)]
-    n_dirs = rows.groupby(keys + ["host"] if "host" in rows else keys, dropna=False)[
-        "direction"
-    ].transform("nunique")
-    if (n_dirs > 1).any():
-        raise ModelError(
-            "some jobs have several directions and no 'total' row: build the frame with "
-            "anfperf.ingest (finalize adds totals)"
-        )
-    rows["configured"] = _configured_outstanding(rows)
-    if "host" not in rows:
-        return rows.reset_index(drop=True)
-    # one run is run_id x job x step (x workload x loop), whichever files its rows came from:
-    # Vdbench writes the hosts' rows to per-host reports; fio client/server writes them to one
-    # file but numbers each host's instance of a job as its own step
-    ident = [c for c in ("run_id", "job", "workload", "step", "loop") if c in rows.columns]
-    host = rows["host"].astype(object).fillna("")
-    is_all = host.eq("all")
-    has_all = is_all.groupby([rows[c] for c in ident], dropna=False).transform("any")
-    same_file = [c for c in ("source_file", "job") if c in rows.columns]
-    if same_file:
-        has_all |= is_all.groupby([rows[c] for c in same_file], dropna=False).transform("any")
-    # readers put the cross-host totals (rates, and outstanding I/O) in the 'all' rows
-    agg_rows = rows[has_all.astype(bool) & is_all]
-    rest = rows[~has_all.astype(bool)]
-    n_hosts = rest.groupby(ident, dropna=False)["host"].transform("nunique")
-    several = rest[n_hosts > 1]
-    parts = [agg_rows, rest[n_hosts <= 1]]
-    if not several.empty:
-        parts.append(_add_hosts(frame.loc[several.index], several, ident, keys))
-    return pd.concat(parts, ignore_index=True)
-
-
-def _add_hosts(
-    original: pd.DataFrame, rows: pd.DataFrame, ident: list[str], keys: list[str]
-) -> pd.DataFrame:
-    """One row per job step of rows from several hosts, by :func:`anfperf.ingest.combine`.
-
-    Rates add, mean latency is IOPS-weighted, percentiles come from the merged histograms (NaN
-    without them). `original` are the same rows as in the frame (combine wants the schema's
-    dtypes); `rows` carry the configured concurrency, summed over the hosts.
-    """
-    from anfperf.ingest.combine import combine
-
-    out = combine(original, ident, host="all")
-    # combine and groupby(sort=False) both keep the order in which the groups first appear
-    out["configured"] = rows.groupby(ident, dropna=False, sort=False)["configured"].sum().to_numpy()
-    out["direction"] = out["direction"].astype(str)
-    for col in keys:
-        out[col] = out[col].astype(object).where(out[col].notna(), "")
-    return out
+    rows["configured"] = rows["outstanding"].astype(float)
+    rows["direction"] = rows["direction"].astype(str)
+    for col in ("run_id", "source_file", "job", "workload", "step", "loop"):
+        rows[col] = rows[col].astype(object).where(rows[col].notna(), "")
+    return rows
 
 
 def sweep_points(

@@ -1,152 +1,423 @@
-"""What-if charts of a capacity plan: quota per level, client VMs, threads against latency."""
+"""What-if charts of a capacity plan: quota per level, client VMs, threads against latency.
+
+Each chart draws a model of :mod:`anfperf.models` around a target, so that a planner sees how
+far the plan is from the next limit:
+
+- :func:`quota_vs_throughput` -- throughput against quota per service level (Flexible too),
+  the volume caps, the target, and the smallest quota at which each level meets it;
+- :func:`clients_vs_throughput` -- what 1, 2, ... client VMs of a size can drive (network
+  egress, NFS connections), the volume's limit and the target;
+- :func:`threads_vs_latency` -- mean latency against outstanding I/O from a USL fitted on a
+  concurrency sweep (by default the bundled sample, which the title says).
+"""
 
 from __future__ import annotations
 
 import math
+import warnings
 from collections.abc import Mapping, Sequence
 
 import numpy as np
+import pandas as pd
 import plotly.graph_objects as go
+from scipy.optimize import brentq
 
 from anfperf.errors import ModelError
 from anfperf.models import curves
-from anfperf.models.client import client_constraints
-from anfperf.models.quota import quota_needed
-from anfperf.plots._style import (
-    COLORWAY,
-    LIMIT_COLOR,
-    MODEL_COLOR,
-    SLO_COLOR,
-    figure,
-)
-from anfperf.plots.quota import DEFAULT_LEVELS, quota_model
+from anfperf.models import quota as q
+from anfperf.models._common import sweep_points
+from anfperf.models.client import client_constraints, vm_size_name
+from anfperf.plots._style import COLORWAY, LIMIT_COLOR, MODEL_COLOR, SLO_COLOR, figure
+from anfperf.plots.quota import DEFAULT_LEVELS, LEVEL_COLORS, level_line, quota_model
+
+#: Keys of a USL fit (:func:`anfperf.models.fit_usl`), the curve :func:`threads_vs_latency` draws.
+USL_KEYS = ("lam", "sigma", "kappa")
 
 
-def _target_line(fig: go.Figure, target_mib_s: float, *, log: bool = False) -> None:
+def _subtitle(fig: go.Figure, lines: Sequence[str]) -> None:
+    """Notes under the title (why a level or a line is missing)."""
+    if lines:
+        text = "<br>".join(f"<sup>{line}</sup>" for line in lines)
+        fig.update_layout(title_text=f"{fig.layout.title.text}<br>{text}")
+        fig.update_layout(margin={"t": 70 + 18 * len(lines)})
+
+
+def _target_line(
+    fig: go.Figure, target_mib_s: float, *, log: bool = False, below: bool = False
+) -> None:
     fig.add_hline(y=target_mib_s, line={"color": SLO_COLOR, "dash": "dash", "width": 1.5})
+    # annotations on a log axis take log10 of the value (shapes take the value itself)
     fig.add_annotation(
         x=0.99, xref="paper", y=math.log10(target_mib_s) if log else target_mib_s, yref="y",
-        xanchor="right", yanchor="bottom", showarrow=False, font={"color": SLO_COLOR},
-        text=f"target {target_mib_s:,.0f} MiB/s",
+        xanchor="right", yanchor="top" if below else "bottom", showarrow=False,
+        font={"color": SLO_COLOR}, text=f"target {target_mib_s:,.0f} MiB/s",
     )  # fmt: skip
+
+
+def _vms(n: int) -> str:
+    return f"{n} VM" if n == 1 else f"{n} VMs"
+
+
+def _check_target(target_mib_s: float) -> float:
+    if not isinstance(target_mib_s, int | float) or not 0 < target_mib_s < math.inf:
+        raise ModelError(f"target_mib_s must be a number > 0, got {target_mib_s!r}")
+    return float(target_mib_s)
+
+
+def quota_meeting(
+    level: str,
+    target_mib_s: float,
+    volume_type: str = "regular",
+    rule: str = "current",
+    size_range_tib: tuple[float, float] | None = None,
+) -> float:
+    """Smallest quota at which a level's line of :func:`quota_vs_throughput` reaches a target.
+
+    Standard / Premium / Ultra: :func:`anfperf.models.quota.quota_needed`. Flexible: the
+    smallest pool (one volume filling it) whose manual-QoS throughput reaches the target
+    (:func:`anfperf.plots.quota.level_line`, solved numerically: it is piecewise linear).
+
+    Parameters
+    ----------
+    level : str
+        Service level.
+    target_mib_s : float
+        Target throughput [MiB/s].
+    volume_type, rule : str
+        As in :func:`anfperf.models.quota.throughput_limit`.
+    size_range_tib : (float, float), optional
+        Quotas the Flexible line spans [TiB] (default: Ultra's range of the volume type, as
+        the chart draws it).
+
+    Returns
+    -------
+    float
+        Quota [TiB].
+
+    Raises
+    ------
+    anfperf.ModelError
+        The level cannot reach the target with this volume type (the message says why).
+    """
+    target = _check_target(target_mib_s)
+    name = q.level_name(level)
+    if name != "Flexible":
+        return float(q.quota_needed(target, name, volume_type, rule))
+    lo, hi = size_range_tib or q.volume_size_range("Ultra", volume_type, rule)
+    top = float(level_line(np.array([hi]), name)[0])
+    if target > top * (1 + 1e-12):
+        raise ModelError(
+            f"{target:,.0f} MiB/s is above the {top:,.0f} MiB/s one Flexible volume can be "
+            "given (manual QoS)"
+        )
+    if float(level_line(np.array([lo]), name)[0]) >= target:
+        return float(lo)
+    return float(
+        brentq(lambda x: float(level_line(np.array([x]), name)[0]) - target, lo, hi, xtol=1e-9)
+    )
 
 
 def quota_vs_throughput(
+    levels: Sequence[str] = DEFAULT_LEVELS,
+    bs_kib: float = 64.0,
+    target_mib_s: float = 1000.0,
     *,
-    target_mib_s: float,
-    bs_kib: float,
-    level: str,
-    quota_tib: float,
     read_pct: float = 100.0,
     volume_type: str = "regular",
-    levels: Sequence[str] = DEFAULT_LEVELS,
+    rule: str = "current",
+    level: str | None = None,
+    quota_tib: float | None = None,
 ) -> go.Figure:
-    """Throughput against quota per level, the target, and the quota each level needs for it.
+    """Throughput against quota per service level, the target, and where each level meets it.
 
-    The chosen plan's volume (`level`, `quota_tib`) is marked as in
-    :func:`anfperf.plots.quota_model`; a marker on each level's line shows the smallest quota
-    that meets the target (none where the level's cap is below it).
+    The lines, caps and the marked volume are :func:`anfperf.plots.quota_model`'s (one chart
+    of the ANF bandwidth model in anfperf); this adds the target as a horizontal line and, on
+    each level's line, a marker at the smallest quota that meets it (:func:`quota_meeting`).
+    Levels that cannot meet it are named under the title with the reason.
+
+    Parameters
+    ----------
+    levels : sequence of str
+        Service levels drawn; 'Flexible' is drawn as one volume filling its pool.
+    bs_kib : float
+        Block size [KiB] (in the title: the limits are in MiB/s whatever the block size).
+    target_mib_s : float
+        Target throughput [MiB/s].
+    read_pct : float
+        Read share [%].
+    volume_type, rule : str
+        As in :func:`anfperf.models.quota.throughput_limit`.
+    level, quota_tib : optional
+        The planned volume, marked (thick line, vertical line at its quota). Default: the
+        auto-QoS level in `levels` that meets the target with the smallest quota, at that quota.
+
+    Returns
+    -------
+    plotly.graph_objects.Figure
+        Log-log axes. One line per level (named after the level), the caps, the target
+        (annotated 'target <n> MiB/s'), and one marker per level meeting it, named
+        ``'<level> meets the target at <q> TiB'`` with x = that quota [TiB].
+
+    Raises
+    ------
+    anfperf.ModelError
+        Unknown level, volume type or rule; no level given; a target not > 0.
     """
+    target = _check_target(target_mib_s)
+    names = list(dict.fromkeys(q.level_name(n) for n in levels))
+    if not names:
+        raise ModelError("give at least one service level")
+    auto = [n for n in names if n != "Flexible"]
+    needs: dict[str, float] = {}
+    notes: list[str] = []
+    for name in auto:
+        try:
+            needs[name] = quota_meeting(name, target, volume_type, rule)
+        except ModelError as exc:
+            notes.append(f"{name} cannot: {exc}")
+    if level is None:
+        # the chart needs an auto-QoS volume to mark (quota_model's size range and thick line)
+        level = min(needs, key=needs.__getitem__) if needs else (auto or ["Ultra"])[0]
+    level = q.level_name(level)
+    lo, hi = q.volume_size_range(level, volume_type, rule)
+    if quota_tib is None:
+        quota_tib = needs.get(level, hi)
+    if "Flexible" in names:
+        try:
+            needs["Flexible"] = quota_meeting("Flexible", target, volume_type, rule, (lo, hi))
+        except ModelError as exc:
+            notes.append(f"Flexible cannot: {exc}")
     fig = quota_model(
         quota_tib=quota_tib, level=level, bs_kib=bs_kib, read_pct=read_pct,
-        volume_type=volume_type, levels=levels,
+        volume_type=volume_type, rule=rule, levels=names,
     )  # fmt: skip
-    fig.update_layout(title_text=f"What quota meets {target_mib_s:,.0f} MiB/s, per level")
-    _target_line(fig, target_mib_s, log=True)
-    for i, name in enumerate(levels):
-        if name.lower() == "flexible":
+    fig.update_layout(
+        title_text=f"Quota vs throughput per level: what meets {target:,.0f} MiB/s "
+        f"({volume_type} volume, {bs_kib:g} KiB, {read_pct:g} % read)"
+    )
+    _target_line(fig, target, log=True)
+    for i, name in enumerate(names):
+        if name not in needs:
             continue
-        try:
-            need = float(quota_needed(target_mib_s, name, volume_type))
-        except ModelError:
-            continue  # the level's cap is below the target
+        need = needs[name]
+        # in the legend, not as text: the levels' points crowd each other on the target line
         fig.add_scatter(
-            x=[need], y=[target_mib_s], mode="markers", showlegend=False,
-            marker={"symbol": "circle", "size": 10, "color": COLORWAY[i % len(COLORWAY)],
+            x=[need], y=[target], mode="markers",
+            name=f"{name} meets the target at {need:.3g} TiB",
+            marker={"symbol": "circle", "size": 10, "color": LEVEL_COLORS[i % len(LEVEL_COLORS)],
                     "line": {"color": "#333", "width": 1}},
-            hovertemplate=f"{name}: {need:.3g} TiB for the target<extra></extra>",
+            hovertemplate=f"{name}: {need:.3g} TiB for {target:,.0f} MiB/s<extra></extra>",
         )  # fmt: skip
+    _subtitle(fig, notes)
     return fig
 
 
 def clients_vs_throughput(
-    *,
     vm_size: str,
     target_mib_s: float,
+    *,
     bs_kib: float,
     read_pct: float = 100.0,
     pattern: str | None = None,
     nconnect: int = 8,
     volume_limit_mib_s: float | None = None,
+    vm_count: int | None = None,
     max_vms: int = 16,
 ) -> go.Figure:
-    """Most throughput 1..`max_vms` client VMs of a size can drive, per client constraint.
+    """Aggregate throughput 1 .. `max_vms` client VMs of a size can drive, per limit.
 
-    One line per client constraint of :func:`anfperf.models.client_constraints` (network
-    egress for the writes, the NFS connection ceiling observed per client); the volume's limit
-    and the target as horizontal lines.
+    One line per client constraint of :func:`anfperf.models.client_constraints` -- the VMs'
+    network egress (it meters the write share only: NFS reads arrive as ingress) and, with a
+    `pattern`, what one client was observed to do over its NFS connections -- and the least of
+    those and the volume's limit ('achievable'). The volume's limit and the target are
+    horizontal lines.
+
+    Parameters
+    ----------
+    vm_size : str
+        Client VM size (:func:`anfperf.models.vm_network`).
+    target_mib_s : float
+        Target throughput [MiB/s].
+    bs_kib : float
+        Block size [KiB].
+    read_pct : float
+        Read share [%].
+    pattern : {'sequential', 'random'}, optional
+        Access pattern; adds the observed NFS-connection line.
+    nconnect : int
+        NFS connections per mount.
+    volume_limit_mib_s : float, optional
+        The volume's throughput limit [MiB/s] (its quota x rate, capped).
+    vm_count : int, optional
+        The plan's client VMs, marked with a vertical line.
+    max_vms : int
+        Right end of the axis.
+
+    Returns
+    -------
+    plotly.graph_objects.Figure
+        x: client VMs, y: throughput [MiB/s]; traces 'client network egress', 'client NFS
+        connections' (where finite), 'achievable (least of the limits)' and, where it reaches
+        the target, 'target reached with <n> VMs'.
+
+    Raises
+    ------
+    anfperf.ModelError
+        Unknown VM size, bad block size, read share or nconnect, `max_vms` < 1.
     """
+    target = _check_target(target_mib_s)
+    if not isinstance(max_vms, int | np.integer) or max_vms < 1:
+        raise ModelError(f"max_vms must be an integer >= 1, got {max_vms!r}")
     counts = np.arange(1, int(max_vms) + 1)
     rows = [client_constraints(vm_size, int(n), bs_kib=bs_kib, read_pct=read_pct,
                                pattern=pattern, nconnect=nconnect) for n in counts]  # fmt: skip
+    name = vm_size_name(vm_size)
     fig = figure(
-        f"Client VMs ({vm_size}) vs throughput, {bs_kib:g} KiB, {read_pct:g} % read",
-        "Client VMs", "Throughput [MiB/s]",
+        f"Client VMs vs throughput ({name}, {bs_kib:g} KiB, {read_pct:g} % read, "
+        f"nconnect={nconnect})", "Client VMs [count]", "Throughput [MiB/s]",
     )  # fmt: skip
-    names = list(dict.fromkeys(rows[0]["constraint"]))
-    for i, name in enumerate(names):
-        y = np.array([float(r.loc[r["constraint"] == name, "bw_mib_s"].iloc[0]) for r in rows])
+    notes = []
+    achievable = np.full(len(counts), math.inf)
+    for i, constraint in enumerate(dict.fromkeys(rows[0]["constraint"])):
+        y = np.array([float(r.set_index("constraint").loc[constraint, "bw_mib_s"]) for r in rows])
         if not np.isfinite(y).any():
-            continue  # e.g. egress with no writes: no limit to draw
+            notes.append(f"no {constraint} line: reads are ingress, which Azure does not meter")
+            continue
+        achievable = np.fmin(achievable, y)
         fig.add_scatter(
-            x=counts, y=y, mode="lines+markers", name=name,
-            line={"color": COLORWAY[i % len(COLORWAY)]},
-            hovertemplate=f"{name}: %{{y:,.0f}} MiB/s with %{{x}} VMs<extra></extra>",
+            x=counts, y=y, mode="lines+markers", name=constraint,
+            line={"color": COLORWAY[i % len(COLORWAY)]}, marker={"size": 5},
+            hovertemplate=f"{constraint}: %{{y:,.0f}} MiB/s with %{{x}} VMs<extra></extra>",
         )  # fmt: skip
+    if pattern is None:
+        notes.append("no NFS-connection line: give the access pattern")
     if volume_limit_mib_s is not None:
+        achievable = np.fmin(achievable, float(volume_limit_mib_s))
         fig.add_hline(y=volume_limit_mib_s, line={"color": LIMIT_COLOR, "dash": "dot"})
         fig.add_annotation(
             x=0.01, xref="paper", y=volume_limit_mib_s, yref="y", xanchor="left",
             yanchor="bottom", showarrow=False, font={"color": LIMIT_COLOR},
             text=f"volume limit {volume_limit_mib_s:,.0f} MiB/s",
         )  # fmt: skip
-    _target_line(fig, target_mib_s)
-    fig.update_xaxes(dtick=1 if max_vms <= 16 else None)
-    fig.update_layout(showlegend=True, yaxis_rangemode="tozero")
+    if np.isfinite(achievable).any():
+        fig.add_scatter(
+            x=counts, y=achievable, mode="lines", name="achievable (least of the limits)",
+            line={"color": MODEL_COLOR, "width": 3},
+            hovertemplate="achievable: %{y:,.0f} MiB/s with %{x} VMs<extra></extra>",
+        )  # fmt: skip
+        reached = np.flatnonzero(achievable >= target * (1 - 1e-9))
+        if reached.size:
+            n = int(counts[reached[0]])
+            fig.add_scatter(
+                x=[n], y=[target], mode="markers", name=f"target reached with {_vms(n)}",
+                marker={"color": SLO_COLOR, "size": 11, "symbol": "diamond"},
+                hovertemplate=f"{_vms(n)} reach {target:,.0f} MiB/s<extra></extra>",
+            )  # fmt: skip
+        else:
+            notes.append(f"{_vms(max_vms)} do not reach the target: the volume or the VMs bind")
+    _target_line(fig, target, below=True)
+    if vm_count:
+        fig.add_vline(x=vm_count, line={"color": LIMIT_COLOR, "dash": "dot"})
+        fig.add_annotation(
+            x=vm_count, xref="x", y=1.0, yref="paper", showarrow=False, xanchor="left",
+            yanchor="top", text=f" plan: {_vms(vm_count)}", font={"color": LIMIT_COLOR},
+        )  # fmt: skip
+    fig.update_xaxes(dtick=1 if max_vms <= 16 else None, range=[0.5, max_vms + 0.5])
+    # finite lines only: an egress line of a write-light mix climbs far above the target
+    finite = [target, *(v for v in [volume_limit_mib_s] if v)]
+    top = max([*finite, *achievable[np.isfinite(achievable)]])
+    fig.update_yaxes(range=[0, 1.6 * top])
+    fig.update_layout(showlegend=True)
+    _subtitle(fig, notes)
     return fig
 
 
+def _usl_from(
+    curve: Mapping[str, float] | pd.DataFrame | None, source: str | None
+) -> tuple[dict[str, float], str, pd.DataFrame | None]:
+    """(USL parameters, source text, measured points or None) of what the caller passed."""
+    if curve is None:
+        from anfperf.planning import load_sweep  # the library layer owns the bundled sample
+
+        curve, sample = load_sweep()
+        source = source or sample
+    if isinstance(curve, pd.DataFrame):
+        frame = curve
+        if source is None:
+            runs = (
+                sorted(frame["run_id"].dropna().astype(str).unique()) if "run_id" in frame else []
+            )
+            source = ", ".join(runs) or "the sweep given"
+        with warnings.catch_warnings():
+            # few points / no saturation: the fit keeps them in its notes; the chart shows data
+            warnings.simplefilter("ignore")
+            fit = curves.fit_usl(frame)
+            if "rate_limit_iops" in frame:
+                limited = pd.to_numeric(frame["rate_limit_iops"], errors="coerce").notna()
+                frame = frame[~limited]
+            points = sweep_points(frame, "outstanding", "lat_mean_ms")
+        return dict(fit), source, points
+    if not isinstance(curve, Mapping) or not set(USL_KEYS) <= set(curve):
+        keys = sorted(curve) if isinstance(curve, Mapping) else type(curve).__name__
+        raise ModelError(
+            f"threads_vs_latency needs a USL fit (lam, sigma, kappa: anfperf.models.fit_usl on "
+            f"a concurrency sweep fitted to IOPS), a tidy frame of one, or None; got {keys}"
+        )
+    return {k: float(curve[k]) for k in USL_KEYS}, source or "a fitted USL curve", None
+
+
 def threads_vs_latency(
-    curve: Mapping[str, float],
+    curve: Mapping[str, float] | pd.DataFrame | None = None,
+    lat_slo_ms: float = 2.0,
     *,
-    lat_slo_ms: float,
-    source: str,
+    source: str | None = None,
     threads_planned: int | None = None,
     max_threads: int | None = None,
 ) -> go.Figure:
-    """Latency and throughput against concurrency from a fitted USL curve.
+    """Mean latency and throughput against outstanding I/O, from a fitted USL curve.
+
+    Latency follows from the USL by Little's law (:func:`anfperf.models.usl_latency_ms`): a
+    curve fitted on one system holds for that system only, so the title names its source.
 
     Parameters
     ----------
-    curve : mapping
-        USL parameters (lam, sigma, kappa) from :func:`anfperf.models.fit_usl`.
+    curve : mapping, pandas.DataFrame or None
+        A USL fit to IOPS (:func:`anfperf.models.fit_usl`: lam, sigma, kappa); or the tidy
+        frame of a concurrency sweep (fitted here, its measured latencies drawn too); None:
+        the bundled sample sweep (:data:`anfperf.planning.SAMPLE_SWEEP`, a local disk, not ANF:
+        the title says so).
     lat_slo_ms : float
-        Latency objective [ms]: marked, with the concurrency where the curve reaches it.
-    source : str
-        Where the curve comes from (named in the title: a curve only holds for what it measured).
+        Latency objective [ms]: a horizontal line and the concurrency where the curve reaches it.
+    source : str, optional
+        Where the curve comes from, for the title (default: the runs' ids, or the sample's name).
     threads_planned : int, optional
-        The plan's outstanding I/O, marked.
+        The plan's outstanding I/O per client, marked.
     max_threads : int, optional
-        Right end of the axis; default: past the SLO point or 128.
+        Right end of the axis; default: past the SLO point and the plan, at least 128.
+
+    Returns
+    -------
+    plotly.graph_objects.Figure
+        Log x axis [threads]; traces 'latency (USL)' [ms], 'throughput (USL) [IOPS]' on a
+        second axis, 'measured' (a frame's runs), 'SLO reached' (where finite).
+
+    Raises
+    ------
+    anfperf.ModelError
+        Not a USL fit, a frame without a sweep to fit, or `lat_slo_ms` not > 0.
     """
-    at_slo = float(curves.usl_concurrency_at_latency(lat_slo_ms, **curve))
+    if not isinstance(lat_slo_ms, int | float) or not lat_slo_ms > 0:
+        raise ModelError(f"lat_slo_ms must be > 0, got {lat_slo_ms!r}")
+    params, source, points = _usl_from(curve, source)
+    at_slo = float(curves.usl_concurrency_at_latency(lat_slo_ms, **params))
+    seen = float(points["outstanding"].max()) if points is not None else 0.0
     top = max_threads or int(max(128, 1.5 * at_slo if math.isfinite(at_slo) else 0,
-                                 threads_planned or 0))  # fmt: skip
+                                 2 * (threads_planned or 0), 1.5 * seen))  # fmt: skip
     n = np.unique(np.geomspace(1, top, 200).round())
-    lat = np.asarray(curves.usl_latency_ms(n, **curve), float)
-    rate = np.asarray(curves.usl(n, **curve), float)
+    lat = np.asarray(curves.usl_latency_ms(n, **params), float)
+    rate = np.asarray(curves.usl(n, **params), float)
     fig = figure(
-        f"Threads vs latency (USL fitted on {source})", "Outstanding I/O [threads]",
+        f"Threads vs latency: USL fitted on {source}", "Outstanding I/O [threads]",
         "Mean latency [ms]",
     )  # fmt: skip
     fig.add_scatter(
@@ -159,6 +430,16 @@ def threads_vs_latency(
         line={"color": COLORWAY[0], "dash": "dot"},
         hovertemplate="%{x:.0f} threads: %{y:,.0f} IOPS<extra></extra>",
     )  # fmt: skip
+    top_lat = 3 * lat_slo_ms
+    if points is not None:
+        fig.add_scatter(
+            x=points["outstanding"], y=points["lat_mean_ms"], mode="markers", name="measured",
+            marker={"color": COLORWAY[1], "size": 8},
+            customdata=points["iops"],
+            hovertemplate="measured: %{x:.0f} outstanding, %{y:.3f} ms, %{customdata:,.0f} IOPS"
+            "<extra></extra>",
+        )  # fmt: skip
+        top_lat = max(top_lat, 1.1 * float(points["lat_mean_ms"].max()))
     fig.update_layout(
         yaxis2={"title": "Throughput [IOPS]", "overlaying": "y", "side": "right",
                 "showgrid": False, "rangemode": "tozero"},
@@ -172,6 +453,9 @@ def threads_vs_latency(
             marker={"color": SLO_COLOR, "size": 11, "symbol": "diamond"},
             hovertemplate="SLO reached at %{x:.0f} threads<extra></extra>",
         )  # fmt: skip
+    else:
+        _subtitle(fig, [f"the curve's unloaded latency ({lat[0]:.3f} ms) is above the SLO"])
+        top_lat = max(top_lat, 1.5 * float(lat[0]))
     if threads_planned:
         fig.add_vline(x=threads_planned, line={"color": LIMIT_COLOR, "dash": "dot"})
         fig.add_annotation(
@@ -180,6 +464,6 @@ def threads_vs_latency(
             font={"color": LIMIT_COLOR},
         )  # fmt: skip
     fig.update_xaxes(type="log")
-    # latency axis only (update_yaxes would also fix the throughput axis)
-    fig.update_layout(yaxis_range=[0, 3 * lat_slo_ms])
+    # the latency axis only (update_yaxes would also fix the throughput axis)
+    fig.update_layout(yaxis_range=[0, top_lat])
     return fig

@@ -11,8 +11,6 @@ from typing import Any
 
 from anfperf.errors import ReportError
 
-_CHUNK = 1 << 20  # bytes read at a time while hashing
-
 
 def parse_value(text: str) -> Any:
     """A parameter value given on the command line, parsed as YAML (like papermill's ``-y``).
@@ -158,26 +156,15 @@ def input_checksums(values: Mapping[str, Any], cwd: str | os.PathLike) -> list[d
     -------
     list of dict
         {'parameter', 'path' (as the notebook sees it), 'bytes', 'sha256'}, files of a folder
-        in sorted order.
+        in sorted order (:func:`anfperf.provenance.input_checksums`).
     """
-    from anfperf.provenance import files_under, sha256_file
+    from anfperf.provenance import input_checksums as checksums
 
-    cwd = Path(cwd)
     rows = []
     for name, value in values.items():
-        for text in _path_strings(value):
-            if not text:
-                continue
-            # as the notebook sees them: relative to its folder (an absolute `text` replaces cwd)
-            for shown, p in files_under([cwd / text]):
-                rows.append(
-                    {
-                        "parameter": name,
-                        "path": os.path.join(text, os.path.relpath(shown, cwd / text))
-                        if (cwd / text).is_dir()
-                        else text,
-                        "bytes": p.stat().st_size,
-                        "sha256": sha256_file(p),
-                    }
-                )
+        texts = [t for t in _path_strings(value) if t]
+        for r in checksums(texts, root=cwd).itertuples(index=False):
+            rows.append(
+                {"parameter": name, "path": r.path, "bytes": int(r.bytes), "sha256": r.sha256}
+            )
     return rows
