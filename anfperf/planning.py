@@ -17,6 +17,7 @@ from __future__ import annotations
 import dataclasses
 import logging
 import math
+import numbers
 import os
 import warnings
 from collections.abc import Mapping, Sequence
@@ -109,7 +110,9 @@ class PlanInputs:
         if not 0 <= _number(self.capacity_tib) < math.inf:
             raise ModelError(f"capacity_tib must be >= 0, got {self.capacity_tib!r}")
         if self.clients is not None and (
-            isinstance(self.clients, bool) or not isinstance(self.clients, int) or self.clients < 1
+            isinstance(self.clients, bool)
+            or not isinstance(self.clients, numbers.Integral)
+            or self.clients < 1
         ):
             raise ModelError(
                 f"clients must be an integer >= 1, or None to let the plan choose; "
@@ -160,7 +163,7 @@ class PlanInputs:
 
 def _number(value: object) -> float:
     """`value` as a float for range checks; NaN (fails every check) when it is not a number."""
-    if isinstance(value, bool) or not isinstance(value, int | float):
+    if isinstance(value, bool) or not isinstance(value, numbers.Real):
         return math.nan
     return float(value)
 

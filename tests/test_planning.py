@@ -2,114 +2,288 @@
 
 from __future__ import annotations
 
+import dataclasses
+import math
+
 import numpy as np
+import pandas as pd
 import pytest
 
-from anfperf.errors import AnfperfError
-from anfperf.models import curves, plan, quota
-from anfperf.models.client import client_constraints
-from anfperf.planning import PlanInputs, PlannerApp, fit_sweep, plan_view
-from tests.models.realdata import summary_avg
+from anfperf.errors import AnfperfError, ModelError
+from anfperf.models import curves, plan, predict_achievable, quota
+from anfperf.planning import (
+    FIGURES,
+    SAMPLE_SWEEP,
+    PlanInputs,
+    PlannerApp,
+    control_values,
+    controls,
+    fit_sweep,
+    load_sweep,
+    plan_view,
+    what_if_figures,
+)
+from tests.models.realdata import sd_count, summary_avg
+
+ALL_LEVELS = ["Standard", "Premium", "Ultra", "Flexible"]
 
 
 @pytest.fixture(scope="module")
 def sweep():
-    return fit_sweep()
+    """The bundled real Vdbench thread sweep, read once: (frame, source)."""
+    return load_sweep()
 
 
-def test_plan_view_is_the_models_plan(sweep):
-    curve, source = sweep
-    view = plan_view(PlanInputs(target_mib_s=2000, bs_kib=64), curve=curve, source=source)
-    direct = plan(bs_kib=64, bw_mib_s=2000, read_pct=100, lat_slo_ms=2.0,
-                  levels=["Standard", "Premium", "Ultra", "Flexible"])  # fmt: skip
-    assert (view.plan.level, view.plan.quota_tib, view.plan.vm_count) == (
-        direct.level,
-        direct.quota_tib,
-        direct.vm_count,
+@pytest.fixture
+def interactive(monkeypatch):
+    """A JupyterLab session: no ANFPERF_BATCH (which a report kernel sets)."""
+    monkeypatch.delenv("ANFPERF_BATCH", raising=False)
+
+
+# --------------------------------------------------------------------------------------------
+# plan_view is models.plan, plus the binding constraint of the planned setup
+
+
+@pytest.mark.parametrize(
+    ("inputs", "direct"),
+    [
+        (PlanInputs(target_mib_s=2000), {"bw_mib_s": 2000, "bs_kib": 64}),
+        (
+            PlanInputs(target_iops=200_000, bs_kib=8, read_pct=70, lat_slo_ms=1.0,
+                       levels=("Ultra",)),
+            {"iops": 200_000, "bs_kib": 8, "read_pct": 70, "lat_slo_ms": 1.0,
+             "levels": ["Ultra"]},
+        ),
+        (
+            PlanInputs(target_mib_s=6000, bs_kib=256, read_pct=30, vm_size="D32s_v5",
+                       nconnect=4, capacity_tib=80),
+            {"bw_mib_s": 6000, "bs_kib": 256, "read_pct": 30,
+             "vm_sizes": ["Standard_D32s_v5"], "nconnect": 4, "capacity_tib": 80},
+        ),
+    ],
+    ids=["MiB/s", "IOPS-Ultra", "large-writes-fixed-VM"],
+)  # fmt: skip
+def test_plan_view_is_the_models_plan(inputs, direct):
+    view = plan_view(inputs, figures=False)
+    expected = plan(**{"read_pct": 100.0, "lat_slo_ms": 2.0, "levels": ALL_LEVELS, **direct})
+    got = view.plan
+    for name in (
+        "level",
+        "volume_type",
+        "quota_tib",
+        "throughput_limit_mib_s",
+        "vm_size",
+        "vm_count",
+        "threads_per_vm",
+        "outstanding",
+        "lat_ms",
+        "bw_mib_s",
+        "iops",
+    ):
+        assert getattr(got, name) == getattr(expected, name), name  # fmt: skip
+    pd.testing.assert_frame_equal(view.reasoning, expected.reasoning)
+    pd.testing.assert_frame_equal(view.plan.storage_options, expected.storage_options)
+    # no clients given: the plan's count and threads
+    assert (view.vm_count, view.threads_per_vm) == (expected.vm_count, expected.threads_per_vm)
+    # the binding constraint is predict_achievable's for the planned volume and clients
+    limits = predict_achievable(
+        bs_kib=inputs.bs_kib, read_pct=inputs.read_pct, level=got.level,
+        quota_tib=got.quota_tib, volume_type=got.volume_type, pattern=inputs.pattern,
+        vm_size=got.vm_size, vm_count=got.vm_count, nconnect=inputs.nconnect,
+    )  # fmt: skip
+    pd.testing.assert_frame_equal(view.constraints, limits)
+    assert view.binding == limits.attrs["binding"]
+    assert view.binding_mib_s == pytest.approx(limits["bw_mib_s"].min())
+    # a plan meets its target: nothing binds below it
+    assert view.binding_mib_s >= got.bw_mib_s * (1 - 1e-9) and view.notes == []
+
+
+def test_what_the_notebook_shows_of_a_plan():
+    view = plan_view(PlanInputs(target_mib_s=2000, levels=("Premium",)), figures=False)
+    need = quota.quota_needed(2000, "Premium")  # 31.25 TiB
+    assert view.plan.quota_tib == pytest.approx(need)
+    assert view.summary().startswith(f"**Premium regular volume of {need:.3g} TiB** (2,000 MiB/s)")
+    # the quota was sized to the target: the volume's quota binds, exactly at it
+    assert view.binding == "volume quota" and abs(view.headroom_pct) < 1e-9
+    assert view.binding_text() == (
+        "Binding constraint: **volume quota**, 2,000 MiB/s (just the target: the plan sized it "
+        "so): 31.25 TiB x 64 MiB/s per TiB (Premium)."
     )
-    assert f"{direct.level} {direct.volume_type} volume of {direct.quota_tib:.3g} TiB" in (
-        view.summary()
+    assert view.markdown().startswith(view.summary() + "\n\n" + view.binding_text())
+    lines = view.reasoning_lines
+    assert len(lines) == len(view.reasoning) and lines[1].startswith(
+        "storage: Premium regular volume, 31.25 TiB -- 2,000.0 MiB/s / 64 MiB/s per TiB"
     )
-    assert set(view.figures) == {"quota", "clients", "threads"}
+    assert list(view.options.columns) == [
+        "level", "volume_type", "quota_tib", "limit_mib_s", "feasible", "why",
+    ]  # fmt: skip
+    assert view.options["feasible"].iloc[0] and "vm_count" in view.client_options
+
+
+def test_too_few_clients_bind_and_are_named():
+    inputs = PlanInputs(target_iops=200_000, bs_kib=8, read_pct=70, lat_slo_ms=1.0,
+                        levels=("Ultra",))  # fmt: skip
+    needed = plan_view(inputs, figures=False)
+    assert needed.plan.vm_count == 2 and needed.binding == "volume quota"
+    one = plan_view(dataclasses.replace(inputs, clients=1), figures=False)
+    assert one.vm_count == 1 and one.threads_per_vm == needed.plan.outstanding
+    assert one.binding == "client NFS connections" and one.headroom_pct < 0
+    assert "% short of the target" in one.binding_text()
+    assert one.notes[0].startswith("with 1 x Standard_D16s_v5 the clients fall short")
+    more = plan_view(dataclasses.replace(inputs, clients=4), figures=False)
+    assert more.threads_per_vm == math.ceil(needed.plan.outstanding / 4) and more.notes == []
+
+
+def test_threads_beyond_nfs_inflight_are_noted():
+    view = plan_view(
+        PlanInputs(target_iops=100_000, bs_kib=4, lat_slo_ms=20.0, nconnect=1, clients=1),
+        figures=False,
+    )
+    assert view.threads_per_vm == 2000  # 100,000 IOPS x 20 ms, on one VM
+    assert any("more than NFSv3 with nconnect=1 keeps in flight (128)" in n for n in view.notes)
+
+
+# --------------------------------------------------------------------------------------------
+# The concurrency sweep and the charts
 
 
 def test_the_sweep_curve_is_fitted_on_the_bundled_real_sweep(sweep):
-    curve, source = sweep
-    assert source.startswith("RndReadThreads") and "not ANF" in source
+    frame, source = sweep
+    assert source == "RndReadThreads (bundled sample: a local disk, not ANF)"
+    fit, same = fit_sweep()
+    assert same == source and dict(fit) == pytest.approx(dict(curves.fit_usl(frame)))
     raw = summary_avg("RndReadThreads")
-    # the USL through the measured thread counts (x SDs) follows the measured IOPS
-    n = raw["threads"] * 2  # two SDs: Vdbench threads are per SD
-    assert np.median(np.abs(curves.usl(n, **curve) / raw["iops"] - 1)) < 0.1
+    # the USL through the measured thread counts (x SDs: Vdbench threads are per SD) follows
+    # the measured IOPS
+    n = raw["threads"] * sd_count("RndReadThreads")
+    assert np.median(np.abs(curves.usl(n, **fit) / raw["iops"] - 1)) < 0.1
+    with pytest.raises(AnfperfError, match="no results"):
+        load_sweep(["/nonexistent/nothing"])
 
 
-def test_controls_replan_through_update(sweep):
-    curve, source = sweep
-    app = PlannerApp(PlanInputs(target_mib_s=500, levels=("Premium",)), curve=curve, source=source)
-    small = app.update(target_mib_s=500)
-    big = app.update(target_mib_s=2000)
-    assert big.plan.quota_tib == pytest.approx(4 * small.plan.quota_tib)
-    assert big.plan.quota_tib == pytest.approx(quota.quota_needed(2000, "Premium"))
-    as_iops = app.update(target_iops=100_000, bs_kib=8)
+def test_what_if_figures_follow_the_plan(sweep):
+    frame, source = sweep
+    inputs = PlanInputs(target_mib_s=2000, read_pct=50)
+    view = plan_view(inputs, curve=frame, source=source)
+    assert tuple(view.figures) == FIGURES
+    q = view.figures["quota"]
+    marker = next(t for t in q.data if t.name.startswith(f"{view.plan.level} meets"))
+    assert marker.x[0] == pytest.approx(view.plan.quota_tib)
+    c = view.figures["clients"]
+    vms = f"{view.vm_count} VM" + ("s" if view.vm_count > 1 else "")
+    assert any(a.text == f" plan: {vms}" for a in c.layout.annotations)
+    t = view.figures["threads"]
+    assert t.layout.title.text == f"Threads vs latency: USL fitted on {source}"
+    assert any(a.text == f" plan: {view.threads_per_vm} threads" for a in t.layout.annotations)
+    # same charts from what_if_figures alone; curve=None is the bundled sample
+    alone = what_if_figures(inputs)
+    assert alone["threads"].layout.title.text == t.layout.title.text
+    for name in FIGURES:
+        assert [tr.name for tr in alone[name].data] == [tr.name for tr in view.figures[name].data]
+
+
+# --------------------------------------------------------------------------------------------
+# The app: update() is what every control calls
+
+
+def test_update_replans_and_redraws(sweep):
+    frame, source = sweep
+    app = PlannerApp(PlanInputs(target_mib_s=500, levels=("Premium",)), curve=frame,
+                     source=source)  # fmt: skip
+    small = app.update()
+    big = app.update(target_mib_s=1000)  # doubling the target doubles the quota it needs
+    assert big.plan.quota_tib == pytest.approx(2 * small.plan.quota_tib)
+    assert big.plan.quota_tib == pytest.approx(quota.quota_needed(1000, "Premium"))
+    assert any(a.text == "target 1,000 MiB/s" for a in big.figures["quota"].layout.annotations)
+    assert any(a.text == "target 500 MiB/s" for a in small.figures["quota"].layout.annotations)
+    as_iops = app.update(target_iops=100_000, bs_kib=8)  # the other unit clears the first
     assert app.inputs.target_mib_s is None and as_iops.plan.iops == 100_000
     assert as_iops.plan.bw_mib_s == pytest.approx(quota.iops_to_bw(100_000, 8))
-    # an impossible target keeps the app alive with the reason
+    # an impossible target or a bad value keeps the app alive, with the reason
     assert app.update(target_mib_s=50_000) is None
     assert "above the 4500 MiB/s cap" in app.error
-    assert app.update(target_mib_s=100).plan.level == "Premium" and app.error is None
+    assert app.update(read_pct=120) is None and "read_pct" in app.error
+    assert app.inputs.read_pct == 100  # the last valid value
+    back = app.update(target_mib_s=100)
+    assert back.plan.level == "Premium" and app.error is None
+    with pytest.raises(AnfperfError, match="no such planner input"):
+        app.update(target_gib_s=1)
 
 
-def test_moving_a_control_replans(sweep, monkeypatch):
-    monkeypatch.delenv("ANFPERF_BATCH", raising=False)
-    curve, source = sweep
-    app = PlannerApp(PlanInputs(target_mib_s=500, levels=("Premium",)), curve=curve, source=source)
-    box = app.widget()  # the ipywidgets layout: controls in two rows, then the outputs
-    controls = {c.description: c for row in box.children[:2] for c in row.children}
+def test_controls_round_trip_to_inputs():
+    inputs = PlanInputs(target_iops=150_000, bs_kib=8, read_pct=70, lat_slo_ms=0.5,
+                        vm_size="Standard_D32s_v5", clients=3, levels=("Ultra",), nconnect=4)  # fmt: skip
+    widgets = controls(inputs)
+    assert PlanInputs(**control_values(widgets)) == inputs
+    widgets["clients"].value = 0  # the control's "as many as needed"
+    widgets["unit"].value = "MiB/s"
+    values = control_values(widgets)
+    assert values["clients"] is None and values["target_iops"] is None
+    assert values["target_mib_s"] == 150_000
+
+
+def test_moving_a_control_replans(sweep, interactive):
+    frame, source = sweep
+    app = PlannerApp(PlanInputs(target_mib_s=500, levels=("Premium",)), curve=frame,
+                     source=source)  # fmt: skip
+    box = app.widget()
+    assert box is not None and len(box.children) == 3 + 1 + len(FIGURES)  # rows, outputs
     assert app.view.plan.quota_tib == pytest.approx(quota.quota_needed(500, "Premium"))
-    controls["Value"].value = 1000.0  # what a user typing 1000 does: the observer re-plans
+    app.controls["target"].value = 1000.0  # what a user typing 1000 does
     assert app.inputs.target_mib_s == 1000.0
     assert app.view.plan.quota_tib == pytest.approx(quota.quota_needed(1000, "Premium"))
-    controls["Target"].value = "IOPS"
+    app.controls["levels"].value = ("Premium", "Ultra")
+    assert app.view.plan.level == "Ultra"
+    app.controls["unit"].value = "IOPS"
     assert app.inputs.target_iops == 1000.0 and app.inputs.target_mib_s is None
+    app.controls["levels"].value = ()
+    assert app.view is None and "at least one service level" in app.error
 
 
 def test_widget_is_absent_in_a_batch_report(monkeypatch):
     monkeypatch.setenv("ANFPERF_BATCH", "1")
-    assert PlannerApp(PlanInputs()).widget() is None
+    assert PlannerApp(PlanInputs(target_mib_s=100)).widget() is None
 
 
-def test_what_if_charts_follow_the_models(sweep):
-    curve, source = sweep
-    view = plan_view(PlanInputs(target_mib_s=2000, bs_kib=64, read_pct=50), curve=curve,
-                     source=source)  # fmt: skip
-    q = view.figures["quota"]
-    ultra = next(t for t in q.data if t.name.startswith("Ultra"))
-    assert list(ultra.y) == pytest.approx(list(quota.throughput_limit(ultra.x, "Ultra")))
-    assert any(a.text == "target 2,000 MiB/s" for a in q.layout.annotations)
-    c = view.figures["clients"]
-    egress = next(t for t in c.data if t.name == "client network egress")
-    three = client_constraints(view.plan.vm_size, 3, bs_kib=64, read_pct=50,
-                               pattern="sequential", nconnect=8)  # fmt: skip
-    expected = three.set_index("constraint").loc["client network egress", "bw_mib_s"]
-    assert egress.y[2] == pytest.approx(expected)
-    assert (
-        c.layout.xaxis.title.text == "Client VMs"
-        and c.layout.yaxis.title.text == "Throughput [MiB/s]"
-    )
-    t = view.figures["threads"]
-    at_slo = next(tr for tr in t.data if tr.name == "SLO reached")
-    assert at_slo.x[0] == pytest.approx(curves.usl_concurrency_at_latency(2.0, **curve))
-    assert t.layout.xaxis.title.text == "Outstanding I/O [threads]"
-    for fig in view.figures.values():
-        for trace in fig.data:
-            assert np.isfinite(np.asarray(trace.y, float)).any(), trace.name
+# --------------------------------------------------------------------------------------------
+# Bad inputs
 
 
-def test_bad_targets_are_clear_errors():
-    with pytest.raises(AnfperfError, match="give one target"):
-        PlanInputs(target_mib_s=100, target_iops=1000)
-    with pytest.raises(AnfperfError, match="give one target"):
-        PlanInputs(target_mib_s=None)
-    with pytest.raises(AnfperfError, match="read_pct"):
-        PlanInputs(read_pct=120)
-    with pytest.raises(AnfperfError, match="no results"):
-        fit_sweep(["/nonexistent/nothing"])
+@pytest.mark.parametrize(
+    ("kwargs", "match"),
+    [
+        ({"target_mib_s": 100, "target_iops": 1000}, "give one target"),
+        ({}, "give one target"),
+        ({"target_mib_s": -5}, "target_mib_s must be a number > 0"),
+        ({"target_iops": float("nan")}, "target_iops must be a number > 0"),
+        ({"target_mib_s": 100, "bs_kib": 0}, "bs_kib must be a number > 0"),
+        ({"target_mib_s": 100, "read_pct": 120}, "read_pct must be within 0 .. 100"),
+        ({"target_mib_s": 100, "lat_slo_ms": "2"}, "lat_slo_ms must be a number > 0"),
+        ({"target_mib_s": 100, "clients": 0}, "clients must be an integer >= 1"),
+        ({"target_mib_s": 100, "levels": ()}, "at least one service level"),
+        ({"target_mib_s": 100, "levels": ("Gold",)}, "unknown service level 'Gold'"),
+        ({"target_mib_s": 100, "vm_size": "D3_v9"}, "unknown VM size 'D3_v9'"),
+        ({"target_mib_s": 100, "nconnect": 0}, "nconnect must be an integer 1 .. 16"),
+        ({"target_mib_s": 100, "capacity_tib": -1}, "capacity_tib must be >= 0"),
+    ],
+)
+def test_bad_inputs_are_clear_errors(kwargs, match):
+    with pytest.raises(ModelError, match=match):
+        PlanInputs(**kwargs)
+
+
+def test_inputs_are_normalised_and_parameters_prefer_iops():
+    inputs = PlanInputs(target_mib_s=100, levels="ultra", vm_size="d32s_v5")
+    assert inputs.levels == ("Ultra",) and inputs.vm_size == "Standard_D32s_v5"
+    assert PlanInputs(target_mib_s=1, levels=["premium", "Premium"]).levels == ("Premium",)
+    # a report run with -p target_iops keeps the notebook's default target_mib_s: iops wins
+    p = PlanInputs.from_parameters(target_mib_s=2000.0, target_iops=50_000, bs_kib=4)
+    assert (p.target_mib_s, p.target_iops, p.iops) == (None, 50_000, 50_000)
+    assert p.bw_mib_s == pytest.approx(50_000 * 4 / 1024) and p.pattern == "random"
+    assert PlanInputs.from_parameters(target_mib_s=64.0).iops == pytest.approx(1024)
+
+
+def test_a_target_nothing_meets_is_the_plans_error():
+    with pytest.raises(ModelError, match="no service level / volume type meets the target"):
+        plan_view(PlanInputs(target_mib_s=20_000, levels=("Ultra",)))
+    assert SAMPLE_SWEEP.is_dir()

@@ -20,7 +20,6 @@ from collections.abc import Mapping, Sequence
 import numpy as np
 import pandas as pd
 import plotly.graph_objects as go
-from scipy.optimize import brentq
 
 from anfperf.errors import ModelError
 from anfperf.models import curves
@@ -75,7 +74,7 @@ def quota_meeting(
 
     Standard / Premium / Ultra: :func:`anfperf.models.quota.quota_needed`. Flexible: the
     smallest pool (one volume filling it) whose manual-QoS throughput reaches the target
-    (:func:`anfperf.plots.quota.level_line`, solved numerically: it is piecewise linear).
+    (:func:`anfperf.plots.quota.level_line`, by bisection: the line is flat at its cap).
 
     Parameters
     ----------
@@ -112,9 +111,15 @@ def quota_meeting(
         )
     if float(level_line(np.array([lo]), name)[0]) >= target:
         return float(lo)
-    return float(
-        brentq(lambda x: float(level_line(np.array([x]), name)[0]) - target, lo, hi, xtol=1e-9)
-    )
+    # bisection for the leftmost crossing (a root finder may land on the flat part at the cap)
+    below, above = float(lo), float(hi)
+    for _ in range(60):
+        mid = 0.5 * (below + above)
+        if float(level_line(np.array([mid]), name)[0]) >= target:
+            above = mid
+        else:
+            below = mid
+    return above
 
 
 def quota_vs_throughput(
