@@ -244,42 +244,40 @@ def _preflight(args: argparse.Namespace) -> int:
 def _run(args: argparse.Namespace) -> int:
     from pathlib import Path
 
-    import yaml
-
     from anfperf.runner import (
         Manifest,
-        RunPlan,
         close_all,
         format_reports,
         plan_workloads,
         preflight_inventory,
         run_inventory,
     )
+    from anfperf.runner.plan import plan_from_manifest
     from anfperf.runner.progress import format_duration
+    from anfperf.runner.security import check_name
     from anfperf.workloads import get_workload, load_workloads
 
     inventory = _inventory(args)
     if args.resume:
-        plan = RunPlan.from_manifest(Manifest.load(Path(args.out) / args.resume).data)
-        if args.workloads and args.workloads != [s.name for s in plan.steps]:
-            print("anfperf: --resume runs the workloads of the run it resumes", file=sys.stderr)
+        if args.workloads or args.set or args.file or args.run_id:
+            print("anfperf: --resume runs the recorded run as it was planned: no workloads, "
+                  "--set, --file or --run-id with it", file=sys.stderr)  # fmt: skip
             return 2
-        tool = plan.steps[0].tool
+        run_id = _checked(check_name, args.resume, "run id")
+        plan = plan_from_manifest(Manifest.load(Path(args.out) / run_id).data, inventory)
+        tool = plan.options["tool"]
     else:
         if not args.workloads:
             print("anfperf: name the workloads to run (see `anfperf workloads`)", file=sys.stderr)
             return 2
         extra = {w.name: w for path in args.file for w in load_workloads(path)}
-        changes = {}
-        for item in args.set or []:
-            key, sep, value = item.partition("=")
-            if not sep:
-                print(f"anfperf: --set wants FIELD=VALUE, got {item!r}", file=sys.stderr)
-                return 2
-            changes[key.strip()] = yaml.safe_load(value)
+        changes = _set_changes(args.set or [])
         workloads = [get_workload(name, extra).replace(**changes) for name in args.workloads]
         tool = args.tool
-        plan = plan_workloads(workloads, inventory, tool=tool, max_iops=args.max_iops)
+        run_id = _checked(check_name, args.run_id, "run id") if args.run_id else None
+        plan = plan_workloads(
+            workloads, inventory, tool=tool, max_iops=args.max_iops, run_id=run_id
+        )
     inventory = inventory.select(plan.hosts)
     conns = inventory.connect()
     try:
@@ -309,6 +307,27 @@ def _run(args: argparse.Namespace) -> int:
     if manifest.status != "complete":
         print(f"re-run what is missing with: anfperf run --resume {plan.run_id} ...")
     return 0 if manifest.status == "complete" else 1
+
+
+def _checked(check, value: str, what: str) -> str:
+    """`check(value, what)` with its ValueError as an anfperf error (exit status 2)."""
+    try:
+        return check(value, what)
+    except ValueError as exc:
+        raise AnfperfError(str(exc)) from None
+
+
+def _set_changes(items: Sequence[str]) -> dict:
+    """Workload field -> value from ``--set FIELD=VALUE`` (values read as YAML scalars)."""
+    from anfperf.yamlsafe import load_yaml
+
+    changes = {}
+    for item in items:
+        key, sep, value = item.partition("=")
+        if not sep or not key.strip():
+            raise AnfperfError(f"--set wants FIELD=VALUE, got {item!r}")
+        changes[key.strip()] = load_yaml(value, f"--set {key.strip()}")
+    return changes
 
 
 def _report(args: argparse.Namespace) -> int:
@@ -495,6 +514,9 @@ def build_parser() -> argparse.ArgumentParser:
     run.add_argument("workloads", nargs="*", metavar="WORKLOAD", help="catalogue or --file names")
     _add_hosts_arguments(run)
     run.add_argument("--resume", metavar="RUN_ID", help="re-run what run RUN_ID is missing")
+    run.add_argument(
+        "--run-id", metavar="RUN_ID", help="name of the run (default: UTC time and workload)"
+    )
     run.add_argument("--out", default="data/raw", metavar="DIR", help="default data/raw")
     run.add_argument(
         "--file", action="append", default=[], metavar="YAML", help="your own workloads (YAML)"

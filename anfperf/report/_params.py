@@ -18,11 +18,12 @@ def parse_value(text: str) -> Any:
     ``'8'`` -> 8, ``'0.5'`` -> 0.5, ``'[a, b]'`` -> ['a', 'b'], ``'null'`` -> None,
     ``'data/raw'`` -> 'data/raw'.
     """
-    import yaml
+    from anfperf.errors import ParseError
+    from anfperf.yamlsafe import load_yaml
 
     try:
-        return yaml.safe_load(text)
-    except yaml.YAMLError:
+        return load_yaml(text, "parameter")
+    except ParseError:
         return text  # not YAML (e.g. an unbalanced bracket in a name): the text itself
 
 
@@ -34,11 +35,12 @@ def read_parameters(path: str | os.PathLike) -> dict[str, Any]:
     ReportError
         When the file cannot be read or is not a YAML mapping with string keys.
     """
-    import yaml
+    from anfperf.errors import ParseError
+    from anfperf.yamlsafe import load_yaml
 
     try:
-        data = yaml.safe_load(Path(path).read_text(encoding="utf-8"))
-    except (OSError, yaml.YAMLError) as exc:
+        data = load_yaml(Path(path).read_text(encoding="utf-8"), path)
+    except (OSError, UnicodeDecodeError, ParseError) as exc:
         raise ReportError(path, f"cannot read the parameters: {exc}") from exc
     if data is None:
         return {}

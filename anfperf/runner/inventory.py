@@ -33,11 +33,10 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
-import yaml
-
 from anfperf.errors import ParseError
 from anfperf.runner.local import LocalConnection
 from anfperf.runner.security import DEFAULT_KNOWN_HOSTS, check_name, host_key_policy
+from anfperf.yamlsafe import load_yaml
 
 #: Default remote folder for runs (one sub-folder per run id and host below it).
 DEFAULT_WORKDIR = "/tmp/anfperf"
@@ -181,7 +180,11 @@ class Inventory:
             if host.jump in _seen:
                 raise ParseError(self.source, f"jump hosts loop: {' -> '.join(_seen)}")
             gateway = self._connection(self._jump_host(host), (*_seen, host.name))
-        connect_kwargs: dict[str, Any] = {"allow_agent": host.agent}
+        # a host whose sshd hangs accepts the TCP connection but never greets: bound that too
+        connect_kwargs: dict[str, Any] = {
+            "allow_agent": host.agent,
+            "banner_timeout": host.connect_timeout_s,
+        }
         if host.key:
             connect_kwargs["key_filename"] = [os.path.expanduser(host.key)]
             connect_kwargs["look_for_keys"] = False
@@ -262,10 +265,7 @@ def load_inventory(
             text = Path(source).read_text(encoding="utf-8")
         except (OSError, UnicodeDecodeError) as exc:
             raise ParseError(source, f"cannot be read: {exc}") from None
-        try:
-            doc = yaml.safe_load(text)
-        except yaml.YAMLError as exc:
-            raise ParseError(source, f"not valid YAML: {exc}") from None
+        doc = load_yaml(text, source)  # aliases bounded: an alias bomb costs nothing
         if not isinstance(doc, dict):
             raise ParseError(source, "an inventory is a YAML mapping with a 'hosts' key")
     return _build(doc, source, ssh_config)

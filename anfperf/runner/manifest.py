@@ -19,13 +19,17 @@ A manifest records what ran, where and how it ended, so that a report can always
 
 Task status is one of :data:`TASK_STATES`; only ``'ok'`` counts as done. Each write goes to a
 temporary file in the same folder, is flushed to disk and renamed over the old manifest, so a
-crash leaves the previous complete manifest, never a torn one.
+crash leaves the previous complete manifest, never a torn one. While a run is going, a reserve
+file (:data:`RESERVE_NAME`) holds space for the manifest: when the disk fills up, the reserve is
+given back so that the ledger can still say truthfully what happened.
 """
 
 from __future__ import annotations
 
 import copy
+import errno
 import json
+import logging
 import os
 import tempfile
 import threading
@@ -33,9 +37,17 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
-from anfperf.errors import ParseError
+from anfperf.errors import AnfperfError, ParseError
+
+log = logging.getLogger(__name__)
 
 MANIFEST_NAME = "manifest.json"
+#: Space kept free for the manifest while a run is going (a manifest of 24 hosts x 20 steps
+#: takes about 300 KiB).
+RESERVE_NAME = ".anfperf-reserve"
+RESERVE_BYTES = 1 << 20
+#: Errors that mean the local disk cannot take more data.
+DISK_FULL = (errno.ENOSPC, errno.EDQUOT)
 MANIFEST_VERSION = 1
 #: 'pending' not run yet; 'ok' ran and exited 0 with its outputs collected; 'failed' non-zero
 #: exit or missing outputs; 'unreachable' no connection (or refused authentication / host key);
@@ -128,9 +140,50 @@ class Manifest:
         return cls(run_dir, data)
 
     def write(self) -> Path:
+        """Write the manifest atomically, using the reserve when the disk is full.
+
+        Raises
+        ------
+        anfperf.AnfperfError
+            The manifest cannot be written even with the reserve given back (the state in
+            memory stays complete; a later write may succeed).
+        """
         with self._lock:
             self._data["updated"] = now_iso()
-            return atomic_write_json(self.path, self._data)
+            try:
+                return atomic_write_json(self.path, self._data)
+            except OSError as exc:
+                if exc.errno not in DISK_FULL or not self.release_reserve():
+                    raise AnfperfError(
+                        f"{self.path}: cannot be written: {exc.strerror or exc}"
+                    ) from None
+                log.warning("%s: the disk is full: using the space held in reserve", self.run_dir)
+            try:
+                return atomic_write_json(self.path, self._data)
+            except OSError as exc:
+                raise AnfperfError(
+                    f"{self.path}: cannot be written: {exc.strerror or exc}"
+                ) from None
+
+    def reserve(self, size: int = RESERVE_BYTES) -> None:
+        """Hold `size` bytes on the run's disk for later manifest writes (see :meth:`write`)."""
+        path = self.run_dir / RESERVE_NAME
+        try:
+            with open(path, "wb") as fh:
+                fh.write(b"\0" * size)  # written, not sparse: the blocks are really taken
+                fh.flush()
+                os.fsync(fh.fileno())
+        except OSError as exc:
+            path.unlink(missing_ok=True)
+            log.warning("%s: no space held for the manifest: %s", self.run_dir, exc.strerror)
+
+    def release_reserve(self) -> bool:
+        """Give the reserved space back; True when there was a reserve."""
+        try:
+            os.unlink(self.run_dir / RESERVE_NAME)
+        except FileNotFoundError:
+            return False
+        return True
 
     def update(self, **fields: Any) -> None:
         """Set top-level fields and write."""

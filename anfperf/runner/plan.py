@@ -3,8 +3,10 @@
 A :class:`RunPlan` is a sequence of :class:`RunStep` (one per workload, run one after the other);
 a step holds one :class:`HostTask` per host, and all of a step's hosts start together. A task
 is plain data: the files to upload, the argument list to run (never a shell string), the
-outputs to collect and the expected duration, so a plan can be written to the manifest and
-rebuilt from it for ``--resume``.
+outputs to collect and the expected duration, written to the manifest. ``--resume`` never runs
+the commands read back from a manifest (anyone who can edit it could make the hosts run
+anything): :func:`plan_from_manifest` renders them again from the recorded workload specs and
+the current inventory.
 """
 
 from __future__ import annotations
@@ -16,6 +18,7 @@ from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from typing import Any
 
+from anfperf.errors import AnfperfError
 from anfperf.runner.security import check_name, check_relative
 
 #: Extra time a task gets beyond its expected duration before it counts as hung: fio lays out
@@ -80,16 +83,6 @@ class HostTask:
             "timeout_s": self.effective_timeout_s,
         }
 
-    @classmethod
-    def from_dict(cls, d: Mapping[str, Any]) -> HostTask:
-        return cls(
-            argv=tuple(d["argv"]),
-            files=dict(d.get("files") or {}),
-            outputs=tuple(d.get("outputs") or ()),
-            duration_s=float(d.get("duration_s") or 0.0),
-            timeout_s=d.get("timeout_s"),
-        )
-
 
 @dataclass(frozen=True)
 class RunStep:
@@ -132,10 +125,14 @@ class RunPlan:
     steps : sequence of RunStep
     run_id : str, optional
         Default: UTC time and the first step's name, e.g. ``20240501T101500Z-RndRead``.
+    options : mapping, optional
+        How :func:`plan_workloads` made the plan (tool, max_iops, timeout_s), recorded in the
+        manifest as ``plan_options`` so that ``--resume`` can make it again.
     """
 
     steps: tuple[RunStep, ...]
     run_id: str = ""
+    options: Mapping[str, Any] = field(default_factory=dict)
 
     def __post_init__(self) -> None:
         steps = tuple(self.steps)
@@ -168,20 +165,6 @@ class RunPlan:
     @property
     def duration_s(self) -> float:
         return sum(s.duration_s for s in self.steps)
-
-    @classmethod
-    def from_manifest(cls, data: Mapping[str, Any]) -> RunPlan:
-        """The plan recorded in a manifest (to resume it)."""
-        steps = [
-            RunStep(
-                name=s["name"],
-                tasks={h: HostTask.from_dict(t) for h, t in s["tasks"].items()},
-                tool=s.get("tool", "fio"),
-                workload=s.get("workload"),
-            )
-            for s in data["steps"]
-        ]
-        return cls(steps=tuple(steps), run_id=data["run_id"])
 
 
 def slug(text: str, limit: int = 40) -> str:
@@ -313,4 +296,57 @@ def plan_workloads(
         else:
             raise ValueError(f"tool must be 'fio' or 'vdbench', not {tool!r}")
         steps.append(RunStep(name=w.name, tasks=tasks, tool=tool, workload=spec))
-    return RunPlan(steps=tuple(steps), run_id=run_id or "")
+    options = {"tool": tool, "max_iops": max_iops, "timeout_s": timeout_s}
+    return RunPlan(steps=tuple(steps), run_id=run_id or "", options=options)
+
+
+def plan_from_manifest(data: Mapping[str, Any], inventory: Any) -> RunPlan:
+    """The plan of a recorded run, made again from its workload specs and `inventory`.
+
+    Commands and files are rendered anew, so an edited manifest cannot make the hosts run
+    anything but the benchmark tool, and corrected addresses or mount points in the inventory
+    take effect.
+
+    Parameters
+    ----------
+    data : mapping
+        A run manifest (:class:`~anfperf.runner.manifest.Manifest` ``.data``).
+    inventory : anfperf.runner.Inventory
+        Must hold every host of the run.
+
+    Raises
+    ------
+    anfperf.AnfperfError
+        A step has no workload spec (a hand-made plan: pass the plan itself to resume it), the
+        inventory lacks a host of the run, or the specs are not valid workloads.
+    """
+    from anfperf.workloads import Workload
+
+    run_id = str(data.get("run_id"))
+    options = dict(data.get("plan_options") or {})
+    tool = options.pop("tool", None)
+    steps = data.get("steps") or []
+    if tool not in ("fio", "vdbench") or any(not s.get("workload") for s in steps):
+        raise AnfperfError(
+            f"run {run_id} was not made from workloads: anfperf does not run commands read "
+            "from a manifest; resume it with the plan it was made from (resume_run(..., plan=))"
+        )
+    hosts = list(data.get("hosts") or [])
+    lacking = [h for h in hosts if h not in inventory.names]
+    if lacking:
+        raise AnfperfError(
+            f"run {run_id} ran on {', '.join(hosts)}; the inventory {inventory.source} lacks "
+            f"{', '.join(lacking)}"
+        )
+    workloads = [Workload.from_dict(s["workload"]) for s in steps]
+    plan = plan_workloads(
+        workloads, inventory.select(hosts), tool=tool, run_id=run_id,
+        max_iops=options.get("max_iops"), timeout_s=options.get("timeout_s"),
+    )  # fmt: skip
+    for old, new in zip(steps, plan.steps, strict=True):
+        if sorted(old["tasks"]) != sorted(new.tasks):
+            raise AnfperfError(
+                f"run {run_id}: step {new.name} ran on {sorted(old['tasks'])}, the inventory "
+                f"now gives {sorted(new.tasks)}"
+            )
+    return plan

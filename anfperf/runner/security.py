@@ -58,6 +58,45 @@ done
 """
 
 
+#: Makes a private work folder below the base folder $0 and prints its path: the base must be
+#: a real folder (not a link) of this user, or of root and not writable by others unless sticky
+#: like /tmp, so that nobody else can swap the folder for a link; the work folder itself gets an
+#: unpredictable name and mode 0700 (``mktemp -d``). Exit 3 with the reason on stderr otherwise.
+_WORKDIR_SCRIPT = r"""
+base=$0; prefix=$1
+umask 077
+mkdir -p -- "$base" 2>/dev/null
+if [ -L "$base" ] || [ ! -d "$base" ]; then echo "$base is not a folder" >&2; exit 3; fi
+me=$(id -u); owner=$(stat -c %u -- "$base"); mode=$(stat -c %a -- "$base")
+if [ "$owner" != "$me" ] && [ "$owner" != 0 ]; then
+  echo "$base belongs to user $owner, not to $me: refusing to work in it" >&2; exit 3
+fi
+if [ "$owner" != "$me" ] && [ $(( 0$mode & 01022 )) -ne 0 ] && [ $(( 0$mode & 01000 )) -eq 0 ]; then
+  echo "$base can be changed by other users: refusing to work in it" >&2; exit 3
+fi
+mktemp -d -- "$base/$prefix.XXXXXXXXXX"
+"""
+
+
+def workdir_command(base: str, prefix: str) -> str:
+    """The command line that makes a private work folder below `base` and prints its path.
+
+    Parameters
+    ----------
+    base : str
+        Absolute folder on the host (e.g. ``/tmp/anfperf``); made when missing (mode 0700).
+    prefix : str
+        Start of the folder's name (a checked name such as ``<run_id>.<host>``); random
+        characters follow, so other users cannot plant a folder or link there in advance.
+    """
+    return f"sh -c {quote(_WORKDIR_SCRIPT)} {quote(base)} {quote(check_name(prefix, 'prefix'))}"
+
+
+def remove_command(folder: str) -> str:
+    """The command line that removes a work folder made by :func:`workdir_command`."""
+    return join(["rm", "-rf", "--", folder])
+
+
 def quote(value: str | os.PathLike) -> str:
     """One shell word that stands for `value` literally."""
     return shlex.quote(os.fspath(value))

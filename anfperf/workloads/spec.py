@@ -29,7 +29,6 @@ from __future__ import annotations
 
 import dataclasses
 import difflib
-import io
 import math
 import os
 import re
@@ -41,6 +40,7 @@ from typing import IO, Any
 import yaml
 
 from anfperf.errors import AnfperfError, ParseError
+from anfperf.yamlsafe import safe_load_bounded
 
 #: I/O patterns a workload can have.
 PATTERNS = ("random", "sequential")
@@ -407,7 +407,14 @@ class Workload:
         return "-".join(parts)
 
     def replace(self, **changes: Any) -> Workload:
-        """A copy with some fields changed (validated again)."""
+        """A copy with some fields changed (validated again).
+
+        Raises
+        ------
+        WorkloadError
+            A field is unknown (with the closest known name) or its new value is not valid.
+        """
+        _check_fields(changes, self.name)
         return dataclasses.replace(self, **changes)
 
     def to_dict(self) -> dict[str, Any]:
@@ -429,16 +436,8 @@ class Workload:
             raise WorkloadError(
                 f"expected a mapping of fields, got {type(data).__name__}", workload=workload
             )
-        known = [f.name for f in dataclasses.fields(cls)]
         label = data.get("name") if isinstance(data.get("name"), str) else workload
-        for key in data:
-            if key not in known:
-                hint = difflib.get_close_matches(str(key), known, n=1)
-                raise WorkloadError(
-                    "unknown field" + (f"; did you mean {hint[0]!r}?" if hint else ""),
-                    field=str(key),
-                    workload=label,
-                )
+        _check_fields(data, label)
         for required in ("name", "pattern", "bs_kib"):
             if required not in data:
                 raise WorkloadError("is required", field=required, workload=label)
@@ -446,6 +445,19 @@ class Workload:
 
 
 # -- validation helpers -----------------------------------------------------------------------
+def _check_fields(names: Iterable[Any], workload: str | None) -> None:
+    """WorkloadError naming the first of `names` that is not a Workload field."""
+    known = [f.name for f in dataclasses.fields(Workload)]
+    for key in names:
+        if key not in known:
+            hint = difflib.get_close_matches(str(key), known, n=1)
+            raise WorkloadError(
+                "unknown field" + (f"; did you mean {hint[0]!r}?" if hint else ""),
+                field=str(key),
+                workload=workload,
+            )
+
+
 def _error(workload: str, field: str, reason: str) -> WorkloadError:
     return WorkloadError(reason, field=field, workload=workload)
 
@@ -580,7 +592,9 @@ def load_workloads(path_or_buffer: str | os.PathLike | IO[bytes] | IO[str]) -> l
     except UnicodeDecodeError as exc:
         raise WorkloadError(f"not UTF-8 text ({exc.reason})", source=source) from None
     try:
-        document = yaml.safe_load(io.StringIO(text))
+        document = safe_load_bounded(text, source)
+    except ParseError as exc:
+        raise WorkloadError(exc.reason, source=source) from None
     except yaml.MarkedYAMLError as exc:
         mark = exc.problem_mark
         raise WorkloadError(

@@ -18,7 +18,6 @@ import pytest
 from anfperf.errors import AnfperfError
 from anfperf.ingest import read_many
 from anfperf.runner import (
-    DEFAULT_WORKDIR,
     FleetProgress,
     HostTask,
     LocalConnection,
@@ -64,9 +63,17 @@ def fio_version() -> str:
     return subprocess.run(["fio", "--version"], capture_output=True, text=True).stdout.strip()
 
 
-def pid_gone(pidfile: Path) -> bool:
-    pid = int(pidfile.read_text())
-    return not Path(f"/proc/{pid}").exists()
+def procs_in(folder: str) -> list[int]:
+    """Pids of the processes working in `folder` (a task's command and what it started)."""
+    pids = []
+    for entry in os.listdir("/proc"):
+        try:
+            cwd = os.readlink(f"/proc/{entry}/cwd") if entry.isdigit() else ""
+        except OSError:
+            continue
+        if cwd.removesuffix(" (deleted)") == folder or cwd.startswith(folder + "/"):
+            pids.append(int(entry))
+    return pids
 
 
 @pytest.fixture
@@ -147,7 +154,8 @@ def test_hostile_names_and_paths_cannot_inject(ssh_fleet, tmp_path, fio_bin):
     assert stdout.parent == host_dir and stdout.name.endswith(".stdout.log")
     assert stdout.read_text().split("\0")[:-1] == hostile
     assert (host_dir / "in $(touch x) ; 'q'.txt").read_text() == "content; $(touch nothing)\n"
-    assert (Path(workdir) / plan.run_id / "vm1" / "in $(touch x) ; 'q'.txt").exists()
+    remote = Path(manifest.task(0, "vm1")["remote_dir"])  # worked in, then removed
+    assert remote.parent == Path(workdir) and not remote.exists()
 
 
 @pytest.mark.ssh
@@ -166,7 +174,7 @@ def test_a_hung_command_is_stopped_at_its_timeout(inventory, tmp_path, fio_bin):
     assert vm1["status"] == "timeout" and "timeout of 2 s" in vm1["reason"]
     assert vm2["status"] == "ok"
     # the remote fio and its job processes are gone; fio wrote its results on TERM
-    assert pid_gone(tmp_path / "wd" / plan.run_id / "vm1" / ".anfperf-step0.pid")
+    assert not procs_in(vm1["remote_dir"]) and not Path(vm1["remote_dir"]).exists()
     assert json_iops(manifest.run_dir / "vm1" / "hang.json") > 0
     assert manifest.status == "partial"
 
@@ -191,16 +199,18 @@ def test_a_host_dying_mid_run_is_recorded_and_resume_reruns_only_it(own_fleet, t
     own_fleet.servers[0].start()  # the host is back
     conns = inv.connect()
     try:
-        resumed = resume_run(manifest.run_dir, conns)
+        resumed = resume_run(manifest.run_dir, inv, plan=plan, connections=conns)
     finally:
         close_all(conns)
     assert resumed.status == "complete"
     assert resumed.task(0, "vm1")["attempts"] == 2 and resumed.task(0, "vm1")["status"] == "ok"
     assert resumed.task(0, "vm2")["attempts"] == 1  # kept, not run again
     assert json_iops(manifest.run_dir / "vm1" / "job.json") > 0
-    # the re-run used the first attempt's remote folder
-    assert (tmp_path / "wd" / plan.run_id / "vm1" / "job.json").exists()
-    assert not (Path(DEFAULT_WORKDIR) / plan.run_id).exists()
+    # each attempt had a private folder: the lost one is kept (its results never arrived),
+    # the collected one removed
+    first, second = vm1["remote_dir"], resumed.task(0, "vm1")["remote_dir"]
+    assert first != second and Path(first).parent == Path(second).parent == tmp_path / "wd"
+    assert (Path(first) / "job.fio").exists() and not Path(second).exists()
 
 
 @pytest.mark.ssh
@@ -264,7 +274,7 @@ def test_ctrl_c_stops_remote_fio_and_keeps_what_was_collected(inventory, tmp_pat
     for host in inventory.names:
         task = manifest.task(0, host)
         assert task["status"] == "interrupted" and task["collected"] == [f"{host}/long.json"], task
-        assert pid_gone(tmp_path / "wd" / plan.run_id / host / ".anfperf-step0.pid")
+        assert not procs_in(task["remote_dir"])
         assert json_iops(manifest.run_dir / host / "long.json") > 0
     with pytest.warns(UserWarning, match="terminating on signal 15"):
         frame = read_many([manifest.run_dir])  # fio wrote a line before its JSON
@@ -284,7 +294,7 @@ def test_local_executor_runs_the_same_plan(tmp_path, fio_bin):
     # a run id is used once; resuming a complete run runs nothing
     with pytest.raises(AnfperfError, match="exists"):
         run_inventory(plan, inv, tmp_path / "raw")
-    again = resume_run(manifest.run_dir, {"demo": LocalConnection("demo")})
+    again = resume_run(manifest.run_dir, inv)
     assert again.task(0, "demo")["attempts"] == 1 and again.status == "complete"
 
 
