@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 import logging
+import signal
 import sys
 import warnings
 from collections.abc import Sequence
@@ -580,6 +581,8 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
+    """The ``anfperf`` command; `argv` None means this process's command line."""
+    owns_process = argv is None
     parser = build_parser()
     args = parser.parse_args(argv)
     logging.basicConfig(
@@ -591,6 +594,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         print(f"anfperf: error: {exc}", file=sys.stderr)
         return 2
     except KeyboardInterrupt:
+        if owns_process:  # quick repeats of the Ctrl-C that stopped the run are the same press
+            signal.signal(signal.SIGINT, signal.SIG_IGN)
         print("anfperf: interrupted", file=sys.stderr)
         return 130
 

@@ -547,7 +547,10 @@ class _Runner:
         problems = [reason] if reason else []
         if result is not None:
             problems += self._save_streams(host, host_dir, names, result)
-        collected, missing, collect_error = self._collect(host, wd, task.outputs, host_dir)
+        if stop_failed:  # the host hung: nothing can be collected from it
+            collected, missing, collect_error = [], list(task.outputs), "the host is not answering"
+        else:
+            collected, missing, collect_error = self._collect(host, wd, task.outputs, host_dir)
         fields["collected"] = [f"{host}/{p}" for p in collected]
         if collect_error:
             problems.append(f"outputs not collected: {collect_error}")
@@ -828,6 +831,7 @@ def run_inventory(
     resume: bool = False,
     progress: bool = False,
     extra: Mapping[str, Any] | None = None,
+    **options: Any,
 ) -> Manifest:
     """:func:`run_plan` on an inventory's hosts, recording how each is reached and its preflight.
 
@@ -841,8 +845,8 @@ def run_inventory(
     reports : mapping, optional
         Preflight reports per host (:func:`anfperf.runner.preflight.preflight_inventory`):
         their facts, problems and warnings go into the manifest.
-    resume, progress, extra
-        As for :func:`run_plan`.
+    resume, progress, extra, **options
+        As for :func:`run_plan` (options: kill_grace_s, answer_timeout_s, prepare_timeout_s).
     """
     own = connections is None
     conns = inventory.connect() if own else connections
@@ -863,7 +867,7 @@ def run_inventory(
             workdir={h.name: h.workdir for h in inventory.hosts},
             hosts_info=hosts_info, facts=facts, resume=resume, progress=progress,
             secrets=inventory.secrets(),
-            extra={"inventory": inventory.source, **dict(extra or {})},
+            extra={"inventory": inventory.source, **dict(extra or {})}, **options,
         )  # fmt: skip
     finally:
         if own:

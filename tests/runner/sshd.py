@@ -162,6 +162,21 @@ class SshServer:
         if self.proc:
             self.proc.wait(timeout=5)
 
+    def freeze(self) -> None:
+        """The host hangs: the listener, every session and what they run stop (SIGSTOP), while
+        the kernel keeps their TCP connections open -- as a VM that stopped responding."""
+        self._signal_all(signal.SIGSTOP)
+
+    def thaw(self) -> None:
+        self._signal_all(signal.SIGCONT)
+
+    def _signal_all(self, sig: int) -> None:
+        for pid in [self.proc.pid, *self.descendants()] if self.proc else []:
+            try:
+                os.kill(pid, sig)
+            except ProcessLookupError:
+                pass
+
     def stop(self) -> None:
         if self.proc and self.proc.poll() is None:
             self.proc.terminate()
