@@ -37,6 +37,25 @@ def require(reason: str | None) -> None:
         pytest.skip(reason)
 
 
+def vdbench_launcher(value: str | None = None) -> Path:
+    """The Vdbench launcher ANFPERF_VDBENCH names: an install folder or its ``vdbench`` file.
+
+    Skips when the variable is unset (Vdbench is in no registry: CI has none); fails with what
+    is wrong when it names neither.
+    """
+    value = os.environ.get("ANFPERF_VDBENCH") if value is None else value
+    if not value:
+        pytest.skip("set ANFPERF_VDBENCH to a Vdbench install (its folder or launcher)")
+    path = Path(value)
+    launcher = path / "vdbench" if path.is_dir() else path
+    if not (launcher.is_file() and os.access(launcher, os.X_OK)):
+        pytest.fail(
+            f"ANFPERF_VDBENCH={value}: neither a Vdbench folder holding an executable 'vdbench' "
+            "nor that launcher itself"
+        )
+    return launcher
+
+
 @pytest.fixture(scope="session")
 def fio_bin() -> str:
     require(None if shutil.which("fio") else "fio is not installed (Debian package fio)")

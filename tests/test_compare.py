@@ -86,9 +86,9 @@ def test_default_runs_are_the_first_two_by_start(frame):
 @pytest.mark.parametrize("metric", ["iops", "bw_mib_s", "lat_mean_ms"])
 def test_page_cache_beats_o_direct_and_the_numbers_are_vdbench_s(frame, metric):
     table = compare.compare_runs(frame, "A-direct", "B-buffered", confidence=0.9)
-    # SD_format (the run that created the files) is A's only: left out, and said so
+    # SD_format (the pass that created A's files) is no result: not compared, not listed
     assert list(dict.fromkeys(table["workload"])) == ["RndRead", "RndMix", "SeqRead"]
-    assert table.attrs["only_a"] == ["SD_format"] and table.attrs["only_b"] == []
+    assert table.attrs["only_a"] == [] and table.attrs["only_b"] == []
     for workload, row in table[table["metric"] == metric].set_index("workload").iterrows():
         a, _ = vdbench_summary(AB / "A-direct", workload, metric)
         b, _ = vdbench_summary(AB / "B-buffered", workload, metric)
@@ -110,7 +110,7 @@ def test_two_real_rndread_runs_with_different_thread_counts(frame):
     """25 threads (RndRead) against 8 (A-direct): fewer I/Os, but each one faster."""
     table = compare.compare_runs(frame, "RndRead", "A-direct").set_index("metric")
     assert list(table["workload"]) == ["RndRead"] * 3
-    assert table.attrs["only_b"] == ["RndMix", "SeqRead", "SD_format"]
+    assert table.attrs["only_b"] == ["RndMix", "SeqRead"]
     # Vdbench threads are per SD, two SDs each: 50 against 16 I/Os in flight
     assert set(table["config_diff"]) == {"outstanding 50 vs 16"}
     for metric in ("iops", "lat_mean_ms"):
@@ -137,10 +137,7 @@ def test_a_run_against_itself_shows_no_difference(frame):
     assert (measured["diff"] == 0).all()
     assert (measured["ci_low"] == -measured["ci_high"]).all() and (measured["ci_high"] > 0).all()
     assert set(measured["verdict"]) == {"no significant difference"}
-    # SD_format has a single, warm-up interval: only its whole-run values to compare
-    formatting = table[table["workload"] == "SD_format"]
-    assert set(formatting["basis"]) == {"whole run"}
-    assert set(formatting["verdict"]) == {"insufficient data"}
+    assert "SD_format" not in set(table["workload"])  # preparation, not a result
 
 
 def test_a_change_beyond_the_noise_is_found_and_one_within_it_is_not(frame):

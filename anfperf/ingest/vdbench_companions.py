@@ -71,6 +71,8 @@ class RunDef:
     workload: str | None = None  # the rd's wd= or fwd= value as written, e.g. 'wd*'
     filesystem: bool = False  # fwd= (file system) rather than wd= (raw / block)
     n_targets: int | None = None  # SDs (raw) or FWDs (file system) the rd drives
+    #: SDs the rd drives per host, when every one of them names its host (``sd=...,host=``)
+    targets_by_host: dict[str, int] | None = None
     pattern: str | None = None  # from seekpct= / fileio= of its workloads
     read_pct: float | None = None  # from rdpct= / operation= of its FWDs
     threads: int | None = None  # rd or fwd threads=, when not a loop
@@ -180,8 +182,9 @@ def report_links(text: str, label: str) -> list[str]:
 def run_definition_links(text: str) -> list[tuple[str, str | None]]:
     """The 'Link to Run Definitions' list: one (rd name, loop text) per RD instance, in order.
 
-    Vdbench writes ``<A ...>threads For loops: threads=1</A>`` for the first instance of a name
-    and ``<A ...>threads=2</A>`` for the following for-loop instances of the same name.
+    Vdbench writes ``<A ...>threads For loops: threads=1 rdpct=100</A>`` for the first instance
+    of a name and only what changed (``<A ...>rdpct=70</A>``) for the following for-loop
+    instances of the same name: each instance gets every loop value (``threads=1 rdpct=70``).
     """
     out: list[tuple[str, str | None]] = []
     lines = text.splitlines()
@@ -203,9 +206,18 @@ def run_definition_links(text: str) -> list[tuple[str, str | None]]:
             elif name is None:
                 continue
             else:
-                loop = label
+                loop = _merge_loop(out[-1][1] if out else None, label)
             out.append((name, None if loop in ("", "None") else loop))
     return out
+
+
+def _merge_loop(previous: str | None, changed: str) -> str:
+    """The loop values of `previous` (``k=v k=v``) with those in `changed` replaced."""
+    values = dict(p.partition("=")[::2] for p in (previous or "").split() if "=" in p)
+    for part in changed.split():
+        key, _, value = part.partition("=")
+        values[key] = value
+    return " ".join(f"{k}={v}" for k, v in values.items())
 
 
 def rd_instance(line: str, seen: dict[str, int]) -> tuple[str, int] | None:
@@ -403,6 +415,12 @@ def _run_def(rd: dict[str, str], named: dict[str, dict[str, dict[str, str]]]) ->
     )
     sds = _matching(sd_patterns, list(named["sd"]))
     out.n_targets = len(sds) or None
+    hosts = [_values(named["sd"][sd].get("host", "")) for sd in sds]
+    if sds and all(hosts):
+        out.targets_by_host = {}
+        for hd in named["hd"]:
+            count = sum(any(fnmatch.fnmatchcase(hd, p) for p in h) for h in hosts)
+            out.targets_by_host[hd] = count
     return out
 
 

@@ -100,6 +100,7 @@ def explode(w: dict) -> pd.DataFrame:
             out[name] = np.zeros(m, dtype=bool)
         elif name == "lat_bins":
             out[name] = np.full(m, None, dtype=object)
+    formatting = np.array([wl == "format" for wl in w["workload"]], dtype=bool)[w["name_of"][inst]]
     out.update({
         "tool": pd.Categorical.from_codes(np.full(m, TOOLS.index("vdbench")), dtype=DTYPES["tool"]),
         "tool_version": _constant(w["tool_version"], m),
@@ -112,8 +113,9 @@ def explode(w: dict) -> pd.DataFrame:
         "direction": pd.Categorical.from_codes(codes, dtype=DTYPES["direction"]),
         "interval": _int64(np.where(w["is_summary"], np.nan, w["interval"])[idx]),
         "timestamp": pd.DatetimeIndex(w["timestamp"][idx]).tz_localize("UTC").array,
-        "is_summary": w["is_summary"][idx],
-        "is_warmup": w["is_warmup"][idx],
+        # a format pass Vdbench adds prepares files: no result, like a warm-up
+        "is_summary": w["is_summary"][idx] & ~formatting,
+        "is_warmup": w["is_warmup"][idx] | formatting,
         "pattern": pd.Categorical.from_codes(w["pattern"][idx], dtype=DTYPES["pattern"]),
         "threads": _int64(w["threads"][idx]),
         "outstanding": _int64(w["outstanding"][idx]),
@@ -205,13 +207,16 @@ def _host_wide(report: pd.DataFrame, w: dict, host: str, source: str) -> dict | 
     first = {
         k: w[k][first_row] for k in ("threads", "pattern", "read_pct", "bs_kib", "rate_limit_iops")
     }
+    # this host's SDs (threads are per SD), where the parameter file ties each SD to a host
+    targets = np.array([(t or {}).get(host, np.nan) for t in w["host_targets"]], dtype=np.float64)
+    targets = targets[w["name_of"][inst]]
     return {
         **first,
         "n": n, "inst": inst, "names": w["names"], "name_of": w["name_of"],
         "inst_step": w["inst_step"], "loops": w["loops"], "workload": w["workload"],
         "curve_pct": w["curve_pct"], "interval": ival, "is_summary": is_sum,
         "is_warmup": ~is_sum & (ival < w["avg_first"][inst]),
-        "timestamp": stamps.astype("datetime64[ns]"), "outstanding": np.full(n, np.nan),
+        "timestamp": stamps.astype("datetime64[ns]"), "outstanding": first["threads"] * targets,
         "tool_version": w["tool_version"], "host": host, "source_file": source,
         "cpu_user_pct": col("cpu_total_pct") - col("cpu_sys_pct"),
         "cpu_sys_pct": col("cpu_sys_pct"), "queue_depth": col("queue_depth"), "total": total,

@@ -60,6 +60,7 @@ from anfperf.runner.security import (
     workdir_command,
     wrap_command,
 )
+from anfperf.runner.vdbench import failure_reason as vdbench_failure
 
 log = logging.getLogger(__name__)
 
@@ -180,7 +181,7 @@ def run_plan(
         if isinstance(progress, FleetProgress):
             bar = progress
         else:
-            bar = FleetProgress(plan.hosts, plan.duration_s, disable=not progress)
+            bar = FleetProgress(plan.task_hosts, plan.duration_s, disable=not progress)
         runner = _Runner(plan, conns, manifest, run_dir, workdir, bar, secrets, facts)
         runner.kill_grace_s, runner.answer_timeout_s = kill_grace_s, answer_timeout_s
         runner.prepare_timeout_s = prepare_timeout_s
@@ -268,6 +269,15 @@ class _RunLock:
 
 def _raise_stopped(signum: int, frame: Any) -> None:
     raise Stopped(signal.Signals(signum).name)
+
+
+def _exit_reason(result: Any, secrets: Iterable[str]) -> str | None:
+    """'exit code N: <last line it printed>' for a command that failed, else None."""
+    if result is None or result.exited in (0, -1):
+        return None
+    last = (result.stderr or result.stdout or "").strip().splitlines()
+    tail = f": {redact(last[-1], secrets)[:300]}" if last else ""
+    return f"exit code {result.exited}{tail}"
 
 
 @contextlib.contextmanager
@@ -358,7 +368,8 @@ def _new_manifest(
             }  # fmt: skip
         steps.append(
             {"name": step.name, "tool": step.tool, "workload": step.workload,
-             "duration_s": step.duration_s, "start_skew_s": None, "tasks": tasks}
+             "duration_s": step.duration_s, "start_skew_s": None, "tasks": tasks,
+             "reaches": list(step.reaches)}
         )  # fmt: skip
     return {
         "manifest_version": MANIFEST_VERSION,
@@ -552,6 +563,14 @@ class _Runner:
         else:
             collected, missing, collect_error = self._collect(host, wd, task.outputs, host_dir)
         fields["collected"] = [f"{host}/{p}" for p in collected]
+        if step.tool == "vdbench" and problems and reason == _exit_reason(result, self.secrets):
+            # Vdbench's own messages, not the last line of its Java stack trace
+            said = vdbench_failure(
+                f"{result.stdout or ''}\n{result.stderr or ''}",
+                [host_dir / o for o in task.outputs],
+            )
+            if said:
+                problems[0] = f"exit code {result.exited}: {redact(said, self.secrets)}"
         if collect_error:
             problems.append(f"outputs not collected: {collect_error}")
             if status == "ok":
@@ -675,9 +694,7 @@ class _Runner:
         if result.exited == -1:  # the channel closed without an exit status
             return "lost", "connection lost during the run (no exit status)"
         if result.exited != 0:
-            last = (result.stderr or result.stdout or "").strip().splitlines()
-            tail = f": {redact(last[-1], self.secrets)[:300]}" if last else ""
-            return "failed", f"exit code {result.exited}{tail}"
+            return "failed", _exit_reason(result, self.secrets)
         return "ok", None
 
     def _save_streams(self, host: str, host_dir: Path, names, result) -> list[str]:

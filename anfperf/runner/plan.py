@@ -98,17 +98,22 @@ class RunStep:
         'fio' or 'vdbench' (or another program).
     workload : dict, optional
         The workload's specification, recorded in the manifest.
+    reaches : sequence of str
+        Hosts the tool drives itself, without a task of their own (Vdbench's slaves, which
+        its master starts over SSH): checked by preflight and recorded with the run.
     """
 
     name: str
     tasks: Mapping[str, HostTask]
     tool: str = "fio"
     workload: Mapping[str, Any] | None = None
+    reaches: tuple[str, ...] = ()
 
     def __post_init__(self) -> None:
         if not self.tasks:
             raise ValueError(f"step {self.name!r} has no hosts")
-        for host in self.tasks:
+        object.__setattr__(self, "reaches", tuple(self.reaches))
+        for host in (*self.tasks, *self.reaches):
             check_name(host, "host name")
 
     @property
@@ -157,10 +162,18 @@ class RunPlan:
 
     @property
     def hosts(self) -> list[str]:
+        """Every host of the run: those with tasks, then those the tools reach themselves."""
         names: dict[str, None] = {}
         for step in self.steps:
             names.update(dict.fromkeys(step.tasks))
+        for step in self.steps:
+            names.update(dict.fromkeys(step.reaches))
         return list(names)
+
+    @property
+    def task_hosts(self) -> list[str]:
+        """The hosts that run a task of their own."""
+        return list({h: None for step in self.steps for h in step.tasks})
 
     @property
     def duration_s(self) -> float:
@@ -222,9 +235,16 @@ def fio_task(
     )
 
 
-def expected_duration_s(workload: Any) -> float:
-    """Planned run time of a workload: every load point's warm-up and measured time [s]."""
-    return float(len(workload.points()) * (workload.warmup_s + workload.duration_s))
+def expected_duration_s(workload: Any, tool: str = "fio") -> float:
+    """Planned run time of a workload: every load point's warm-up and measured time [s].
+
+    Vdbench runs a load curve (``iorate=curve``) after a run at the maximum rate, once per
+    thread count and read share: that run counts too.
+    """
+    runs = len(workload.points())
+    if tool == "vdbench" and workload.rate_kind == "curve":
+        runs += runs // len(workload.rate)
+    return float(runs * (workload.warmup_s + workload.duration_s))
 
 
 def plan_workloads(
@@ -263,7 +283,7 @@ def plan_workloads(
         raise ValueError("no hosts")
     steps = []
     for w in workloads:
-        duration = expected_duration_s(w)
+        duration = expected_duration_s(w, tool)
         spec = w.to_dict()
         if tool == "fio":
             tasks = {}
@@ -277,11 +297,11 @@ def plan_workloads(
                 )
         elif tool == "vdbench":
             master = hosts[0]
-            remote = [h.hostname for h in hosts] if len(hosts) > 1 else None
             vdbench = master.vdbench or "vdbench"
             parm = render_vdbench(
-                w, list(master.volumes.values()), remote, user=master.user if remote else None,
-                vdbench_dir=posixpath.dirname(vdbench) or None if remote else None,
+                w, list(master.volumes.values()), _vdbench_hosts(hosts),
+                user=master.user if len(hosts) > 1 else None,
+                vdbench_dir=posixpath.dirname(vdbench) or None if len(hosts) > 1 else None,
             )  # fmt: skip
             stem = slug(w.name)
             tasks = {
@@ -295,9 +315,28 @@ def plan_workloads(
             }
         else:
             raise ValueError(f"tool must be 'fio' or 'vdbench', not {tool!r}")
-        steps.append(RunStep(name=w.name, tasks=tasks, tool=tool, workload=spec))
+        reaches = tuple(h.name for h in hosts[1:]) if tool == "vdbench" else ()
+        steps.append(RunStep(name=w.name, tasks=tasks, tool=tool, workload=spec, reaches=reaches))
     options = {"tool": tool, "max_iops": max_iops, "timeout_s": timeout_s}
     return RunPlan(steps=tuple(steps), run_id=run_id or "", options=options)
+
+
+def _vdbench_hosts(hosts: Sequence[Any]) -> list[Any] | None:
+    """hd= lines for a multi-host Vdbench run: inventory names, addresses, mount points."""
+    from anfperf.workloads import VdbenchHost, WorkloadError
+
+    if len(hosts) < 2:
+        return None  # one host: Vdbench runs there without hd= lines
+    out = []
+    for h in hosts:
+        try:
+            out.append(VdbenchHost(
+                name=h.name, system=h.hostname, volumes=tuple(h.volumes.values()), user=h.user,
+                vdbench_dir=posixpath.dirname(h.vdbench) or None if h.vdbench else None,
+            ).checked())  # fmt: skip
+        except WorkloadError as exc:
+            raise AnfperfError(f"host {h.name}: not usable in a Vdbench run: {exc}") from None
+    return out
 
 
 def plan_from_manifest(data: Mapping[str, Any], inventory: Any) -> RunPlan:

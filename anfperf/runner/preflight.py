@@ -61,7 +61,7 @@ class HostReport:
         fio_version                  e.g. 'fio-3.33'; None when fio is missing
         java_version                 e.g. '17.0.15'; None when java is missing
         vdbench_path                 the launcher found (None: missing)
-        vdbench_version              'vdbench50407' when its path tells, else 'present'
+        vdbench_version              e.g. 'vdbench50405', from its install (else 'present')
         setsid                       util-linux setsid present (needed to stop runs)
         mounts                       NFS mounts: mount_point, source, fstype, options and
                                      vers, nconnect, rsize [B], wsize [B], nocto,
@@ -110,7 +110,11 @@ def preflight_script(
         "s meminfo; grep -E '^MemTotal:' /proc/meminfo",
         "s fio; have fio && fio --version 2>&1",
         "s java; have java && java -version 2>&1",
-        f"s vdbench; v={vdb}; if have \"$v\"; then command -v \"$v\"; fi",
+        # the version is in the jar (unzip) and the install's readme.txt, next to the launcher
+        f"s vdbench; v={vdb}; if have \"$v\"; then p=$(command -v \"$v\"); printf '%s\\n' \"$p\"; "
+        "d=$(dirname -- \"$(readlink -f -- \"$p\" 2>/dev/null || printf '%s' \"$p\")\"); "
+        "{ unzip -p \"$d/vdbench.jar\" Vdb/Dist.class 2>/dev/null; cat \"$d/readme.txt\" 2>/dev/null; } "
+        "| grep -a -o -m1 'vdbench[0-9][0-9][0-9][0-9]*' | head -n1; fi",
         "s setsid; have setsid && echo yes",
         "s mounts; cat /proc/mounts",
         # df on the nearest existing folder of the workdir, then on each volume; `timeout`
@@ -220,8 +224,10 @@ def parse_facts(text: str) -> dict[str, Any]:
     s = split_sections(text)
     fio = s.get("fio", "").strip()
     java = re.search(r'version "([^"]+)"', s.get("java", ""))
-    vdbench_path = s.get("vdbench", "").strip() or None
-    vdb_version = re.search(r"vdbench\d{3,}\w*", vdbench_path or "")
+    vdbench_lines = s.get("vdbench", "").strip().splitlines()
+    vdbench_path = vdbench_lines[0].strip() if vdbench_lines else None
+    # from the install (jar, readme), else from a versioned path such as /opt/vdbench50407
+    vdb_version = re.search(r"vdbench\d{3,}\w*", " ".join(vdbench_lines[1:2] or vdbench_lines[:1]))
     sysctl = {}
     for line in s.get("sysctl", "").splitlines():
         key, _, value = line.partition("=")

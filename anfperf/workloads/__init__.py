@@ -23,7 +23,7 @@ from anfperf.workloads.spec import (
     dump_workloads,
     load_workloads,
 )
-from anfperf.workloads.vdbench import render_vdbench
+from anfperf.workloads.vdbench import VdbenchHost, render_vdbench
 
 __all__ = [
     "CATALOGUE",
@@ -44,4 +44,5 @@ __all__ = [
     "render_files",
     "render_fio_jobfile",
     "render_vdbench",
+    "VdbenchHost",
 ]

@@ -4,9 +4,11 @@ The seed (the Azure NetApp Files performance-benchmarks article's example script
 workload pattern, one parameter file made of:
 
 - host definitions: ``hd=default,jvms=1,shell=ssh`` and one ``hd=vm<i>,system=<host>,user=root``
-  per client VM (only for multi-host runs: a single-host run has no ``hd=``);
+  per client VM (only for multi-host runs: a single-host run has no ``hd=``); a
+  :class:`VdbenchHost` keeps its own name, mount points, user and install folder;
 - storage definitions: ``sd=default,size=<file size>`` and one
-  ``sd=sd-<vm>-<vol>,host=vm<vm>,lun=<mount>/file-<vm>-<vol>,openflags=o_direct`` per VM x volume;
+  ``sd=sd-<vm>-<vol>,host=<its hd>,lun=<mount>/file-<vm>-<vol>,openflags=o_direct`` per VM x
+  volume, on that host's own mount points;
 - one workload definition ``wd=<name>,sd=sd*,rdpct=..,seekpct=100|0|eof,xfersize=..``;
 - run defaults ``rd=default,warmup=..,elapsed=..,interval=..,iorate=..`` and one ``rd=`` per run
   (``rd=<name>,wd=<name>,sd=("sd*"),threads=..``).
@@ -18,12 +20,13 @@ from __future__ import annotations
 
 import logging
 from collections.abc import Sequence
+from dataclasses import dataclass
 
 from anfperf.workloads.spec import (
     RATE_MAX,
     Workload,
     WorkloadError,
-    check_hosts,
+    check_host,
     check_name,
     check_path,
     check_paths,
@@ -40,6 +43,56 @@ HOST_LABEL = "vm{}"
 #: Storage definition name and file name of client *vm* on volume *vol* (both 1-based).
 SD_NAME = "sd-{vm}-{vol}"
 LUN_FILE = "file-{vm}-{vol}"
+
+
+@dataclass(frozen=True)
+class VdbenchHost:
+    """One client of a multi-host run, as its ``hd=`` and ``sd=`` lines name it.
+
+    Parameters
+    ----------
+    name : str
+        Its ``hd=`` name, which Vdbench's per-host reports (and so the tidy frame's ``host``
+        column) carry: the inventory's host name.
+    system : str
+        Address or DNS name the master reaches it at (``system=``).
+    volumes : sequence of str, optional
+        Its mount points; empty: the `volumes` given to :func:`render_vdbench`.
+    user : str, optional
+        Its SSH user (``user=``); default the run's.
+    vdbench_dir : str, optional
+        Its Vdbench install folder (``vdbench=``); default the run's.
+    """
+
+    name: str
+    system: str
+    volumes: tuple[str, ...] = ()
+    user: str | None = None
+    vdbench_dir: str | None = None
+
+    def checked(self) -> VdbenchHost:
+        check_name(self.name, "hosts")
+        check_host(self.system, "hosts")
+        if self.user is not None:
+            check_user(self.user)
+        if self.vdbench_dir is not None:
+            check_path(self.vdbench_dir, "vdbench_dir")
+        volumes = tuple(check_paths(self.volumes, "volumes")) if self.volumes else ()
+        return VdbenchHost(self.name, self.system, volumes, self.user, self.vdbench_dir)
+
+
+def _vdbench_hosts(hosts: Sequence[str | VdbenchHost] | None) -> list[VdbenchHost]:
+    """Checked hosts: plain addresses are named vm1, vm2 ... in order (the seed's naming)."""
+    if isinstance(hosts, str):
+        hosts = [hosts]
+    out = [
+        (h if isinstance(h, VdbenchHost) else VdbenchHost(HOST_LABEL.format(i), h)).checked()
+        for i, h in enumerate(hosts or (), 1)
+    ]
+    for what, values in (("name", [h.name for h in out]), ("address", [h.system for h in out])):
+        if len(set(values)) != len(values):
+            raise WorkloadError(f"the same host {what} is listed twice: {values}", field="hosts")
+    return out
 
 
 def _comment(text: str) -> str:
@@ -74,7 +127,7 @@ def _run_names(workload: Workload) -> list[tuple[str, tuple[int, ...]]]:
 def render_vdbench(
     workload: Workload,
     volumes: Sequence[str],
-    hosts: Sequence[str] | None = None,
+    hosts: Sequence[str | VdbenchHost] | None = None,
     *,
     user: str | None = None,
     vdbench_dir: str | None = None,
@@ -87,9 +140,10 @@ def render_vdbench(
     workload : Workload
     volumes : sequence of str
         Mount points (one sd per host x volume, ``lun=<mount>/file-<vm>-<vol>``).
-    hosts : sequence of str, optional
-        Client host names or addresses (``hd=vm<i>,system=<host>``). None or empty: a
-        single-host run on the Vdbench master, without ``hd=`` lines.
+    hosts : sequence of str or VdbenchHost, optional
+        Clients: addresses (``hd=vm<i>,system=<address>``), or :class:`VdbenchHost` with
+        their own names and mount points. None or empty: a single-host run on the Vdbench
+        master, without ``hd=`` lines.
     user : str, optional
         Remote user for ``hd=`` (the seed uses ``root``).
     vdbench_dir : str, optional
@@ -109,7 +163,7 @@ def render_vdbench(
     leaving Vdbench's default (which drops the first interval from its averages).
     """
     volumes = check_paths(volumes, "volumes")
-    hosts = check_hosts(hosts, "hosts")
+    hosts = _vdbench_hosts(hosts)
     if user is not None:
         check_user(user)
     if vdbench_dir is not None:
@@ -128,18 +182,21 @@ def render_vdbench(
         lines.append(
             _join("hd", "default", ("jvms", 1), ("shell", "ssh"), ("vdbench", vdbench_dir))
         )
-        for i, host in enumerate(hosts, 1):
-            lines.append(_join("hd", HOST_LABEL.format(i), ("system", host), ("user", user)))
+        for h in hosts:
+            lines.append(
+                _join("hd", h.name, ("system", h.system), ("user", h.user or user),
+                      ("vdbench", h.vdbench_dir if h.vdbench_dir != vdbench_dir else None))
+            )  # fmt: skip
 
     lines.append(_join("sd", "default", ("size", size_text(w.file_size_gib * 2**20))))
-    for vm in range(1, max(len(hosts), 1) + 1):
-        for vol, mount in enumerate(volumes, 1):
+    for vm, host in enumerate(hosts or [None], 1):
+        for vol, mount in enumerate(host.volumes if host and host.volumes else volumes, 1):
             lun = mount.rstrip("/") + "/" + LUN_FILE.format(vm=vm, vol=vol)
             lines.append(
                 _join(
                     "sd",
                     SD_NAME.format(vm=vm, vol=vol),
-                    ("host", HOST_LABEL.format(vm) if hosts else None),
+                    ("host", host.name if host else None),
                     ("lun", lun),
                     ("openflags", "o_direct" if w.direct else None),
                 )

@@ -152,7 +152,8 @@ def test_avg_rows_equal_summary_avg_lines(run):
     frame = read_vdbench(DATA / run)
     host = "all" if run == "MultiHostSeqMix" else "localhost"
     avg = totals(frame, host)
-    avg = avg[avg["is_summary"]]
+    avg = avg[avg["interval"].isna()]  # every avg_ row; Vdbench's format passes are no result
+    assert list(avg["is_summary"]) == list(avg["workload"] != "format")
     expected = summary_avg_lines(DATA / run / "summary.html")
     assert len(avg) == len(expected) > 0
     for (_, row), exp in zip(avg.iterrows(), expected, strict=True):
@@ -188,8 +189,11 @@ def test_warmup_flags_match_avg_range(run):
     for ((job, _step), rows), inst in zip(got, instances, strict=True):
         assert job == inst["name"]
         a, _b = inst["avg"]
-        intervals = rows[~rows["is_summary"]]
+        intervals = rows[rows["interval"].notna()]
         warm = set(intervals.loc[intervals["is_warmup"], "interval"].astype(int))
+        if job.startswith(("format_for_", "SD_format")):  # preparation: no measured interval
+            assert rows["is_warmup"].all() and not rows["is_summary"].any()
+            continue
         assert warm == {i for i in inst["intervals"] if i < a}
         assert not rows.loc[rows["is_summary"], "is_warmup"].any()
 
@@ -276,9 +280,13 @@ def test_fillwrite_seekpct_eof_is_sequential():
 
 def test_file_system_run():
     frame = read_vdbench(DATA / "FileSysSeq")
-    avg = totals(frame)[totals(frame)["is_summary"]]
-    # format runs are jobs of their own; forthreads=(2,4) gives two instances of each.
+    avg = totals(frame)[totals(frame)["interval"].isna()]
+    # format runs are jobs of their own, marked as preparation (no whole-run result);
+    # forthreads=(2,4) gives two instances of each.
     assert list(avg["job"]) == ["format_for_fsseq", "fsseq"] * 2
+    assert (
+        list(avg["is_summary"]) == [False, True] * 2 and list(avg["is_warmup"]) == [True, False] * 2
+    )
     assert list(avg["step"]) == [0, 0, 1, 1]
     assert list(avg["threads"]) == [2, 2, 4, 4]  # 'For loops: threads=N' (no flatfile column)
     assert list(avg["workload"]) == ["format", "fwdr", "format", "fwdr"]
@@ -291,6 +299,32 @@ def test_file_system_run():
     assert read_avg["iops"].item() == 194031.0
     assert read_avg["bw_mib_s"].item() == 12126.9375
     assert read_avg["lat_mean_ms"].item() == 0.0139
+
+
+def test_every_row_of_a_two_loop_sweep_carries_every_loop_value():
+    folder = DATA / "TwoLoopSweep"
+    # Vdbench lists only what changed from one run to the next
+    assert ">rdpct=70</A>" in (folder / "summary.html").read_text()
+    tot = totals(read_vdbench(folder))
+    runs = tot[tot["is_summary"]]
+    expected = ["threads=1 rdpct=100", "threads=1 rdpct=70", "threads=2 rdpct=100",
+                "threads=2 rdpct=70"]  # fmt: skip
+    assert list(runs["loop"]) == expected  # before: "rdpct=70" alone
+    assert list(runs["threads"]) == [1, 1, 2, 2] and list(runs["read_pct"]) == [100, 70, 100, 70]
+    for _, rows in tot[tot["job"] == "Mix"].groupby("step"):
+        assert rows["loop"].nunique() == 1  # interval rows too
+    fmt = tot[tot["job"] == "SD_format"]
+    assert fmt["is_warmup"].all() and not fmt["is_summary"].any()
+    assert fmt["loop"].iat[0] == "threads=2 iorate=max"
+
+
+def test_per_host_rows_carry_their_outstanding_io():
+    frame = read_vdbench(DATA / "MultiHostSeqMix")
+    runs = totals(frame)[totals(frame)["is_summary"]].set_index(["host", "threads"])
+    # threads are per SD; each host drives 2 of the 4 SDs (sd=...,host=vm1 / vm2)
+    assert runs.loc[("all", 6), "outstanding"] == 24
+    assert runs.loc[("vm1", 6), "outstanding"] == runs.loc[("vm2", 6), "outstanding"] == 12
+    assert runs.loc[("vm1", 7), "outstanding"] == 14  # before: <NA>
 
 
 def test_multi_host_rows_sum_to_all():
@@ -374,8 +408,9 @@ def test_public_v01_old_multi_host_windows():
 def test_public_v03_file_system_without_timestamp():
     frame = read_vdbench(public("v03_flatfile.html"))
     tot = totals(frame)
-    avg = tot[tot["is_summary"]]
+    avg = tot[tot["interval"].isna()]
     assert list(avg["job"]) == ["format_for_rd1", "rd1"]
+    assert list(avg["is_summary"]) == [False, True]
     assert [int(n) for n in tot.groupby("job", sort=False).size()] == [8, 31]  # avg_2-7, avg_2-30
     # tod 09:52:44.190 on summary's 'created 09:52:40 Apr 24 2017 UTC'
     assert tot.iloc[0]["timestamp"] == pd.Timestamp("2017-04-24 09:52:44.190", tz="UTC")
@@ -413,7 +448,8 @@ def test_public_v06_truncated_keeps_interval_rows():
 def test_public_v08_macos_single_space():
     frame = read_vdbench(public("v08_flatfile.html"))
     tot = totals(frame)
-    assert list(tot.loc[tot["is_summary"], "job"]) == ["SD_format", "rd1"]
+    assert list(tot.loc[tot["interval"].isna(), "job"]) == ["SD_format", "rd1"]
+    assert list(tot.loc[tot["is_summary"], "job"]) == ["rd1"]  # the format pass is no result
     assert tot.iloc[0]["loop"] == "threads=2 iorate=max"
     # 21:16:09 CST; summary: 'created 21:16:03 5月 10 2023 CST (13:16:03 5月 10 2023 UTC)'
     assert tot.iloc[0]["timestamp"] == pd.Timestamp("2023-05-10 13:16:09", tz="UTC")

@@ -30,6 +30,9 @@ def frame():
 def mixed(frame):
     """A against a copy of itself with RndRead 20 % faster and SeqRead 20 % slower."""
     a = frame[frame["run_id"] == "A-direct"]
+    # and a workload with whole-run values only (no intervals to compare)
+    whole = a[(a["job"] == "RndMix") & a["interval"].isna()]
+    a = pd.concat([a, whole.assign(job="Summed", workload="Summed")], ignore_index=True)
     factor = np.select([a["job"] == "RndRead", a["job"] == "SeqRead"], [1.2, 1 / 1.2], 1.0)
     b = a.assign(run_id="B", iops=a["iops"] * factor, bw_mib_s=a["bw_mib_s"] * factor)
     return compare.compare_runs(pd.concat([a, b]), "A-direct", "B", metrics=["iops", "bw_mib_s"])
@@ -68,8 +71,7 @@ def test_points_are_coloured_by_verdict(mixed):
     for axis in ("x", "x2"):
         by_verdict = traces(fig, axis)
         assert set(by_verdict) == set(VERDICT_COLORS)
-        # SD_format: one warm-up interval in each, whole-run values only
-        assert list(by_verdict["insufficient data"].y) == ["SD_format"]
+        assert list(by_verdict["insufficient data"].y) == ["Summed"]
         assert list(by_verdict["better"].y) == ["RndRead"]
         assert list(by_verdict["worse"].y) == ["SeqRead"]
         assert list(by_verdict["no significant difference"].y) == ["RndMix"]

@@ -35,6 +35,7 @@ from anfperf.runner import (
     run_plan,
 )
 from anfperf.workloads import get_workload
+from tests.conftest import vdbench_launcher
 
 pytestmark = pytest.mark.fio
 
@@ -334,10 +335,7 @@ def test_progress_shows_host_states_and_time_left():
 
 @pytest.mark.vdbench
 def test_vdbench_runs_locally_when_installed(tmp_path):
-    vdbench = os.environ.get("ANFPERF_VDBENCH")
-    if not vdbench:
-        pytest.skip("set ANFPERF_VDBENCH to a Vdbench launcher to run Vdbench for real")
-    launcher = Path(vdbench) / "vdbench" if Path(vdbench).is_dir() else Path(vdbench)
+    launcher = vdbench_launcher()
     inv = local_inventory([str(tmp_path)], name="demo", workdir=str(tmp_path / "wd"))
     inv = inv.select(["demo"])
     from dataclasses import replace

@@ -22,18 +22,22 @@ import time
 from pathlib import Path
 
 import pytest
+import yaml
 
 from anfperf.ingest import read_many, read_vdbench
 from anfperf.runner import (
     HostTask,
     RunPlan,
     RunStep,
+    close_all,
     load_inventory,
     plan_workloads,
+    preflight_inventory,
+    resume_run,
     run_inventory,
 )
 from anfperf.workloads import get_workload
-from tests.conftest import DATA, DROP_CAPS
+from tests.conftest import DATA, DROP_CAPS, vdbench_launcher
 from tests.runner.netns import (
     ETC_NETNS,
     NetnsFleet,
@@ -110,8 +114,8 @@ def check_multi_host_vdbench(
     frame = read_vdbench(folder)
     assert set(frame["host"]) == {"all", *hosts}
     sums = frame[frame["is_summary"] & (frame["direction"] == "total")]
-    per_host = sums[sums["host"] != "all"].groupby(["workload", "threads"])["iops"].sum()
-    everyone = sums[sums["host"] == "all"].set_index(["workload", "threads"])["iops"]
+    per_host = sums[sums["host"] != "all"].groupby(["job", "step"])["iops"].sum()
+    everyone = sums[sums["host"] == "all"].set_index(["job", "step"])["iops"]
     assert len(everyone) and per_host.to_dict() == pytest.approx(everyone.to_dict(), rel=1e-3)
 
 
@@ -185,10 +189,7 @@ def test_fio_over_ssh_on_two_namespaced_hosts(netns_fleet, tmp_path, fio_bin):
 
 @pytest.mark.vdbench
 def test_vdbench_multi_host_between_namespaces(netns_fleet, tmp_path):
-    vdbench = os.environ.get("ANFPERF_VDBENCH")
-    if not vdbench:
-        pytest.skip("set ANFPERF_VDBENCH to a Vdbench install to run a multi-host Vdbench run")
-    launcher = Path(vdbench) / "vdbench" if Path(vdbench).is_dir() else Path(vdbench)
+    launcher = vdbench_launcher()
     addr = dict(zip(["vm1", "vm2"], netns_fleet.addresses, strict=True))
     (tmp_path / "vol1").mkdir()
     inv = load_inventory(
@@ -211,6 +212,76 @@ def test_vdbench_multi_host_between_namespaces(netns_fleet, tmp_path):
     check_multi_host_vdbench(folder, addr, master=addr["vm1"], remote=["vm2"])
     frame = read_many([manifest.run_dir])
     assert set(frame["run_id"]) == {plan.run_id} and set(frame["host"]) == {"all", "vm1", "vm2"}
+
+
+@pytest.mark.vdbench
+def test_vdbench_hosts_keep_their_names_mounts_and_corrected_addresses(netns_fleet, tmp_path):
+    """Issue 9, items 9-13: inventory names (in any order) and each host's own mount points
+    reach the hd= / sd= lines and the tidy frame; every host is preflighted; a slave that
+    cannot start fails with Vdbench's reason; --resume renders the parameter file again from
+    the corrected inventory."""
+    launcher = vdbench_launcher()
+    addr = netns_fleet.addresses
+    mounts = {"client-b": tmp_path / "b", "client-a": tmp_path / "a"}
+    for folder in mounts.values():
+        folder.mkdir()
+
+    def inventory(client_a_address: str):
+        path = netns_fleet.inventory(
+            tmp_path / "inv.yml", workdir=str(tmp_path / "wd"), vdbench=str(launcher)
+        )
+        doc = yaml.safe_load(path.read_text())
+        port = doc["hosts"]["vm1"]["port"]
+        doc["hosts"] = {  # listed in reverse order of their names; client-b is the master
+            "client-b": {"hostname": addr[1], "port": port, "volumes": {"v": str(mounts["client-b"])}},
+            "client-a": {"hostname": client_a_address, "port": port,
+                         "volumes": {"v": str(mounts["client-a"])}},
+        }  # fmt: skip
+        path.write_text(yaml.safe_dump(doc, sort_keys=False))
+        return load_inventory(path)
+
+    # client-a at the bridge's address, where nothing listens on port 22
+    wrong = inventory(netns_fleet.gateway)
+    sweep = tiny(duration_s=2, interval_s=1, threads=(1, 2), read_pct=(100, 70), run_name="{name}")
+    plan = plan_workloads([sweep], wrong, tool="vdbench", run_id="names")
+    assert plan.hosts == ["client-b", "client-a"] and plan.steps[0].reaches == ("client-a",)
+    parm = plan.steps[0].tasks["client-b"].files["RndRead.parm"]
+    assert f"hd=client-a,system={netns_fleet.gateway}" in parm
+    assert f"sd=sd-2-1,host=client-a,lun={mounts['client-a']}/file-2-1" in parm
+    # every host is preflighted, the slave too (before: only the master)
+    conns = wrong.connect()
+    try:
+        reports = preflight_inventory(wrong.select(plan.hosts), conns, tool="vdbench")
+    finally:
+        close_all(conns)
+    assert reports["client-b"].ok and reports["client-b"].facts["vdbench_version"] == "vdbench50405"
+    assert "connection refused" in reports["client-a"].problems[0].lower()
+    manifest = run_inventory(plan, wrong, tmp_path / "raw")
+    task = manifest.task(0, "client-b")
+    assert task["status"] == "failed" and task["exit_code"] == 157
+    # before: "exit code 157: at Vdb.SlaveStarter.run(SlaveStarter.java:47)"
+    assert "Slave client-a-0 prematurely terminated: ssh: connect to host" in task["reason"]
+    assert "Connection refused" in task["reason"] and "Vdb." not in task["reason"]
+
+    # the address corrected in the inventory takes effect on --resume
+    manifest = resume_run(manifest.run_dir, inventory(addr[0]))
+    task = manifest.task(0, "client-b")
+    assert manifest.status == "complete", manifest.failures()
+    assert f"hd=client-a,system={addr[0]}" in task["files"]["RndRead.parm"]
+    folder = manifest.run_dir / "client-b" / "RndRead"
+    hosts = {"client-b": addr[1], "client-a": addr[0]}
+    check_multi_host_vdbench(folder, hosts, master=addr[1], remote=["client-a"])
+    assert sorted(p.name for p in mounts["client-b"].iterdir()) == ["file-1-1"]
+    assert sorted(p.name for p in mounts["client-a"].iterdir()) == ["file-2-1"]
+    frame = read_many([manifest.run_dir])
+    assert set(frame["host"]) == {"all", "client-a", "client-b"}  # before: vm1, vm2
+    runs = frame[frame["is_summary"] & (frame["direction"] == "total")]
+    assert set(runs["loop"]) == {"threads=1 rdpct=100", "threads=1 rdpct=70",
+                                 "threads=2 rdpct=100", "threads=2 rdpct=70"}  # fmt: skip
+    per_host = runs[runs["host"] != "all"]
+    assert (per_host["outstanding"] == per_host["threads"]).all()  # one SD each
+    total = runs[runs["host"] == "all"]
+    assert (total["outstanding"] == 2 * total["threads"]).all()
 
 
 def test_multi_host_checks_hold_for_a_real_vdbench_run():

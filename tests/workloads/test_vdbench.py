@@ -18,14 +18,13 @@ absent ``interval`` is Vdbench's default of 1 second, and an rd's ``sd=`` that r
 
 from __future__ import annotations
 
-import os
 import re
 import subprocess
 
 import pytest
 
 from anfperf.workloads import CATALOGUE, WorkloadError, render_vdbench
-from tests.conftest import CORPUS, require_corpus
+from tests.conftest import CORPUS, require_corpus, vdbench_launcher
 
 PARM = CORPUS / "vdbench" / "parm"
 
@@ -320,9 +319,7 @@ def test_description_cannot_break_out_of_a_comment():
 # -- real Vdbench, when the user has one ---------------------------------------------------------
 @pytest.mark.vdbench
 def test_rendered_file_runs_in_real_vdbench(tmp_path):
-    home = os.environ.get("ANFPERF_VDBENCH")
-    if not home:
-        pytest.skip("ANFPERF_VDBENCH does not name a Vdbench install")
+    launcher = vdbench_launcher()
     mounts = [tmp_path / "vdb1", tmp_path / "vdb2"]
     for m in mounts:
         m.mkdir()
@@ -333,7 +330,7 @@ def test_rendered_file_runs_in_real_vdbench(tmp_path):
     parm.write_text(render_vdbench(w, [str(m) for m in mounts]))
     out = tmp_path / "out"
     proc = subprocess.run(
-        [os.path.join(home, "vdbench"), "-f", str(parm), "-o", str(out)],
+        [str(launcher), "-f", str(parm), "-o", str(out)],
         capture_output=True,
         text=True,
         timeout=120,
