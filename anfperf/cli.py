@@ -13,6 +13,17 @@ from anfperf import __version__
 from anfperf.errors import AnfperfError
 
 
+def _positive(text: str) -> float:
+    """argparse type: a finite number above zero."""
+    try:
+        value = float(text)
+    except ValueError:
+        value = float("nan")
+    if not 0 < value < float("inf"):
+        raise argparse.ArgumentTypeError(f"not a positive number: {text!r}")
+    return value
+
+
 def _ingest(args: argparse.Namespace) -> int:
     from anfperf.ingest import read_many
     from anfperf.store import save_frame
@@ -20,7 +31,7 @@ def _ingest(args: argparse.Namespace) -> int:
 
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
-        frame = read_many(args.paths, run_id=args.run_id, errors="warn")
+        frame = read_many(args.paths, run_id=args.run_id, errors="warn", max_mib=args.max_file_mib)
     for w in caught:
         print(f"anfperf: warning: {w.message}", file=sys.stderr)
     skipped = sum(str(w.message).startswith("skipped ") for w in caught)
@@ -43,8 +54,6 @@ def _ingest(args: argparse.Namespace) -> int:
 
 
 def _demo(args: argparse.Namespace) -> int:
-    import signal
-
     from anfperf.demo import run_demo
 
     # a kill (not only Ctrl-C) still removes the demo's temporary files
@@ -443,6 +452,11 @@ def build_parser() -> argparse.ArgumentParser:
     ingest.add_argument(
         "--max-rows", type=int, metavar="N", help="summary rows shown at most (default: all)"
     )
+    ingest.add_argument(
+        "--max-file-mib", type=_positive, metavar="MIB",
+        help="largest file read, stored or decompressed (default: 256; a larger one is skipped "
+        "with a warning)",
+    )  # fmt: skip
     ingest.set_defaults(func=_ingest)
 
     demo = sub.add_parser(

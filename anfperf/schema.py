@@ -68,6 +68,9 @@ COLUMNS: list[tuple[str, str | pd.CategoricalDtype, str, str]] = [
     ("cpu_user_pct", "float64", "%", "client CPU in user mode"),
     ("cpu_sys_pct", "float64", "%", "client CPU in the kernel"),
     ("error", "Int64", "", "tool's error code for the job (fio 'error'); 0 = none"),
+    ("interrupted", "bool", "", "the run was stopped before its planned end (its runner task "
+                                "interrupted or timed out; fio 'terminating on signal'): the "
+                                "numbers cover less than planned"),
     ("lat_bins", "object", "ns", "latency histogram {'ns': [...], 'count': [...]} (fio json+), "
                                  "merged, never averaged, when rows are combined"),
 ]
@@ -131,6 +134,9 @@ def conform(frame: pd.DataFrame) -> pd.DataFrame:
                 col = pd.to_numeric(col, errors="raise").astype("float64")
         elif dtype == "Int64" and col.dtype == object:
             col = pd.to_numeric(col, errors="raise").astype("Int64")
+        elif dtype == "bool" and col.dtype != bool:
+            # a flag some rows lack (NaN, None) is unset, not True as astype(bool) would make it
+            col = col.astype("boolean").fillna(False).astype(bool)
         else:
             col = col.astype(dtype)
         out[name] = col

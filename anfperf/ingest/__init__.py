@@ -7,19 +7,21 @@ exported too. The frame's columns are documented in :mod:`anfperf.schema`.
 
 from __future__ import annotations
 
+import gzip
 import io
 import logging
 import os
 import re
 import warnings
+import zlib
 from collections.abc import Iterable
 from typing import Literal
 
 import pandas as pd
 
 from anfperf.errors import ParseError
-from anfperf.ingest._frame import finalize, label_local_host, run_origin
-from anfperf.ingest._source import GZIP_MAGIC, read_bytes
+from anfperf.ingest._frame import finalize, flag_stopped, label_local_host, run_origin
+from anfperf.ingest._source import GZIP_MAGIC, input_limit, printable_path, read_bytes
 from anfperf.ingest.combine import add_totals, combine, percentiles_from_bins
 from anfperf.ingest.diskspd import read_diskspd_xml
 from anfperf.ingest.fio_json import _parse_fio_json, read_fio_json
@@ -69,12 +71,13 @@ def detect_format(path_or_bytes: str | os.PathLike | bytes, *, source: str | Non
         The content is none of the formats anfperf reads.
     """
     if isinstance(path_or_bytes, str | os.PathLike):
-        source = os.fspath(path_or_bytes)
-        if os.path.isdir(source):
-            if os.path.isfile(os.path.join(source, "flatfile.html")):
+        path = os.fspath(path_or_bytes)
+        source = printable_path(path)
+        if os.path.isdir(path):
+            if os.path.isfile(os.path.join(path, "flatfile.html")):
                 return "vdbench"
             raise ParseError(source, "folder without a Vdbench flatfile.html")
-        head = _head(source)
+        head = _head(path)
     else:
         head = path_or_bytes[:_SNIFF_BYTES]
     source = source or "<bytes>"
@@ -103,16 +106,25 @@ def _head(path: str) -> bytes:
     try:
         with open(path, "rb") as fh:
             head = fh.read(_SNIFF_BYTES)
+            if head[:2] == GZIP_MAGIC:  # decompress the beginning only (a bomb stays small)
+                fh.seek(0)
+                try:
+                    with gzip.GzipFile(fileobj=fh) as gz:
+                        head = gz.read(_SNIFF_BYTES)
+                except (EOFError, zlib.error, gzip.BadGzipFile) as exc:
+                    raise ParseError(printable_path(path), f"damaged gzip data: {exc}") from None
+    except IsADirectoryError:
+        raise ParseError(printable_path(path), "is a folder, not a file") from None
     except FileNotFoundError:
-        raise ParseError(path, "no such file") from None
+        raise ParseError(printable_path(path), "no such file") from None
     except OSError as exc:
-        raise ParseError(path, f"cannot be read: {exc.strerror or exc}") from None
-    if head[:2] == GZIP_MAGIC:
-        head = read_bytes(path)[0][:_SNIFF_BYTES]
+        raise ParseError(printable_path(path), f"cannot be read: {exc.strerror or exc}") from None
     return head
 
 
-def read(path: str | os.PathLike, *, run_id: str | None = None) -> pd.DataFrame:
+def read(
+    path: str | os.PathLike, *, run_id: str | None = None, max_mib: float | None = None
+) -> pd.DataFrame:
     """Read one benchmark output, whatever its format.
 
     A Vdbench output folder (one holding flatfile.html) is read as one run; any other folder is
@@ -125,14 +137,18 @@ def read(path: str | os.PathLike, *, run_id: str | None = None) -> pd.DataFrame:
         File (plain or gzip-compressed) or folder.
     run_id : str, optional
         Run identifier for every row; derived from the path when not given.
+    max_mib : float, optional
+        Largest file read [MiB], stored or decompressed; default
+        :data:`anfperf.ingest._source.MAX_INPUT_MIB`.
     """
     path = os.fspath(path)
     if os.path.isdir(path) and not os.path.isfile(os.path.join(path, "flatfile.html")):
-        return read_many([path], run_id=run_id)
-    fmt = detect_format(path)
-    if fmt == "fio_log":
-        return read_fio_log(path)
-    return _READERS[fmt](path, run_id=run_id)
+        return read_many([path], run_id=run_id, max_mib=max_mib)
+    with input_limit(max_mib):
+        fmt = detect_format(path)
+        if fmt == "fio_log":
+            return read_fio_log(path)
+        return _READERS[fmt](path, run_id=run_id)
 
 
 _READERS = {"fio_json": read_fio_json, "vdbench": read_vdbench, "diskspd": read_diskspd_xml}
@@ -185,6 +201,7 @@ def read_many(
     *,
     run_id: str | None = None,
     errors: Literal["raise", "warn"] = "raise",
+    max_mib: float | None = None,
 ) -> pd.DataFrame:
     """Read many outputs into one tidy frame.
 
@@ -199,12 +216,22 @@ def read_many(
     errors : {'raise', 'warn'}
         What to do with a file that cannot be read: raise its :class:`anfperf.ParseError`, or
         warn and go on with the others (the frame then holds every file that could be read).
+    max_mib : float, optional
+        Largest file read [MiB], stored or decompressed (a larger one is an error of that
+        file); default :data:`anfperf.ingest._source.MAX_INPUT_MIB`.
 
     Returns
     -------
     pandas.DataFrame
         The tidy frame; `run_id` and `source_file` tell the rows' origins.
     """
+    with input_limit(max_mib):
+        return _read_many(paths, run_id, errors)
+
+
+def _read_many(
+    paths: Iterable[str | os.PathLike], run_id: str | None, errors: Literal["raise", "warn"]
+) -> pd.DataFrame:
     fio_rows: list[dict] = []
     frames: list[pd.DataFrame] = []
     origins: dict = {}  # folder -> (run id, host) from a runner manifest, looked up once
@@ -214,25 +241,27 @@ def read_many(
         message = f"{folder}: cannot be read ({reason})"
         if errors == "raise":
             raise ParseError(folder, f"cannot be read ({reason})")
-        warnings.warn(f"skipped {message}", stacklevel=2)
+        warnings.warn(f"skipped {message}", stacklevel=3)
     for path in found:
         try:
-            if os.path.isdir(path):
-                fmt = detect_format(path)  # a Vdbench run folder
-            else:
+            # the format from the first bytes: a file that is no result is never read whole
+            fmt = detect_format(path)
+            if fmt in ("fio_json", "diskspd"):
                 data, source = read_bytes(path)
-                fmt = detect_format(data, source=source)
             if fmt == "fio_json":
                 # fio JSON is the many-small-files case: gather plain rows and build one frame.
                 rows = _parse_fio_json(data, source)
-                own_run_id, host = run_origin(source, origins)
-                label_local_host(rows, host)
+                origin = run_origin(source, origins)
+                label_local_host(rows, origin.host)
+                flag_stopped(rows, source, origin.stopped)
                 for row in rows:
                     row["source_file"] = source
-                    row["run_id"] = run_id or own_run_id
+                    row["run_id"] = run_id or origin.run_id
                 fio_rows.extend(rows)
             elif fmt == "fio_log":
-                raise ParseError(path, "is a fio log, not a result: read it with read_fio_log()")
+                raise ParseError(
+                    printable_path(path), "is a fio log, not a result: read it with read_fio_log()"
+                )
             elif fmt == "diskspd":
                 # already in memory: hand the bytes over rather than reading the file again
                 buffer = io.BytesIO(data)
@@ -243,7 +272,7 @@ def read_many(
         except ParseError as exc:
             if errors == "raise":
                 raise
-            warnings.warn(f"skipped {exc}", stacklevel=2)
+            warnings.warn(f"skipped {exc}", stacklevel=3)
     if fio_rows:
         frames.insert(0, finalize(fio_rows, source="<many>"))
     if not frames:

@@ -4,7 +4,9 @@ from __future__ import annotations
 
 import json
 import logging
+import warnings
 from pathlib import Path
+from typing import NamedTuple
 
 import pandas as pd
 
@@ -21,14 +23,29 @@ _GENERIC_NAMES = {
 _SUFFIXES = (".gz", ".json", ".html", ".xml", ".txt", ".log", ".csv")
 
 
-def run_origin(source: str, cache: dict | None = None) -> tuple[str, str | None]:
+class Origin(NamedTuple):
+    """Where a file's rows come from: run id, host (None: unknown), and why the run stopped
+    early (None: it did not, or nothing says so)."""
+
+    run_id: str
+    host: str | None = None
+    stopped: str | None = None
+
+
+#: Task states of the runner that mean the tool was stopped before its planned end.
+_STOPPED = ("interrupted", "timeout")
+
+
+def run_origin(source: str, cache: dict | None = None) -> Origin:
     """The run id of a file and, in the runner's layout, the host whose folder holds it.
 
     anfperf's runner writes ``data/raw/<run_id>/manifest.json`` and collects each host's
     outputs into ``<run_id>/<host>/``: a manifest found up to three folders above the file gives
-    the run id, and the folder right below it the host (only if the manifest lists that host).
-    Otherwise a Vdbench output folder (fixed file names inside) gives its folder name, and any
-    other file its name without suffixes; the host is then unknown (None).
+    the run id, the folder right below it the host (only if the manifest lists that host), and
+    the state of the task that collected the file (interrupted or timed out: ``stopped``). A
+    manifest that cannot be read leaves the folder layout to go by, with a warning. Otherwise
+    a Vdbench output folder (fixed file names inside) gives its folder name, and any other file
+    its name without suffixes; the host is then unknown (None).
 
     Parameters
     ----------
@@ -41,37 +58,80 @@ def run_origin(source: str, cache: dict | None = None) -> tuple[str, str | None]
     path = Path(source)
     folder = str(path.parent)
     if cache is not None and folder in cache:
-        origin = cache[folder]
+        found = cache[folder]
     else:
-        origin = _manifest_origin(path)
+        found = _find_manifest(path)
         if cache is not None:
-            cache[folder] = origin
-    if origin is not None:
-        return origin
+            cache[folder] = found
+    if found is not None:
+        return _manifest_origin(path, *found)
     name = path.name
     if name in _GENERIC_NAMES or name.endswith(".histogram.html"):
-        return path.parent.name or name, None
+        return Origin(path.parent.name or name)
     while name.endswith(_SUFFIXES) and "." in name:
         name = name.rsplit(".", 1)[0]
-    return name or source, None
+    return Origin(name or source)
 
 
-def _manifest_origin(path: Path) -> tuple[str, str | None] | None:
+def _find_manifest(path: Path) -> tuple[int, dict | None] | None:
+    """(depth of the manifest above `path`, its content or None when unreadable), or None."""
     for depth, parent in enumerate(list(path.parents)[:3]):
         manifest = parent / "manifest.json"
         if not manifest.is_file():
             continue
         try:
             doc = json.loads(manifest.read_text())
-            run_id, hosts = doc.get("run_id"), doc.get("hosts") or {}
-        except (OSError, ValueError, AttributeError):
-            continue
-        if not isinstance(run_id, str) or not run_id:
-            continue
-        # path = <manifest folder>/<host>/.../<file>: the component right below the manifest
-        host = path.parents[depth - 1].name if depth > 0 else None
-        return run_id, host if isinstance(hosts, dict) and host in hosts else None
+        except (OSError, ValueError) as exc:
+            why = getattr(exc, "strerror", None) or str(exc)
+            warnings.warn(
+                f"{manifest}: cannot be read ({why}): run id and hosts of {parent} taken from "
+                "its folder layout (<run_id>/<host>/...)",
+                stacklevel=2,
+            )
+            return depth, None
+        if isinstance(doc, dict) and isinstance(doc.get("run_id"), str) and doc["run_id"]:
+            return depth, doc
     return None
+
+
+def _manifest_origin(path: Path, depth: int, doc: dict | None) -> Origin:
+    # path = <manifest folder>/<host>/.../<file>: the component right below the manifest
+    host = path.parents[depth - 1].name if depth > 0 else None
+    if doc is None:  # unreadable: the runner's layout is all there is
+        return Origin(path.parents[depth].name, host)
+    hosts = doc.get("hosts") if isinstance(doc.get("hosts"), dict) else {}
+    if host not in hosts:
+        return Origin(doc["run_id"])
+    rel = path.relative_to(path.parents[depth]).as_posix()
+    return Origin(doc["run_id"], host, _stopped(doc, rel))
+
+
+def _stopped(doc: dict, rel: str) -> str | None:
+    """Why the task that collected `rel` stopped early, if it did."""
+    for step in doc.get("steps") or []:
+        for task in (step.get("tasks") or {}).values() if isinstance(step, dict) else ():
+            collected = task.get("collected") or [] if isinstance(task, dict) else []
+            if any(rel == c or rel.startswith(f"{c}/") for c in collected if isinstance(c, str)):
+                if task.get("status") in _STOPPED:
+                    return f"{task['status']}: {task.get('reason') or 'no reason recorded'}"
+                return None
+    return None
+
+
+def flag_stopped(rows: list[dict] | pd.DataFrame, source: str, stopped: str | None) -> None:
+    """Mark rows of a run stopped before its planned end (in place), with a warning."""
+    if not stopped:
+        return
+    warnings.warn(
+        f"{source}: the run was stopped before its planned end ({stopped}): its rows are "
+        "flagged 'interrupted'",
+        stacklevel=3,
+    )
+    if isinstance(rows, pd.DataFrame):
+        rows["interrupted"] = True
+        return
+    for row in rows:
+        row["interrupted"] = True
 
 
 def label_local_host(rows: list[dict] | pd.DataFrame, host: str | None) -> None:
@@ -113,9 +173,10 @@ def finalize(
     if "source_file" not in frame.columns:
         frame["source_file"] = source
     if run_id is not None or "run_id" not in frame.columns:
-        own_run_id, host = run_origin(source)
-        frame["run_id"] = run_id if run_id is not None else own_run_id
-        label_local_host(frame, host)
+        origin = run_origin(source)
+        frame["run_id"] = run_id if run_id is not None else origin.run_id
+        label_local_host(frame, origin.host)
+        flag_stopped(frame, source, origin.stopped)
     frame = conform(frame)
     if totals:
         frame = add_totals(frame)

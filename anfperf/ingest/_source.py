@@ -2,10 +2,13 @@
 
 from __future__ import annotations
 
+import contextlib
+import contextvars
 import gzip
+import io
 import os
 import zlib
-from pathlib import Path
+from collections.abc import Iterator
 from typing import IO
 
 from anfperf.errors import ParseError
@@ -33,8 +36,42 @@ def source_name(path_or_buffer: PathOrBuffer) -> str:
     return str(getattr(path_or_buffer, "name", "<buffer>"))
 
 
+#: Largest input read by default [MiB], as stored and after gzip decompression: a hostile or
+#: mistaken file (a sparse 2 GB file, a gzip bomb) costs bounded memory and time.
+MAX_INPUT_MIB = 256
+_max_input_mib: contextvars.ContextVar[float] = contextvars.ContextVar(
+    "anfperf_max_input_mib", default=MAX_INPUT_MIB
+)
+
+
+@contextlib.contextmanager
+def input_limit(max_mib: float | None) -> Iterator[None]:
+    """Read inputs of up to `max_mib` MiB meanwhile (None: keep the current limit)."""
+    if max_mib is None:
+        yield
+        return
+    if not max_mib > 0:
+        raise ValueError(f"max_mib must be positive, got {max_mib!r}")
+    token = _max_input_mib.set(max_mib)
+    try:
+        yield
+    finally:
+        _max_input_mib.reset(token)
+
+
+def _too_big(source: str, what: str, limit_mib: float) -> ParseError:
+    return ParseError(
+        source,
+        f"{what} more than the {limit_mib:g} MiB anfperf reads by default: not a benchmark "
+        "result? (raise the limit with max_mib= / anfperf ingest --max-file-mib)",
+    )
+
+
 def read_bytes(path_or_buffer: PathOrBuffer) -> tuple[bytes, str]:
     """Read a whole input as bytes, un-gzipping when it is gzip (by content, not by name).
+
+    Inputs larger than the limit (:data:`MAX_INPUT_MIB`, see :func:`input_limit`), stored or
+    decompressed, are refused before they are read whole.
 
     Returns
     -------
@@ -43,11 +80,17 @@ def read_bytes(path_or_buffer: PathOrBuffer) -> tuple[bytes, str]:
         The file name (or the buffer's ``name``) for `source_file` and error messages.
     """
     source = source_name(path_or_buffer)
+    limit_mib = _max_input_mib.get()
+    limit = int(limit_mib * 2**20)
     try:
         if isinstance(path_or_buffer, str | os.PathLike):
-            data = Path(path_or_buffer).read_bytes()
+            with open(path_or_buffer, "rb") as fh:
+                size = os.fstat(fh.fileno()).st_size
+                if size > limit:
+                    raise _too_big(source, f"{size / 2**20:,.0f} MiB:", limit_mib)
+                data = fh.read(limit + 1)
         else:
-            data = path_or_buffer.read()
+            data = path_or_buffer.read(limit + 1)
             if isinstance(data, str):
                 data = data.encode("utf-8")
     except IsADirectoryError:
@@ -56,12 +99,22 @@ def read_bytes(path_or_buffer: PathOrBuffer) -> tuple[bytes, str]:
         raise ParseError(source, "no such file") from None
     except OSError as exc:
         raise ParseError(source, f"cannot be read: {exc.strerror or exc}") from None
+    if len(data) > limit:  # a file that grew, or a buffer
+        raise _too_big(source, "it holds", limit_mib)
     if data[:2] == GZIP_MAGIC:
-        try:
-            data = gzip.decompress(data)
-        except (OSError, EOFError, zlib.error) as exc:
-            raise ParseError(source, f"damaged gzip data: {exc}") from None
+        data = gunzip(data, source, limit)
+        if len(data) > limit:
+            raise _too_big(source, "it decompresses to", limit_mib)
     return data, source
+
+
+def gunzip(data: bytes, source: str, limit: int) -> bytes:
+    """Up to `limit` + 1 bytes of gzip data decompressed (every member), never more."""
+    try:
+        with gzip.GzipFile(fileobj=io.BytesIO(data)) as fh:
+            return fh.read(limit + 1)
+    except (OSError, EOFError, zlib.error) as exc:
+        raise ParseError(source, f"damaged gzip data: {exc}") from None
 
 
 def decode_text(data: bytes, source: str) -> str:

@@ -130,6 +130,8 @@ DEFAULT_OPTIONS: dict[str, str] = {"rw": "read", "bs": "4k", "iodepth": "1", "nu
 #: Where a fio JSON document can start: an object whose first key is one fio writes first,
 #: anywhere in the text (stray text from a shell redirect may precede it on the same line).
 _DOC_START = re.compile(r'\{\s*"(?:fio version|jobs|client_stats|global options)"')
+#: fio's message when a signal ends the run early (SIGTERM, SIGINT ...).
+_SIGNALLED = re.compile(r"terminating on signal \d+")
 #: Failed decodes a scan gives up after: each can read to the end of the file, so hostile
 #: text of many truncated objects would otherwise cost quadratic time.
 MAX_FAILED_DECODES = 64
@@ -237,6 +239,15 @@ def _parse_fio_json(data: bytes, source: str) -> list[dict]:
     if not rows:
         raise ParseError(source, f"none of the {n_entries} fio jobs did any I/O")
     _warn_outside_text(outside, source)
+    signal = next((m for chunk in outside if (m := _SIGNALLED.search(chunk))), None)
+    if signal:  # fio wrote what it had measured when it was told to stop
+        warnings.warn(
+            f"{source}: fio was stopped ({signal[0]}): the rows cover less than the planned run "
+            "and are flagged 'interrupted'",
+            stacklevel=3,
+        )
+        for row in rows:
+            row["interrupted"] = True
     if unmeasured:
         warnings.warn(
             f"{source}: fio did not measure latency for {unmeasured} job direction(s) "

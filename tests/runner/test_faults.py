@@ -7,7 +7,6 @@ from __future__ import annotations
 import _thread
 import json
 import os
-import resource
 import shutil
 import signal
 import subprocess
@@ -211,9 +210,9 @@ def test_sigterm_and_repeated_ctrl_c_stop_the_run_and_keep_its_results(
     assert task["collected"] == [f"{host}/RndRead.json"]
     assert json_iops(run_dir / host / "RndRead.json") > 0
     assert not procs_in(wd)  # fio and its jobs are gone
-    with pytest.warns(UserWarning, match="terminating on signal"):
+    with pytest.warns(UserWarning, match="stopped before its planned end"):
         frame = read_many([run_dir])
-    assert (frame["iops"] > 0).any()
+    assert (frame["iops"] > 0).any() and frame["interrupted"].all()  # before: a normal result
 
 
 # -- item 3: the output folder's disk fills up ---------------------------------------------------
@@ -424,11 +423,12 @@ def test_an_alias_bomb_inventory_is_refused_quickly_and_small(tmp_path):
     bomb = tmp_path / "bomb.yml"
     bomb.write_text("\n".join(lines) + "\n")
     code = (
-        "import resource, sys\n"
+        "import sys\n"
         "from anfperf.runner import load_inventory\n"
         "try:\n    load_inventory(sys.argv[1])\n"
         "except Exception as exc:\n    print(type(exc).__name__, exc)\n"
-        "print(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss)\n"
+        # the peak of this program's own memory (ru_maxrss would count the forking parent's)
+        "print(open('/proc/self/status').read().split('VmHWM:')[1].split()[0])\n"
     )
     env = {**os.environ, "PYTHONPATH": str(Path(__file__).parents[2])}
     start = time.monotonic()
@@ -442,4 +442,3 @@ def test_an_alias_bomb_inventory_is_refused_quickly_and_small(tmp_path):
     assert int(out[1]) < 300_000  # KiB
     with pytest.raises(ParseError, match="alias bomb"):
         load_inventory(bomb)
-    assert resource.getrusage(resource.RUSAGE_SELF).ru_maxrss > 0

@@ -170,6 +170,16 @@ CLIENTS=(--client="ip:127.0.0.1,$PORT1" client.fio --client="ip:127.0.0.1,$PORT2
 "$FIO" --output-format=json "${CLIENTS[@]}" > "$OUT/client_2servers.json"
 "$FIO" --output-format=json+ "${CLIENTS[@]}" > "$OUT/client_2servers_jsonplus.json"
 
+# fio stopped by SIGTERM two seconds into a 30 s run (as the runner, `timeout` or a cancelled CI
+# job stop it): "fio: terminating on signal 15" in the output, then what it had measured.
+"$FIO" --output-format=json --output="$OUT/terminated_sigterm.json" --name=stopped \
+    --filename="$DATA/f9" --size=8M --runtime=30 --time_based=1 --randrepeat=0 \
+    --norandommap=1 --rw=randread --bs=4k &
+FIO_PID=$!
+sleep 2
+kill -TERM "$FIO_PID"
+wait "$FIO_PID" || true
+
 # Size guard: fixtures are committed.
 status=0
 for f in "$OUT"/*.json "$OUT"/*.txt; do
