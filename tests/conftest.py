@@ -2,8 +2,11 @@
 
 from __future__ import annotations
 
+import contextlib
 import os
 import shutil
+import subprocess
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -54,6 +57,19 @@ def vdbench_launcher(value: str | None = None) -> Path:
             "nor that launcher itself"
         )
     return launcher
+
+
+@contextlib.contextmanager
+def small_tmpfs(folder: Path, size: str) -> Iterator[Path]:
+    """A real tmpfs of `size` (e.g. '3m') mounted on `folder` meanwhile (root only: skip)."""
+    mount = shutil.which("mount")
+    require(None if os.geteuid() == 0 and mount else "mounting a tmpfs needs root")
+    folder.mkdir()
+    subprocess.run([mount, "-t", "tmpfs", "-o", f"size={size}", "tmpfs", str(folder)], check=True)
+    try:
+        yield folder
+    finally:
+        subprocess.run(["umount", str(folder)], check=False)
 
 
 @pytest.fixture(scope="session")

@@ -6,8 +6,6 @@ each, pandas and DuckDB must read the store and every run that was saved before 
 
 from __future__ import annotations
 
-import os
-import shutil
 import signal
 import subprocess
 import sys
@@ -22,7 +20,7 @@ import anfperf
 from anfperf.cli import main
 from anfperf.errors import AnfperfError
 from anfperf.store import MAX_RUN_ID_BYTES, PART_NAME, list_runs, load_store, save_frame
-from tests.conftest import DATA, PUBLIC, TESTS, require
+from tests.conftest import DATA, PUBLIC, TESTS, small_tmpfs
 
 SAMPLES = TESTS.parent / "data" / "samples"
 
@@ -122,12 +120,7 @@ def test_concurrent_saves_of_one_run_never_duplicate_rows(tmp_path):
 
 
 def test_disk_full_is_a_clear_error_and_loses_nothing(tmp_path):
-    mount = shutil.which("mount")
-    require(None if os.geteuid() == 0 and mount else "mounting a tmpfs needs root")
-    small = tmp_path / "small"
-    small.mkdir()
-    subprocess.run([mount, "-t", "tmpfs", "-o", "size=600k", "tmpfs", str(small)], check=True)
-    try:
+    with small_tmpfs(tmp_path / "small", "600k") as small:
         store = small / "store"
         keep = read([DATA / "vdbench" / "RndRead"])
         save_frame(keep, store)
@@ -141,8 +134,6 @@ def test_disk_full_is_a_clear_error_and_loses_nothing(tmp_path):
             save_frame(big, small / "frame.parquet")  # one file: no truncated file left
         assert not (small / "frame.parquet").exists()
         assert not [p for p in small.iterdir() if p.name.startswith(".tmp-")]
-    finally:
-        subprocess.run(["umount", str(small)], check=False)
 
 
 @pytest.mark.parametrize(

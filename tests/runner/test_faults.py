@@ -38,7 +38,7 @@ from anfperf.runner import (
     run_inventory,
     run_plan,
 )
-from tests.conftest import require
+from tests.conftest import small_tmpfs
 from tests.runner.test_fleet import fio_job, json_iops, procs_in, tiny
 
 pytestmark = pytest.mark.fio
@@ -221,13 +221,8 @@ def test_sigterm_and_repeated_ctrl_c_stop_the_run_and_keep_its_results(
 @pytest.fixture
 def small_disk(tmp_path):
     """A real 3 MiB tmpfs (needs root)."""
-    mount = shutil.which("mount")
-    require(None if os.geteuid() == 0 and mount else "mounting a tmpfs needs root")
-    folder = tmp_path / "small"
-    folder.mkdir()
-    subprocess.run([mount, "-t", "tmpfs", "-o", "size=3m", "tmpfs", str(folder)], check=True)
-    yield folder
-    subprocess.run(["umount", str(folder)], check=False)
+    with small_tmpfs(tmp_path / "small", "3m") as folder:
+        yield folder
 
 
 def fill(folder: Path) -> Path:
