@@ -124,12 +124,20 @@ def test_too_few_clients_bind_and_are_named():
     inputs = PlanInputs(target_iops=200_000, bs_kib=8, read_pct=70, lat_slo_ms=1.0,
                         levels=("Ultra",))  # fmt: skip
     needed = plan_view(inputs, figures=False)
-    assert needed.plan.vm_count == 2 and needed.binding == "volume quota"
+    # 3 x D8ds_v4 (24 vCPUs; 80,700 IOPS each: 200,000 read, 135,000 / 4 write by its egress,
+    # mixed 70/30) beat 2 x D16s_v5 (32 vCPUs) since reads are not scaled by egress
+    assert needed.plan.vm_size == "Standard_D8ds_v4" and needed.plan.vm_count == 3
+    assert needed.binding == "volume quota"
+    why = needed.client_options.set_index("vm_size").loc["Standard_D8ds_v4", "why"]
+    # the mix is worked out from the pure read and write runs, not claimed as seen
+    assert "135,000 1/s write (random); writes x 0.25 for this VM's network limit" in why
+    assert why.endswith("70 % read mixed harmonically: 80,717 1/s per VM -> 3")
+    assert " did " not in why
     one = plan_view(dataclasses.replace(inputs, clients=1), figures=False)
     assert one.vm_count == 1 and one.threads_per_vm == needed.plan.outstanding
     assert one.binding == "client NFS connections" and one.headroom_pct < 0
     assert "% short of the target" in one.binding_text()
-    assert one.notes[0].startswith("with 1 x Standard_D16s_v5 the clients fall short")
+    assert one.notes[0].startswith("with 1 x Standard_D8ds_v4 the clients fall short")
     more = plan_view(dataclasses.replace(inputs, clients=4), figures=False)
     assert more.threads_per_vm == math.ceil(needed.plan.outstanding / 4) and more.notes == []
 

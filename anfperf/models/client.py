@@ -135,8 +135,10 @@ def nconnect_ceiling(
 
     One connection carries ``observed_with_nconnect / gain`` (the article's ~2.3x / ~3x); n
     connections carry n times that, up to what was observed with nconnect. The observations
-    come from one D32s (16,000 Mbps) client; for a VM size with a lower network limit they are
-    scaled down in proportion (an assumption: the articles measured no other size), never up.
+    come from one D32s (16,000 Mbps) client; for a VM size with a lower network limit, writes
+    (egress, which Azure meters) are scaled down in proportion (an assumption: the articles
+    measured no other size), never up; reads arrive as ingress, which is not metered, and keep
+    the D32s figure.
 
     Parameters
     ----------
@@ -174,7 +176,39 @@ def nconnect_ceiling(
         unit = "1/s"
     else:
         raise ModelError(f"pattern must be 'sequential' or 'random', got {pattern!r}")
-    return min(most / gain * n, most) * observed_scale(vm_size), unit
+    scale = observed_scale(vm_size) if direction == "write" else 1.0
+    return min(most / gain * n, most) * scale, unit
+
+
+def observed_per_client(
+    nconnect: int, pattern: str, read_pct: float, vm_size: str | None = None
+) -> tuple[float, str, str]:
+    """What one client of `vm_size` may do by the D32s observations, mixed at `read_pct`.
+
+    Returns
+    -------
+    (float, str, str)
+        The per-VM ceiling, its unit (MiB/s for sequential, 1/s for random) and a sentence
+        with the observed figures it comes from (only the pure read and write runs were
+        measured: the mix is the harmonic mix of the two, not an observation).
+    """
+    read_c, unit = nconnect_ceiling(nconnect, pattern, "read", vm_size)
+    write_c, _ = nconnect_ceiling(nconnect, pattern, "write", vm_size)
+    per_vm = float(mix_throughput(read_pct, read_c, write_c))
+    scale = observed_scale(vm_size)
+    seen_w = write_c / scale if math.isfinite(write_c) else write_c
+    written = f"{seen_w:,.0f} {unit}" if math.isfinite(seen_w) else "egress-bound"
+    detail = (
+        f"nconnect={nconnect}: from one D32s client's runs, {read_c:,.0f} {unit} read, "
+        f"{written} write ({pattern})"
+        + (f"; writes x {scale:.2f} for this VM's network limit" if scale < 1 else "")
+        + (
+            f"; {read_pct:g} % read mixed harmonically: {per_vm:,.0f} {unit} per VM"
+            if 0 < read_pct < 100
+            else ""
+        )
+    )
+    return per_vm, unit, detail
 
 
 def observed_scale(vm_size: str | None) -> float:
@@ -244,10 +278,7 @@ def client_constraints(
         }
     ]
     if pattern is not None:
-        read_c, unit = nconnect_ceiling(nconnect, pattern, "read", name)
-        write_c, _ = nconnect_ceiling(nconnect, pattern, "write", name)
-        per_vm = mix_throughput(read_pct, read_c, write_c)
-        scale = observed_scale(name)
+        per_vm, unit, detail = observed_per_client(nconnect, pattern, read_pct, name)
         if unit == "1/s":
             iops, bw = per_vm * vm_count, iops_to_bw(per_vm * vm_count, bs_kib)
         else:
@@ -258,13 +289,7 @@ def client_constraints(
                 "bw_mib_s": bw,
                 "iops": iops,
                 "kind": "observed",
-                "detail": (
-                    f"nconnect={nconnect}: one D32s client was seen at "
-                    f"{read_c / scale:,.0f} {unit} read / {write_c / scale:,.0f} {unit} write "
-                    f"({pattern}; read/write mixed harmonically)"
-                    + (f"; x {scale:.2f} for this VM's network limit" if scale < 1 else "")
-                    + f"; x {vm_count} VMs"
-                ),
+                "detail": f"{detail}; x {vm_count} VMs",
                 "source": "performance-benchmarks-linux.md (2024-03-24)",
             }
         )

@@ -28,15 +28,13 @@ import pandas as pd
 
 from anfperf.errors import ModelError
 from anfperf.models.client import (
-    nconnect_ceiling,
     nfs_inflight_limit,
-    observed_scale,
+    observed_per_client,
     vm_network,
     vm_size_name,
 )
-from anfperf.models.curves import queueing_latency
 from anfperf.models.littles_law import threads_needed
-from anfperf.models.mix import mix_throughput
+from anfperf.models.operating_point import latency_at_rate_ms
 from anfperf.models.predict import published_ceiling
 from anfperf.models.quota import (
     bw_to_iops,
@@ -147,7 +145,8 @@ def plan(
         Latency expected at the target [ms] (e.g. measured); default: from `curve`, else the
         SLO, else 1 ms.
     curve : mapping, optional
-        A fitted queueing curve (lat_min_ms, iops_max, servers) giving the latency at the target.
+        Parameters of any fitted curve (queueing, USL, MVA or their blend) giving the latency
+        at the target (:func:`anfperf.models.operating_point.latency_at_rate_ms`).
     capacity_tib : float
         Capacity the volume must hold [TiB].
     pattern : {'sequential', 'random'}, optional
@@ -449,21 +448,7 @@ def _latency(
             raise ModelError("lat_ms must be > 0")
         return float(lat_ms), "latency given"
     if curve is not None:
-        if not {"lat_min_ms", "iops_max"} <= set(curve):
-            raise ModelError("curve must be a queueing fit (lat_min_ms, iops_max, servers)")
-        lat = float(
-            queueing_latency(
-                rate, curve["lat_min_ms"], curve["iops_max"], curve.get("servers", 1.0)
-            )
-        )
-        if not math.isfinite(lat):
-            raise ModelError(
-                f"{rate:,.0f} IOPS is beyond the fitted curve's iops_max ({curve['iops_max']:,.0f})"
-            )
-        return lat, (
-            f"queueing fit at {rate:,.0f} IOPS (lat_min {curve['lat_min_ms']:.3f} ms, "
-            f"iops_max {curve['iops_max']:,.0f})"
-        )
+        return latency_at_rate_ms(curve, rate)
     if lat_slo_ms is not None:
         if not lat_slo_ms > 0:
             raise ModelError("lat_slo_ms must be > 0")
@@ -498,17 +483,9 @@ def _client_options(
         ]
         n_observed = 1
         if pattern is not None:
-            read_c, unit = nconnect_ceiling(nconnect, pattern, "read", rec["vm_size"])
-            write_c, _ = nconnect_ceiling(nconnect, pattern, "write", rec["vm_size"])
-            per_vm = float(mix_throughput(read_pct, read_c, write_c))
+            per_vm, unit, detail = observed_per_client(nconnect, pattern, read_pct, rec["vm_size"])
             n_observed = math.ceil((rate if unit == "1/s" else bw) / per_vm - 1e-9)
-            scaled = observed_scale(rec["vm_size"])
-            reasons.append(
-                f"one D32s client did {per_vm / scaled:,.0f} {unit} ({pattern}, "
-                f"nconnect={nconnect})"
-                + (f", x {scaled:.2f} for this size's network" if scaled < 1 else "")
-                + f" -> {n_observed}"
-            )
+            reasons.append(f"{detail} -> {n_observed}")
         count = max(n_egress, n_inflight, n_observed, 1)
         rows.append(
             {

@@ -25,8 +25,9 @@ from scipy.optimize import brentq
 from anfperf.errors import ModelError
 from anfperf.models._common import load_table
 from anfperf.models.client import client_constraints, nfs_inflight_limit
-from anfperf.models.curves import queueing_latency, usl
+from anfperf.models.curves import queueing_latency
 from anfperf.models.mix import mix_throughput
+from anfperf.models.operating_point import curve_kind, rate_at
 from anfperf.models.quota import (
     bw_to_iops,
     iops_to_bw,
@@ -91,7 +92,7 @@ def littles_law_iops(
     lat_ms : float, optional
         Mean latency at that load [ms]: rate = outstanding / latency.
     curve : mapping, optional
-        A fitted curve: USL parameters (lam, sigma, kappa; fitted to IOPS) give ``usl(N)``;
+        A fitted curve: throughput fits (USL, MVA, their blend; fitted to IOPS) give X(N);
         queueing parameters (lat_min_ms, iops_max, servers) give the rate X with
         ``X x queueing_latency(X) = N``.
 
@@ -104,26 +105,19 @@ def littles_law_iops(
     if not n > 0:
         raise ModelError("outstanding must be > 0")
     if curve is not None:
-        keys = set(curve)
-        if {"lam", "sigma", "kappa"} <= keys:
-            p = {k: float(curve[k]) for k in ("lam", "sigma", "kappa")}
-            x = float(usl(n, **p))
-            return x, f"USL fit: X({n:g}) = {x:,.0f} IOPS"
-        if {"lat_min_ms", "iops_max"} <= keys:
-            s, xmax = float(curve["lat_min_ms"]), float(curve["iops_max"])
-            m = float(curve.get("servers", 1.0))
+        if curve_kind(curve) != "queueing":
+            x = rate_at(curve, n)
+            return x, f"{curve_kind(curve).upper()} fit: X({n:g}) = {x:,.0f} IOPS"
+        s, xmax = float(curve["lat_min_ms"]), float(curve["iops_max"])
+        m = float(curve.get("servers", 1.0))
 
-            def gap(x: float) -> float:
-                return x * float(queueing_latency(x, s, xmax, m)) / 1000.0 - n
+        def gap(x: float) -> float:
+            return x * float(queueing_latency(x, s, xmax, m)) / 1000.0 - n
 
-            hi = xmax * (1 - 1e-12)
-            x = brentq(gap, 0.0, hi) if gap(hi) > 0 else hi
-            lat = float(queueing_latency(x, s, xmax, m))
-            return x, f"queueing fit: {n:g} in flight at {lat:.3f} ms -> {x:,.0f} IOPS"
-        raise ModelError(
-            "curve must hold USL (lam, sigma, kappa) or queueing (lat_min_ms, iops_max) "
-            f"parameters, got {sorted(keys)}"
-        )
+        hi = xmax * (1 - 1e-12)
+        x = brentq(gap, 0.0, hi) if gap(hi) > 0 else hi
+        lat = float(queueing_latency(x, s, xmax, m))
+        return x, f"queueing fit: {n:g} in flight at {lat:.3f} ms -> {x:,.0f} IOPS"
     if lat_ms is None or not lat_ms > 0:
         raise ModelError("give lat_ms > 0 or a fitted curve for Little's law")
     x = n / (float(lat_ms) / 1000.0)
@@ -232,6 +226,8 @@ def predict_achievable(
         row = _limits_row(name, volume_type, rule)
         src = f"{row['source']} ({row['date']})" if pd.notna(row["date"]) else str(row["source"])
         if manual_bw_mib_s is not None:
+            _check_manual(manual_bw_mib_s, volume_type_cap(name, volume_type, rule), name,
+                          volume_type)  # fmt: skip
             add(
                 "volume throughput (manual QoS)",
                 manual_bw_mib_s,
@@ -305,6 +301,21 @@ def predict_achievable(
     if math.isinf(frame.attrs["bw_mib_s"]):
         log.info("no finite constraint: the prediction is unbounded")
     return frame
+
+
+def _check_manual(bw_mib_s: float, cap_mib_s: float, level: str, volume_type: str) -> None:
+    """A manual-QoS throughput a volume can be given: positive, finite, within its type's cap."""
+    try:
+        value = float(bw_mib_s)
+    except (TypeError, ValueError):
+        value = math.nan
+    if not (value > 0 and math.isfinite(value)):
+        raise ModelError(f"manual_bw_mib_s must be a positive finite number, got {bw_mib_s!r}")
+    if value > cap_mib_s * (1 + 1e-9):
+        raise ModelError(
+            f"manual_bw_mib_s {value:,.0f} MiB/s is more than a {volume_type} {level} volume "
+            f"can be given ({cap_mib_s:,.0f} MiB/s)"
+        )
 
 
 def _limits_row(level: str, volume_type: str, rule: str) -> pd.Series:
