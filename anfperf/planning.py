@@ -348,6 +348,13 @@ def _view(inputs: PlanInputs) -> PlanView:
         nconnect=inputs.nconnect,
     )  # fmt: skip
     notes = []
+    seen = constraints[constraints["constraint"] == "published volume benchmark"]
+    if not seen.empty and seen["bw_mib_s"].iloc[0] < chosen.bw_mib_s * (1 - 1e-9):
+        notes.append(
+            f"the target is {100 * (chosen.bw_mib_s / seen['bw_mib_s'].iloc[0] - 1):.1f} % "
+            f"above what one such volume was seen to do ({seen['bw_mib_s'].iloc[0]:,.0f} MiB/s, "
+            "published): within the volume's limits, but not measured"
+        )
     if vm_count < chosen.vm_count:
         why = chosen.client_options.iloc[0]["why"]
         notes.append(

@@ -11,6 +11,7 @@ import pytest
 
 from anfperf.errors import AnfperfError, ModelError
 from anfperf.models import curves, plan, predict_achievable, quota
+from anfperf.models.plan import OBSERVED_MARGIN
 from anfperf.planning import (
     FIGURES,
     SAMPLE_SWEEP,
@@ -94,8 +95,14 @@ def test_plan_view_is_the_models_plan(inputs, direct):
     pd.testing.assert_frame_equal(view.constraints, limits)
     assert view.binding == limits.attrs["binding"]
     assert view.binding_mib_s == pytest.approx(limits["bw_mib_s"].min())
-    # a plan meets its target: nothing binds below it
-    assert view.binding_mib_s >= got.bw_mib_s * (1 - 1e-9) and view.notes == []
+    # a plan meets its target: no limit binds below it; a published observation may, within
+    # its margin, and the view says so
+    if view.binding_mib_s < got.bw_mib_s * (1 - 1e-9):
+        assert view.binding == "published volume benchmark"
+        assert view.binding_mib_s >= got.bw_mib_s / (1 + OBSERVED_MARGIN)
+        assert len(view.notes) == 1 and "above what one such volume was seen" in view.notes[0]
+    else:
+        assert view.notes == []
 
 
 def test_what_the_notebook_shows_of_a_plan():
@@ -127,7 +134,10 @@ def test_too_few_clients_bind_and_are_named():
     # 3 x D8ds_v4 (24 vCPUs; 80,700 IOPS each: 200,000 read, 135,000 / 4 write by its egress,
     # mixed 70/30) beat 2 x D16s_v5 (32 vCPUs) since reads are not scaled by egress
     assert needed.plan.vm_size == "Standard_D8ds_v4" and needed.plan.vm_count == 3
-    assert needed.binding == "volume quota"
+    # 200,000 8 KiB IOPS at 70 % reads: 0.1 % past what the published results give a regular
+    # volume (199,859 IOPS by the per-operation costs), within their margin
+    assert needed.binding == "published volume benchmark"
+    assert needed.binding_mib_s == pytest.approx(1561.4, abs=0.1)
     why = needed.client_options.set_index("vm_size").loc["Standard_D8ds_v4", "why"]
     # the mix is worked out from the pure read and write runs, not claimed as seen
     assert "135,000 1/s write (random); writes x 0.25 for this VM's network limit" in why
@@ -137,9 +147,10 @@ def test_too_few_clients_bind_and_are_named():
     assert one.vm_count == 1 and one.threads_per_vm == needed.plan.outstanding
     assert one.binding == "client NFS connections" and one.headroom_pct < 0
     assert "% short of the target" in one.binding_text()
-    assert one.notes[0].startswith("with 1 x Standard_D8ds_v4 the clients fall short")
+    assert one.notes[-1].startswith("with 1 x Standard_D8ds_v4 the clients fall short")
     more = plan_view(dataclasses.replace(inputs, clients=4), figures=False)
-    assert more.threads_per_vm == math.ceil(needed.plan.outstanding / 4) and more.notes == []
+    assert more.threads_per_vm == math.ceil(needed.plan.outstanding / 4)
+    assert more.notes == needed.notes  # only the note on the published observation
 
 
 def test_threads_beyond_nfs_inflight_are_noted():

@@ -23,10 +23,10 @@ import pandas as pd
 from scipy.optimize import brentq
 
 from anfperf.errors import ModelError
-from anfperf.models._common import load_table
 from anfperf.models.client import client_constraints, nfs_inflight_limit
 from anfperf.models.curves import queueing_latency
 from anfperf.models.mix import mix_throughput
+from anfperf.models.op_cost import KIB_PER_MIB, US_PER_S, op_cost_iops, published_op_cost
 from anfperf.models.operating_point import curve_kind, rate_at
 from anfperf.models.quota import (
     bw_to_iops,
@@ -47,34 +47,39 @@ CONSTRAINT_COLUMNS = ["constraint", "bw_mib_s", "iops", "kind", "binding", "deta
 def published_ceiling(
     volume_type: str, pattern: str, read_pct: float, bs_kib: float
 ) -> tuple[float, float, str]:
-    """What one volume of a type was observed to do at a read share (ANF's published sweeps).
+    """What one volume of a type was observed to do at a block size and read share.
 
-    Random I/O is taken as IOPS-bound (the sweep's IOPS at any small block size), sequential
-    I/O as MiB/s-bound; the read share is interpolated with the harmonic mix.
+    ANF's published results (a small-block IOPS and a large-block MiB/s figure per volume type
+    and direction) give each operation a fixed and a per-byte cost
+    (:func:`anfperf.models.op_cost.published_op_cost`): the ceiling holds at every block
+    size, bound by the operation rate for small blocks and by the byte rate for large ones.
+    Reads and writes are mixed harmonically (time per operation) at the read share. The
+    pattern is named in the description; the published figures cover both.
 
     Returns
     -------
     (float, float, str)
         Throughput [MiB/s], I/O rate [1/s] at `bs_kib`, and a description with the source.
     """
-    table = load_table("anf_benchmarks")
-    hit = table[(table["volume_type"] == volume_type) & (table["pattern"] == pattern)]
-    if hit.empty:
-        raise ModelError(f"no published benchmark for a {volume_type} volume, {pattern} I/O")
-    row = hit.iloc[0]
-    value = float(mix_throughput(read_pct, float(row["read_max"]), float(row["write_max"])))
-    if row["metric"] == "iops":
-        iops, bw = value, iops_to_bw(value, bs_kib)
-        unit = "IOPS"
-    else:
-        bw, iops = value, bw_to_iops(value, bs_kib)
-        unit = "MiB/s"
+    costs = {d: published_op_cost(volume_type, d) for d in ("read", "write")}
+    rates = {d: float(op_cost_iops(bs_kib, op_us, bw)) for d, (op_us, bw, _) in costs.items()}
+    iops = float(mix_throughput(read_pct, rates["read"], rates["write"]))
+    bw = float(iops_to_bw(iops, bs_kib))
+    r_us, r_bw, where = costs["read"]
+    w_us, w_bw, _ = costs["write"]
+    share = read_pct / 100.0
+    # the mix's time per operation: its fixed and per-byte parts, read and write weighted
+    op_us = share * r_us + (1 - share) * w_us
+    per_kib_us = (share / r_bw + (1 - share) / w_bw) * US_PER_S / KIB_PER_MIB
+    bound = "operation rate" if op_us > per_kib_us * bs_kib else "byte rate"
     detail = (
-        f"{volume_type} volume, {pattern} {row['bs_kib']:g} KiB: {row['write_max']:,.0f} "
-        f"(write) .. {row['read_max']:,.0f} (read) {unit}; {read_pct:g} % read -> "
-        f"{value:,.0f} {unit}"
+        f"{volume_type} volume, {pattern} {bs_kib:g} KiB at {read_pct:g} % read: "
+        f"{iops:,.0f} IOPS = {bw:,.0f} MiB/s, {bound} bound (per operation {r_us:.2f} us + "
+        f"bytes at {r_bw:,.0f} MiB/s read, {w_us:.2f} us + {w_bw:,.0f} MiB/s write, from "
+        f"{where.split(';')[0]} read)"
     )
-    return float(bw), float(iops), f"{detail}|{row['source']} ({row['date']})"
+    sources = where.split("; ", 1)[1]
+    return bw, iops, f"{detail}|{sources}"
 
 
 def littles_law_iops(
