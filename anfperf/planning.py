@@ -292,7 +292,8 @@ class PlanView:
         """The binding constraint in a sentence (Markdown)."""
         row = self.constraints[self.constraints["binding"]].iloc[0]
         if abs(self.headroom_pct) < 0.5:
-            margin = "just the target: the plan sized it so"
+            sized = row["kind"] == "limit"  # the plan sizes limits; observations are given
+            margin = "just the target" + (": the plan sized it so" if sized else "")
         elif self.headroom_pct > 0:
             margin = f"{self.headroom_pct:.0f} % above the target"
         else:

@@ -138,6 +138,7 @@ def test_too_few_clients_bind_and_are_named():
     # volume (199,859 IOPS by the per-operation costs), within their margin
     assert needed.binding == "published volume benchmark"
     assert needed.binding_mib_s == pytest.approx(1561.4, abs=0.1)
+    assert "(just the target): regular volume, random 8 KiB" in needed.binding_text()
     why = needed.client_options.set_index("vm_size").loc["Standard_D8ds_v4", "why"]
     # the mix is worked out from the pure read and write runs, not claimed as seen
     assert "135,000 1/s write (random); writes x 0.25 for this VM's network limit" in why

@@ -70,7 +70,7 @@ def test_shows_the_three_what_if_charts_and_a_harmless_widget(executed):
     titles = [f["layout"]["title"]["text"] for f in figures]
     assert len(figures) == 3, titles
     assert titles[0].startswith("Quota vs throughput per level: what meets 1,562 MiB/s")
-    assert titles[1].startswith("Client VMs vs throughput (Standard_D16s_v5, 8 KiB, 70 % read")
+    assert titles[1].startswith("Client VMs vs throughput (Standard_D8ds_v4, 8 KiB, 70 % read")
     assert "bundled sample: a local disk, not ANF" in titles[2]
     last = [c for c in executed.cells if c.cell_type == "code"][-1]
     assert "PlannerApp" in last.source
