@@ -37,7 +37,7 @@ BYTES_PER_MIB = 2.0**20
 MANUAL_QOS_VOLUME_MIN_MIB_S = 1.0
 MANUAL_QOS_VOLUME_MAX_MIB_S = 4500.0
 VOLUME_TYPES = ("regular", "large")
-RULES = ("current", "before-2021", "2023-11", "calculator")
+RULES = ("current", "before-2025", "2023-11", "calculator")
 
 
 def service_levels() -> pd.DataFrame:
@@ -144,7 +144,7 @@ def throughput_limit(
     volume_type : {'regular', 'large'}
         Volume type.
     rule : str
-        Which rules: 'current', 'before-2021' (regular: 100 GiB minimum), '2023-11' (large:
+        Which rules: 'current', 'before-2025' (regular: 100 GiB minimum), '2023-11' (large:
         per-level caps) or 'calculator' (large: the public calculator's Ultra cap).
 
     Returns

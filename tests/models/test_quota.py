@@ -78,13 +78,13 @@ def test_large_volume_rules_are_selectable():
     with pytest.raises(ModelError, match="outside"):
         throughput_limit(600, "Ultra", "large", "2023-11")
     with pytest.raises(ModelError, match="no large volume limits"):
-        throughput_limit(100, "Ultra", "large", "before-2021")
+        throughput_limit(100, "Ultra", "large", "before-2025")
 
 
 def test_volume_size_ranges():
     assert throughput_limit(gib_to_tib(50), "Premium") == 3.125  # 50 GiB minimum today
     with pytest.raises(ModelError, match="outside"):
-        throughput_limit(gib_to_tib(50), "Premium", rule="before-2021")  # 100 GiB before 2021
+        throughput_limit(gib_to_tib(50), "Premium", rule="before-2025")  # 100 GiB before 2025
     with pytest.raises(ModelError, match="outside"):
         throughput_limit(101, "Premium")
     with pytest.raises(ModelError, match="outside"):
@@ -151,3 +151,28 @@ def test_tables_are_fresh_copies():
     assert isinstance(volume_limits(), pd.DataFrame)
     with pytest.raises(ModelError):
         load_table("nope")
+
+
+def test_current_rules_as_the_dated_articles_state_them():
+    # resource limits (2025-06-10): large volumes 50 TiB .. 1 PiB, 2 PiB on request
+    assert throughput_limit(1638.4, "Ultra", "large") == 12800  # before: an error
+    assert throughput_limit(2048, "Standard", "large") == 12800
+    with pytest.raises(ModelError, match="outside"):
+        throughput_limit(2049, "Standard", "large")
+    rows = volume_limits().set_index(["volume_type", "rule", "level"])
+    assert rows.loc[("large", "current", "Ultra"), "date"] == "2025-06-10"
+    assert "2 PiB on request" in rows.loc[("large", "current", "Ultra"), "note"]
+    # 50 GiB minimum from the 2025 article; 100 GiB before
+    assert rows.loc[("regular", "current", "Premium"), "min_tib"] == gib_to_tib(50)
+    assert rows.loc[("regular", "before-2025", "Premium"), "min_tib"] == gib_to_tib(100)
+    # Flexible volumes: manual QoS, up to the regular volume's 4,500 MiB/s
+    assert rows.loc[("regular", "current", "Flexible"), "max_mib_s"] == 4500
+    # ... and usable in predict_achievable (before: no limits row for Flexible)
+    from anfperf.models.predict import predict_achievable
+
+    frame = predict_achievable(bs_kib=64, level="Flexible", manual_bw_mib_s=1000)
+    assert frame.attrs["bw_mib_s"] == 1000
+    with pytest.raises(ModelError, match="more than a regular Flexible volume can be given"):
+        predict_achievable(bs_kib=64, level="Flexible", manual_bw_mib_s=5000)
+    with pytest.raises(ModelError, match="manual-QoS level"):
+        predict_achievable(bs_kib=64, level="Flexible", quota_tib=10)
