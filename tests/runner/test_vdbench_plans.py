@@ -7,6 +7,7 @@ and ANFPERF_VDBENCH as folder or launcher. The real runs are in test_netns.py an
 from __future__ import annotations
 
 import os
+import shutil
 import stat
 import zipfile
 from pathlib import Path
@@ -158,7 +159,8 @@ def version_of(launcher: Path) -> str | None:
 def test_the_vdbench_version_comes_from_the_install(tmp_path):
     # before: 'present' whenever the path did not tell
     both = fake_install(tmp_path / "a", jar="vdbench50407", readme="Readme file for vdbench50406:")
-    assert version_of(both) == "vdbench50407"
+    # the jar when the host has unzip, else the readme next to it
+    assert version_of(both) == ("vdbench50407" if shutil.which("unzip") else "vdbench50406")
     readme = fake_install(tmp_path / "b", jar=None, readme="Readme file for vdbench50403: Mon")
     assert version_of(readme) == "vdbench50403"
     bare = fake_install(tmp_path / "vdbench50402", jar=None, readme=None)
