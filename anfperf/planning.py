@@ -33,7 +33,7 @@ from anfperf.models import curves
 from anfperf.models._common import FitResult
 from anfperf.models.client import nfs_inflight_limit, vm_network, vm_size_name
 from anfperf.models.plan import LARGE_BLOCK_KIB, Plan, plan
-from anfperf.models.predict import predict_achievable
+from anfperf.models.predict import PUBLISHED_BENCHMARK, predict_achievable
 from anfperf.models.quota import bw_to_iops, iops_to_bw, level_name
 from anfperf.plots.planning import clients_vs_throughput, quota_vs_throughput, threads_vs_latency
 
@@ -349,7 +349,7 @@ def _view(inputs: PlanInputs) -> PlanView:
         nconnect=inputs.nconnect,
     )  # fmt: skip
     notes = []
-    seen = constraints[constraints["constraint"] == "published volume benchmark"]
+    seen = constraints[constraints["constraint"] == PUBLISHED_BENCHMARK]
     if not seen.empty and seen["bw_mib_s"].iloc[0] < chosen.bw_mib_s * (1 - 1e-9):
         notes.append(
             f"the target is {100 * (chosen.bw_mib_s / seen['bw_mib_s'].iloc[0] - 1):.1f} % "

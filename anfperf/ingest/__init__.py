@@ -7,13 +7,11 @@ exported too. The frame's columns are documented in :mod:`anfperf.schema`.
 
 from __future__ import annotations
 
-import gzip
 import io
 import logging
 import os
 import re
 import warnings
-import zlib
 from collections.abc import Iterable
 from typing import Literal
 
@@ -21,7 +19,7 @@ import pandas as pd
 
 from anfperf.errors import ParseError
 from anfperf.ingest._frame import finalize, flag_stopped, label_local_host, run_origin
-from anfperf.ingest._source import GZIP_MAGIC, input_limit, printable_path, read_bytes
+from anfperf.ingest._source import GZIP_MAGIC, gunzip, input_limit, printable_path, read_bytes
 from anfperf.ingest.combine import add_totals, combine, percentiles_from_bins
 from anfperf.ingest.diskspd import read_diskspd_xml
 from anfperf.ingest.fio_json import _parse_fio_json, read_fio_json
@@ -108,11 +106,7 @@ def _head(path: str) -> bytes:
             head = fh.read(_SNIFF_BYTES)
             if head[:2] == GZIP_MAGIC:  # decompress the beginning only (a bomb stays small)
                 fh.seek(0)
-                try:
-                    with gzip.GzipFile(fileobj=fh) as gz:
-                        head = gz.read(_SNIFF_BYTES)
-                except (EOFError, zlib.error, gzip.BadGzipFile) as exc:
-                    raise ParseError(printable_path(path), f"damaged gzip data: {exc}") from None
+                head = gunzip(fh, printable_path(path), _SNIFF_BYTES)
     except IsADirectoryError:
         raise ParseError(printable_path(path), "is a folder, not a file") from None
     except FileNotFoundError:

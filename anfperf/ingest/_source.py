@@ -102,17 +102,17 @@ def read_bytes(path_or_buffer: PathOrBuffer) -> tuple[bytes, str]:
     if len(data) > limit:  # a file that grew, or a buffer
         raise _too_big(source, "it holds", limit_mib)
     if data[:2] == GZIP_MAGIC:
-        data = gunzip(data, source, limit)
+        data = gunzip(io.BytesIO(data), source, limit + 1)
         if len(data) > limit:
             raise _too_big(source, "it decompresses to", limit_mib)
     return data, source
 
 
-def gunzip(data: bytes, source: str, limit: int) -> bytes:
-    """Up to `limit` + 1 bytes of gzip data decompressed (every member), never more."""
+def gunzip(fileobj: IO[bytes], source: str, max_bytes: int) -> bytes:
+    """The first `max_bytes` bytes of gzip data decompressed (every member), never more."""
     try:
-        with gzip.GzipFile(fileobj=io.BytesIO(data)) as fh:
-            return fh.read(limit + 1)
+        with gzip.GzipFile(fileobj=fileobj) as fh:
+            return fh.read(max_bytes)
     except (OSError, EOFError, zlib.error) as exc:
         raise ParseError(source, f"damaged gzip data: {exc}") from None
 

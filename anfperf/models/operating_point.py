@@ -83,10 +83,29 @@ def throughput_model(params: Mapping[str, float]) -> tuple[Callable, float]:
     return (lambda n: throughput_curve(n, **u, **m, usl_weight=w)), top
 
 
-def rate_at(params: Mapping[str, float], outstanding: float) -> float:
-    """I/O rate [1/s] that `outstanding` I/Os in flight reach on a throughput fit."""
-    model, _ = throughput_model(params)
-    return float(model(float(outstanding)))
+def rate_at(params: Mapping[str, float], outstanding: float) -> tuple[float, str]:
+    """I/O rate [1/s] that `outstanding` I/Os in flight reach on any fitted curve, and how.
+
+    Throughput fits give X(N) directly; a queueing fit gives the rate X at which Little's law
+    holds, ``X x latency(X) = N``.
+    """
+    n = float(outstanding)
+    kind = curve_kind(params)
+    if kind != "queueing":
+        model, _ = throughput_model(params)
+        x = float(model(n))
+        return x, f"{kind.upper()} fit: X({n:g}) = {x:,.0f} IOPS"
+    q = _values(params, _QUEUEING)
+    s, xmax = q["lat_min_ms"], q["iops_max"]
+    m = float(params.get("servers", 1.0))
+
+    def gap(x: float) -> float:
+        return x * float(queueing_latency(x, s, xmax, m)) / MS_PER_S - n
+
+    hi = xmax * (1 - 1e-12)
+    x = brentq(gap, 0.0, hi) if gap(hi) > 0 else hi
+    lat = float(queueing_latency(x, s, xmax, m))
+    return x, f"queueing fit: {n:g} in flight at {lat:.3f} ms -> {x:,.0f} IOPS"
 
 
 def latency_at_rate_ms(params: Mapping[str, float], rate: float) -> tuple[float, str]:

@@ -20,14 +20,12 @@ from collections.abc import Mapping
 
 import numpy as np
 import pandas as pd
-from scipy.optimize import brentq
 
 from anfperf.errors import ModelError
 from anfperf.models.client import client_constraints, nfs_inflight_limit
-from anfperf.models.curves import queueing_latency
 from anfperf.models.mix import mix_throughput
-from anfperf.models.op_cost import KIB_PER_MIB, US_PER_S, op_cost_iops, published_op_cost
-from anfperf.models.operating_point import curve_kind, rate_at
+from anfperf.models.op_cost import binding_rate, op_cost_iops, published_op_cost
+from anfperf.models.operating_point import rate_at
 from anfperf.models.quota import (
     bw_to_iops,
     iops_to_bw,
@@ -42,6 +40,8 @@ log = logging.getLogger(__name__)
 
 #: Columns of the frame :func:`predict_achievable` returns.
 CONSTRAINT_COLUMNS = ["constraint", "bw_mib_s", "iops", "kind", "binding", "detail", "source"]
+#: Name of the constraint that is ANF's published observation for the volume type.
+PUBLISHED_BENCHMARK = "published volume benchmark"
 
 
 def published_ceiling(
@@ -69,9 +69,9 @@ def published_ceiling(
     w_us, w_bw, _ = costs["write"]
     share = read_pct / 100.0
     # the mix's time per operation: its fixed and per-byte parts, read and write weighted
-    op_us = share * r_us + (1 - share) * w_us
-    per_kib_us = (share / r_bw + (1 - share) / w_bw) * US_PER_S / KIB_PER_MIB
-    bound = "operation rate" if op_us > per_kib_us * bs_kib else "byte rate"
+    mixed_us = share * r_us + (1 - share) * w_us
+    mixed_bw = 1.0 / (share / r_bw + (1 - share) / w_bw)
+    bound = binding_rate(bs_kib, mixed_us, mixed_bw)
     detail = (
         f"{volume_type} volume, {pattern} {bs_kib:g} KiB at {read_pct:g} % read: "
         f"{iops:,.0f} IOPS = {bw:,.0f} MiB/s, {bound} bound (per operation {r_us:.2f} us + "
@@ -110,19 +110,7 @@ def littles_law_iops(
     if not n > 0:
         raise ModelError("outstanding must be > 0")
     if curve is not None:
-        if curve_kind(curve) != "queueing":
-            x = rate_at(curve, n)
-            return x, f"{curve_kind(curve).upper()} fit: X({n:g}) = {x:,.0f} IOPS"
-        s, xmax = float(curve["lat_min_ms"]), float(curve["iops_max"])
-        m = float(curve.get("servers", 1.0))
-
-        def gap(x: float) -> float:
-            return x * float(queueing_latency(x, s, xmax, m)) / 1000.0 - n
-
-        hi = xmax * (1 - 1e-12)
-        x = brentq(gap, 0.0, hi) if gap(hi) > 0 else hi
-        lat = float(queueing_latency(x, s, xmax, m))
-        return x, f"queueing fit: {n:g} in flight at {lat:.3f} ms -> {x:,.0f} IOPS"
+        return rate_at(curve, n)
     if lat_ms is None or not lat_ms > 0:
         raise ModelError("give lat_ms > 0 or a fitted curve for Little's law")
     x = n / (float(lat_ms) / 1000.0)
@@ -265,7 +253,7 @@ def predict_achievable(
     if pattern is not None:
         bw, _, text = published_ceiling(volume_type, pattern, read_pct, bs_kib)
         detail, source = text.split("|", 1)
-        add("published volume benchmark", bw, "observed", detail, source)
+        add(PUBLISHED_BENCHMARK, bw, "observed", detail, source)
     if vm_size is not None:
         for rec in client_constraints(
             vm_size, vm_count, bs_kib=bs_kib, read_pct=read_pct, pattern=pattern, nconnect=nconnect

@@ -299,7 +299,7 @@ def plan_workloads(
             master = hosts[0]
             vdbench = master.vdbench or "vdbench"
             parm = render_vdbench(
-                w, list(master.volumes.values()), _vdbench_hosts(hosts),
+                w, list(master.volumes.values()), _vdbench_clients(hosts),
                 user=master.user if len(hosts) > 1 else None,
                 vdbench_dir=posixpath.dirname(vdbench) or None if len(hosts) > 1 else None,
             )  # fmt: skip
@@ -321,7 +321,7 @@ def plan_workloads(
     return RunPlan(steps=tuple(steps), run_id=run_id or "", options=options)
 
 
-def _vdbench_hosts(hosts: Sequence[Any]) -> list[Any] | None:
+def _vdbench_clients(hosts: Sequence[Any]) -> list[Any] | None:
     """hd= lines for a multi-host Vdbench run: inventory names, addresses, mount points."""
     from anfperf.workloads import VdbenchHost, WorkloadError
 
