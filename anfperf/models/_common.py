@@ -24,6 +24,7 @@ DATA_FILES = {
     "vm_network": "vm_network.csv",
     "nfs_client": "nfs_client.csv",
     "anf_benchmarks": "anf_benchmarks.csv",
+    "cool_access": "cool_access.csv",
 }
 
 # Where the tables are: the source tree (editable installs, `make install`), else the copy a
@@ -65,7 +66,8 @@ def load_table(name: str) -> pd.DataFrame:
 
     Parameters
     ----------
-    name : {'service_levels', 'volume_limits', 'vm_network', 'nfs_client', 'anf_benchmarks'}
+    name : {'service_levels', 'volume_limits', 'vm_network', 'nfs_client', 'anf_benchmarks',
+            'cool_access'}
         Table name; every table has a `source` (article file name) and a `date` column.
     """
     if name not in DATA_FILES:
@@ -162,6 +164,19 @@ class FitResult(dict):
         Mean and median absolute percentage error of the fit [%].
     notes : list of str
         Warnings raised while fitting, in words.
+    x : numpy.ndarray or None
+        The independent values fitted (concurrency, load, read %, block size), in the order of
+        `y`: :func:`anfperf.models.predict_band` refits resamples of (x, y).
+    fixed : dict
+        Parameters held fixed in the fit (a refit holds them too).
+    bounds : dict
+        Range of each fitted parameter, ``(low, high)``; intervals are clipped to it.
+    aicc : dict
+        Corrected Akaike information criterion of each candidate model tried (may be empty).
+    selected : str or None
+        The candidate kept, where a fit chooses between models.
+    fits : dict
+        The component fits of a model average, by name (empty otherwise).
     """
 
     def __init__(
@@ -174,6 +189,12 @@ class FitResult(dict):
         cov: np.ndarray,
         ci: dict[str, tuple[float, float]] | None = None,
         notes: Sequence[str] = (),
+        x: np.ndarray | None = None,
+        fixed: dict[str, float] | None = None,
+        bounds: dict[str, tuple[float, float]] | None = None,
+        aicc: dict[str, float] | None = None,
+        selected: str | None = None,
+        fits: dict[str, FitResult] | None = None,
     ):
         super().__init__({k: float(v) for k, v in params.items()})
         self.model = model
@@ -190,10 +211,17 @@ class FitResult(dict):
         ape = np.abs(resid) / np.abs(y) * 100.0
         self.mape_pct = float(np.mean(ape))
         self.mdape_pct = float(np.median(ape))
+        self.bounds = dict(bounds or {})
         self.ci = ci or {
-            k: (self[k] - 1.96 * self.stderr[k], self[k] + 1.96 * self.stderr[k]) for k in self
+            k: _clip(self[k] - 1.96 * self.stderr[k], self[k] + 1.96 * self.stderr[k], self.bounds.get(k))
+            for k in self
         }
         self.notes = list(notes)
+        self.x = None if x is None else np.asarray(x, dtype=float)
+        self.fixed = dict(fixed or {})
+        self.aicc = dict(aicc or {})
+        self.selected = selected
+        self.fits = dict(fits or {})
 
     def table(self) -> pd.DataFrame:
         """Parameters as a frame: parameter, value, stderr, ci_low, ci_high."""
@@ -210,6 +238,14 @@ class FitResult(dict):
     def __repr__(self) -> str:
         params = ", ".join(f"{k}={v:.6g}" for k, v in self.items())
         return f"FitResult[{self.model}]({params}; r2={self.r2:.4f}, n={self.n_points})"
+
+
+def _clip(low: float, high: float, bounds: tuple[float, float] | None) -> tuple[float, float]:
+    """A normal-approximation interval kept within the parameter's range."""
+    if bounds is None:
+        return (low, high)
+    lo_b, hi_b = bounds
+    return (min(max(low, lo_b), hi_b), max(min(high, hi_b), lo_b))
 
 
 def mdape_pct(actual: object, predicted: object) -> float:

@@ -37,11 +37,10 @@ from anfperf.models.littles_law import threads_needed
 from anfperf.models.operating_point import latency_at_rate_ms
 from anfperf.models.predict import published_ceiling
 from anfperf.models.quota import (
+    auto_qos_rate,
     bw_to_iops,
     iops_to_bw,
     level_name,
-    level_rate,
-    pool_throughput_limit,
     service_levels,
     volume_size_range,
     volume_type_cap,
@@ -59,6 +58,8 @@ MIN_POOL_TIB = 1.0
 #: Key of `prices` for the Flexible level's throughput price [USD per MiB/s-hour].
 FLEXIBLE_THROUGHPUT_PRICE = "Flexible throughput"
 _DEFAULT_LEVELS = ("Standard", "Premium", "Ultra", "Flexible")
+#: Volume types a plan considers unless told: breakthrough mode is a preview on request.
+_DEFAULT_VOLUME_TYPES = ("regular", "large")
 
 
 @dataclass
@@ -128,6 +129,7 @@ def plan(
     rule: str = "current",
     nconnect: int = 8,
     nfs_version: str = "3",
+    volume_types: Sequence[str] = _DEFAULT_VOLUME_TYPES,
 ) -> Plan:
     """Cheapest service level and quota, client VMs and threads that meet a target.
 
@@ -164,6 +166,9 @@ def plan(
         NFS connections per client mount.
     nfs_version : {'3', '4.1'}
         NFS version.
+    volume_types : sequence of str
+        Volume types to consider: 'regular', 'large' and, on request, 'breakthrough' (large
+        volumes in breakthrough mode, a preview).
 
     Returns
     -------
@@ -203,7 +208,7 @@ def plan(
         )
     ]
     storage = _storage_options(
-        bw, rate, bs_kib, read_pct, capacity_tib, pattern, levels, prices, rule
+        bw, rate, bs_kib, read_pct, capacity_tib, pattern, levels, prices, rule, volume_types
     )
     feasible = storage[storage["feasible"]]
     if feasible.empty:
@@ -328,12 +333,13 @@ def _storage_options(
     levels: Sequence[str],
     prices: Mapping[str, float] | None,
     rule: str,
+    volume_types: Sequence[str] = _DEFAULT_VOLUME_TYPES,
 ) -> pd.DataFrame:
     order = service_levels().set_index("level")["level_order"]
     rows = []
     for raw in levels:
         level = level_name(raw)
-        for volume_type in ("regular", "large"):
+        for volume_type in volume_types:
             rows.append(
                 _storage_option(
                     level,
@@ -387,13 +393,14 @@ def _storage_option(
         "why": "",
     }
     try:
-        lo, hi = volume_size_range(level if level != "Flexible" else "Ultra", volume_type, rule)
-        cap = volume_type_cap(level if level != "Flexible" else "Ultra", volume_type, rule)
+        lo, hi = volume_size_range(level, volume_type, rule)
+        cap = volume_type_cap(level, volume_type, rule)
+        level_r = math.nan if level == "Flexible" else auto_qos_rate(level)
     except ModelError as exc:
         out["why"] = str(exc)
         return out
     if level == "Flexible":
-        if volume_type == "large" or not prices or level not in prices:
+        if volume_type != "regular" or not prices or level not in prices:
             out["why"] = (
                 "Flexible is ranked only with prices (capacity and throughput are bought apart)"
                 if volume_type == "regular"
@@ -401,15 +408,16 @@ def _storage_option(
             )
             return out
         quota = max(capacity_tib, lo)
-        pool = max(quota, bw / float(pool_throughput_limit(1.0, "Flexible")), MIN_POOL_TIB)
+        baseline, per_tib = _flexible_pool_rates()
+        pool = max(quota, bw / per_tib, MIN_POOL_TIB)
         limit = min(bw, cap)
         why = (
-            f"manual QoS: {bw:,.1f} MiB/s bought on a {pool:.2f} TiB pool "
-            f"(128 MiB/s included, at most 640 MiB/s per TiB)"
+            f"manual QoS: {bw:,.1f} MiB/s bought on a {pool:.2f} TiB pool ({baseline:g} MiB/s "
+            f"included, at most {per_tib:g} MiB/s per TiB; a Flexible {volume_type} volume "
+            f"takes {lo:g} .. {hi:g} TiB and up to {cap:g} MiB/s)"
         )
         quota_for_cost = pool
     else:
-        level_r = level_rate(level)
         quota = max(bw / level_r, capacity_tib, lo)
         limit = min(quota * level_r, cap)
         why = f"{bw:,.1f} MiB/s / {level_r:g} MiB/s per TiB = {bw / level_r:.2f} TiB"
@@ -438,13 +446,19 @@ def _storage_option(
     if prices and level in prices:
         cost = quota_for_cost * GIB_PER_TIB * float(prices[level]) * HOURS_PER_MONTH
         if level == "Flexible":
-            extra = max(bw - 128.0, 0.0)
+            extra = max(bw - _flexible_pool_rates()[0], 0.0)
             cost += extra * float(prices.get(FLEXIBLE_THROUGHPUT_PRICE, math.nan)) * HOURS_PER_MONTH
         out["cost_usd_month"] = cost
     elif prices:
         out["feasible"] = False
         out["why"] = f"no price given for {level}"
     return out
+
+
+def _flexible_pool_rates() -> tuple[float, float]:
+    """Flexible pools' baseline [MiB/s] and most throughput per pool TiB [MiB/s per TiB]."""
+    row = service_levels().set_index("level").loc["Flexible"]
+    return float(row["pool_baseline_mib_s"]), float(row["pool_max_mib_s_per_tib"])
 
 
 def _latency(

@@ -27,14 +27,16 @@ from anfperf.models.mix import mix_throughput
 from anfperf.models.op_cost import binding_rate, op_cost_iops, published_op_cost
 from anfperf.models.operating_point import rate_at
 from anfperf.models.quota import (
+    auto_qos_rate,
     bw_to_iops,
     iops_to_bw,
     level_name,
-    level_rate,
+    service_levels,
     volume_limits,
     volume_size_range,
     volume_type_cap,
 )
+from anfperf.models.quota import cool_access as cool_access_table
 
 log = logging.getLogger(__name__)
 
@@ -126,6 +128,7 @@ def predict_achievable(
     manual_bw_mib_s: float | None = None,
     volume_type: str = "regular",
     rule: str = "current",
+    cool_access: bool = False,
     pattern: str | None = None,
     vm_size: str | None = None,
     vm_count: int = 1,
@@ -144,15 +147,19 @@ def predict_achievable(
     read_pct : float
         Read share [%].
     level : str, optional
-        Service level of the volume ('Standard', 'Premium', 'Ultra').
+        Service level of the volume ('Standard', 'Premium', 'Ultra'; 'Flexible' with
+        `manual_bw_mib_s`).
     quota_tib : float, optional
         Volume quota [TiB] (auto QoS).
     manual_bw_mib_s : float, optional
         Throughput assigned to a manual-QoS volume [MiB/s] (instead of quota x rate).
-    volume_type : {'regular', 'large'}
-        Volume type.
+    volume_type : {'regular', 'large', 'breakthrough'}
+        Volume type ('breakthrough': a large volume in breakthrough mode).
     rule : str
         Volume-limit rules (see :func:`anfperf.models.quota.throughput_limit`).
+    cool_access : bool
+        Cool access enabled: the quota limit uses the cool-access rate (Premium 36, Ultra 68
+        MiB/s per TiB) and the cool-access size range.
     pattern : {'sequential', 'random'}, optional
         Access pattern; adds the published per-volume and per-client observations.
     vm_size : str, optional
@@ -229,18 +236,19 @@ def predict_achievable(
                 "configuration",
             )
         elif quota_tib is not None:
-            lo, hi = volume_size_range(name, volume_type, rule)
+            lo, hi = volume_size_range(name, volume_type, rule, cool_access)
             if not lo * (1 - 1e-9) <= quota_tib <= hi * (1 + 1e-9):
                 raise ModelError(
                     f"quota_tib {quota_tib:g} outside the {volume_type} range {lo:g}..{hi:g} TiB"
                 )
-            rate = level_rate(name)
+            rate = auto_qos_rate(name, cool_access)
             add(
                 "volume quota",
                 quota_tib * rate,
                 "limit",
-                f"{quota_tib:g} TiB x {rate:g} MiB/s per TiB ({name})",
-                "azure-netapp-files-service-levels.md (2022-08-02)",
+                f"{quota_tib:g} TiB x {rate:g} MiB/s per TiB ({name}"
+                + (" with cool access)" if cool_access else ")"),
+                _rate_source(name, cool_access),
             )
         cap = volume_type_cap(name, volume_type, rule)
         add(
@@ -309,6 +317,16 @@ def _check_manual(bw_mib_s: float, cap_mib_s: float, level: str, volume_type: st
             f"manual_bw_mib_s {value:,.0f} MiB/s is more than a {volume_type} {level} volume "
             f"can be given ({cap_mib_s:,.0f} MiB/s)"
         )
+
+
+def _rate_source(level: str, cool_access: bool) -> str:
+    """Article (date) of a level's auto-QoS rate, with or without cool access."""
+    if cool_access:
+        table = cool_access_table()
+        row = table[(table["key"] == "mib_s_per_tib") & (table["level"] == level)].iloc[0]
+    else:
+        row = service_levels().set_index("level").loc[level]
+    return f"{row['source']} ({row['date']})"
 
 
 def _limits_row(level: str, volume_type: str, rule: str) -> pd.Series:

@@ -11,6 +11,13 @@ the current and earlier rules), each row with the azure-docs article it comes fr
 - Manual QoS: volumes share the pool's size times its rate; each volume 1 .. 4,500 MiB/s.
 - Flexible (manual QoS only): 128 MiB/s per pool whatever its size, more purchasable up to
   640 MiB/s per pool TiB.
+- Elastic (shared QoS): the pool's 32 MiB/s per pool TiB is shared by its volumes, which have
+  no limit of their own (:func:`pool_throughput_limit`).
+- Large volumes in breakthrough mode (volume type 'breakthrough'): no predefined limit; "up to
+  50 GiB/s" achievable is the ceiling the articles state. Under auto QoS the model keeps
+  quota x rate below it (no article states a breakthrough-specific auto-QoS rule).
+- Cool access (``data/cool_access.csv``): Premium 36 and Ultra 68 MiB/s per TiB instead of 64 and
+  128; large volumes with cool access 2,400 GiB .. 7.2 PiB.
 - Inverse: the quota a target needs (Premium 4,500 MiB/s -> 70.3125 TiB).
 
 Units: quota and pool sizes in TiB (binary, 2**40 bytes), throughput in MiB/s, block sizes in
@@ -20,6 +27,7 @@ KiB. Network rates in Mbps are decimal (10**6 bit/s): 16,000 Mbps = 1,907.35 MiB
 from __future__ import annotations
 
 import logging
+import math
 from collections.abc import Mapping, Sequence
 
 import numpy as np
@@ -36,8 +44,6 @@ BYTES_PER_MIB = 2.0**20
 #: Manual-QoS throughput a single volume may be given [MiB/s].
 MANUAL_QOS_VOLUME_MIN_MIB_S = 1.0
 MANUAL_QOS_VOLUME_MAX_MIB_S = 4500.0
-VOLUME_TYPES = ("regular", "large")
-RULES = ("current", "before-2025", "2023-11", "calculator")
 
 
 def service_levels() -> pd.DataFrame:
@@ -49,16 +55,35 @@ def service_levels() -> pd.DataFrame:
         ======================  =============  ==================================================
         column                  unit           meaning
         ======================  =============  ==================================================
-        level                                  'Standard', 'Premium', 'Ultra', 'Flexible'
-        qos                                    QoS types the level offers ('auto|manual')
-        mib_s_per_tib           MiB/s per TiB  auto-QoS rate (NaN for Flexible)
+        level                                  'Standard', 'Premium', 'Ultra', 'Flexible',
+                                               'Elastic'
+        qos                                    QoS types the level offers ('auto|manual',
+                                               'manual', 'shared')
+        mib_s_per_tib           MiB/s per TiB  auto-QoS rate (NaN for Flexible; per pool TiB
+                                               for Elastic)
         pool_baseline_mib_s     MiB/s          throughput every pool gets (Flexible)
         pool_max_mib_s_per_tib  MiB/s per TiB  most a pool can have per TiB of its size
-        level_order                            1 = least per-GiB price ... (Flexible last)
+        pool_min_tib            TiB            smallest pool, where stated (Elastic)
+        pool_max_tib            TiB            largest pool, where stated (Elastic)
+        level_order                            1 = least per-GiB price ... (Flexible, then
+                                               Elastic last: no price compared)
         note, source, date                     what, which azure-docs article, its ms.date
         ======================  =============  ==================================================
     """
     return load_table("service_levels")
+
+
+def cool_access() -> pd.DataFrame:
+    """The cool-access table (data/cool_access.csv): rates, sizes and observations.
+
+    Returns
+    -------
+    pandas.DataFrame
+        Columns key, level, volume_type, value, unit, note, source, date. Keys:
+        'mib_s_per_tib' (per level), 'min_tib' / 'max_tib' (per volume type) and observed
+        hot- and cool-tier read throughputs ('hot_seq_read_mib_s', ...).
+    """
+    return load_table("cool_access")
 
 
 def volume_limits() -> pd.DataFrame:
@@ -86,7 +111,7 @@ def level_name(level: str) -> str:
 
 
 def level_rate(level: str) -> float:
-    """Auto-QoS throughput per TiB of quota of a service level [MiB/s per TiB]."""
+    """Throughput per TiB of a service level [MiB/s per TiB]: of quota, or of pool (Elastic)."""
     name = level_name(level)
     table = service_levels().set_index("level")
     rate = float(table.loc[name, "mib_s_per_tib"])
@@ -98,9 +123,46 @@ def level_rate(level: str) -> float:
     return rate
 
 
+def cool_access_rate(level: str) -> float:
+    """Auto-QoS throughput per TiB of quota of a level with cool access [MiB/s per TiB].
+
+    Premium 36 and Ultra 68 (instead of 64 and 128), Standard unchanged at 16
+    (manage-cool-access.md). Flexible keeps its configured throughput: no rate, a ModelError.
+    """
+    name = level_name(level)
+    table = cool_access()
+    hit = table[(table["key"] == "mib_s_per_tib") & (table["level"] == name)]
+    rate = float(hit["value"].iloc[0]) if not hit.empty else math.nan
+    if not np.isfinite(rate):
+        why = hit["note"].iloc[0] if not hit.empty else "no cool-access rate in the table"
+        raise ModelError(f"{name} with cool access has no auto-QoS rate: {why}")
+    return rate
+
+
+def auto_qos_rate(level: str, cool_access: bool = False) -> float:
+    """Rate that turns a volume's quota into its limit [MiB/s per TiB], or a ModelError.
+
+    Manual-QoS levels (Flexible) and shared-QoS levels (Elastic, whose volumes have no limit of
+    their own) have none.
+    """
+    name = level_name(level)
+    if "shared" in str(service_levels().set_index("level").loc[name, "qos"]).split("|"):
+        raise ModelError(
+            f"{name} volumes share their pool's QoS and have no limit of their own: use "
+            f"pool_throughput_limit(pool_tib, {name!r})"
+        )
+    return cool_access_rate(name) if cool_access else level_rate(name)
+
+
+def volume_types() -> tuple[str, ...]:
+    """Volume types of data/volume_limits.csv: 'regular', 'large', 'breakthrough'."""
+    return tuple(dict.fromkeys(volume_limits()["volume_type"]))
+
+
 def _limit_row(level: str, volume_type: str, rule: str) -> pd.Series:
-    if volume_type not in VOLUME_TYPES:
-        raise ModelError(f"volume_type must be one of {VOLUME_TYPES}, got {volume_type!r}")
+    known = volume_types()
+    if volume_type not in known:
+        raise ModelError(f"volume_type must be one of {known}, got {volume_type!r}")
     name = level_name(level)
     table = volume_limits()
     hit = table[
@@ -120,11 +182,25 @@ def volume_type_cap(level: str, volume_type: str = "regular", rule: str = "curre
 
 
 def volume_size_range(
-    level: str, volume_type: str = "regular", rule: str = "current"
+    level: str, volume_type: str = "regular", rule: str = "current", cool_access: bool = False
 ) -> tuple[float, float]:
-    """Smallest and largest quota of a volume type [TiB]."""
+    """Smallest and largest quota of a volume type [TiB].
+
+    With `cool_access`, the cool-access table's range where it has one (current rules): large
+    volumes 2,400 GiB .. 7.2 PiB.
+    """
     row = _limit_row(level, volume_type, rule)
-    return float(row["min_tib"]), float(row["max_tib"])
+    sizes = _cool_access_sizes(volume_type) if cool_access and rule == "current" else None
+    return sizes or (float(row["min_tib"]), float(row["max_tib"]))
+
+
+def _cool_access_sizes(volume_type: str) -> tuple[float, float] | None:
+    """Size range [TiB] of a volume type with cool access, if the cool-access table has one."""
+    table = cool_access()
+    rows = table[table["volume_type"] == volume_type].set_index("key")["value"]
+    if not {"min_tib", "max_tib"} <= set(rows.index):
+        return None
+    return float(rows["min_tib"]), float(rows["max_tib"])
 
 
 def throughput_limit(
@@ -132,6 +208,7 @@ def throughput_limit(
     level: str,
     volume_type: str = "regular",
     rule: str = "current",
+    cool_access: bool = False,
 ) -> np.ndarray | float:
     """Throughput limit of an auto-QoS volume: quota x level rate, capped by its type.
 
@@ -141,11 +218,16 @@ def throughput_limit(
         Volume quota [TiB] (100 GiB = 100 / 1024 TiB).
     level : str
         'Standard', 'Premium' or 'Ultra'.
-    volume_type : {'regular', 'large'}
-        Volume type.
+    volume_type : {'regular', 'large', 'breakthrough'}
+        Volume type ('breakthrough': a large volume in breakthrough mode, capped at the stated
+        "up to 50 GiB/s").
     rule : str
         Which rules: 'current', 'before-2025' (regular: 100 GiB minimum), '2023-11' (large:
-        per-level caps) or 'calculator' (large: the public calculator's Ultra cap).
+        per-level caps), '2023-09' (large: 102,401 GiB minimum) or 'calculator' (large: the
+        public calculator's Ultra cap).
+    cool_access : bool
+        Cool access enabled: the cool-access rate (Premium 36, Ultra 68 MiB/s per TiB) and size
+        range (large volumes 2,400 GiB .. 7.2 PiB).
 
     Returns
     -------
@@ -155,15 +237,17 @@ def throughput_limit(
     Raises
     ------
     anfperf.ModelError
-        Unknown level, type or rule, or a quota outside the type's size range.
+        Unknown level, type or rule, a level without auto QoS, or a quota outside the type's
+        size range.
     """
     q = np.asarray(quota_tib, dtype=float)
-    lo, hi = volume_size_range(level, volume_type, rule)
+    lo, hi = volume_size_range(level, volume_type, rule, cool_access)
     if np.any(~np.isfinite(q)) or np.any(q < lo * (1 - 1e-9)) or np.any(q > hi * (1 + 1e-9)):
         raise ModelError(
             f"quota_tib {quota_tib} outside the {volume_type} volume range {lo:g} .. {hi:g} TiB"
         )
-    out = np.minimum(q * level_rate(level), volume_type_cap(level, volume_type, rule))
+    rate = auto_qos_rate(level, cool_access)
+    out = np.minimum(q * rate, volume_type_cap(level, volume_type, rule))
     return float(out) if out.ndim == 0 else out
 
 
@@ -172,6 +256,7 @@ def quota_needed(
     level: str,
     volume_type: str = "regular",
     rule: str = "current",
+    cool_access: bool = False,
 ) -> np.ndarray | float:
     """Smallest auto-QoS quota whose limit reaches a target throughput (the inverse).
 
@@ -179,7 +264,7 @@ def quota_needed(
     ----------
     bw_mib_s : array-like
         Target throughput [MiB/s].
-    level, volume_type, rule
+    level, volume_type, rule, cool_access
         As in :func:`throughput_limit`.
 
     Returns
@@ -203,8 +288,8 @@ def quota_needed(
             f"{float(np.max(bw)):g} MiB/s is above the {cap:g} MiB/s cap of a {volume_type} "
             f"{name} volume (rule {rule!r}); no quota reaches it"
         )
-    lo, hi = volume_size_range(level, volume_type, rule)
-    q = np.maximum(bw / level_rate(level), lo)
+    lo, hi = volume_size_range(level, volume_type, rule, cool_access)
+    q = np.maximum(bw / auto_qos_rate(level, cool_access), lo)
     if np.any(q > hi * (1 + 1e-9)):
         raise ModelError(
             f"{float(np.max(bw)):g} MiB/s needs {float(np.max(q)):g} TiB, above the "
@@ -214,15 +299,17 @@ def quota_needed(
 
 
 def pool_throughput_limit(pool_tib: object, level: str) -> np.ndarray | float:
-    """Most throughput a manual-QoS capacity pool can hand out to its volumes [MiB/s].
+    """Most throughput a manual- or shared-QoS capacity pool can hand out to its volumes [MiB/s].
 
     Standard / Premium / Ultra: pool size x rate (10 TiB Ultra -> 1,280 MiB/s). Flexible: the
-    128 MiB/s baseline or 640 MiB/s per pool TiB, whichever is more.
+    128 MiB/s baseline or 640 MiB/s per pool TiB, whichever is more. Elastic (shared QoS):
+    32 MiB/s per pool TiB, any volume up to all of it (128 TiB -> 4,096 MiB/s).
 
     Parameters
     ----------
     pool_tib : array-like
-        Capacity pool size [TiB].
+        Capacity pool size [TiB], within the level's pool sizes where the table has them
+        (Elastic 1 .. 128 TiB).
     level : str
         Service level of the pool.
     """
@@ -230,9 +317,18 @@ def pool_throughput_limit(pool_tib: object, level: str) -> np.ndarray | float:
     if np.any(~np.isfinite(p)) or np.any(p <= 0):
         raise ModelError("pool_tib must be > 0")
     row = service_levels().set_index("level").loc[level_name(level)]
+    _check_pool_size(p, row)
     baseline = float(row["pool_baseline_mib_s"]) if pd.notna(row["pool_baseline_mib_s"]) else 0.0
     out = np.maximum(p * float(row["pool_max_mib_s_per_tib"]), baseline)
     return float(out) if out.ndim == 0 else out
+
+
+def _check_pool_size(pool_tib: np.ndarray, row: pd.Series) -> None:
+    """A ModelError when a pool size is outside the level's pool sizes (where the table has them)."""
+    lo = float(row["pool_min_tib"]) if pd.notna(row["pool_min_tib"]) else 0.0
+    hi = float(row["pool_max_tib"]) if pd.notna(row["pool_max_tib"]) else math.inf
+    if np.any(pool_tib < lo * (1 - 1e-9)) or np.any(pool_tib > hi * (1 + 1e-9)):
+        raise ModelError(f"{row.name} pools take {lo:g} .. {hi:g} TiB, got {pool_tib}")
 
 
 def flexible_pool_throughput(pool_tib: float, purchased_mib_s: float = 0.0) -> float:

@@ -129,7 +129,15 @@ def test_units():
 
 
 @pytest.mark.parametrize(
-    "name", ["service_levels", "volume_limits", "vm_network", "nfs_client", "anf_benchmarks"]
+    "name",
+    [
+        "service_levels",
+        "volume_limits",
+        "vm_network",
+        "nfs_client",
+        "anf_benchmarks",
+        "cool_access",
+    ],
 )
 def test_every_table_row_cites_an_article(name):
     table = load_table(name)

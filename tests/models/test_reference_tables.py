@@ -1,0 +1,209 @@
+"""Reference tables, dated (issue 10, section 3): breakthrough mode, Elastic, cool access,
+minimum sizes by date, and plan() reading the Flexible rows."""
+
+from __future__ import annotations
+
+import shutil
+
+import pandas as pd
+import pytest
+
+from anfperf.errors import ModelError
+from anfperf.models import _common, data_dir, gib_to_tib, load_table, plan
+from anfperf.models.predict import predict_achievable, published_ceiling
+from anfperf.models.quota import (
+    cool_access,
+    cool_access_rate,
+    level_rate,
+    pool_throughput_limit,
+    quota_needed,
+    service_levels,
+    throughput_limit,
+    volume_limits,
+    volume_size_range,
+    volume_type_cap,
+)
+
+
+@pytest.fixture
+def edited_tables(tmp_path, monkeypatch):
+    """A copy of data/*.csv the test may edit; anfperf reads it instead of data/."""
+    for path in data_dir().glob("*.csv"):
+        shutil.copy(path, tmp_path / path.name)
+    monkeypatch.setattr(_common, "_DATA_DIRS", (tmp_path,))
+    _common._load.cache_clear()
+    yield tmp_path
+    _common._load.cache_clear()
+
+
+def _edit(folder, name: str, match: dict, column: str, value: object) -> None:
+    path = folder / f"{name}.csv"
+    table = pd.read_csv(path, dtype={"date": "string", "source": "string"})
+    hit = pd.Series(True, index=table.index)
+    for key, want in match.items():
+        hit &= table[key] == want
+    assert hit.sum() == 1
+    table.loc[hit, column] = value
+    table.to_csv(path, index=False)
+    _common._load.cache_clear()
+
+
+def test_breakthrough_mode_ceiling_is_the_stated_50_gib_s():
+    # large-volumes-requirements-considerations.md (2026-02-10): 2,400 GiB .. 2,400 TiB, "up to
+    # 50 GiB/s"; large-volumes.md (2025-11-11): no predefined limit
+    assert throughput_limit(1000, "Ultra", "breakthrough") == 51200
+    assert throughput_limit(100, "Ultra", "breakthrough") == 12800  # quota x rate below it
+    assert quota_needed(51200, "Ultra", "breakthrough") == 400
+    assert volume_size_range("Premium", "breakthrough") == (gib_to_tib(2400), 2400)
+    with pytest.raises(ModelError, match="outside"):
+        throughput_limit(2, "Ultra", "breakthrough")  # below 2,400 GiB
+    with pytest.raises(ModelError, match="outside"):
+        throughput_limit(2401, "Ultra", "breakthrough")
+    with pytest.raises(ModelError, match="cap"):
+        quota_needed(51201, "Ultra", "breakthrough")
+    row = (
+        volume_limits()
+        .set_index(["volume_type", "rule", "level"])
+        .loc[("breakthrough", "current", "Flexible")]
+    )
+    assert row["date"] == "2026-02-10" and "no predefined throughput limit" in row["note"]
+    # Flexible breakthrough volumes take manual QoS up to the stated ceiling
+    frame = predict_achievable(
+        bs_kib=256, level="Flexible", manual_bw_mib_s=30000, volume_type="breakthrough"
+    )
+    assert frame.attrs["bw_mib_s"] == 30000
+    with pytest.raises(ModelError, match="51,200"):
+        predict_achievable(
+            bs_kib=256, level="Flexible", manual_bw_mib_s=60000, volume_type="breakthrough"
+        )
+
+
+def test_breakthrough_mode_benchmarks_are_observations():
+    # performance-large-volume-breakthrough-mode-linux.md (2025-11-05): ~50,000 MiB/s read and
+    # 21,202 MiB/s write at 256 KiB; ~1,800,000 read and 994,384 write IOPS at 8 KiB
+    assert published_ceiling("breakthrough", "sequential", 100, 256)[0] == pytest.approx(50000)
+    assert published_ceiling("breakthrough", "sequential", 0, 256)[0] == pytest.approx(21202)
+    assert published_ceiling("breakthrough", "random", 100, 8)[1] == pytest.approx(1_800_000)
+    assert published_ceiling("breakthrough", "random", 0, 8)[1] == pytest.approx(994_384)
+    frame = predict_achievable(
+        bs_kib=256, level="Ultra", quota_tib=1000, volume_type="breakthrough",
+        pattern="sequential",
+    )  # fmt: skip
+    by = frame.set_index("constraint")
+    assert by.loc["volume type cap", "bw_mib_s"] == 51200
+    assert by.loc["published volume benchmark", "kind"] == "observed"
+    assert frame.attrs["binding"] == "published volume benchmark"
+
+
+def test_plan_considers_breakthrough_mode_only_when_asked():
+    with pytest.raises(ModelError, match="no service level"):
+        plan(bw_mib_s=20_000, bs_kib=64, levels=["Ultra"])
+    result = plan(
+        bw_mib_s=20_000, bs_kib=64, levels=["Ultra"],
+        volume_types=("regular", "large", "breakthrough"),
+    )  # fmt: skip
+    assert (result.volume_type, result.quota_tib) == ("breakthrough", 156.25)
+
+
+def test_elastic_level_shares_32_mib_s_per_pool_tib():
+    # azure-netapp-files-service-levels.md (2026-01-29): 32 MiB/s per TiB, pools 1 .. 128 TiB,
+    # 128 TiB -> 4,096 MiB/s; volumes 1 GiB .. 16 TiB (elastic-resource-limits.md)
+    assert level_rate("Elastic") == 32
+    assert pool_throughput_limit(1, "Elastic") == 32
+    assert pool_throughput_limit(16, "Elastic") == 512
+    assert pool_throughput_limit(128, "Elastic") == 4096
+    for outside in (0.5, 129):
+        with pytest.raises(ModelError, match="1 .. 128 TiB"):
+            pool_throughput_limit(outside, "Elastic")
+    assert volume_size_range("Elastic") == (gib_to_tib(1), 16)
+    assert volume_type_cap("Elastic") == 4096
+    with pytest.raises(ModelError, match="share their pool"):
+        throughput_limit(1, "Elastic")
+    with pytest.raises(ModelError, match="share their pool"):
+        predict_achievable(bs_kib=64, level="Elastic", quota_tib=1)
+    row = service_levels().set_index("level").loc["Elastic"]
+    assert row["qos"] == "shared" and row["date"] == "2026-01-29"
+    assert pool_throughput_limit(1, "Premium") == 64  # other levels keep no pool range
+
+
+def test_cool_access_rates_and_sizes():
+    # manage-cool-access.md (2025-10-28): Premium 36, Ultra 68 MiB/s per TiB (64, 128 without)
+    assert [cool_access_rate(x) for x in ("Standard", "Premium", "Ultra")] == [16, 36, 68]
+    with pytest.raises(ModelError, match="configured"):
+        cool_access_rate("Flexible")
+    assert throughput_limit(10, "Premium") == 640
+    assert throughput_limit(10, "Premium", cool_access=True) == 360
+    assert throughput_limit(10, "Ultra", cool_access=True) == 680
+    assert quota_needed(360, "Premium", cool_access=True) == 10
+    # large volumes with cool access: 2,400 GiB .. 7.2 PiB (requirements 2026-02-10)
+    assert throughput_limit(gib_to_tib(2400), "Ultra", "large", cool_access=True) == 159.375
+    assert throughput_limit(7.2 * 1024, "Standard", "large", cool_access=True) == 12800
+    with pytest.raises(ModelError, match="outside"):
+        throughput_limit(7373, "Standard", "large", cool_access=True)
+    with pytest.raises(ModelError, match="outside"):
+        throughput_limit(gib_to_tib(2400), "Ultra", "large")  # 50 TiB without cool access
+    frame = predict_achievable(bs_kib=64, level="Premium", quota_tib=10, cool_access=True)
+    quota = frame.set_index("constraint").loc["volume quota"]
+    assert quota["bw_mib_s"] == 360
+    assert quota["source"] == "manage-cool-access.md (2025-10-28)"
+    plain = predict_achievable(bs_kib=64, level="Premium", quota_tib=10)
+    assert plain.set_index("constraint").loc["volume quota", "source"] == (
+        "azure-netapp-files-service-levels.md (2026-01-29)"
+    )
+
+
+def test_cool_tier_observations():
+    # performance-considerations-cool-access.md (2024-10-24)
+    seen = cool_access().set_index("key")["value"]
+    assert seen["hot_seq_read_mib_s"] == 3330 and seen["cool_seq_read_mib_s"] == 1742
+    assert seen["hot_rand_read_mib_s"] == 2479 and seen["cool_rand_read_mib_s"] == 280
+
+
+def test_minimum_sizes_as_the_articles_state_them_at_each_date():
+    rows = volume_limits().set_index(["volume_type", "rule", "level"])
+    # regular: 100 GiB in resource limits up to 2024-08-09, 50 GiB from 2024-12-31
+    old = rows.loc[("regular", "before-2025", "Ultra")]
+    assert old["min_tib"] == gib_to_tib(100) and old["date"] == "2024-08-09"
+    assert "2024-12-31" in old["note"]
+    assert rows.loc[("regular", "current", "Ultra"), "min_tib"] == gib_to_tib(50)
+    # large: 102,401 GiB .. 500 TiB (resource limits 2023-09-29), 50 TiB today
+    assert volume_size_range("Ultra", "large", "2023-09") == (gib_to_tib(102_401), 500)
+    assert throughput_limit(gib_to_tib(102_401), "Ultra", "large", "2023-09") == 10240
+    with pytest.raises(ModelError, match="outside"):
+        throughput_limit(100, "Ultra", "large", "2023-09")
+    assert rows.loc[("large", "2023-09", "Standard"), "date"] == "2023-09-29"
+    assert volume_size_range("Ultra", "large")[0] == 50
+
+
+def test_plan_reads_the_flexible_rows(edited_tables):
+    prices = {"Flexible": 0.0003, "Flexible throughput": 0.01}
+    default = plan(bw_mib_s=1000, bs_kib=64, levels=["Flexible"], prices=prices)
+    why = default.storage_options.set_index(["level", "volume_type"]).loc[
+        ("Flexible", "regular"), "why"
+    ]
+    assert "a Flexible regular volume takes 0.0488281 .. 100 TiB and up to 4500 MiB/s" in why
+    pool_tib = 1000 / 640  # 640 MiB/s per pool TiB at most
+    cost = default.storage_options.iloc[0]["cost_usd_month"]
+    assert cost == pytest.approx((pool_tib * 1024 * 0.0003 + (1000 - 128) * 0.01) * 730)
+    # the Flexible rows, not Ultra's: a 2,000 MiB/s Flexible cap makes 3,000 MiB/s infeasible
+    _edit(
+        edited_tables,
+        "volume_limits",
+        {"volume_type": "regular", "rule": "current", "level": "Flexible"},
+        "max_mib_s",
+        2000,
+    )
+    with pytest.raises(ModelError, match="2000 MiB/s cap"):
+        plan(bw_mib_s=3000, bs_kib=64, levels=["Flexible"], prices=prices)
+    # the baseline comes from the table too
+    _edit(edited_tables, "service_levels", {"level": "Flexible"}, "pool_baseline_mib_s", 256)
+    again = plan(bw_mib_s=1000, bs_kib=64, levels=["Flexible"], prices=prices)
+    cost = again.storage_options.iloc[0]["cost_usd_month"]
+    assert cost == pytest.approx((pool_tib * 1024 * 0.0003 + (1000 - 256) * 0.01) * 730)
+
+
+def test_cool_access_table_cites_dated_articles():
+    table = load_table("cool_access")
+    assert table["source"].str.endswith(".md").all()
+    assert table["date"].str.fullmatch(r"\d{4}-\d{2}-\d{2}").all()
+    assert (data_dir() / "cool_access.csv").is_file()
