@@ -4,7 +4,12 @@
   TCP windows, and a consistency check of ingested runs.
 - :mod:`~anfperf.models.quota`: ANF service levels, volume types, QoS and the inverse.
 - :mod:`~anfperf.models.client`: VM network egress, NFS in-flight limits, nconnect.
-- :mod:`~anfperf.models.curves`: queueing response-time curve and the Universal Scalability Law.
+- :mod:`~anfperf.models.usl`, :mod:`~anfperf.models.mva`, :mod:`~anfperf.models.queueing`:
+  the Universal Scalability Law, the closed queueing network, the queueing response-time curve
+  (gathered in :mod:`~anfperf.models.curves`); :mod:`~anfperf.models.blend`: the default
+  throughput curve, their stacked average (:mod:`~anfperf.models.selection`).
+- :mod:`~anfperf.models.band`: prediction bands of every fit, from a seeded bootstrap;
+  :mod:`~anfperf.models.validation`: how well a fit predicts the upper half of a sweep.
 - :mod:`~anfperf.models.mix`: throughput across read/write ratios.
 - :mod:`~anfperf.models.predict`: the least of all limits, and which one binds.
 - :mod:`~anfperf.models.plan`: from a target to a service level, quota, VMs and threads.
@@ -24,6 +29,7 @@ from anfperf.models._common import (
     summary_rows,
     sweep_points,
 )
+from anfperf.models.band import band_draws, bootstrap_params, predict_band
 from anfperf.models.client import (
     client_constraints,
     nconnect_ceiling,
@@ -79,13 +85,16 @@ from anfperf.models.quota import (
     volume_size_range,
     volume_type_cap,
 )
+from anfperf.models.validation import holdout_check
 
 __all__ = [
     "FewPointsWarning",
     "FitResult",
     "Plan",
     "SaturationWarning",
+    "band_draws",
     "bandwidth_delay_kib",
+    "bootstrap_params",
     "bw_for_window",
     "bw_to_iops",
     "check_concurrency",
@@ -98,6 +107,7 @@ __all__ = [
     "fit_usl",
     "flexible_pool_throughput",
     "gib_to_tib",
+    "holdout_check",
     "iops_at_concurrency",
     "iops_to_bw",
     "kneedle",
@@ -117,6 +127,7 @@ __all__ = [
     "plan",
     "pool_throughput_limit",
     "predict_achievable",
+    "predict_band",
     "published_ceiling",
     "queueing_closed_max",
     "queueing_iops_at_latency",

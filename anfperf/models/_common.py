@@ -164,6 +164,8 @@ class FitResult(dict):
         Mean and median absolute percentage error of the fit [%].
     notes : list of str
         Warnings raised while fitting, in words.
+    y, y_fit : numpy.ndarray
+        The values fitted and the fit's values at the same points.
     x : numpy.ndarray or None
         The independent values fitted (concurrency, load, read %, block size), in the order of
         `y`: :func:`anfperf.models.predict_band` refits resamples of (x, y).
@@ -203,6 +205,8 @@ class FitResult(dict):
         with np.errstate(invalid="ignore"):
             se = np.sqrt(np.where(diag >= 0, diag, np.nan))
         self.stderr = {k: float(s) for k, s in zip(params, se, strict=True)}
+        self.y = np.asarray(y, dtype=float)
+        self.y_fit = np.asarray(y_fit, dtype=float)
         self.n_points = int(len(y))
         resid = y - y_fit
         ss_tot = float(np.sum((y - y.mean()) ** 2))
@@ -213,7 +217,9 @@ class FitResult(dict):
         self.mdape_pct = float(np.median(ape))
         self.bounds = dict(bounds or {})
         self.ci = ci or {
-            k: _clip(self[k] - 1.96 * self.stderr[k], self[k] + 1.96 * self.stderr[k], self.bounds.get(k))
+            k: _clip(
+                self[k] - 1.96 * self.stderr[k], self[k] + 1.96 * self.stderr[k], self.bounds.get(k)
+            )
             for k in self
         }
         self.notes = list(notes)

@@ -1,9 +1,17 @@
-"""Uncertainty band of a fitted curve: refit on resampled points, read the spread of the curves.
+"""Uncertainty bands of fitted curves: refit on resampled points, read the spread of the curves.
 
 A parameter interval (``FitResult.ci``) says how uncertain each parameter is; a chart needs how
-uncertain the *curve* is at every x, which depends on the parameters together. The band here is
-a case bootstrap: points drawn with replacement, the model refitted, and at each x the central
-`level` share of the refitted curves. Seeded, so the same points give the same band.
+uncertain the *curve* is at every x, which depends on the parameters together.
+
+- :func:`predict_band` takes any fit anfperf makes and gives a prediction band: a seeded
+  residual bootstrap (the fit's relative residuals, scaled up for the parameters fitted, put
+  back on its curve; the model refitted within its parameter bounds), each refitted curve
+  with a residual of its own added (a new measurement scatters like the old ones). For the
+  default throughput curve, a model average, each draw comes from one of its models in
+  proportion to its weight: where the models part past the data, so does the band.
+  :func:`bootstrap_params` and :func:`band_draws` expose the draws.
+- :func:`case_band`: a case bootstrap (points drawn with replacement) of a fit function and
+  model given separately, as the report's latency charts use.
 """
 
 from __future__ import annotations
@@ -12,14 +20,214 @@ import warnings
 from collections.abc import Callable, Mapping
 
 import numpy as np
+import pandas as pd
 
 from anfperf.errors import ModelError
+from anfperf.models._common import FitResult
+from anfperf.models.mix import fit_mix, mix_throughput
+from anfperf.models.mva import mva_throughput, refit_mva_throughput
+from anfperf.models.op_cost import fit_op_cost, op_cost_iops
+from anfperf.models.queueing import queueing_latency, refit_queueing_latency
+from anfperf.models.usl import refit_usl, usl
 
 #: Resamples when the caller does not say: enough for stable 2.5 / 97.5 % percentiles on a chart.
 DEFAULT_RESAMPLES = 200
+#: Draws of :func:`predict_band` when the caller does not say.
+DEFAULT_DRAWS = 400
+
+
+def _refit_mix(x: np.ndarray, y: np.ndarray, start: FitResult) -> dict[str, float]:
+    return dict(fit_mix(x, y, exponent=start.fixed.get("exponent")))
+
+
+def _refit_queueing(x: np.ndarray, y: np.ndarray, start: FitResult) -> dict[str, float]:
+    # the servers move with the resample unless the fit held them
+    return refit_queueing_latency(x, y, start, fit_servers="servers" not in start.fixed)
+
+
+def _refit_op_cost(x: np.ndarray, y: np.ndarray, start: FitResult) -> dict[str, float]:
+    return dict(fit_op_cost(x, y))
+
+
+#: Model of each fit (``FitResult.model``) -> (model function, one-start refit(x, y, start)).
+MODELS: dict[str, tuple[Callable, Callable]] = {
+    "usl": (usl, refit_usl),
+    "mva_throughput": (mva_throughput, refit_mva_throughput),
+    "queueing_latency": (queueing_latency, _refit_queueing),
+    "mix_throughput": (mix_throughput, _refit_mix),
+    "op_cost_iops": (op_cost_iops, _refit_op_cost),
+}
+
+
+def _components(fit: FitResult) -> list[tuple[str, FitResult, float]]:
+    """(name, single fit, share of the draws) of each model a draw may come from."""
+    if fit.model == "throughput_curve":
+        parts = [(k, f, fit.weights.get(k, 0.0)) for k, f in fit.fits.items()]
+        parts = [p for p in parts if p[2] > 0]
+        total = sum(p[2] for p in parts)
+        return [(k, f, w / total) for k, f, w in parts]
+    if fit.model not in MODELS:
+        raise ModelError(f"no band for a {fit.model!r} fit; known: {sorted(MODELS)}")
+    return [(fit.model, fit, 1.0)]
+
+
+def _residuals(fit: FitResult) -> np.ndarray:
+    """Relative residuals, centred and scaled up by sqrt(n / (n - k)) for the k fitted."""
+    if fit.x is None:
+        raise ModelError(f"the {fit.model} fit does not carry its points: refit it with anfperf")
+    y, y_fit = np.asarray(fit.y, float), np.asarray(fit.y_fit, float)
+    rel = y / y_fit - 1.0
+    free = max(len(fit) - len(fit.fixed), 1)
+    dof = y.size - free
+    scale = np.sqrt(y.size / dof) if dof > 0 else 1.0
+    return (rel - rel.mean()) * scale
+
+
+def bootstrap_params(fit: FitResult, *, draws: int = DEFAULT_DRAWS, seed: int = 0) -> pd.DataFrame:
+    """Seeded residual-bootstrap refits of a fit: the parameter draws behind :func:`predict_band`.
+
+    Parameters
+    ----------
+    fit : FitResult
+        Any fit of :mod:`anfperf.models` (USL, MVA, the default throughput curve, queueing,
+        read/write mix, per-operation cost).
+    draws : int
+        Resamples.
+    seed : int
+        Seed (``numpy.random.default_rng``): the same fit gives the same draws.
+
+    Returns
+    -------
+    pandas.DataFrame
+        One row per successful refit: `component` (the model the draw comes from; for the
+        default curve 'usl', 'amdahl' or 'mva') and that model's parameters (NaN for the
+        parameters of the other components).
+    """
+    rows = [{"component": name, **params} for name, _, params, _ in _draw(fit, draws, seed)]
+    return pd.DataFrame(rows)
+
+
+def _draw(fit: FitResult, draws: int, seed: int):
+    """Yield (component name, its fit, refitted parameters, residual pool) per successful draw."""
+    parts = _components(fit)
+    pools = [_residuals(part) for _, part, _ in parts]
+    rng = np.random.default_rng(seed)
+    picks = rng.choice(len(parts), size=int(draws), p=[share for *_, share in parts])
+    for i in picks:
+        (name, part, _), pool = parts[i], pools[i]
+        y_star = part.y_fit * (1.0 + rng.choice(pool, size=pool.size))
+        if np.any(y_star <= 0):
+            continue
+        try:
+            with warnings.catch_warnings(), np.errstate(all="ignore"):
+                warnings.simplefilter("ignore")
+                params = MODELS[part.model][1](part.x, y_star, part)
+        except (ModelError, RuntimeError, ValueError, ArithmeticError):
+            continue
+        yield name, part, {**dict(part), **params}, pool
+
+
+def band_draws(
+    fit: FitResult,
+    x: object,
+    *,
+    draws: int = DEFAULT_DRAWS,
+    seed: int = 0,
+    noise: bool = True,
+) -> np.ndarray:
+    """Predictions of the bootstrap refits at `x`: one row per draw.
+
+    Parameters
+    ----------
+    fit : FitResult
+        Any fit of :mod:`anfperf.models`.
+    x : array-like
+        Where to predict (units of the fit's x).
+    draws, seed
+        As in :func:`bootstrap_params`.
+    noise : bool
+        Add to each predicted value a relative residual drawn from the fit's own (a prediction
+        of a new measurement); False gives the spread of the curve alone.
+
+    Returns
+    -------
+    numpy.ndarray
+        Shape (successful draws, len(x)); non-finite predictions are NaN.
+    """
+    at = np.atleast_1d(np.asarray(x, float))
+    rng = np.random.default_rng(seed + 1)
+    rows = []
+    for _, part, params, pool in _draw(fit, draws, seed):
+        with np.errstate(all="ignore"):
+            pred = np.asarray(MODELS[part.model][0](at, **params), float)
+        if noise:
+            pred = pred * (1.0 + rng.choice(pool, size=at.size))
+        rows.append(np.where(np.isfinite(pred), pred, np.nan))
+    if not rows:
+        raise ModelError(f"no bootstrap refit of the {fit.model} fit converged: no band")
+    return np.vstack(rows)
 
 
 def predict_band(
+    fit: FitResult,
+    x: object,
+    level: float = 0.95,
+    *,
+    draws: int = DEFAULT_DRAWS,
+    seed: int = 0,
+) -> pd.DataFrame:
+    """Prediction band of any fitted curve at `x`, from a seeded residual bootstrap.
+
+    Parameters
+    ----------
+    fit : FitResult
+        A fit of :mod:`anfperf.models`: :func:`~anfperf.models.fit_usl`,
+        :func:`~anfperf.models.fit_mva_throughput`, :func:`~anfperf.models.fit_throughput_curve`
+        (draws from its three models by weight), :func:`~anfperf.models.fit_queueing_latency`,
+        :func:`~anfperf.models.fit_mix`, :func:`~anfperf.models.op_cost.fit_op_cost`.
+    x : array-like
+        Where to predict: concurrency, load [IOPS], read % or block size [KiB], as fitted.
+    level : float
+        Share of new measurements the band should hold, 0 < level < 1.
+    draws, seed
+        As in :func:`bootstrap_params`.
+
+    Returns
+    -------
+    pandas.DataFrame
+        Columns x, estimate (the fit's own curve), lower, upper (the central `level` share of
+        the draws; NaN where fewer than half the draws are finite) and rel_width
+        (``(upper - lower) / estimate`` [-]: a band can be honest and too wide to plan with).
+    """
+    if not 0 < level < 1:
+        raise ModelError(f"level must be between 0 and 1, got {level!r}")
+    at = np.atleast_1d(np.asarray(x, float))
+    stack = band_draws(fit, at, draws=draws, seed=seed)
+    enough = np.sum(np.isfinite(stack), axis=0) >= 0.5 * stack.shape[0]
+    tail = 50.0 * (1.0 - level)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", RuntimeWarning)  # all-NaN columns
+        low = np.where(enough, np.nanpercentile(stack, tail, axis=0), np.nan)
+        high = np.where(enough, np.nanpercentile(stack, 100.0 - tail, axis=0), np.nan)
+    estimate = np.asarray(model_function(fit)(at, **fit), float)
+    return pd.DataFrame(
+        {"x": at, "estimate": estimate, "lower": low, "upper": high,
+         "rel_width": (high - low) / estimate}
+    )  # fmt: skip
+
+
+def model_function(fit: FitResult) -> Callable:
+    """The model function a fit predicts with: ``model_function(fit)(x, **fit)``."""
+    if fit.model == "throughput_curve":
+        from anfperf.models.blend import throughput_curve
+
+        return throughput_curve
+    if fit.model not in MODELS:
+        raise ModelError(f"no band for a {fit.model!r} fit; known: {sorted(MODELS)}")
+    return MODELS[fit.model][0]
+
+
+def case_band(
     fit: Callable[[np.ndarray, np.ndarray], Mapping[str, float]],
     model: Callable[..., np.ndarray | float],
     x: object,

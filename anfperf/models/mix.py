@@ -155,7 +155,17 @@ def fit_mix(
         full_cov = np.zeros((3, 3))
         full_cov[:2, :2] = cov
     y_fit = mix_throughput(x, params["read_max"], params["write_max"], params["exponent"])
-    return FitResult(params, model="mix_throughput", y=y, y_fit=y_fit, cov=full_cov, notes=notes)
+    return FitResult(
+        params,
+        model="mix_throughput",
+        x=x,
+        y=y,
+        y_fit=y_fit,
+        cov=full_cov,
+        notes=notes,
+        fixed={} if fit_exp else {"exponent": fixed},
+        bounds={"exponent": _EXPONENT_BOUNDS},
+    )
 
 
 def mix_sweep(

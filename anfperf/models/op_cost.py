@@ -110,7 +110,15 @@ def fit_op_cost(bs_kib: object, iops: object) -> FitResult:
     # to (op_us, bw_mib_s): d op_us / da = 1e6; d bw / db = -1 / (1024 b^2)
     jac = np.diag([US_PER_S, -1.0 / (KIB_PER_MIB * b * b)])
     cov = jac @ cov_ab @ jac.T
-    return FitResult(params, model="op_cost_iops", y=x, y_fit=np.asarray(fitted), cov=cov)
+    return FitResult(
+        params,
+        model="op_cost_iops",
+        x=bs,
+        y=x,
+        y_fit=np.asarray(fitted),
+        cov=cov,
+        bounds={"op_us": (0.0, math.inf), "bw_mib_s": (0.0, math.inf)},
+    )
 
 
 def published_op_cost(volume_type: str, direction: str) -> tuple[float, float, str]:

@@ -17,18 +17,16 @@ import numpy as np
 from scipy.optimize import brentq
 
 from anfperf.errors import ModelError
-from anfperf.models.curves import (
-    MS_PER_S,
-    mva_throughput,
-    queueing_latency,
-    throughput_curve,
-    usl,
-    usl_peak,
-)
+from anfperf.models._fitting import MS_PER_S
+from anfperf.models.blend import throughput_curve
+from anfperf.models.mva import mva_throughput
+from anfperf.models.queueing import queueing_latency
+from anfperf.models.usl import usl, usl_peak
 
 _USL = ("lam", "sigma", "kappa")
 _MVA = ("demand_ms", "delay_ms")
 _QUEUEING = ("lat_min_ms", "iops_max")
+_BLEND = ("usl_weight", "amdahl_lam", "amdahl_sigma", "amdahl_weight")
 #: Largest concurrency searched for a rate on a curve with no peak [-].
 SEARCH_MAX_N = 100_000
 
@@ -79,8 +77,14 @@ def throughput_model(params: Mapping[str, float]) -> tuple[Callable, float]:
     m = _values(params, _MVA)
     if kind == "mva":
         return (lambda n: mva_throughput(n, **m)), top
-    w = float(params["usl_weight"])
-    return (lambda n: throughput_curve(n, **u, **m, usl_weight=w)), top
+    blend = {k: float(params[k]) for k in _BLEND if k in params}
+
+    def model(n: object) -> np.ndarray | float:
+        return throughput_curve(n, **u, **m, **blend)
+
+    # the average rises as long as its weighted models do: its own peak, not the USL's
+    grid = np.unique(np.geomspace(1.0, SEARCH_MAX_N, 2000).round())
+    return model, float(grid[int(np.argmax(np.asarray(model(grid))))])
 
 
 def rate_at(params: Mapping[str, float], outstanding: float) -> tuple[float, str]:

@@ -26,15 +26,12 @@ import plotly.graph_objects as go
 from anfperf import findings
 from anfperf.errors import ModelError
 from anfperf.models._common import summary_rows
-from anfperf.models.band import predict_band
-from anfperf.models.curves import (
-    MS_PER_S,
-    queueing_latency,
-    refit_queueing_latency,
-    refit_usl,
-)
+from anfperf.models._fitting import MS_PER_S
+from anfperf.models.band import case_band
 from anfperf.models.littles_law import iops_at_concurrency
 from anfperf.models.mix import fit_mix, mix_throughput
+from anfperf.models.queueing import queueing_latency, refit_queueing_latency
+from anfperf.models.usl import refit_usl
 from anfperf.plots._style import (
     BAND_COLOR,
     COLORWAY,
@@ -87,7 +84,7 @@ def latency_curve(
     Per sweep (concurrency sweep or load curve): the measured points; the curve
     :func:`anfperf.findings.key_numbers` reads its numbers from -- the USL (latency by Little's
     law) for a concurrency sweep, the queueing curve for a load curve -- with its 95 % band (a
-    case bootstrap, :func:`anfperf.models.band.predict_band`, seeded: the same inputs give the
+    case bootstrap, :func:`anfperf.models.band.case_band`, seeded: the same inputs give the
     same figure); the knee and the IOPS at the SLO where key_numbers names them. The SLO is a
     horizontal line. A sweep of fewer than 3 loads is drawn without a curve (findings fits none).
 
@@ -210,7 +207,7 @@ def _add_latency_fit(
     shown = np.isfinite(curve) & (curve <= 4.0 * float(y.max()))
     if resamples > 0 and xs.size >= 3:
         try:
-            low, high = predict_band(refit, model, xs, ys, grid, resamples=resamples, seed=seed)
+            low, high = case_band(refit, model, xs, ys, grid, resamples=resamples, seed=seed)
         except ModelError:
             low = high = np.full_like(grid, np.nan)
         keep = shown & np.isfinite(low) & np.isfinite(high)

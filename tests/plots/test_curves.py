@@ -18,8 +18,8 @@ import anfperf
 from anfperf import findings
 from anfperf.errors import AnfperfError, ModelError
 from anfperf.models import fit_mix, mix_throughput, usl, usl_latency_ms
-from anfperf.models.band import predict_band
-from anfperf.models.curves import fit_queueing_latency, queueing_latency, refit_queueing_latency
+from anfperf.models.band import case_band
+from anfperf.models.queueing import fit_queueing_latency, queueing_latency, refit_queueing_latency
 from anfperf.plots import curves
 from tests.conftest import DATA, TESTS
 
@@ -248,7 +248,7 @@ def test_usl_latency_against_throughput_inverts_the_usl():
 
 
 # --------------------------------------------------------------------------------------------
-# predict_band
+# case_band
 
 
 def test_band_is_seeded_and_brackets_the_fit(qd_jobs):
@@ -260,20 +260,20 @@ def test_band_is_seeded_and_brackets_the_fit(qd_jobs):
     def refit(a, b):
         return refit_queueing_latency(a, b, fit)
 
-    low, high = predict_band(refit, queueing_latency, x, y, grid, resamples=RESAMPLES, seed=3)
-    again = predict_band(refit, queueing_latency, x, y, grid, resamples=RESAMPLES, seed=3)
+    low, high = case_band(refit, queueing_latency, x, y, grid, resamples=RESAMPLES, seed=3)
+    again = case_band(refit, queueing_latency, x, y, grid, resamples=RESAMPLES, seed=3)
     np.testing.assert_array_equal(low, again[0])
     np.testing.assert_array_equal(high, again[1])
-    other = predict_band(refit, queueing_latency, x, y, grid, resamples=RESAMPLES, seed=4)
+    other = case_band(refit, queueing_latency, x, y, grid, resamples=RESAMPLES, seed=4)
     assert not np.array_equal(high, other[1])
     ok = np.isfinite(low) & np.isfinite(high)
     assert ok.sum() > 10
     curve = queueing_latency(grid[ok], **fit)
     assert np.all(low[ok] <= curve) and np.all(curve <= high[ok])
     with pytest.raises(ModelError, match="3 or more"):
-        predict_band(refit, queueing_latency, x[:2], y[:2], grid)
+        case_band(refit, queueing_latency, x[:2], y[:2], grid)
     with pytest.raises(ModelError, match="level"):
-        predict_band(refit, queueing_latency, x, y, grid, level=95)
+        case_band(refit, queueing_latency, x, y, grid, level=95)
 
 
 # --------------------------------------------------------------------------------------------

@@ -1,0 +1,124 @@
+"""Pieces every curve fit shares: point extraction, weighted least squares, AICc, Kneedle."""
+
+from __future__ import annotations
+
+import math
+import warnings
+from collections.abc import Callable
+
+import numpy as np
+import pandas as pd
+from scipy.optimize import OptimizeWarning, curve_fit
+
+from anfperf.errors import ModelError
+from anfperf.models._common import (
+    as_float_array,
+    check_points,
+    sweep_points,
+)
+
+MS_PER_S = 1000.0
+#: Points a fit should have before its parameters are trusted (the public USL fitters' rule).
+RECOMMENDED_POINTS = 6
+#: Share of a fitted maximum the data must reach to count as having seen saturation.
+SATURATION_SHARE = 0.8
+
+
+def _scalar(out: np.ndarray) -> np.ndarray | float:
+    return float(out) if np.ndim(out) == 0 else out
+
+
+def _fit_points(
+    x: object, y: object, x_col: str, y_col: str, *, uncontrolled: bool
+) -> tuple[np.ndarray, np.ndarray]:
+    if isinstance(x, pd.DataFrame):
+        if y is not None:
+            raise ModelError("with a frame, name the columns with x_col= and y_col=")
+        frame = x
+        if uncontrolled and "rate_limit_iops" in frame:
+            # a rate-limited run shows the rate asked for, not what the concurrency could do
+            limited = pd.to_numeric(frame["rate_limit_iops"], errors="coerce").notna()
+            frame = frame[~limited]
+        points = sweep_points(frame, x_col, y_col)
+        return points[x_col].to_numpy(float), points[y_col].to_numpy(float)
+    if y is None:
+        raise ModelError("give both arrays, or a tidy frame")
+    return as_float_array(x, x_col), as_float_array(y, y_col)
+
+
+def _curve_fit(
+    func: Callable, x: np.ndarray, y: np.ndarray, p0: list[float], bounds: tuple
+) -> tuple[np.ndarray, np.ndarray, float]:
+    """curve_fit on relative errors; returns (popt, pcov, cost) or raises RuntimeError."""
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", OptimizeWarning)
+        with np.errstate(all="ignore"):
+            popt, pcov = curve_fit(func, x, y, p0=p0, bounds=bounds, sigma=y, maxfev=20000)
+            resid = (func(x, *popt) - y) / y
+    cost = float(np.sum(resid**2))
+    if not np.isfinite(cost):
+        raise RuntimeError("non-finite residuals")
+    return np.asarray(popt, float), np.asarray(pcov, float), cost
+
+
+def _bootstrap(
+    func: Callable,
+    x: np.ndarray,
+    y_fit: np.ndarray,
+    rel_resid: np.ndarray,
+    popt: np.ndarray,
+    bounds: tuple,
+    n: int,
+    seed: int,
+) -> np.ndarray:
+    """Residual bootstrap on relative residuals; returns the refitted parameter sets."""
+    rng = np.random.default_rng(seed)
+    out = []
+    for _ in range(n):
+        y_star = y_fit * (1.0 + rng.choice(rel_resid, size=rel_resid.size, replace=True))
+        if np.any(y_star <= 0):
+            continue
+        try:
+            p, _, _ = _curve_fit(func, x, y_star, list(popt), bounds)
+        except (RuntimeError, ValueError):
+            continue
+        out.append(p)
+    return np.array(out)
+
+
+def _aicc(cost: float, n: int, k: int) -> float:
+    """Corrected Akaike information criterion of a least-squares fit (relative residuals)."""
+    if n - k - 1 <= 0:
+        return math.inf
+    return n * math.log(max(cost, 1e-300) / n) + 2 * k + 2 * k * (k + 1) / (n - k - 1)
+
+
+def kneedle(x: object, y: object, curve: str = "concave") -> tuple[float, float]:
+    """Kneedle (Satopaa et al. 2011): the point of a monotone curve farthest from its chord.
+
+    Parameters
+    ----------
+    x, y : array-like
+        The curve (at least 3 points), x increasing.
+    curve : {'concave', 'convex'}
+        'concave' for throughput rising to a plateau, 'convex' for latency rising with load.
+
+    Returns
+    -------
+    (float, float)
+        The knee's x and y.
+    """
+    xa, ya = check_points(x, y, x_name="x", y_name="y", n_params=3, recommended=3, positive=False)
+    xn = (xa - xa[0]) / (xa[-1] - xa[0])
+    span = ya[-1] - ya[0]
+    if span == 0:
+        raise ModelError("the curve ends where it starts: no knee")
+    yn = (ya - ya[0]) / span
+    if curve == "concave":
+        diff = yn - xn
+    elif curve == "convex":
+        diff = xn - yn
+    else:
+        raise ModelError(f"curve must be 'concave' or 'convex', got {curve!r}")
+    i = int(np.argmax(diff))
+    return float(xa[i]), float(ya[i])

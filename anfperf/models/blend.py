@@ -1,0 +1,234 @@
+"""The default throughput curve: the USL, Amdahl's law and the MVA network, stacked.
+
+Three physical readings of a concurrency sweep extrapolate differently past its last point:
+
+- Amdahl's law (the USL with kappa = 0): contention only; throughput keeps rising toward
+  ``lam / sigma``;
+- the USL with kappa: coherency delays too; throughput peaks and falls (an over-driven device
+  or client CPU);
+- the closed queueing network (:func:`~anfperf.models.mva.mva_throughput`): flat latency
+  until a bottleneck saturates, then a plateau at ``1000 / demand_ms``.
+
+Below saturation the data rarely tell them apart, yet they part ways beyond it. The default
+curve is their weighted average, with weights from prequential stacking
+(:mod:`anfperf.models.selection`): how well the combination predicted each point from the
+points before it. :func:`anfperf.models.predict_band` draws from the three models in those
+proportions, so the band spans their disagreement where the data run out.
+"""
+
+from __future__ import annotations
+
+import math
+import warnings
+
+import numpy as np
+
+from anfperf.errors import ModelError
+from anfperf.models._common import FitResult, SaturationWarning, check_points
+from anfperf.models._fitting import RECOMMENDED_POINTS, _fit_points, _scalar
+from anfperf.models.mva import fit_mva_throughput, mva_throughput
+from anfperf.models.selection import prequential_predictions, stacking_weights
+from anfperf.models.usl import fit_usl, usl
+
+#: Candidates of the default curve: name -> (fit, model).
+CANDIDATES = {
+    "usl": (lambda x, y: fit_usl(x, y, kappa="fit"), usl),
+    "amdahl": (lambda x, y: fit_usl(x, y, kappa=0.0), usl),
+    "mva": (fit_mva_throughput, mva_throughput),
+}
+#: Past the largest concurrency measured by this factor, the candidates' spread is reported.
+LOOKAHEAD = 2.0
+#: Spread of the candidates (largest / smallest - 1) at the lookahead that earns a note.
+DISAGREEMENT = 0.25
+
+
+def throughput_curve(
+    n: object,
+    lam: float,
+    sigma: float,
+    kappa: float,
+    demand_ms: float,
+    delay_ms: float,
+    usl_weight: float,
+    amdahl_lam: float = math.nan,
+    amdahl_sigma: float = math.nan,
+    amdahl_weight: float = 0.0,
+) -> np.ndarray | float:
+    """Weighted throughput of the USL, Amdahl's law and the MVA network.
+
+    ``usl_weight usl(N) + amdahl_weight usl(N; amdahl_lam, amdahl_sigma, 0)
+    + (1 - usl_weight - amdahl_weight) mva_throughput(N)``.
+
+    Parameters
+    ----------
+    n : array-like
+        Concurrency [-].
+    lam, sigma, kappa
+        USL parameters (see :func:`~anfperf.models.usl.usl`), fitted to IOPS.
+    demand_ms, delay_ms
+        MVA parameters (see :func:`~anfperf.models.mva.mva_throughput`) [ms].
+    usl_weight : float
+        Weight of the USL [-], 0 .. 1.
+    amdahl_lam, amdahl_sigma : float
+        Amdahl's law (USL with kappa = 0) [1/s], [-]; needed when `amdahl_weight` > 0.
+    amdahl_weight : float
+        Weight of Amdahl's law [-]; the MVA network has the rest.
+
+    Returns
+    -------
+    float or numpy.ndarray
+        Throughput [1/s].
+    """
+    mva_weight = 1.0 - usl_weight - amdahl_weight
+    for name, w in (("usl_weight", usl_weight), ("amdahl_weight", amdahl_weight)):
+        if not 0.0 <= w <= 1.0:
+            raise ModelError(f"{name} must be within 0 .. 1, got {w!r}")
+    if mva_weight < -1e-9:
+        raise ModelError(f"usl_weight + amdahl_weight must be at most 1, got {1 - mva_weight:g}")
+    n_arr = np.asarray(n, dtype=float)
+    out = usl_weight * np.asarray(usl(n_arr, lam, sigma, kappa))
+    if amdahl_weight > 0:
+        out = out + amdahl_weight * np.asarray(usl(n_arr, amdahl_lam, amdahl_sigma, 0.0))
+    if mva_weight > 1e-12:
+        out = out + mva_weight * np.asarray(mva_throughput(n_arr, demand_ms, delay_ms))
+    return _scalar(out)
+
+
+def fit_throughput_curve(
+    concurrency: object,
+    throughput: object = None,
+    *,
+    x_col: str = "outstanding",
+    y_col: str = "iops",
+) -> FitResult:
+    """Fit :func:`throughput_curve`: three models, weighted by how well they extrapolate.
+
+    Each candidate (the USL, Amdahl's law, the MVA network) is fitted to all points; the
+    weights come from stacking their prequential predictions (each point predicted from the
+    points at lower concurrency; :mod:`anfperf.models.selection`), shrunk toward equal
+    weights when few points were predicted.
+
+    Parameters
+    ----------
+    concurrency : array-like or pandas.DataFrame
+        Concurrency of each run [-]; or a tidy frame (as in :func:`~anfperf.models.usl.fit_usl`;
+        rate-limited runs are left out).
+    throughput : array-like, optional
+        IOPS of each run [1/s] (not with a frame).
+    x_col, y_col : str
+        Frame columns.
+
+    Returns
+    -------
+    FitResult
+        ``{'lam', 'sigma', 'kappa', 'demand_ms', 'delay_ms', 'usl_weight', 'amdahl_lam',
+        'amdahl_sigma', 'amdahl_weight'}``; `fits` holds the three fits, `weights` the weights,
+        `aicc` each fit's AICc (for reference), `selected` the candidate of largest weight.
+        No covariance (NaN): the uncertainty of an average comes from
+        :func:`anfperf.models.predict_band`.
+
+    Raises
+    ------
+    anfperf.ModelError
+        Fewer than 2 distinct concurrencies, NaN, non-positive values, constant throughput,
+        or no candidate converging.
+
+    Warns
+    -----
+    SaturationWarning
+        Past the largest concurrency measured the candidates disagree by more than 25 %, or
+        the curve still rises there: the data do not show where throughput stops growing.
+    """
+    x, y = _fit_points(concurrency, throughput, x_col, y_col, uncontrolled=True)
+    x, y = check_points(
+        x, y, x_name="concurrency", y_name="throughput", n_params=2, recommended=RECOMMENDED_POINTS
+    )
+    fits = _candidate_fits(x, y)
+    predictions = {
+        name: prequential_predictions(x, y, *CANDIDATES[name]) for name in fits
+    }  # fmt: skip
+    weights, scored = stacking_weights(predictions, y)
+    params = _blend_params(fits, weights)
+    notes = [
+        "stacking weights "
+        + ", ".join(f"{k} {v:.2f}" for k, v in weights.items())
+        + (f" from {scored} prequential predictions" if scored else ": equal, too few points")
+    ]
+    notes += _extrapolation_notes(fits, params, x, y)
+    for note in notes[1:]:
+        warnings.warn(note, SaturationWarning, stacklevel=2)
+    result = FitResult(
+        params,
+        model="throughput_curve",
+        x=x,
+        y=y,
+        y_fit=np.asarray(throughput_curve(x, **params)),
+        cov=np.full((len(params), len(params)), np.nan),
+        notes=notes,
+        aicc={name: next(iter(f.aicc.values())) for name, f in fits.items() if f.aicc},
+        selected=max(weights, key=weights.get),
+        fits=fits,
+    )
+    result.weights = weights
+    return result
+
+
+def _candidate_fits(x: np.ndarray, y: np.ndarray) -> dict[str, FitResult]:
+    """Each candidate fitted to all points; those that cannot be fitted are left out."""
+    fits, errors = {}, []
+    for name, (fit, _) in CANDIDATES.items():
+        try:
+            with warnings.catch_warnings():
+                warnings.simplefilter("ignore")
+                fits[name] = fit(x, y)
+        except ModelError as exc:
+            errors.append(f"{name}: {exc}")
+    if not fits:
+        raise ModelError("no throughput model could be fitted: " + "; ".join(errors))
+    return fits
+
+
+def _blend_params(fits: dict[str, FitResult], weights: dict[str, float]) -> dict[str, float]:
+    """The parameters of :func:`throughput_curve` from the candidates and their weights."""
+    usl_fit = fits.get("usl") or fits.get("amdahl")
+    amdahl = fits.get("amdahl") or usl_fit
+    mva = fits.get("mva")
+    w = {k: weights.get(k, 0.0) if k in fits else 0.0 for k in CANDIDATES}
+    total = sum(w.values())
+    w = {k: v / total for k, v in w.items()}
+    return {
+        "lam": usl_fit["lam"] if usl_fit else math.nan,
+        "sigma": usl_fit["sigma"] if usl_fit else math.nan,
+        "kappa": usl_fit["kappa"] if usl_fit else math.nan,
+        "demand_ms": mva["demand_ms"] if mva else math.nan,
+        "delay_ms": mva["delay_ms"] if mva else math.nan,
+        "usl_weight": w["usl"],
+        "amdahl_lam": amdahl["lam"] if amdahl else math.nan,
+        "amdahl_sigma": amdahl["sigma"] if amdahl else math.nan,
+        "amdahl_weight": w["amdahl"],
+    }
+
+
+def _extrapolation_notes(
+    fits: dict[str, FitResult], params: dict[str, float], x: np.ndarray, y: np.ndarray
+) -> list[str]:
+    """What the data leave open past the largest concurrency measured."""
+    ahead = LOOKAHEAD * float(np.max(x))
+    at = {name: float(CANDIDATES[name][1](ahead, **fit)) for name, fit in fits.items()}
+    notes = []
+    spread = max(at.values()) / min(at.values()) - 1.0
+    if spread > DISAGREEMENT:
+        notes.append(
+            f"the data do not show where throughput stops growing: at N={ahead:g} the models "
+            "part by "
+            + f"{spread:.0%} ("
+            + ", ".join(f"{k} {v:,.4g}" for k, v in at.items())
+            + "); the band of predict_band spans them"
+        )
+    blended = float(throughput_curve(ahead, **params))
+    if blended > 1.1 * float(np.max(y)):
+        notes.append(
+            f"no saturation seen: the curve still rises to {blended:,.4g} at N={ahead:g} "
+            f"({blended / float(np.max(y)) - 1:+.0%} over the best rate measured)"
+        )
+    return notes

@@ -1,0 +1,356 @@
+"""Response time of a queueing centre as load grows: M/M/1, M/M/m, capped by Little's law."""
+
+from __future__ import annotations
+
+import math
+import warnings
+
+import numpy as np
+from scipy.optimize import brentq
+
+from anfperf.errors import ModelError
+from anfperf.models._common import (
+    FitResult,
+    SaturationWarning,
+    check_points,
+)
+from anfperf.models._fitting import (
+    MS_PER_S,
+    RECOMMENDED_POINTS,
+    _bootstrap,
+    _curve_fit,
+    _fit_points,
+    _scalar,
+)
+
+#: Knee of the queueing curve: the load at which latency reaches this multiple of lat_min_ms.
+KNEE_FACTOR = 2.0
+_SERVERS_BOUNDS = (1.0, 64.0)
+
+
+def queueing_latency(
+    iops: object,
+    lat_min_ms: float,
+    iops_max: float,
+    servers: float = 1.0,
+    outstanding: float | None = None,
+) -> np.ndarray | float:
+    """Response time of a queueing centre as load grows.
+
+    Parameters
+    ----------
+    iops : array-like
+        Offered load [1/s].
+    lat_min_ms : float
+        Response time at no load (the service time) [ms].
+    iops_max : float
+        Load at which the centre saturates [1/s].
+    servers : float
+        Parallel servers [-]: 1 is M/M/1, ``R = S / (1 - U)``; more use the common M/M/m
+        approximation ``R = S / (1 - U**m)``.
+    outstanding : float, optional
+        Most I/Os the load generator keeps in flight [-] (Vdbench threads x SDs, fio iodepth x
+        numjobs). A closed loop of N I/Os cannot queue more than N, so by Little's law its mean
+        latency at rate X is at most ``N / X`` (reached when every I/O slot is busy, as in an
+        uncontrolled "max" run). Given, the open-queue latency is capped at that bound
+        (an asymptotic bound of operational analysis, Lazowska et al. 1984, ch. 5); it is the
+        latency where the open curve would need more than N in flight, and never inf.
+
+    Returns
+    -------
+    float or numpy.ndarray
+        Mean response time [ms]; inf at or beyond `iops_max` when `outstanding` is not given.
+    """
+    load = np.asarray(iops, dtype=float)
+    u = load / float(iops_max)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        out = np.where(u < 1.0, lat_min_ms / (1.0 - np.clip(u, 0, None) ** servers), np.inf)
+        if outstanding is not None:
+            out = np.minimum(out, _little_bound_ms(load, outstanding))
+    return _scalar(out)
+
+
+def _little_bound_ms(load: np.ndarray, outstanding: float) -> np.ndarray:
+    """Little's law bound on the latency of a closed loop: ``1000 N / X`` [ms]."""
+    with np.errstate(divide="ignore", invalid="ignore"):
+        return np.where(load > 0, MS_PER_S * float(outstanding) / load, np.inf)
+
+
+def queueing_closed_max(
+    lat_min_ms: float, iops_max: float, servers: float = 1.0, outstanding: float | None = None
+) -> float:
+    """Most throughput a closed loop of `outstanding` I/Os gets from the queueing centre.
+
+    Where the open-queue latency reaches the Little's-law bound: ``X R(X) / 1000 = N``.
+
+    Returns
+    -------
+    float
+        Throughput [1/s]; `iops_max` when `outstanding` is not given (an open system).
+    """
+    if outstanding is None:
+        return float(iops_max)
+    if not (math.isfinite(outstanding) and outstanding > 0):
+        raise ModelError(f"outstanding must be a number > 0, got {outstanding!r}")
+
+    def gap(x: float) -> float:
+        return (
+            x * float(queueing_latency(x, lat_min_ms, iops_max, servers)) / MS_PER_S - outstanding
+        )
+
+    hi = float(iops_max) * (1.0 - 1e-12)
+    return float(brentq(gap, 0.0, hi)) if gap(hi) > 0 else hi
+
+
+def fit_queueing_latency(
+    iops: object,
+    lat_ms: object = None,
+    *,
+    servers: float | None = None,
+    outstanding: float | None = None,
+    x_col: str = "iops",
+    y_col: str = "lat_mean_ms",
+    bootstrap: int = 0,
+    seed: int = 0,
+) -> FitResult:
+    """Fit :func:`queueing_latency` to (load, latency) points.
+
+    Parameters
+    ----------
+    iops : array-like or pandas.DataFrame
+        Measured load of each run [1/s]; or a tidy frame, whose whole-run rows give `x_col`
+        and `y_col`.
+    lat_ms : array-like, optional
+        Mean response time of each run [ms] (not with a frame).
+    servers : float, optional
+        Fix the number of servers (1 = M/M/1). By default it is fitted (1 .. 64) when there
+        are 4 or more distinct loads, else 1.
+    outstanding : float, optional
+        I/Os the load generator kept in flight at most [-] (for a Vdbench ``iorate=curve`` run,
+        threads x SDs; over all hosts: the frame's configured 'outstanding'). Given, the model
+        is capped by Little's law (see :func:`queueing_latency`) in the fit and the result
+        carries it, so ``queueing_latency(x, **fit)`` predicts with the cap.
+    x_col, y_col : str
+        Frame columns of the load and the latency.
+    bootstrap, seed
+        As in :func:`fit_usl`.
+
+    Returns
+    -------
+    FitResult
+        ``{'lat_min_ms', 'iops_max', 'servers'}``, and ``'outstanding'`` when given.
+
+    Raises
+    ------
+    anfperf.ModelError
+        Fewer than 2 (3 when fitting servers) distinct loads, NaN, non-positive values, constant
+        latency, or no convergence.
+
+    Warns
+    -----
+    FewPointsWarning
+        Fewer than 6 points.
+    SaturationWarning
+        The highest load measured is below half the fitted `iops_max`: the maximum is an
+        extrapolation.
+    """
+    x, y = _fit_points(iops, lat_ms, x_col, y_col, uncontrolled=False)
+    fit_m = servers is None and np.unique(x).size >= 4
+    n_params = 3 if fit_m else 2
+    x, y = check_points(
+        x,
+        y,
+        x_name="iops",
+        y_name="lat_ms",
+        n_params=n_params,
+        recommended=RECOMMENDED_POINTS,
+    )
+    fixed_m = 1.0 if servers is None else float(servers)
+    if not _SERVERS_BOUNDS[0] <= fixed_m <= _SERVERS_BOUNDS[1]:
+        raise ModelError(f"servers must be within {_SERVERS_BOUNDS}")
+    if outstanding is not None:
+        try:
+            outstanding = float(outstanding)
+        except (TypeError, ValueError):
+            raise ModelError(f"outstanding must be a number, got {outstanding!r}") from None
+        if not (math.isfinite(outstanding) and outstanding > 0):
+            raise ModelError(f"outstanding must be a number > 0, got {outstanding!r}")
+    xs, ys = float(np.max(x)), float(np.min(y))
+
+    def model(load, s, m, k=fixed_m):
+        return np.asarray(queueing_latency(load, s * ys, m * xs, k, outstanding)) / 1.0
+
+    lower = [1e-6, 1.0 + 1e-6] + ([_SERVERS_BOUNDS[0]] if fit_m else [])
+    upper = [np.inf, 1e4] + ([_SERVERS_BOUNDS[1]] if fit_m else [])
+    best = None
+    errors = []
+    for m0 in (1.05, 1.2, 1.5, 2.0, 4.0):
+        for k0 in (1.0, 2.0, 4.0) if fit_m else (fixed_m,):
+            p0 = [0.9, m0] + ([k0] if fit_m else [])
+            try:
+                fit = _curve_fit(model, x, y, p0, (lower, upper))
+            except (RuntimeError, ValueError) as exc:
+                errors.append(str(exc))
+                continue
+            if best is None or fit[2] < best[2]:
+                best = fit
+    if best is None:
+        raise ModelError(f"the queueing fit did not converge: {errors[-1] if errors else ''}")
+    popt, pcov, _ = best
+    params = {
+        "lat_min_ms": popt[0] * ys,
+        "iops_max": popt[1] * xs,
+        "servers": popt[2] if fit_m else fixed_m,
+    }
+    if outstanding is not None:
+        params["outstanding"] = outstanding
+    scales = np.array([ys, xs] + ([1.0] if fit_m else []))
+    cov_fit = pcov * np.outer(scales, scales)
+    cov = np.zeros((len(params), len(params)))
+    cov[: len(scales), : len(scales)] = cov_fit
+    y_fit = np.asarray(queueing_latency(x, **params))
+    ci = None
+    notes = [] if fit_m or servers is not None else ["fewer than 4 loads: servers fixed at 1"]
+    if bootstrap:
+        rel = (y - y_fit) / y_fit
+        boot = _bootstrap(model, x, model(x, *popt), rel, popt, (lower, upper), bootstrap, seed)
+        if len(boot):
+            boot = boot * scales
+            lo, hi = np.percentile(boot, [2.5, 97.5], axis=0)
+            names = list(params)[: len(scales)]
+            ci = {k: (float(lo[i]), float(hi[i])) for i, k in enumerate(names)}
+            if not fit_m:
+                ci["servers"] = (fixed_m, fixed_m)
+            if outstanding is not None:
+                ci["outstanding"] = (outstanding, outstanding)
+    utilisation = xs / params["iops_max"]
+    if utilisation < 0.5:
+        note = (
+            f"no saturation seen: the highest load is {utilisation:.0%} of the fitted "
+            f"iops_max ({params['iops_max']:.4g}); the maximum is an extrapolation"
+        )
+        notes.append(note)
+        warnings.warn(note, SaturationWarning, stacklevel=2)
+    fixed = {} if fit_m else {"servers": fixed_m}
+    if outstanding is not None:
+        fixed["outstanding"] = outstanding
+    return FitResult(
+        params,
+        model="queueing_latency",
+        x=x,
+        y=y,
+        y_fit=y_fit,
+        cov=cov,
+        ci=ci,
+        notes=notes,
+        fixed=fixed,
+        bounds={
+            "lat_min_ms": (0.0, math.inf),
+            "iops_max": (xs, math.inf),
+            "servers": _SERVERS_BOUNDS,
+        },
+    )
+
+
+def refit_queueing_latency(
+    iops: object, lat_ms: object, start: dict, *, fit_servers: bool = False
+) -> dict[str, float]:
+    """One fit of :func:`queueing_latency` started from `start`: for resamples.
+
+    :func:`fit_queueing_latency` tries many starting points and checks its input; a bootstrap
+    refits hundreds of resamples of points already checked, near a fit already found, so one
+    start suffices (30x quicker).
+
+    Parameters
+    ----------
+    iops, lat_ms : array-like
+        The (resampled) points [1/s], [ms].
+    start : dict
+        A :func:`fit_queueing_latency` result.
+    fit_servers : bool
+        Fit the servers too (from `start`'s), as a prediction band must where the data do not
+        pin them down; by default they are held (quicker, for a band of the curve's shape).
+
+    Returns
+    -------
+    dict
+        lat_min_ms, iops_max, servers (and outstanding when `start` has it).
+
+    Raises
+    ------
+    RuntimeError, ValueError
+        The fit did not converge.
+    """
+    x, y = np.asarray(iops, float), np.asarray(lat_ms, float)
+    servers, outstanding = float(start["servers"]), start.get("outstanding")
+    xs, ys = float(np.max(x)), float(np.min(y))
+
+    def model(load, s, m, k=servers):
+        return np.asarray(queueing_latency(load, s * ys, m * xs, k, outstanding))
+
+    p0 = [start["lat_min_ms"] / ys, max(start["iops_max"] / xs, 1.0 + 1e-3)]
+    lower, upper = [1e-6, 1.0 + 1e-6], [np.inf, 1e4]
+    if fit_servers:
+        p0.append(min(max(servers, _SERVERS_BOUNDS[0]), _SERVERS_BOUNDS[1]))
+        lower.append(_SERVERS_BOUNDS[0])
+        upper.append(_SERVERS_BOUNDS[1])
+    popt, _, _ = _curve_fit(model, x, y, p0, (lower, upper))
+    out = {
+        "lat_min_ms": popt[0] * ys,
+        "iops_max": popt[1] * xs,
+        "servers": float(popt[2]) if fit_servers else servers,
+    }
+    if outstanding is not None:
+        out["outstanding"] = float(outstanding)
+    return out
+
+
+def queueing_iops_at_latency(
+    lat_ms: object,
+    lat_min_ms: float,
+    iops_max: float,
+    servers: float = 1.0,
+    outstanding: float | None = None,
+) -> np.ndarray | float:
+    """Load at which :func:`queueing_latency` reaches `lat_ms` ("IOPS at 2 ms").
+
+    Returns
+    -------
+    float or numpy.ndarray
+        ``iops_max (1 - lat_min_ms / lat_ms) ** (1 / servers)`` [1/s], at most the closed
+        loop's maximum (:func:`queueing_closed_max`) when `outstanding` is given; NaN where
+        `lat_ms` is below `lat_min_ms`.
+    """
+    lat = np.asarray(lat_ms, dtype=float)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        out = np.where(
+            lat >= lat_min_ms,
+            iops_max * np.clip(1.0 - lat_min_ms / lat, 0, None) ** (1.0 / servers),
+            np.nan,
+        )
+    if outstanding is not None:
+        out = np.minimum(out, queueing_closed_max(lat_min_ms, iops_max, servers, outstanding))
+    return _scalar(out)
+
+
+def queueing_knee(
+    lat_min_ms: float,
+    iops_max: float,
+    servers: float = 1.0,
+    outstanding: float | None = None,
+    factor: float = KNEE_FACTOR,
+) -> tuple[float, float]:
+    """Knee of the response-time curve: where latency reaches `factor` x `lat_min_ms`.
+
+    For M/M/1 and the default factor 2 (R = 2 S) this is half of `iops_max`.
+
+    Returns
+    -------
+    (float, float)
+        Load [1/s] and latency [ms] at the knee.
+    """
+    if not factor > 1:
+        raise ModelError("factor must be > 1")
+    lat = factor * lat_min_ms
+    x = float(queueing_iops_at_latency(lat, lat_min_ms, iops_max, servers, outstanding))
+    return x, float(queueing_latency(x, lat_min_ms, iops_max, servers, outstanding))

@@ -1,0 +1,122 @@
+"""Weights of candidate models for predicting past the data: prequential stacking.
+
+An information criterion (AICc) scores how well each model fits the points it was fitted to. A
+concurrency sweep is used for the opposite: what happens past its last point. There the simplest
+model that fits (Amdahl's law, which never turns down) wins the criterion and keeps rising,
+while the data may already be levelling off. Stacking (Wolpert 1992; Yao, Vehtari, Simpson and
+Gelman, *Bayesian Analysis* 13, 2018) instead weighs the models by how well their *combination*
+predicts held-out points; held out prequentially (Dawid 1984), each point is predicted by fits
+to the points at lower x only, which is the extrapolation the weights are for. With few points
+the weights are shrunk toward equal ones: when the data cannot tell the models apart, their
+average, not the one that fitted best by chance, is the honest prediction.
+"""
+
+from __future__ import annotations
+
+import warnings
+from collections.abc import Callable, Mapping
+
+import numpy as np
+from scipy.optimize import minimize
+
+from anfperf.errors import ModelError
+
+#: Distinct x values a candidate is fitted to before it predicts the next one.
+FIRST_FIT_POINTS = 3
+#: Pull of the weights toward equal ones: a prior worth about this many predicted points
+#: (errors measured in units of the equal-weight mix's own mean squared log error).
+STACK_RIDGE = 4.0
+
+
+def prequential_predictions(
+    x: np.ndarray,
+    y: np.ndarray,
+    fit: Callable[[np.ndarray, np.ndarray], Mapping[str, float]],
+    model: Callable[..., object],
+    *,
+    first: int = FIRST_FIT_POINTS,
+) -> np.ndarray:
+    """Each point predicted by a fit to the points at lower x (NaN where there is none).
+
+    Parameters
+    ----------
+    x, y : numpy.ndarray
+        The points, x ascending (repeats allowed: a fit never sees its own x).
+    fit : callable
+        ``fit(x, y) -> params``.
+    model : callable
+        ``model(x, **params)``.
+    first : int
+        Distinct x values a fit needs before it predicts.
+
+    Returns
+    -------
+    numpy.ndarray
+        Predictions at every point; NaN for the first `first` distinct x and where a fit
+        failed.
+    """
+    out = np.full(x.size, np.nan)
+    levels = np.unique(x)
+    for level in levels[first:]:
+        seen = x < level
+        try:
+            with warnings.catch_warnings(), np.errstate(all="ignore"):
+                warnings.simplefilter("ignore")
+                params = fit(x[seen], y[seen])
+                at = x == level
+                out[at] = np.asarray(model(x[at], **params), dtype=float)
+        except (ModelError, RuntimeError, ValueError, ArithmeticError):
+            continue
+    return out
+
+
+def stacking_weights(
+    predictions: Mapping[str, np.ndarray], y: np.ndarray, *, ridge: float = STACK_RIDGE
+) -> tuple[dict[str, float], int]:
+    """Weights on the simplex whose mix of the predictions is closest to `y` in log terms.
+
+    Parameters
+    ----------
+    predictions : mapping of str to numpy.ndarray
+        Each candidate's (prequential) predictions of `y`; NaN where it has none.
+    y : numpy.ndarray
+        The measured values (> 0).
+    ridge : float
+        Weight of ``sum((w - 1/M)^2)`` added to the sum of squared log errors of the stacked
+        prediction, these in units of the equal-weight mix's mean squared log error (at least
+        1e-4, a 1 % error): with few points the weights stay near equal, with many the data
+        decide.
+
+    Returns
+    -------
+    (dict, int)
+        The weight of each candidate (equal when no point was predicted by all of them;
+        0 for a candidate that predicted nothing) and the number of points scored.
+    """
+    names = [k for k, v in predictions.items() if np.isfinite(v).any()]
+    if not names:
+        return {k: 1.0 / len(predictions) for k in predictions}, 0
+    stack = np.vstack([predictions[k] for k in names])
+    scored = np.all(np.isfinite(stack) & (stack > 0), axis=0)
+    weights = dict.fromkeys(predictions, 0.0)
+    if not scored.any():
+        weights.update({k: 1.0 / len(names) for k in names})
+        return weights, 0
+    log_p, log_y = np.log(stack[:, scored]), np.log(y[scored])
+    m = len(names)
+    # errors in units of the equal-weight mix's own (a floor of 1 %): the prior's pull does not
+    # depend on how noisy the sweep is, only on how many points speak against it
+    scale = max(float(np.mean((np.log(np.mean(np.exp(log_p), axis=0)) - log_y) ** 2)), 1e-4)
+
+    def loss(z: np.ndarray) -> float:
+        w = np.exp(z - z.max())
+        w /= w.sum()
+        mixed = np.log(w @ np.exp(log_p))
+        return float(np.sum((mixed - log_y) ** 2) / scale + ridge * np.sum((w - 1.0 / m) ** 2))
+
+    starts = [np.zeros(m)] + [2.0 * np.eye(m)[i] for i in range(m)]
+    best = min((minimize(loss, z0, method="Nelder-Mead") for z0 in starts), key=lambda r: r.fun)
+    w = np.exp(best.x - best.x.max())
+    w /= w.sum()
+    weights.update({k: float(v) for k, v in zip(names, w, strict=True)})
+    return weights, int(scored.sum())

@@ -1,0 +1,425 @@
+"""Gunther's Universal Scalability Law: the model, its fit, peak, knee and latency.
+
+``X(N) = lam N / (1 + sigma (N - 1) + kappa N (N - 1))``, fitted to (concurrency, throughput)
+points such as a Vdbench ``forthreads=`` or fio iodepth sweep. The fit needs no N = 1 point: it
+starts from ``lam = max(X / N)`` and several (sigma, kappa) pairs and keeps the best. Predicts
+throughput at a concurrency, at a latency SLO (through Little's law, R = N / X), the knee
+(Kneedle) and the maximum at ``N = floor(sqrt((1 - sigma) / kappa))``.
+"""
+
+from __future__ import annotations
+
+import math
+import warnings
+from collections.abc import Callable
+
+import numpy as np
+
+from anfperf.errors import ModelError
+from anfperf.models._common import (
+    FitResult,
+    SaturationWarning,
+    check_points,
+)
+from anfperf.models._fitting import (
+    MS_PER_S,
+    RECOMMENDED_POINTS,
+    SATURATION_SHARE,
+    _aicc,
+    _bootstrap,
+    _curve_fit,
+    _fit_points,
+    _scalar,
+    kneedle,
+)
+
+#: Starting (sigma, kappa) pairs of the USL fit: the public fitters' 0.1 / 0.01, 0.01 / 1e-4,
+#: and smaller ones for sweeps to hundreds of outstanding I/Os.
+USL_STARTS = [(0.1, 0.01), (0.01, 1e-4), (0.05, 1e-3), (0.001, 1e-6), (0.3, 1e-5)]
+#: Range of each USL parameter in the fit.
+USL_BOUNDS = {"lam": (0.0, math.inf), "sigma": (0.0, 1.0), "kappa": (0.0, 1.0)}
+
+
+def usl(n: object, lam: float, sigma: float, kappa: float) -> np.ndarray | float:
+    """Gunther's Universal Scalability Law.
+
+    Parameters
+    ----------
+    n : array-like
+        Concurrency: outstanding I/Os, threads, clients [-].
+    lam : float
+        Throughput per unit of concurrency without contention (the slope at N -> 1)
+        [unit of the throughput fitted, IOPS or MiB/s].
+    sigma : float
+        Contention (serialisation) coefficient [-], 0 .. 1.
+    kappa : float
+        Coherency (crosstalk) coefficient [-], 0 .. 1.
+
+    Returns
+    -------
+    float or numpy.ndarray
+        Throughput ``lam N / (1 + sigma (N - 1) + kappa N (N - 1))`` [unit of lam].
+    """
+    n_arr = np.asarray(n, dtype=float)
+    out = lam * n_arr / (1.0 + sigma * (n_arr - 1.0) + kappa * n_arr * (n_arr - 1.0))
+    return _scalar(out)
+
+
+def fit_usl(
+    concurrency: object,
+    throughput: object = None,
+    *,
+    x_col: str = "outstanding",
+    y_col: str = "iops",
+    kappa: str | float = "auto",
+    bootstrap: int = 0,
+    seed: int = 0,
+) -> FitResult:
+    """Fit the Universal Scalability Law to (concurrency, throughput) points.
+
+    Parameters
+    ----------
+    concurrency : array-like or pandas.DataFrame
+        Concurrency of each run [-] (threads, iodepth x numjobs, ...); or a tidy frame, whose
+        whole-run rows give `x_col` and `y_col` (rate-limited runs are left out).
+    throughput : array-like, optional
+        Throughput of each run [IOPS or MiB/s] (not with a frame).
+    x_col, y_col : str
+        Frame columns: concurrency ('outstanding': configured, over all hosts) and throughput.
+    kappa : 'auto', 'fit' or float
+        'fit': fit all three parameters. A number: fix kappa (0 gives Amdahl's law).
+        'auto' (default): fit both the USL and its kappa = 0 special case and keep the USL only
+        when its AICc is lower by more than 2 -- before the peak, kappa is poorly determined
+        and a spurious kappa bends extrapolations down too early.
+    bootstrap : int
+        Bootstrap resamples for the parameters' 95 % intervals (0: from the covariance).
+    seed : int
+        Seed of the bootstrap's random generator (results are reproducible).
+
+    Returns
+    -------
+    FitResult
+        ``{'lam', 'sigma', 'kappa'}`` -- ``usl(n, **fit)`` predicts -- with stderr, ci, r2,
+        mdape_pct, and `aicc` (AICc of each model tried).
+
+    Raises
+    ------
+    anfperf.ModelError
+        Fewer than 3 distinct concurrencies (2 with kappa fixed), NaN, non-positive values,
+        constant throughput, or no convergence.
+
+    Warns
+    -----
+    FewPointsWarning
+        Fewer than 6 points.
+    SaturationWarning
+        The fitted peak lies beyond twice the largest concurrency measured, or the curve has no
+        peak (kappa = 0): the data show no saturation and the maximum is an extrapolation.
+    """
+    x, y = _fit_points(concurrency, throughput, x_col, y_col, uncontrolled=True)
+    if isinstance(kappa, str) and kappa not in ("auto", "fit"):
+        raise ModelError(f"kappa must be 'auto', 'fit' or a number, got {kappa!r}")
+    fixed = None if isinstance(kappa, str) else float(kappa)
+    if fixed is not None and not 0.0 <= fixed <= 1.0:
+        raise ModelError("a fixed kappa must be within 0 .. 1")
+    x, y = check_points(
+        x,
+        y,
+        x_name="concurrency",
+        y_name="throughput",
+        n_params=3 if fixed is None else 2,
+        recommended=RECOMMENDED_POINTS,
+    )
+    # work in units of the best per-unit rate so all parameters are O(1)
+    scale = float(np.max(y / x))
+    candidates = {}
+    if fixed is None:
+        candidates["usl"] = _fit_usl_once(x, y, scale, None)
+    if fixed is not None or kappa == "auto":
+        candidates["amdahl" if not fixed else "kappa fixed"] = _fit_usl_once(
+            x, y, scale, fixed or 0.0
+        )
+    aicc = {name: _aicc(fit[2], x.size, fit[3]) for name, fit in candidates.items()}
+    if len(candidates) == 2 and aicc["amdahl"] <= aicc["usl"] + 2.0:
+        chosen = "amdahl"
+    else:
+        chosen = next(iter(candidates)) if len(candidates) == 1 else "usl"
+    popt, pcov, _, _ = candidates[chosen]
+    notes = []
+    if len(candidates) == 2:
+        notes.append(
+            f"kept {'Amdahl (kappa = 0)' if chosen == 'amdahl' else 'the USL'}: AICc "
+            + ", ".join(f"{k} {v:.2f}" for k, v in aicc.items())
+        )
+    lam, sigma = popt[0] * scale, popt[1]
+    kap = popt[2] if popt.size == 3 else (fixed or 0.0)
+    params = {"lam": lam, "sigma": sigma, "kappa": kap}
+    cov = np.zeros((3, 3))
+    k = popt.size
+    scales = np.array([scale, 1.0, 1.0])[:k]
+    cov[:k, :k] = pcov * np.outer(scales, scales)
+    y_fit = usl(x, **params)
+    ci = None
+    if bootstrap:
+        model, bounds = _usl_model(scale, None if k == 3 else kap)
+        rel = (y - y_fit) / y_fit
+        boot = _bootstrap(model, x, model(x, *popt), rel, popt, bounds, int(bootstrap), seed)
+        if len(boot):
+            boot = boot * scales
+            lo, hi = np.percentile(boot, [2.5, 97.5], axis=0)
+            ci = {name: (float(lo[i]), float(hi[i])) for i, name in enumerate(list(params)[:k])}
+            if k == 2:
+                ci["kappa"] = (kap, kap)
+    saturation = _usl_saturation_notes(params, float(np.max(x)), float(np.max(y)))
+    for note in saturation:
+        warnings.warn(note, SaturationWarning, stacklevel=2)
+    return FitResult(
+        params,
+        model="usl",
+        x=x,
+        y=y,
+        y_fit=y_fit,
+        cov=cov,
+        ci=ci,
+        notes=notes + saturation,
+        aicc=aicc,
+        selected=chosen,  # the candidate kept: 'usl', 'amdahl' or 'kappa fixed'
+        fixed={} if k == 3 else {"kappa": kap},
+        bounds=USL_BOUNDS,
+    )
+
+
+def _usl_model(scale: float, kappa: float | None) -> tuple[Callable, tuple]:
+    if kappa is None:
+
+        def model(n, lam, sigma, kap):
+            return usl(n, lam * scale, sigma, kap)
+
+        return model, ([1e-9, 0.0, 0.0], [np.inf, 1.0, 1.0])
+
+    def fixed_model(n, lam, sigma):
+        return usl(n, lam * scale, sigma, kappa)
+
+    return fixed_model, ([1e-9, 0.0], [np.inf, 1.0])
+
+
+def _fit_usl_once(
+    x: np.ndarray, y: np.ndarray, scale: float, kappa: float | None
+) -> tuple[np.ndarray, np.ndarray, float, int]:
+    """Best of several starts; returns (popt, pcov, cost, n_params)."""
+    model, bounds = _usl_model(scale, kappa)
+    best = None
+    errors = []
+    for sigma0, kappa0 in USL_STARTS:
+        # lam0 = max(X / N) = 1 in scaled units: the contention-free slope is at least the
+        # best ratio measured, so no N = 1 point is needed
+        p0 = [1.0, sigma0] + ([kappa0] if kappa is None else [])
+        try:
+            fit = _curve_fit(model, x, y, p0, bounds)
+        except (RuntimeError, ValueError) as exc:
+            errors.append(str(exc))
+            continue
+        if best is None or fit[2] < best[2]:
+            best = fit
+    if best is None:
+        raise ModelError(f"the USL fit did not converge: {errors[-1] if errors else ''}")
+    return best[0], best[1], best[2], len(best[0])
+
+
+def refit_usl(concurrency: object, throughput: object, start: dict) -> dict[str, float]:
+    """One fit of :func:`usl` started from `start`, in the same model: for resamples.
+
+    Like :func:`refit_queueing_latency`: one start near a fit already found instead of
+    :func:`fit_usl`'s many starts and model choice; kappa stays 0 when `start` chose Amdahl's law.
+
+    Raises
+    ------
+    RuntimeError, ValueError
+        The fit did not converge.
+    """
+    x, y = np.asarray(concurrency, float), np.asarray(throughput, float)
+    scale = float(np.max(y / x))
+    held = getattr(start, "fixed", {}).get("kappa")
+    kappa = float(held) if held is not None else (0.0 if start["kappa"] == 0 else None)
+    model, bounds = _usl_model(scale, kappa)
+    p0 = [start["lam"] / scale, min(max(start["sigma"], 0.0), 1.0)]
+    p0 += [] if kappa is not None else [min(max(start["kappa"], 0.0), 1.0)]
+    popt, _, _ = _curve_fit(model, x, y, p0, bounds)
+    return {
+        "lam": float(popt[0] * scale),
+        "sigma": float(popt[1]),
+        "kappa": kappa if kappa is not None else float(popt[2]),
+    }
+
+
+def _usl_saturation_notes(params: dict[str, float], n_seen: float, x_seen: float) -> list[str]:
+    """Warnings when the data do not show where throughput stops growing."""
+    lam, sigma, kappa = params["lam"], params["sigma"], params["kappa"]
+    if kappa <= 1e-12:
+        if sigma <= 1e-9:
+            return [
+                "no saturation seen: throughput grows linearly with concurrency "
+                f"up to N={n_seen:g}; the USL has no maximum"
+            ]
+        share = x_seen / (lam / sigma)
+        if share < SATURATION_SHARE:
+            return [
+                f"no saturation seen: the highest throughput measured is {share:.0%} of the "
+                f"fitted asymptote lam / sigma = {lam / sigma:.4g}, an extrapolation"
+            ]
+        return []
+    peak = math.sqrt(max(1.0 - sigma, 0.0) / kappa)
+    if peak > 2.0 * n_seen:
+        return [
+            f"no saturation seen: the fitted peak N={peak:.0f} lies beyond twice the largest "
+            f"concurrency measured ({n_seen:g}); the maximum is an extrapolation"
+        ]
+    return []
+
+
+def check_usl(lam: float, sigma: float, kappa: float) -> None:
+    """A ModelError naming the parameter unless lam > 0 and sigma, kappa >= 0, all finite."""
+    for name, value, low in (("lam", lam, 0.0), ("sigma", sigma, 0.0), ("kappa", kappa, 0.0)):
+        if not isinstance(value, int | float | np.floating) or not math.isfinite(value):
+            raise ModelError(f"USL parameter {name} must be a finite number, got {value!r}")
+        if value < low or (name == "lam" and value == 0):
+            raise ModelError(f"USL parameter {name} must be {'>' if name == 'lam' else '>='} 0, "
+                             f"got {value!r}")  # fmt: skip
+
+
+def usl_peak(lam: float, sigma: float, kappa: float) -> tuple[int, float]:
+    """Concurrency of the USL maximum and the throughput there.
+
+    Parameters
+    ----------
+    lam, sigma, kappa
+        USL parameters (see :func:`usl`).
+
+    Returns
+    -------
+    (int, float)
+        ``N_max = floor(sqrt((1 - sigma) / kappa))`` (at least 1) [-] and ``usl(N_max)``
+        [unit of lam].
+
+    Raises
+    ------
+    anfperf.ModelError
+        kappa = 0: the curve never turns down, there is no finite peak.
+    """
+    check_usl(lam, sigma, kappa)
+    if not kappa > 0:
+        raise ModelError(
+            "kappa = 0: the USL never turns down, so it has no finite peak "
+            f"(throughput tends to lam / sigma = {lam / sigma:g})"
+            if sigma > 0
+            else "sigma = kappa = 0: linear scaling, no peak"
+        )
+    n_max = max(1, math.floor(math.sqrt(max(1.0 - sigma, 0.0) / kappa)))
+    return n_max, float(usl(n_max, lam, sigma, kappa))
+
+
+def usl_max(lam: float, sigma: float, kappa: float) -> float:
+    """Most throughput the USL reaches: at its peak, or its asymptote ``lam / sigma``.
+
+    Returns
+    -------
+    float
+        [unit of lam]; inf for linear scaling (sigma = kappa = 0).
+    """
+    check_usl(lam, sigma, kappa)
+    if kappa > 0:
+        return usl_peak(lam, sigma, kappa)[1]
+    return lam / sigma if sigma > 0 else math.inf
+
+
+def usl_latency_ms(n: object, lam: float, sigma: float, kappa: float) -> np.ndarray | float:
+    """Mean latency at a concurrency by Little's law, ``R = N / X(N)`` [ms].
+
+    Valid when the USL was fitted to IOPS (lam in 1/s): ``1000 (1 + sigma (N - 1) + kappa N
+    (N - 1)) / lam``.
+    """
+    n_arr = np.asarray(n, dtype=float)
+    out = MS_PER_S * n_arr / np.asarray(usl(n_arr, lam, sigma, kappa))
+    return _scalar(out)
+
+
+def usl_concurrency_at_latency(
+    lat_ms: object, lam: float, sigma: float, kappa: float
+) -> np.ndarray | float:
+    """Concurrency at which the USL's latency (:func:`usl_latency_ms`) reaches `lat_ms`.
+
+    Solves ``kappa N^2 + (sigma - kappa) N + (1 - sigma) - lam lat_ms / 1000 = 0`` for N.
+
+    Returns
+    -------
+    float or numpy.ndarray
+        Concurrency [-]; NaN where `lat_ms` is below the unloaded latency ``1000 / lam``, inf
+        where latency never reaches it (sigma = kappa = 0).
+    """
+    check_usl(lam, sigma, kappa)
+    c = lam * np.asarray(lat_ms, dtype=float) / MS_PER_S
+    with np.errstate(invalid="ignore", divide="ignore"):
+        if kappa > 0:
+            b = sigma - kappa
+            disc = b * b - 4.0 * kappa * (1.0 - sigma - c)
+            n = (-b + np.sqrt(disc)) / (2.0 * kappa)
+        elif sigma > 0:
+            n = (c - 1.0 + sigma) / sigma
+        else:
+            n = np.where(c >= 1.0, np.inf, np.nan)
+    n = np.where(c < 1.0 - 1e-12, np.nan, np.maximum(n, 1.0))
+    return _scalar(n)
+
+
+def usl_throughput_at_latency(
+    lat_ms: object, lam: float, sigma: float, kappa: float
+) -> np.ndarray | float:
+    """Most throughput the USL allows with a mean latency of at most `lat_ms`.
+
+    The concurrency that reaches the SLO, capped at the peak (beyond the peak, more
+    concurrency only adds latency). "IOPS at 2 ms" is ``usl_throughput_at_latency(2, **fit)``
+    for a fit to IOPS.
+
+    Returns
+    -------
+    float or numpy.ndarray
+        Throughput [unit of lam]; NaN where the SLO is below the unloaded latency.
+    """
+    check_usl(lam, sigma, kappa)
+    n = np.asarray(usl_concurrency_at_latency(lat_ms, lam, sigma, kappa), dtype=float)
+    if kappa > 0:
+        n = np.minimum(n, math.sqrt(max(1.0 - sigma, 0.0) / kappa))
+    with np.errstate(invalid="ignore"):
+        out = np.where(np.isfinite(n), usl(np.where(np.isfinite(n), n, 1.0), lam, sigma, kappa), n)
+    if sigma > 0 and kappa <= 0:
+        out = np.where(np.isinf(n), lam / sigma, out)
+    return _scalar(out)
+
+
+def usl_knee(
+    lam: float, sigma: float, kappa: float, n_max: float | None = None
+) -> tuple[float, float]:
+    """Knee of the USL curve: Kneedle's point of maximum curvature between N = 1 and the peak.
+
+    Parameters
+    ----------
+    lam, sigma, kappa
+        USL parameters.
+    n_max : float, optional
+        Right end of the range searched [-]; needed when the curve has no peak (kappa = 0),
+        defaults to the peak.
+
+    Returns
+    -------
+    (float, float)
+        Concurrency of the knee [-] and the throughput there [unit of lam].
+    """
+    check_usl(lam, sigma, kappa)
+    if n_max is None:
+        if not kappa > 0:
+            raise ModelError("the USL has no peak (kappa = 0): give n_max for the knee")
+        n_max = math.sqrt(max(1.0 - sigma, 0.0) / kappa)
+    if not n_max > 1:
+        raise ModelError("the knee needs a range beyond N = 1 (n_max > 1)")
+    n = np.linspace(1.0, float(n_max), 2001)
+    return kneedle(n, np.asarray(usl(n, lam, sigma, kappa)), curve="concave")

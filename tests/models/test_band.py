@@ -1,0 +1,139 @@
+"""predict_band for every fit: seeded bootstrap draws, bounds, model averaging, bad input."""
+
+from __future__ import annotations
+
+import warnings
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from anfperf.errors import ModelError
+from anfperf.models import (
+    FitResult,
+    band_draws,
+    bootstrap_params,
+    fit_mix,
+    fit_mva_throughput,
+    fit_queueing_latency,
+    fit_throughput_curve,
+    fit_usl,
+    mva_throughput,
+    predict_band,
+    usl,
+)
+from anfperf.models.op_cost import fit_op_cost
+from tests.models.realdata import fio_qd_sweep, sd_count, summary_avg
+
+DRAWS = 120
+
+
+@pytest.fixture(scope="module")
+def threads():
+    """RndReadThreads: concurrency (threads x SDs) and IOPS, from summary.html."""
+    raw = summary_avg("RndReadThreads")
+    return raw["threads"] * sd_count("RndReadThreads"), raw["iops"]
+
+
+def quiet(fn, *args, **kwargs):
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        return fn(*args, **kwargs)
+
+
+def test_every_fit_has_a_band(threads):
+    n, iops = threads
+    depths, qd_iops = fio_qd_sweep()
+    raw = summary_avg("RndReadCurve")
+    mix_pct = np.array([0.0, 30.0, 50.0, 70.0, 100.0])
+    mix_iops = 1.0 / (mix_pct / 100 / 460_000 + (1 - mix_pct / 100) / 130_000)  # harmonic
+    mix_iops = mix_iops * np.array([1.01, 0.99, 1.02, 0.98, 1.0])
+    fits = {
+        "usl": (quiet(fit_usl, n, iops), n),
+        "mva": (quiet(fit_mva_throughput, depths, qd_iops), depths),
+        "blend": (quiet(fit_throughput_curve, depths, qd_iops), depths),
+        "queueing": (quiet(fit_queueing_latency, raw["iops"], raw["lat_ms"]), raw["iops"]),
+        "mix": (quiet(fit_mix, mix_pct, mix_iops), mix_pct),
+        "op_cost": (fit_op_cost([4, 8, 64, 256], [460_000, 400_000, 72_000, 17_900]), [4, 256]),
+    }
+    for name, (fit, x) in fits.items():
+        band = predict_band(fit, x, draws=DRAWS)
+        assert list(band.columns) == ["x", "estimate", "lower", "upper", "rel_width"], name
+        assert len(band) == len(x)
+        ok = band.dropna()
+        assert len(ok) == len(band), name
+        # the band holds the fit's own curve and has a width
+        assert np.all(ok["lower"] <= ok["estimate"] * 1.02), name
+        assert np.all(ok["upper"] >= ok["estimate"] * 0.98), name
+        assert np.all(ok["upper"] > ok["lower"]), name
+        np.testing.assert_allclose(ok["rel_width"], (ok["upper"] - ok["lower"]) / ok["estimate"])
+
+
+def test_band_is_seeded(threads):
+    n, iops = threads
+    fit = quiet(fit_throughput_curve, n[:4], iops[:4])
+    a = predict_band(fit, [32, 64], draws=DRAWS, seed=5)
+    b = predict_band(fit, [32, 64], draws=DRAWS, seed=5)
+    c = predict_band(fit, [32, 64], draws=DRAWS, seed=6)
+    pd.testing.assert_frame_equal(a, b)
+    assert not np.allclose(a["upper"], c["upper"])
+
+
+def test_draws_respect_the_parameter_bounds(threads):
+    n, iops = threads
+    fit = quiet(fit_usl, n[:4], iops[:4], kappa="fit")
+    draws = bootstrap_params(fit, draws=DRAWS)
+    assert len(draws) > DRAWS // 2 and set(draws["component"]) == {"usl"}
+    assert draws["sigma"].between(0, 1).all() and draws["kappa"].between(0, 1).all()
+    assert (draws["lam"] > 0).all()
+    # the covariance interval is clipped to the bounds as well (a normal interval went < 0)
+    assert fit.ci["kappa"][0] >= 0.0 and fit.ci["sigma"][0] >= 0.0
+    # each MVA refit keeps its ceiling near the best rate of its own resample, which scatters
+    # about the fitted curve by its residuals (here within 10 %)
+    mva = quiet(fit_mva_throughput, n[:4], iops[:4])
+    assert np.max(np.abs(mva.y / mva.y_fit - 1)) < 0.10
+    ceilings = 1000.0 / bootstrap_params(mva, draws=DRAWS)["demand_ms"]
+    assert (ceilings >= 0.95 * 0.8 * iops[:4].max()).all()
+
+
+def test_the_average_draws_from_each_model_by_weight(threads):
+    """The blend's band spans its models: it is not a weighted (narrower) covariance."""
+    n, iops = threads
+    lower = n <= 16
+    fit = quiet(fit_throughput_curve, n[lower], iops[lower])
+    draws = bootstrap_params(fit, draws=300)
+    shares = draws["component"].value_counts(normalize=True)
+    for name, weight in fit.weights.items():
+        assert shares[name] == pytest.approx(weight, abs=0.08)
+    beyond = np.array([128.0])
+    band = predict_band(fit, beyond, draws=300)
+    amdahl = usl(beyond, fit["amdahl_lam"], fit["amdahl_sigma"], 0.0)
+    plateau = mva_throughput(beyond, fit["demand_ms"], fit["delay_ms"])
+    assert band["lower"].iloc[0] < plateau[0] and amdahl[0] < band["upper"].iloc[0]
+    # each model alone is narrower than the average where they part
+    for alone in (fit.fits["amdahl"], fit.fits["mva"]):
+        width = predict_band(alone, beyond, draws=300)["rel_width"].iloc[0]
+        assert width < band["rel_width"].iloc[0]
+    assert np.isnan(fit.stderr["lam"])  # no weighted covariance pretends to be one
+
+
+def test_band_draws_with_and_without_noise(threads):
+    n, iops = threads
+    fit = quiet(fit_usl, n, iops)
+    curves = band_draws(fit, [8, 16], draws=DRAWS, noise=False)
+    noisy = band_draws(fit, [8, 16], draws=DRAWS, noise=True)
+    assert curves.shape == noisy.shape and curves.shape[1] == 2
+    assert np.std(noisy[:, 0]) > np.std(curves[:, 0])
+
+
+def test_bad_input_is_a_model_error(threads):
+    n, iops = threads
+    fit = quiet(fit_usl, n, iops)
+    with pytest.raises(ModelError, match="level"):
+        predict_band(fit, [8], level=95)
+    by_hand = FitResult({"lam": 1.0}, model="usl", y=np.ones(3), y_fit=np.ones(3), cov=np.eye(1))
+    with pytest.raises(ModelError, match="does not carry its points"):
+        predict_band(by_hand, [8])
+    other = FitResult({"a": 1.0}, model="mystery", y=np.ones(3), y_fit=np.ones(3), cov=np.eye(1))
+    with pytest.raises(ModelError, match="no band for a 'mystery' fit"):
+        predict_band(other, [8])
