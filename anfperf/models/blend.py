@@ -11,8 +11,8 @@ Three physical readings of a concurrency sweep extrapolate differently past its 
 
 Below saturation the data rarely tell them apart, yet they part ways beyond it. The default
 curve is their weighted average, with weights from prequential stacking
-(:mod:`anfperf.models.selection`): how well the combination predicted each point from the
-points before it. :func:`anfperf.models.predict_band` draws from the three models in those
+(:mod:`anfperf.models.selection`): how well the combination predicted the points past each
+prefix of the sweep from that prefix. :func:`anfperf.models.predict_band` draws from the three models in those
 proportions, so the band spans their disagreement where the data run out.
 """
 
@@ -104,8 +104,8 @@ def fit_throughput_curve(
     """Fit :func:`throughput_curve`: three models, weighted by how well they extrapolate.
 
     Each candidate (the USL, Amdahl's law, the MVA network) is fitted to all points; the
-    weights come from stacking their prequential predictions (each point predicted from the
-    points at lower concurrency; :mod:`anfperf.models.selection`), shrunk toward equal
+    weights come from stacking their prequential predictions (fits to each prefix of the sweep
+    predict every point past it; :mod:`anfperf.models.selection`), shrunk toward equal
     weights when few points were predicted.
 
     Parameters
@@ -152,7 +152,7 @@ def fit_throughput_curve(
     notes = [
         "stacking weights "
         + ", ".join(f"{k} {v:.2f}" for k, v in weights.items())
-        + (f" from {scored} prequential predictions" if scored else ": equal, too few points")
+        + (f" from {scored} predictions past each prefix" if scored else ": equal, too few points")
     ]
     notes += _extrapolation_notes(fits, params, x, y)
     for note in notes[1:]:

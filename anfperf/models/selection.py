@@ -6,7 +6,8 @@ model that fits (Amdahl's law, which never turns down) wins the criterion and ke
 while the data may already be levelling off. Stacking (Wolpert 1992; Yao, Vehtari, Simpson and
 Gelman, *Bayesian Analysis* 13, 2018) instead weighs the models by how well their *combination*
 predicts held-out points; held out prequentially (Dawid 1984), each point is predicted by fits
-to the points at lower x only, which is the extrapolation the weights are for. With few points
+to the points at lower x only (every later point from every prefix), which is the
+extrapolation the weights are for. With few points
 the weights are shrunk toward equal ones: when the data cannot tell the models apart, their
 average, not the one that fitted best by chance, is the honest prediction.
 """
@@ -36,38 +37,41 @@ def prequential_predictions(
     *,
     first: int = FIRST_FIT_POINTS,
 ) -> np.ndarray:
-    """Each point predicted by a fit to the points at lower x (NaN where there is none).
+    """Every point predicted by fits to each prefix of the points below it.
 
     Parameters
     ----------
     x, y : numpy.ndarray
-        The points, x ascending (repeats allowed: a fit never sees its own x).
+        The points, x ascending (repeats allowed: a fit never sees the x it predicts).
     fit : callable
         ``fit(x, y) -> params``.
     model : callable
         ``model(x, **params)``.
     first : int
-        Distinct x values a fit needs before it predicts.
+        Distinct x values of the shortest prefix fitted.
 
     Returns
     -------
     numpy.ndarray
-        Predictions at every point; NaN for the first `first` distinct x and where a fit
-        failed.
+        Shape (prefixes, points): row i holds the predictions of the fit to the points up to
+        the (first + i)-th distinct x, at every point beyond it; NaN elsewhere and where a fit
+        failed. Every later point counts, not only the next: the weights are for
+        extrapolating far, as capacity plans do.
     """
-    out = np.full(x.size, np.nan)
     levels = np.unique(x)
-    for level in levels[first:]:
-        seen = x < level
+    rows = []
+    for level in levels[first - 1 : -1]:
+        seen = x <= level
+        row = np.full(x.size, np.nan)
         try:
             with warnings.catch_warnings(), np.errstate(all="ignore"):
                 warnings.simplefilter("ignore")
                 params = fit(x[seen], y[seen])
-                at = x == level
-                out[at] = np.asarray(model(x[at], **params), dtype=float)
+                row[~seen] = np.asarray(model(x[~seen], **params), dtype=float)
         except (ModelError, RuntimeError, ValueError, ArithmeticError):
-            continue
-    return out
+            pass
+        rows.append(row)
+    return np.array(rows).reshape(len(rows), x.size)
 
 
 def stacking_weights(
@@ -78,9 +82,10 @@ def stacking_weights(
     Parameters
     ----------
     predictions : mapping of str to numpy.ndarray
-        Each candidate's (prequential) predictions of `y`; NaN where it has none.
+        Each candidate's (prequential) predictions of `y`, of y's shape or rows of it (as
+        :func:`prequential_predictions` gives); NaN where it has none.
     y : numpy.ndarray
-        The measured values (> 0).
+        The measured values (> 0), one per column of the predictions.
     ridge : float
         Weight of ``sum((w - 1/M)^2)`` added to the sum of squared log errors of the stacked
         prediction, these in units of the equal-weight mix's mean squared log error (at least
@@ -91,12 +96,13 @@ def stacking_weights(
     -------
     (dict, int)
         The weight of each candidate (equal when no point was predicted by all of them;
-        0 for a candidate that predicted nothing) and the number of points scored.
+        0 for a candidate that predicted nothing) and the number of predictions scored.
     """
     names = [k for k, v in predictions.items() if np.isfinite(v).any()]
     if not names:
         return {k: 1.0 / len(predictions) for k in predictions}, 0
-    stack = np.vstack([predictions[k] for k in names])
+    stack = np.vstack([np.asarray(predictions[k], float).reshape(1, -1) for k in names])
+    y = np.resize(np.asarray(y, float), stack.shape[1])  # one y per column, rows repeat it
     scored = np.all(np.isfinite(stack) & (stack > 0), axis=0)
     weights = dict.fromkeys(predictions, 0.0)
     if not scored.any():
