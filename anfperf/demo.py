@@ -199,7 +199,7 @@ def run_demo(
 def headline(frame: pd.DataFrame, numbers: pd.DataFrame) -> list[str]:
     """The demo's short summary: peak, knee, IOPS at 1 ms, Little's law, the mix model's error."""
     from anfperf import findings
-    from anfperf.models import fit_mix, threads_needed
+    from anfperf.models import fit_mix, sweep_xy, threads_needed
 
     lines = []
     sweeps = numbers[numbers["kind"].isin([findings.KIND_CONCURRENCY, findings.KIND_RATE])]
@@ -227,7 +227,7 @@ def headline(frame: pd.DataFrame, numbers: pd.DataFrame) -> list[str]:
         rows = frame[frame["run_id"] == run_id]
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")
-            fit = fit_mix(rows)
+            fit = fit_mix(*sweep_xy(rows, "read_pct", "iops"))
         lines.append(f"mix model ({run_id}): median error {fit.mdape_pct:.1f} % on the "
                      f"{fit.n_points} measured mixes")  # fmt: skip
     return lines

@@ -30,7 +30,7 @@ import plotly.graph_objects as go
 
 from anfperf.errors import AnfperfError, ModelError
 from anfperf.models import curves
-from anfperf.models._common import FitResult
+from anfperf.models._common import FitResult, sweep_xy
 from anfperf.models.client import nfs_inflight_limit, vm_network, vm_size_name
 from anfperf.models.plan import LARGE_BLOCK_KIB, Plan, plan
 from anfperf.models.predict import PUBLISHED_BENCHMARK, predict_achievable
@@ -219,7 +219,7 @@ def fit_sweep(
     frame, source = load_sweep(paths)
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")  # few points / no saturation: kept in fit.notes
-        fit = curves.fit_usl(frame)
+        fit = curves.fit_usl(*sweep_xy(frame))
     return fit, source
 
 

@@ -50,6 +50,7 @@ from anfperf.models import (  # noqa: E402
     mix_throughput,
     queueing_iops_at_latency,
     sweep_points,
+    sweep_xy,
 )
 from anfperf.models.validation import HOLDOUT_TARGETS, meets_targets  # noqa: E402
 from tests.models.realdata import SPEC_BREAKTHROUGH, SPEC_LARGE  # noqa: E402
@@ -158,7 +159,7 @@ def context(args: argparse.Namespace) -> list[dict]:
         mixed = sweep_points(read_vdbench(VDBENCH / "RndMix"), "read_pct", "iops")
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")
-            mfit = fit_mix(pure)
+            mfit = fit_mix(*sweep_xy(pure, "read_pct", "iops"))
         pred = float(mix_throughput(mixed["read_pct"].iloc[0], **mfit))
         meas = float(mixed["iops"].iloc[0])
         print(f"\nVdbench 8 KiB random, pure read + pure write -> 50 % mix: measured {meas:,.0f}, "

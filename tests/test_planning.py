@@ -10,7 +10,7 @@ import pandas as pd
 import pytest
 
 from anfperf.errors import AnfperfError, ModelError
-from anfperf.models import curves, plan, predict_achievable, quota
+from anfperf.models import curves, plan, predict_achievable, quota, sweep_xy
 from anfperf.models.plan import OBSERVED_MARGIN
 from anfperf.planning import (
     FIGURES,
@@ -171,7 +171,7 @@ def test_the_sweep_curve_is_fitted_on_the_bundled_real_sweep(sweep):
     frame, source = sweep
     assert source == "RndReadThreads (bundled sample: a local disk, not ANF)"
     fit, same = fit_sweep()
-    assert same == source and dict(fit) == pytest.approx(dict(curves.fit_usl(frame)))
+    assert same == source and dict(fit) == pytest.approx(dict(curves.fit_usl(*sweep_xy(frame))))
     raw = summary_avg("RndReadThreads")
     # the USL through the measured thread counts (x SDs: Vdbench threads are per SD) follows
     # the measured IOPS

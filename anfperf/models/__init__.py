@@ -28,6 +28,7 @@ from anfperf.models._common import (
     mdape_pct,
     summary_rows,
     sweep_points,
+    sweep_xy,
 )
 from anfperf.models.band import band_draws, bootstrap_params, predict_band
 from anfperf.models.client import (
@@ -137,6 +138,7 @@ __all__ = [
     "service_levels",
     "summary_rows",
     "sweep_points",
+    "sweep_xy",
     "threads_needed",
     "throughput_curve",
     "throughput_limit",

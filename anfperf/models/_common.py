@@ -179,6 +179,8 @@ class FitResult(dict):
         The candidate kept, where a fit chooses between models.
     fits : dict
         The component fits of a model average, by name (empty otherwise).
+    weights : dict
+        The weight of each component fit of a model average (empty otherwise).
     """
 
     def __init__(
@@ -197,6 +199,7 @@ class FitResult(dict):
         aicc: dict[str, float] | None = None,
         selected: str | None = None,
         fits: dict[str, FitResult] | None = None,
+        weights: dict[str, float] | None = None,
     ):
         super().__init__({k: float(v) for k, v in params.items()})
         self.model = model
@@ -228,6 +231,7 @@ class FitResult(dict):
         self.aicc = dict(aicc or {})
         self.selected = selected
         self.fits = dict(fits or {})
+        self.weights = dict(weights or {})
 
     def table(self) -> pd.DataFrame:
         """Parameters as a frame: parameter, value, stderr, ci_low, ci_high."""
@@ -344,17 +348,54 @@ def sweep_points(
     return rows.sort_values(x, kind="stable").reset_index(drop=True)
 
 
-def xy_from(
-    x: object, y: object | None, *, x_col: str, y_col: str
+#: Columns that hold a measured rate: a rate-limited run's value there is the rate asked for.
+RATE_COLUMNS = ("iops", "bw_mib_s")
+
+
+def sweep_xy(
+    frame: pd.DataFrame, x: str = "outstanding", y: str = "iops"
 ) -> tuple[np.ndarray, np.ndarray]:
-    """Either (frame, None) -> columns of :func:`sweep_points`, or two arrays as given."""
-    if isinstance(x, pd.DataFrame):
-        if y is not None and not isinstance(y, str):
-            raise ModelError("with a frame, give the column names as x_col= and y_col=")
-        points = sweep_points(x, x_col, y if isinstance(y, str) else y_col)
-        return points[x_col].to_numpy(float), points[y if isinstance(y, str) else y_col].to_numpy(
-            float
-        )
-    if y is None:
-        raise ModelError("give both x and y arrays, or a tidy frame")
-    return as_float_array(x, x_col), as_float_array(y, y_col)
+    """(x, y) arrays of a sweep from a tidy frame: the one adapter from frames to the fits.
+
+    ``fit_usl(*sweep_xy(frame))``, ``fit_queueing_latency(*sweep_xy(frame, "iops",
+    "lat_mean_ms"))``, ``fit_mix(*sweep_xy(frame, "read_pct", "iops"))``.
+
+    Parameters
+    ----------
+    frame : pandas.DataFrame
+        Tidy frame with whole-run rows (see :func:`sweep_points`).
+    x, y : str
+        Columns, as in :func:`sweep_points`.
+
+    Returns
+    -------
+    (numpy.ndarray, numpy.ndarray)
+        One point per run x job step, sorted by x. When `y` is a rate (iops, bw_mib_s),
+        rate-limited runs are left out: their rate is the one asked for, not what the load
+        could reach. Latency points of rate-limited runs stay (a load curve is made of them).
+
+    Raises
+    ------
+    anfperf.ModelError
+        Not a tidy frame, a missing column, or no point left.
+    """
+    if not isinstance(frame, pd.DataFrame):
+        raise ModelError(f"sweep_xy takes a tidy frame, got {type(frame).__name__}")
+    if y in RATE_COLUMNS and "rate_limit_iops" in frame:
+        limited = pd.to_numeric(frame["rate_limit_iops"], errors="coerce").notna()
+        if limited.all():
+            raise ModelError(
+                f"every run is rate-limited: their {y} is the rate asked for, not a capacity"
+            )
+        frame = frame[~limited]
+    points = sweep_points(frame, x, y)
+    return points[x].to_numpy(float), points[y].to_numpy(float)
+
+
+def fit_inputs(
+    x: object, y: object, *, x_name: str, y_name: str, example: str
+) -> tuple[np.ndarray, np.ndarray]:
+    """The two arrays a fit takes, or a ModelError pointing a frame to :func:`sweep_xy`."""
+    if isinstance(x, pd.DataFrame) or isinstance(y, pd.DataFrame):
+        raise ModelError(f"fits take arrays; from a tidy frame: {example}")
+    return as_float_array(x, x_name), as_float_array(y, y_name)

@@ -7,14 +7,11 @@ import warnings
 from collections.abc import Callable
 
 import numpy as np
-import pandas as pd
 from scipy.optimize import OptimizeWarning, curve_fit
 
 from anfperf.errors import ModelError
 from anfperf.models._common import (
-    as_float_array,
     check_points,
-    sweep_points,
 )
 
 MS_PER_S = 1000.0
@@ -26,24 +23,6 @@ SATURATION_SHARE = 0.8
 
 def _scalar(out: np.ndarray) -> np.ndarray | float:
     return float(out) if np.ndim(out) == 0 else out
-
-
-def _fit_points(
-    x: object, y: object, x_col: str, y_col: str, *, uncontrolled: bool
-) -> tuple[np.ndarray, np.ndarray]:
-    if isinstance(x, pd.DataFrame):
-        if y is not None:
-            raise ModelError("with a frame, name the columns with x_col= and y_col=")
-        frame = x
-        if uncontrolled and "rate_limit_iops" in frame:
-            # a rate-limited run shows the rate asked for, not what the concurrency could do
-            limited = pd.to_numeric(frame["rate_limit_iops"], errors="coerce").notna()
-            frame = frame[~limited]
-        points = sweep_points(frame, x_col, y_col)
-        return points[x_col].to_numpy(float), points[y_col].to_numpy(float)
-    if y is None:
-        raise ModelError("give both arrays, or a tidy frame")
-    return as_float_array(x, x_col), as_float_array(y, y_col)
 
 
 def _curve_fit(

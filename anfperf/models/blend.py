@@ -24,8 +24,8 @@ import warnings
 import numpy as np
 
 from anfperf.errors import ModelError
-from anfperf.models._common import FitResult, SaturationWarning, check_points
-from anfperf.models._fitting import RECOMMENDED_POINTS, _fit_points, _scalar
+from anfperf.models._common import FitResult, SaturationWarning, check_points, fit_inputs
+from anfperf.models._fitting import RECOMMENDED_POINTS, _scalar
 from anfperf.models.mva import fit_mva_throughput, mva_throughput
 from anfperf.models.selection import prequential_predictions, stacking_weights
 from anfperf.models.usl import fit_usl, usl
@@ -94,13 +94,7 @@ def throughput_curve(
     return _scalar(out)
 
 
-def fit_throughput_curve(
-    concurrency: object,
-    throughput: object = None,
-    *,
-    x_col: str = "outstanding",
-    y_col: str = "iops",
-) -> FitResult:
+def fit_throughput_curve(concurrency: object, throughput: object) -> FitResult:
     """Fit :func:`throughput_curve`: three models, weighted by how well they extrapolate.
 
     Each candidate (the USL, Amdahl's law, the MVA network) is fitted to all points; the
@@ -110,13 +104,10 @@ def fit_throughput_curve(
 
     Parameters
     ----------
-    concurrency : array-like or pandas.DataFrame
-        Concurrency of each run [-]; or a tidy frame (as in :func:`~anfperf.models.usl.fit_usl`;
-        rate-limited runs are left out).
-    throughput : array-like, optional
-        IOPS of each run [1/s] (not with a frame).
-    x_col, y_col : str
-        Frame columns.
+    concurrency : array-like
+        Concurrency of each run [-]; from a tidy frame: ``*sweep_xy(frame)``.
+    throughput : array-like
+        IOPS of each run [1/s].
 
     Returns
     -------
@@ -139,7 +130,10 @@ def fit_throughput_curve(
         Past the largest concurrency measured the candidates disagree by more than 25 %, or
         the curve still rises there: the data do not show where throughput stops growing.
     """
-    x, y = _fit_points(concurrency, throughput, x_col, y_col, uncontrolled=True)
+    x, y = fit_inputs(
+        concurrency, throughput, x_name="concurrency", y_name="throughput",
+        example="fit_throughput_curve(*sweep_xy(frame, 'outstanding', 'iops'))",
+    )  # fmt: skip
     x, y = check_points(
         x, y, x_name="concurrency", y_name="throughput", n_params=2, recommended=RECOMMENDED_POINTS
     )
@@ -157,7 +151,7 @@ def fit_throughput_curve(
     notes += _extrapolation_notes(fits, params, x, y)
     for note in notes[1:]:
         warnings.warn(note, SaturationWarning, stacklevel=2)
-    result = FitResult(
+    return FitResult(
         params,
         model="throughput_curve",
         x=x,
@@ -168,9 +162,8 @@ def fit_throughput_curve(
         aicc={name: next(iter(f.aicc.values())) for name, f in fits.items() if f.aicc},
         selected=max(weights, key=weights.get),
         fits=fits,
+        weights=weights,
     )
-    result.weights = weights
-    return result
 
 
 def _candidate_fits(x: np.ndarray, y: np.ndarray) -> dict[str, FitResult]:

@@ -20,7 +20,7 @@ import pandas as pd
 from scipy.optimize import OptimizeWarning, curve_fit
 
 from anfperf.errors import ModelError
-from anfperf.models._common import FitResult, as_float_array, check_points, xy_from
+from anfperf.models._common import FitResult, as_float_array, check_points, fit_inputs
 
 log = logging.getLogger(__name__)
 
@@ -73,25 +73,22 @@ def mix_throughput(
 
 def fit_mix(
     read_pct: object,
-    throughput: object = None,
+    throughput: object,
     *,
     exponent: float | None = None,
-    y_col: str = "iops",
 ) -> FitResult:
     """Fit :func:`mix_throughput` to measured (read %, throughput) points.
 
     Parameters
     ----------
-    read_pct : array-like or pandas.DataFrame
-        Read share of each run [%]; or a tidy frame, whose whole-run rows give `read_pct` and
-        `y_col`.
-    throughput : array-like, optional
-        Throughput of each run [IOPS or MiB/s] (not with a frame).
+    read_pct : array-like
+        Read share of each run [%]; from a tidy frame:
+        ``*sweep_xy(frame, "read_pct", "iops")`` (or "bw_mib_s").
+    throughput : array-like
+        Throughput of each run [IOPS or MiB/s].
     exponent : float, optional
         Fix the power-mean exponent. By default it is fitted when three or more distinct read
         percentages were measured, else it is the harmonic -1.
-    y_col : str
-        Column of the frame to fit, 'iops' or 'bw_mib_s'.
 
     Returns
     -------
@@ -104,7 +101,10 @@ def fit_mix(
         Fewer than two distinct read percentages, NaN, non-positive throughput, or a constant
         throughput.
     """
-    x, y = xy_from(read_pct, throughput, x_col="read_pct", y_col=y_col)
+    x, y = fit_inputs(
+        read_pct, throughput, x_name="read_pct", y_name="throughput",
+        example="fit_mix(*sweep_xy(frame, 'read_pct', 'iops'))",
+    )  # fmt: skip
     n_distinct = np.unique(x).size
     fit_exp = exponent is None and n_distinct >= 3
     n_params = 3 if fit_exp else 2

@@ -13,13 +13,13 @@ from anfperf.models._common import (
     FitResult,
     SaturationWarning,
     check_points,
+    fit_inputs,
 )
 from anfperf.models._fitting import (
     MS_PER_S,
     RECOMMENDED_POINTS,
     SATURATION_SHARE,
     _aicc,
-    _fit_points,
     _scalar,
 )
 
@@ -85,24 +85,15 @@ def mva_throughput(n: object, demand_ms: float, delay_ms: float) -> np.ndarray |
     return _scalar(out)
 
 
-def fit_mva_throughput(
-    concurrency: object,
-    throughput: object = None,
-    *,
-    x_col: str = "outstanding",
-    y_col: str = "iops",
-) -> FitResult:
+def fit_mva_throughput(concurrency: object, throughput: object) -> FitResult:
     """Fit :func:`mva_throughput` to (concurrency, IOPS) points.
 
     Parameters
     ----------
-    concurrency : array-like or pandas.DataFrame
-        I/Os in flight of each run [-]; or a tidy frame (as in :func:`fit_usl`; rate-limited
-        runs are left out).
-    throughput : array-like, optional
-        IOPS of each run [1/s] (not with a frame).
-    x_col, y_col : str
-        Frame columns.
+    concurrency : array-like
+        I/Os in flight of each run [-]; from a tidy frame: ``*sweep_xy(frame)``.
+    throughput : array-like
+        IOPS of each run [1/s].
 
     Returns
     -------
@@ -131,7 +122,10 @@ def fit_mva_throughput(
     (A least-squares fit through a sweep that still rises would otherwise put the ceiling well
     below its last point.)
     """
-    x, y = _fit_points(concurrency, throughput, x_col, y_col, uncontrolled=True)
+    x, y = fit_inputs(
+        concurrency, throughput, x_name="concurrency", y_name="throughput",
+        example="fit_mva_throughput(*sweep_xy(frame, 'outstanding', 'iops'))",
+    )  # fmt: skip
     x, y = check_points(
         x, y, x_name="concurrency", y_name="throughput", n_params=2, recommended=RECOMMENDED_POINTS
     )

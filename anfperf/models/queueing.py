@@ -13,13 +13,13 @@ from anfperf.models._common import (
     FitResult,
     SaturationWarning,
     check_points,
+    fit_inputs,
 )
 from anfperf.models._fitting import (
     MS_PER_S,
     RECOMMENDED_POINTS,
     _bootstrap,
     _curve_fit,
-    _fit_points,
     _scalar,
 )
 
@@ -104,12 +104,10 @@ def queueing_closed_max(
 
 def fit_queueing_latency(
     iops: object,
-    lat_ms: object = None,
+    lat_ms: object,
     *,
     servers: float | None = None,
     outstanding: float | None = None,
-    x_col: str = "iops",
-    y_col: str = "lat_mean_ms",
     bootstrap: int = 0,
     seed: int = 0,
 ) -> FitResult:
@@ -117,11 +115,11 @@ def fit_queueing_latency(
 
     Parameters
     ----------
-    iops : array-like or pandas.DataFrame
-        Measured load of each run [1/s]; or a tidy frame, whose whole-run rows give `x_col`
-        and `y_col`.
-    lat_ms : array-like, optional
-        Mean response time of each run [ms] (not with a frame).
+    iops : array-like
+        Measured load of each run [1/s]; from a tidy frame:
+        ``*sweep_xy(frame, "iops", "lat_mean_ms")`` (rate-limited runs included).
+    lat_ms : array-like
+        Mean response time of each run [ms].
     servers : float, optional
         Fix the number of servers (1 = M/M/1). By default it is fitted (1 .. 64) when there
         are 4 or more distinct loads, else 1.
@@ -130,8 +128,6 @@ def fit_queueing_latency(
         threads x SDs; over all hosts: the frame's configured 'outstanding'). Given, the model
         is capped by Little's law (see :func:`queueing_latency`) in the fit and the result
         carries it, so ``queueing_latency(x, **fit)`` predicts with the cap.
-    x_col, y_col : str
-        Frame columns of the load and the latency.
     bootstrap, seed
         As in :func:`fit_usl`.
 
@@ -154,7 +150,10 @@ def fit_queueing_latency(
         The highest load measured is below half the fitted `iops_max`: the maximum is an
         extrapolation.
     """
-    x, y = _fit_points(iops, lat_ms, x_col, y_col, uncontrolled=False)
+    x, y = fit_inputs(
+        iops, lat_ms, x_name="iops", y_name="lat_ms",
+        example="fit_queueing_latency(*sweep_xy(frame, 'iops', 'lat_mean_ms'))",
+    )  # fmt: skip
     fit_m = servers is None and np.unique(x).size >= 4
     n_params = 3 if fit_m else 2
     x, y = check_points(

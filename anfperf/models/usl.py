@@ -20,6 +20,7 @@ from anfperf.models._common import (
     FitResult,
     SaturationWarning,
     check_points,
+    fit_inputs,
 )
 from anfperf.models._fitting import (
     MS_PER_S,
@@ -28,7 +29,6 @@ from anfperf.models._fitting import (
     _aicc,
     _bootstrap,
     _curve_fit,
-    _fit_points,
     _scalar,
     kneedle,
 )
@@ -67,10 +67,8 @@ def usl(n: object, lam: float, sigma: float, kappa: float) -> np.ndarray | float
 
 def fit_usl(
     concurrency: object,
-    throughput: object = None,
+    throughput: object,
     *,
-    x_col: str = "outstanding",
-    y_col: str = "iops",
     kappa: str | float = "auto",
     bootstrap: int = 0,
     seed: int = 0,
@@ -79,13 +77,12 @@ def fit_usl(
 
     Parameters
     ----------
-    concurrency : array-like or pandas.DataFrame
-        Concurrency of each run [-] (threads, iodepth x numjobs, ...); or a tidy frame, whose
-        whole-run rows give `x_col` and `y_col` (rate-limited runs are left out).
-    throughput : array-like, optional
-        Throughput of each run [IOPS or MiB/s] (not with a frame).
-    x_col, y_col : str
-        Frame columns: concurrency ('outstanding': configured, over all hosts) and throughput.
+    concurrency : array-like
+        Concurrency of each run [-] (threads, iodepth x numjobs, ...); from a tidy frame:
+        ``fit_usl(*sweep_xy(frame))`` (configured outstanding I/O over all hosts, IOPS;
+        rate-limited runs left out).
+    throughput : array-like
+        Throughput of each run [IOPS or MiB/s].
     kappa : 'auto', 'fit' or float
         'fit': fit all three parameters. A number: fix kappa (0 gives Amdahl's law).
         'auto' (default): fit both the USL and its kappa = 0 special case and keep the USL only
@@ -116,7 +113,10 @@ def fit_usl(
         The fitted peak lies beyond twice the largest concurrency measured, or the curve has no
         peak (kappa = 0): the data show no saturation and the maximum is an extrapolation.
     """
-    x, y = _fit_points(concurrency, throughput, x_col, y_col, uncontrolled=True)
+    x, y = fit_inputs(
+        concurrency, throughput, x_name="concurrency", y_name="throughput",
+        example="fit_usl(*sweep_xy(frame, 'outstanding', 'iops'))",
+    )  # fmt: skip
     if isinstance(kappa, str) and kappa not in ("auto", "fit"):
         raise ModelError(f"kappa must be 'auto', 'fit' or a number, got {kappa!r}")
     fixed = None if isinstance(kappa, str) else float(kappa)

@@ -24,7 +24,7 @@ import plotly.graph_objects as go
 from anfperf.errors import ModelError
 from anfperf.models import curves
 from anfperf.models import quota as q
-from anfperf.models._common import sweep_points
+from anfperf.models._common import sweep_points, sweep_xy
 from anfperf.models.client import client_constraints, vm_size_name
 from anfperf.plots._style import COLORWAY, LIMIT_COLOR, MODEL_COLOR, SLO_COLOR, figure
 from anfperf.plots.quota import DEFAULT_LEVELS, LEVEL_COLORS, level_line, quota_model
@@ -356,7 +356,7 @@ def _usl_from(
         with warnings.catch_warnings():
             # few points / no saturation: the fit keeps them in its notes; the chart shows data
             warnings.simplefilter("ignore")
-            fit = curves.fit_usl(frame)
+            fit = curves.fit_usl(*sweep_xy(frame))
             if "rate_limit_iops" in frame:
                 limited = pd.to_numeric(frame["rate_limit_iops"], errors="coerce").notna()
                 frame = frame[~limited]

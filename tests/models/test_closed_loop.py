@@ -175,7 +175,8 @@ def test_throughput_curve_on_the_real_thread_sweep_lower_half():
     points = sweep_points(frame, "outstanding", "iops")
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
-        from_frame = fit_throughput_curve(points[points["outstanding"] <= 16])
+        low = points[points["outstanding"] <= 16]
+        from_frame = fit_throughput_curve(low["outstanding"], low["iops"])
     assert from_frame.weights == pytest.approx(fit.weights, rel=1e-3)
 
 

@@ -19,6 +19,7 @@ from anfperf.models import (
     queueing_iops_at_latency,
     queueing_knee,
     queueing_latency,
+    sweep_xy,
     usl,
     usl_concurrency_at_latency,
     usl_knee,
@@ -127,7 +128,7 @@ def test_usl_fits_the_real_vdbench_thread_sweep():
     raw = summary_avg("RndReadThreads")
     concurrency = raw["threads"] * sd_count("RndReadThreads")
     from_raw = fit_usl(concurrency, raw["iops"])
-    from_frame = fit_usl(read_vdbench(vdbench_dir("RndReadThreads")))
+    from_frame = fit_usl(*sweep_xy(read_vdbench(vdbench_dir("RndReadThreads"))))
     for name in ("lam", "sigma", "kappa"):
         assert from_frame[name] == pytest.approx(from_raw[name], rel=1e-3, abs=1e-9)
     assert from_frame.n_points == 7
@@ -177,7 +178,7 @@ def test_queueing_fits_the_real_vdbench_curve_run():
     """iorate=curve at 10..100 % of max, 8 KiB random reads: latency against measured load."""
     frame = read_vdbench(vdbench_dir("RndReadCurve"))
     raw = summary_avg("RndReadCurve")
-    fit = fit_queueing_latency(frame)
+    fit = fit_queueing_latency(*sweep_xy(frame, "iops", "lat_mean_ms"))
     raw_fit = fit_queueing_latency(raw["iops"], raw["lat_ms"])
     assert fit["iops_max"] == pytest.approx(raw_fit["iops_max"], rel=0.01)
     assert fit.n_points == 8  # the max run and its seven curve points
@@ -236,14 +237,14 @@ def test_light_load_latency_warns_no_saturation():
 def test_real_sweep_fit_does_not_warn_about_saturation():
     with warnings.catch_warnings():
         warnings.simplefilter("error", SaturationWarning)
-        fit_usl(read_vdbench(vdbench_dir("RndReadThreads")))
+        fit_usl(*sweep_xy(read_vdbench(vdbench_dir("RndReadThreads"))))
 
 
-def test_fit_with_frame_and_arrays_mixed_is_refused():
+def test_a_frame_is_refused_with_the_adapter_named():
     frame = read_vdbench(vdbench_dir("RndReadThreads"))
-    with pytest.raises(ModelError):
+    with pytest.raises(ModelError, match=r"fit_usl\(\*sweep_xy\(frame"):
         fit_usl(frame, [1, 2, 3])
-    with pytest.raises(ModelError):
+    with pytest.raises(TypeError):
         fit_usl([1, 2, 3])
     with pytest.raises(ModelError, match="kappa"):
         fit_usl([1, 2, 4], [1, 2, 3], kappa="maybe")

@@ -8,7 +8,7 @@ import pytest
 
 from anfperf.errors import ModelError
 from anfperf.ingest import read_vdbench
-from anfperf.models import fit_mix, mix_sweep, mix_throughput
+from anfperf.models import fit_mix, mix_sweep, mix_throughput, sweep_xy
 from tests.models.realdata import summary_avg, vdbench_dir
 
 
@@ -63,7 +63,7 @@ def test_real_mixed_run_predicted_from_pure_runs():
     frame = pd.concat(
         [read_vdbench(vdbench_dir(name)) for name in ("RndRead", "RndWrite")], ignore_index=True
     )
-    fit = fit_mix(frame, y_col="iops")
+    fit = fit_mix(*sweep_xy(frame, "read_pct", "iops"))
     assert fit["read_max"] == pytest.approx(runs["RndRead"]["iops"][0], rel=1e-4)  # 82,353.89
     assert fit["write_max"] == pytest.approx(runs["RndWrite"]["iops"][0], rel=1e-4)  # 113,428.67
     mixed = runs["RndMix"]

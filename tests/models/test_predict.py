@@ -12,6 +12,7 @@ from anfperf.models import (
     mbps_to_mib_s,
     predict_achievable,
     queueing_latency,
+    sweep_xy,
     usl,
 )
 from anfperf.models.predict import CONSTRAINT_COLUMNS, littles_law_iops
@@ -68,13 +69,15 @@ def test_nfs_in_flight_limit_caps_the_configured_concurrency():
 
 
 def test_little_law_through_a_usl_fitted_to_a_real_sweep():
-    fit = fit_usl(read_vdbench(vdbench_dir("RndReadThreads")))
+    fit = fit_usl(*sweep_xy(read_vdbench(vdbench_dir("RndReadThreads"))))
     frame = predict_achievable(bs_kib=4, outstanding=48, curve=fit, nconnect=1)
     assert frame.attrs["iops"] == pytest.approx(usl(48, **fit))
 
 
 def test_little_law_through_a_queueing_curve_fitted_to_a_real_run():
-    fit = fit_queueing_latency(read_vdbench(vdbench_dir("RndReadCurve")))
+    fit = fit_queueing_latency(
+        *sweep_xy(read_vdbench(vdbench_dir("RndReadCurve")), "iops", "lat_mean_ms")
+    )
     iops, how = littles_law_iops(16, curve=fit)
     # the rate whose latency keeps exactly 16 I/Os in flight
     assert iops * queueing_latency(iops, **fit) / 1000 == pytest.approx(16)

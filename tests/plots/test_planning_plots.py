@@ -11,7 +11,7 @@ import pytest
 from anfperf.errors import ModelError
 from anfperf.ingest import read_many
 from anfperf.models import client_constraints, curves, quota
-from anfperf.models._common import sweep_points
+from anfperf.models._common import sweep_points, sweep_xy
 from anfperf.plots import TEMPLATE
 from anfperf.plots.planning import (
     clients_vs_throughput,
@@ -37,7 +37,7 @@ def frame():
 def fit(frame):
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")  # no saturation in the sweep: kappa 0, noted in fit
-        return curves.fit_usl(frame)
+        return curves.fit_usl(*sweep_xy(frame))
 
 
 def trace(fig, name):
