@@ -435,7 +435,7 @@ def _storage_option(
     if pattern is not None:
         # an observation, not a cap: beyond it (and its margin) the option stays feasible,
         # ranked after those within what was seen
-        ceiling_bw, _, _ = published_ceiling(volume_type, pattern, read_pct, bs_kib)
+        ceiling_bw = published_ceiling(volume_type, pattern, read_pct, bs_kib).bw_mib_s
         out["observed"] = bw <= ceiling_bw * (1 + OBSERVED_MARGIN)
         if bw > ceiling_bw * (1 + 1e-9):
             why += (

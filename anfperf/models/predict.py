@@ -17,6 +17,7 @@ from __future__ import annotations
 import logging
 import math
 from collections.abc import Mapping
+from dataclasses import dataclass
 
 import numpy as np
 import pandas as pd
@@ -46,9 +47,32 @@ CONSTRAINT_COLUMNS = ["constraint", "bw_mib_s", "iops", "kind", "binding", "deta
 PUBLISHED_BENCHMARK = "published volume benchmark"
 
 
+@dataclass(frozen=True)
+class PublishedCeiling:
+    """What one volume of a type was observed to do (:func:`published_ceiling`).
+
+    Attributes
+    ----------
+    bw_mib_s, iops : float
+        Throughput [MiB/s] and I/O rate [1/s] at the block size asked for.
+    bound : str
+        'operation rate' or 'byte rate': which cost dominates there.
+    detail : str
+        How it was worked out, in words.
+    source : str
+        The articles (dates) of the published results.
+    """
+
+    bw_mib_s: float
+    iops: float
+    bound: str
+    detail: str
+    source: str
+
+
 def published_ceiling(
     volume_type: str, pattern: str, read_pct: float, bs_kib: float
-) -> tuple[float, float, str]:
+) -> PublishedCeiling:
     """What one volume of a type was observed to do at a block size and read share.
 
     ANF's published results (a small-block IOPS and a large-block MiB/s figure per volume type
@@ -60,8 +84,7 @@ def published_ceiling(
 
     Returns
     -------
-    (float, float, str)
-        Throughput [MiB/s], I/O rate [1/s] at `bs_kib`, and a description with the source.
+    PublishedCeiling
     """
     costs = {d: published_op_cost(volume_type, d) for d in ("read", "write")}
     rates = {d: float(op_cost_iops(bs_kib, op_us, bw)) for d, (op_us, bw, _) in costs.items()}
@@ -80,8 +103,7 @@ def published_ceiling(
         f"bytes at {r_bw:,.0f} MiB/s read, {w_us:.2f} us + {w_bw:,.0f} MiB/s write, from "
         f"{where.split(';')[0]} read)"
     )
-    sources = where.split("; ", 1)[1]
-    return bw, iops, f"{detail}|{sources}"
+    return PublishedCeiling(bw, iops, bound, detail, source=where.split("; ", 1)[1])
 
 
 def littles_law_iops(
@@ -259,9 +281,8 @@ def predict_achievable(
             src,
         )
     if pattern is not None:
-        bw, _, text = published_ceiling(volume_type, pattern, read_pct, bs_kib)
-        detail, source = text.split("|", 1)
-        add(PUBLISHED_BENCHMARK, bw, "observed", detail, source)
+        seen = published_ceiling(volume_type, pattern, read_pct, bs_kib)
+        add(PUBLISHED_BENCHMARK, seen.bw_mib_s, "observed", seen.detail, seen.source)
     if vm_size is not None:
         for rec in client_constraints(
             vm_size, vm_count, bs_kib=bs_kib, read_pct=read_pct, pattern=pattern, nconnect=nconnect

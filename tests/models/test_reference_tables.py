@@ -81,10 +81,12 @@ def test_breakthrough_mode_ceiling_is_the_stated_50_gib_s():
 def test_breakthrough_mode_benchmarks_are_observations():
     # performance-large-volume-breakthrough-mode-linux.md (2025-11-05): ~50,000 MiB/s read and
     # 21,202 MiB/s write at 256 KiB; ~1,800,000 read and 994,384 write IOPS at 8 KiB
-    assert published_ceiling("breakthrough", "sequential", 100, 256)[0] == pytest.approx(50000)
-    assert published_ceiling("breakthrough", "sequential", 0, 256)[0] == pytest.approx(21202)
-    assert published_ceiling("breakthrough", "random", 100, 8)[1] == pytest.approx(1_800_000)
-    assert published_ceiling("breakthrough", "random", 0, 8)[1] == pytest.approx(994_384)
+    assert published_ceiling("breakthrough", "sequential", 100, 256).bw_mib_s == pytest.approx(
+        50000
+    )
+    assert published_ceiling("breakthrough", "sequential", 0, 256).bw_mib_s == pytest.approx(21202)
+    assert published_ceiling("breakthrough", "random", 100, 8).iops == pytest.approx(1_800_000)
+    assert published_ceiling("breakthrough", "random", 0, 8).iops == pytest.approx(994_384)
     frame = predict_achievable(
         bs_kib=256, level="Ultra", quota_tib=1000, volume_type="breakthrough",
         pattern="sequential",
