@@ -233,6 +233,18 @@ class FitResult(dict):
         self.fits = dict(fits or {})
         self.weights = dict(weights or {})
 
+    def replace(self, **changes: object) -> FitResult:
+        """A copy with some constructor arguments changed (e.g. ``ci=``)."""
+        args = {
+            "model": self.model, "y": self.y, "y_fit": self.y_fit, "cov": self.cov,
+            "ci": self.ci, "notes": self.notes, "x": self.x, "fixed": self.fixed,
+            "bounds": self.bounds, "aicc": self.aicc, "selected": self.selected,
+            "fits": self.fits, "weights": self.weights,
+        }  # fmt: skip
+        params = changes.pop("params", dict(self))
+        args.update(changes)
+        return FitResult(params, **args)
+
     def table(self) -> pd.DataFrame:
         """Parameters as a frame: parameter, value, stderr, ci_low, ci_high."""
         return pd.DataFrame(

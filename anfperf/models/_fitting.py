@@ -40,31 +40,6 @@ def _curve_fit(
     return np.asarray(popt, float), np.asarray(pcov, float), cost
 
 
-def _bootstrap(
-    func: Callable,
-    x: np.ndarray,
-    y_fit: np.ndarray,
-    rel_resid: np.ndarray,
-    popt: np.ndarray,
-    bounds: tuple,
-    n: int,
-    seed: int,
-) -> np.ndarray:
-    """Residual bootstrap on relative residuals; returns the refitted parameter sets."""
-    rng = np.random.default_rng(seed)
-    out = []
-    for _ in range(n):
-        y_star = y_fit * (1.0 + rng.choice(rel_resid, size=rel_resid.size, replace=True))
-        if np.any(y_star <= 0):
-            continue
-        try:
-            p, _, _ = _curve_fit(func, x, y_star, list(popt), bounds)
-        except (RuntimeError, ValueError):
-            continue
-        out.append(p)
-    return np.array(out)
-
-
 def _aicc(cost: float, n: int, k: int) -> float:
     """Corrected Akaike information criterion of a least-squares fit (relative residuals)."""
     if n - k - 1 <= 0:

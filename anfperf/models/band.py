@@ -127,6 +127,32 @@ def _draw(fit: FitResult, draws: int, seed: int):
         yield name, part, {**dict(part), **params}, pool
 
 
+def parameter_ci(
+    fit: FitResult, *, draws: int = DEFAULT_DRAWS, seed: int = 0, level: float = 0.95
+) -> dict[str, tuple[float, float]]:
+    """Bootstrap interval of each parameter of a single-model fit (within its bounds).
+
+    Returns
+    -------
+    dict
+        ``{name: (low, high)}``: the central `level` share of :func:`bootstrap_params`; a
+        parameter held fixed has ``(value, value)``. The fit's own normal intervals where no
+        refit converged.
+    """
+    table = bootstrap_params(fit, draws=draws, seed=seed)
+    if table.empty:
+        return dict(fit.ci)
+    tail = 50.0 * (1.0 - level)
+    out = {}
+    for name, value in fit.items():
+        if name in fit.fixed or name not in table:
+            out[name] = (value, value)
+        else:
+            low, high = np.nanpercentile(table[name].to_numpy(float), [tail, 100.0 - tail])
+            out[name] = (float(low), float(high))
+    return out
+
+
 def band_draws(
     fit: FitResult,
     x: object,

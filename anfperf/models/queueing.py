@@ -18,7 +18,6 @@ from anfperf.models._common import (
 from anfperf.models._fitting import (
     MS_PER_S,
     RECOMMENDED_POINTS,
-    _bootstrap,
     _curve_fit,
     _scalar,
 )
@@ -155,39 +154,79 @@ def fit_queueing_latency(
         example="fit_queueing_latency(*sweep_xy(frame, 'iops', 'lat_mean_ms'))",
     )  # fmt: skip
     fit_m = servers is None and np.unique(x).size >= 4
-    n_params = 3 if fit_m else 2
     x, y = check_points(
-        x,
-        y,
-        x_name="iops",
-        y_name="lat_ms",
-        n_params=n_params,
+        x, y, x_name="iops", y_name="lat_ms", n_params=3 if fit_m else 2,
         recommended=RECOMMENDED_POINTS,
-    )
+    )  # fmt: skip
     fixed_m = 1.0 if servers is None else float(servers)
     if not _SERVERS_BOUNDS[0] <= fixed_m <= _SERVERS_BOUNDS[1]:
         raise ModelError(f"servers must be within {_SERVERS_BOUNDS}")
+    outstanding = _checked_outstanding(outstanding)
+    params, cov = _best_queueing_fit(x, y, None if fit_m else fixed_m, outstanding)
+    notes = [] if fit_m or servers is not None else ["fewer than 4 loads: servers fixed at 1"]
+    utilisation = float(np.max(x)) / params["iops_max"]
+    if utilisation < 0.5:
+        note = (
+            f"no saturation seen: the highest load is {utilisation:.0%} of the fitted "
+            f"iops_max ({params['iops_max']:.4g}); the maximum is an extrapolation"
+        )
+        notes.append(note)
+        warnings.warn(note, SaturationWarning, stacklevel=2)
+    fixed = {} if fit_m else {"servers": fixed_m}
     if outstanding is not None:
-        try:
-            outstanding = float(outstanding)
-        except (TypeError, ValueError):
-            raise ModelError(f"outstanding must be a number, got {outstanding!r}") from None
-        if not (math.isfinite(outstanding) and outstanding > 0):
-            raise ModelError(f"outstanding must be a number > 0, got {outstanding!r}")
-    xs, ys = float(np.max(x)), float(np.min(y))
+        fixed["outstanding"] = outstanding
+    result = FitResult(
+        params,
+        model="queueing_latency",
+        x=x,
+        y=y,
+        y_fit=np.asarray(queueing_latency(x, **params)),
+        cov=cov,
+        notes=notes,
+        fixed=fixed,
+        bounds={
+            "lat_min_ms": (0.0, math.inf),
+            "iops_max": (float(np.max(x)), math.inf),
+            "servers": _SERVERS_BOUNDS,
+        },
+    )
+    if not bootstrap:
+        return result
+    from anfperf.models.band import parameter_ci  # band refits with this module's functions
 
-    def model(load, s, m, k=fixed_m):
-        return np.asarray(queueing_latency(load, s * ys, m * xs, k, outstanding)) / 1.0
+    return result.replace(ci=parameter_ci(result, draws=int(bootstrap), seed=seed))
+
+
+def _checked_outstanding(outstanding: object) -> float | None:
+    """`outstanding` as a positive finite float (or None), else a ModelError."""
+    if outstanding is None:
+        return None
+    try:
+        value = float(outstanding)
+    except (TypeError, ValueError):
+        raise ModelError(f"outstanding must be a number, got {outstanding!r}") from None
+    if not (math.isfinite(value) and value > 0):
+        raise ModelError(f"outstanding must be a number > 0, got {outstanding!r}")
+    return value
+
+
+def _best_queueing_fit(
+    x: np.ndarray, y: np.ndarray, servers: float | None, outstanding: float | None
+) -> tuple[dict[str, float], np.ndarray]:
+    """Best of several starts (servers fitted when None); parameters and their covariance."""
+    xs, ys = float(np.max(x)), float(np.min(y))
+    fit_m = servers is None
+
+    def model(load, s, m, k=servers):
+        return np.asarray(queueing_latency(load, s * ys, m * xs, k, outstanding))
 
     lower = [1e-6, 1.0 + 1e-6] + ([_SERVERS_BOUNDS[0]] if fit_m else [])
     upper = [np.inf, 1e4] + ([_SERVERS_BOUNDS[1]] if fit_m else [])
-    best = None
-    errors = []
+    best, errors = None, []
     for m0 in (1.05, 1.2, 1.5, 2.0, 4.0):
-        for k0 in (1.0, 2.0, 4.0) if fit_m else (fixed_m,):
-            p0 = [0.9, m0] + ([k0] if fit_m else [])
+        for k0 in (1.0, 2.0, 4.0) if fit_m else (servers,):
             try:
-                fit = _curve_fit(model, x, y, p0, (lower, upper))
+                fit = _curve_fit(model, x, y, [0.9, m0] + ([k0] if fit_m else []), (lower, upper))
             except (RuntimeError, ValueError) as exc:
                 errors.append(str(exc))
                 continue
@@ -199,56 +238,14 @@ def fit_queueing_latency(
     params = {
         "lat_min_ms": popt[0] * ys,
         "iops_max": popt[1] * xs,
-        "servers": popt[2] if fit_m else fixed_m,
+        "servers": popt[2] if fit_m else servers,
     }
     if outstanding is not None:
         params["outstanding"] = outstanding
     scales = np.array([ys, xs] + ([1.0] if fit_m else []))
-    cov_fit = pcov * np.outer(scales, scales)
     cov = np.zeros((len(params), len(params)))
-    cov[: len(scales), : len(scales)] = cov_fit
-    y_fit = np.asarray(queueing_latency(x, **params))
-    ci = None
-    notes = [] if fit_m or servers is not None else ["fewer than 4 loads: servers fixed at 1"]
-    if bootstrap:
-        rel = (y - y_fit) / y_fit
-        boot = _bootstrap(model, x, model(x, *popt), rel, popt, (lower, upper), bootstrap, seed)
-        if len(boot):
-            boot = boot * scales
-            lo, hi = np.percentile(boot, [2.5, 97.5], axis=0)
-            names = list(params)[: len(scales)]
-            ci = {k: (float(lo[i]), float(hi[i])) for i, k in enumerate(names)}
-            if not fit_m:
-                ci["servers"] = (fixed_m, fixed_m)
-            if outstanding is not None:
-                ci["outstanding"] = (outstanding, outstanding)
-    utilisation = xs / params["iops_max"]
-    if utilisation < 0.5:
-        note = (
-            f"no saturation seen: the highest load is {utilisation:.0%} of the fitted "
-            f"iops_max ({params['iops_max']:.4g}); the maximum is an extrapolation"
-        )
-        notes.append(note)
-        warnings.warn(note, SaturationWarning, stacklevel=2)
-    fixed = {} if fit_m else {"servers": fixed_m}
-    if outstanding is not None:
-        fixed["outstanding"] = outstanding
-    return FitResult(
-        params,
-        model="queueing_latency",
-        x=x,
-        y=y,
-        y_fit=y_fit,
-        cov=cov,
-        ci=ci,
-        notes=notes,
-        fixed=fixed,
-        bounds={
-            "lat_min_ms": (0.0, math.inf),
-            "iops_max": (xs, math.inf),
-            "servers": _SERVERS_BOUNDS,
-        },
-    )
+    cov[: len(scales), : len(scales)] = pcov * np.outer(scales, scales)
+    return params, cov
 
 
 def refit_queueing_latency(

@@ -27,7 +27,6 @@ from anfperf.models._fitting import (
     RECOMMENDED_POINTS,
     SATURATION_SHARE,
     _aicc,
-    _bootstrap,
     _curve_fit,
     _scalar,
     kneedle,
@@ -117,11 +116,7 @@ def fit_usl(
         concurrency, throughput, x_name="concurrency", y_name="throughput",
         example="fit_usl(*sweep_xy(frame, 'outstanding', 'iops'))",
     )  # fmt: skip
-    if isinstance(kappa, str) and kappa not in ("auto", "fit"):
-        raise ModelError(f"kappa must be 'auto', 'fit' or a number, got {kappa!r}")
-    fixed = None if isinstance(kappa, str) else float(kappa)
-    if fixed is not None and not 0.0 <= fixed <= 1.0:
-        raise ModelError("a fixed kappa must be within 0 .. 1")
+    fixed = _fixed_kappa(kappa)
     x, y = check_points(
         x,
         y,
@@ -132,61 +127,82 @@ def fit_usl(
     )
     # work in units of the best per-unit rate so all parameters are O(1)
     scale = float(np.max(y / x))
-    candidates = {}
-    if fixed is None:
-        candidates["usl"] = _fit_usl_once(x, y, scale, None)
-    if fixed is not None or kappa == "auto":
-        candidates["amdahl" if not fixed else "kappa fixed"] = _fit_usl_once(
-            x, y, scale, fixed or 0.0
-        )
+    candidates = _usl_candidates(x, y, scale, kappa, fixed)
     aicc = {name: _aicc(fit[2], x.size, fit[3]) for name, fit in candidates.items()}
-    if len(candidates) == 2 and aicc["amdahl"] <= aicc["usl"] + 2.0:
-        chosen = "amdahl"
-    else:
-        chosen = next(iter(candidates)) if len(candidates) == 1 else "usl"
-    popt, pcov, _, _ = candidates[chosen]
-    notes = []
-    if len(candidates) == 2:
-        notes.append(
-            f"kept {'Amdahl (kappa = 0)' if chosen == 'amdahl' else 'the USL'}: AICc "
-            + ", ".join(f"{k} {v:.2f}" for k, v in aicc.items())
-        )
-    lam, sigma = popt[0] * scale, popt[1]
-    kap = popt[2] if popt.size == 3 else (fixed or 0.0)
-    params = {"lam": lam, "sigma": sigma, "kappa": kap}
-    cov = np.zeros((3, 3))
-    k = popt.size
-    scales = np.array([scale, 1.0, 1.0])[:k]
-    cov[:k, :k] = pcov * np.outer(scales, scales)
-    y_fit = usl(x, **params)
-    ci = None
-    if bootstrap:
-        model, bounds = _usl_model(scale, None if k == 3 else kap)
-        rel = (y - y_fit) / y_fit
-        boot = _bootstrap(model, x, model(x, *popt), rel, popt, bounds, int(bootstrap), seed)
-        if len(boot):
-            boot = boot * scales
-            lo, hi = np.percentile(boot, [2.5, 97.5], axis=0)
-            ci = {name: (float(lo[i]), float(hi[i])) for i, name in enumerate(list(params)[:k])}
-            if k == 2:
-                ci["kappa"] = (kap, kap)
+    chosen, notes = _choose_usl(aicc)
+    params, cov = _usl_params(candidates[chosen], scale, fixed)
     saturation = _usl_saturation_notes(params, float(np.max(x)), float(np.max(y)))
     for note in saturation:
         warnings.warn(note, SaturationWarning, stacklevel=2)
-    return FitResult(
+    result = FitResult(
         params,
         model="usl",
         x=x,
         y=y,
-        y_fit=y_fit,
+        y_fit=usl(x, **params),
         cov=cov,
-        ci=ci,
         notes=notes + saturation,
         aicc=aicc,
         selected=chosen,  # the candidate kept: 'usl', 'amdahl' or 'kappa fixed'
-        fixed={} if k == 3 else {"kappa": kap},
+        fixed={} if candidates[chosen][3] == 3 else {"kappa": params["kappa"]},
         bounds=USL_BOUNDS,
     )
+    if not bootstrap:
+        return result
+    from anfperf.models.band import parameter_ci  # band refits with this module's functions
+
+    return result.replace(ci=parameter_ci(result, draws=int(bootstrap), seed=seed))
+
+
+def _fixed_kappa(kappa: str | float) -> float | None:
+    """The kappa to hold, None to fit it; a ModelError for anything else."""
+    if isinstance(kappa, str):
+        if kappa not in ("auto", "fit"):
+            raise ModelError(f"kappa must be 'auto', 'fit' or a number, got {kappa!r}")
+        return None
+    fixed = float(kappa)
+    if not 0.0 <= fixed <= 1.0:
+        raise ModelError("a fixed kappa must be within 0 .. 1")
+    return fixed
+
+
+def _usl_candidates(
+    x: np.ndarray, y: np.ndarray, scale: float, kappa: str | float, fixed: float | None
+) -> dict[str, tuple[np.ndarray, np.ndarray, float, int]]:
+    """The USL fitted with kappa free ('usl') and/or held ('amdahl' at 0, or 'kappa fixed')."""
+    candidates = {}
+    if fixed is None:
+        candidates["usl"] = _fit_usl_once(x, y, scale, None)
+    if fixed is not None or kappa == "auto":
+        name = "amdahl" if not fixed else "kappa fixed"
+        candidates[name] = _fit_usl_once(x, y, scale, fixed or 0.0)
+    return candidates
+
+
+def _choose_usl(aicc: dict[str, float]) -> tuple[str, list[str]]:
+    """The candidate kept, and a note when there was a choice.
+
+    Amdahl's law is kept unless the USL's AICc is lower by more than 2: before the peak, kappa
+    is poorly determined and a spurious kappa bends the curve down too early.
+    """
+    if len(aicc) == 1:
+        return next(iter(aicc)), []
+    chosen = "amdahl" if aicc["amdahl"] <= aicc["usl"] + 2.0 else "usl"
+    kept = "Amdahl (kappa = 0)" if chosen == "amdahl" else "the USL"
+    return chosen, [f"kept {kept}: AICc " + ", ".join(f"{k} {v:.2f}" for k, v in aicc.items())]
+
+
+def _usl_params(
+    candidate: tuple[np.ndarray, np.ndarray, float, int], scale: float, fixed: float | None
+) -> tuple[dict[str, float], np.ndarray]:
+    """Parameters in the data's units and their 3 x 3 covariance (zeros for a held kappa)."""
+    popt, pcov, _, k = candidate
+    kap = popt[2] if k == 3 else (fixed or 0.0)
+    params = {"lam": popt[0] * scale, "sigma": popt[1], "kappa": kap}
+    cov = np.zeros((3, 3))
+    scales = np.array([scale, 1.0, 1.0])[:k]
+    cov[:k, :k] = pcov * np.outer(scales, scales)
+    return params, cov
 
 
 def _usl_model(scale: float, kappa: float | None) -> tuple[Callable, tuple]:
