@@ -229,89 +229,91 @@ def predict_achievable(
         raise ModelError("bs_kib must be > 0")
     if not 0 <= read_pct <= 100:
         raise ModelError("read_pct must be within 0 .. 100")
-    rows: list[dict] = []
-
-    def add(name, bw, kind, detail, source):
-        rows.append(
-            {
-                "constraint": name,
-                "bw_mib_s": float(bw),
-                "iops": float(bw_to_iops(bw, bs_kib)),
-                "kind": kind,
-                "detail": detail,
-                "source": source,
-            }
-        )
-
+    rows: list[tuple[str, float, str, str, str]] = []
     if level is not None:
-        name = level_name(level)
-        row = _limits_row(name, volume_type, rule)
-        src = f"{row['source']} ({row['date']})" if pd.notna(row["date"]) else str(row["source"])
-        if manual_bw_mib_s is not None:
-            _check_manual(manual_bw_mib_s, volume_type_cap(name, volume_type, rule), name,
-                          volume_type)  # fmt: skip
-            add(
-                "volume throughput (manual QoS)",
-                manual_bw_mib_s,
-                "limit",
-                f"assigned {manual_bw_mib_s:g} MiB/s",
-                "configuration",
-            )
-        elif quota_tib is not None:
-            lo, hi = volume_size_range(name, volume_type, rule, cool_access)
-            if not lo * (1 - 1e-9) <= quota_tib <= hi * (1 + 1e-9):
-                raise ModelError(
-                    f"quota_tib {quota_tib:g} outside the {volume_type} range {lo:g}..{hi:g} TiB"
-                )
-            rate = auto_qos_rate(name, cool_access)
-            add(
-                "volume quota",
-                quota_tib * rate,
-                "limit",
-                f"{quota_tib:g} TiB x {rate:g} MiB/s per TiB ({name}"
-                + (" with cool access)" if cool_access else ")"),
-                _rate_source(name, cool_access),
-            )
-        cap = volume_type_cap(name, volume_type, rule)
-        add(
-            "volume type cap",
-            cap,
-            "limit",
-            f"{volume_type} {name} volume, rule {rule!r}: {row['note']}",
-            src,
-        )
+        rows += _volume_rows(level_name(level), quota_tib, manual_bw_mib_s, volume_type, rule,
+                             cool_access)  # fmt: skip
     if pattern is not None:
         seen = published_ceiling(volume_type, pattern, read_pct, bs_kib)
-        add(PUBLISHED_BENCHMARK, seen.bw_mib_s, "observed", seen.detail, seen.source)
+        rows.append((PUBLISHED_BENCHMARK, seen.bw_mib_s, "observed", seen.detail, seen.source))
     if vm_size is not None:
-        for rec in client_constraints(
+        clients = client_constraints(
             vm_size, vm_count, bs_kib=bs_kib, read_pct=read_pct, pattern=pattern, nconnect=nconnect
-        ).to_dict("records"):
-            add(rec["constraint"], rec["bw_mib_s"], rec["kind"], rec["detail"], rec["source"])
+        )
+        rows += list(clients[["constraint", "bw_mib_s", "kind", "detail", "source"]].itertuples(
+            index=False, name=None))  # fmt: skip
     if outstanding is not None and (lat_ms is not None or curve is not None):
-        cap_inflight = nfs_inflight_limit(nconnect, nfs_version)
-        per_vm = min(float(outstanding), float(cap_inflight))
-        total = per_vm * vm_count
-        iops, how = littles_law_iops(total, lat_ms=lat_ms, curve=curve)
-        capped = (
-            f" (configured {outstanding:g} per VM, NFSv{nfs_version} with nconnect={nconnect} "
-            f"allows {cap_inflight})"
-            if per_vm < float(outstanding)
-            else ""
-        )
-        add(
-            "Little's law (configured concurrency)",
-            iops_to_bw(iops, bs_kib),
-            "limit",
-            f"{vm_count} VM x {per_vm:g} in flight{capped}: {how}",
-            "configuration",
-        )
+        rows.append(_concurrency_row(outstanding, lat_ms, curve, vm_count, nconnect,
+                                     nfs_version, bs_kib))  # fmt: skip
     if not rows:
         raise ModelError(
             "nothing to predict from: give a level and quota, a pattern, a VM size, or a "
             "concurrency with a latency"
         )
-    frame = pd.DataFrame(rows)
+    return _binding_frame(rows, bs_kib)
+
+
+def _volume_rows(
+    name: str,
+    quota_tib: float | None,
+    manual_bw_mib_s: float | None,
+    volume_type: str,
+    rule: str,
+    cool_access: bool,
+) -> list[tuple[str, float, str, str, str]]:
+    """The volume's own limits: its QoS throughput (manual, or quota x rate) and its type cap."""
+    rows = []
+    row = _limits_row(name, volume_type, rule)
+    cap = volume_type_cap(name, volume_type, rule)
+    if manual_bw_mib_s is not None:
+        _check_manual(manual_bw_mib_s, cap, name, volume_type)
+        rows.append(("volume throughput (manual QoS)", manual_bw_mib_s, "limit",
+                     f"assigned {manual_bw_mib_s:g} MiB/s", "configuration"))  # fmt: skip
+    elif quota_tib is not None:
+        lo, hi = volume_size_range(name, volume_type, rule, cool_access)
+        if not lo * (1 - 1e-9) <= quota_tib <= hi * (1 + 1e-9):
+            raise ModelError(
+                f"quota_tib {quota_tib:g} outside the {volume_type} range {lo:g}..{hi:g} TiB"
+            )
+        rate = auto_qos_rate(name, cool_access)
+        cool = " with cool access" if cool_access else ""
+        rows.append(("volume quota", quota_tib * rate, "limit",
+                     f"{quota_tib:g} TiB x {rate:g} MiB/s per TiB ({name}{cool})",
+                     _rate_source(name, cool_access)))  # fmt: skip
+    src = f"{row['source']} ({row['date']})" if pd.notna(row["date"]) else str(row["source"])
+    rows.append(("volume type cap", cap, "limit",
+                 f"{volume_type} {name} volume, rule {rule!r}: {row['note']}", src))  # fmt: skip
+    return rows
+
+
+def _concurrency_row(
+    outstanding: float,
+    lat_ms: float | None,
+    curve: Mapping[str, float] | None,
+    vm_count: int,
+    nconnect: int,
+    nfs_version: str,
+    bs_kib: float,
+) -> tuple[str, float, str, str, str]:
+    """Little's law on the configured concurrency, capped by the NFS in-flight limit per VM."""
+    cap_inflight = nfs_inflight_limit(nconnect, nfs_version)
+    per_vm = min(float(outstanding), float(cap_inflight))
+    iops, how = littles_law_iops(per_vm * vm_count, lat_ms=lat_ms, curve=curve)
+    capped = (
+        f" (configured {outstanding:g} per VM, NFSv{nfs_version} with nconnect={nconnect} "
+        f"allows {cap_inflight})"
+        if per_vm < float(outstanding)
+        else ""
+    )
+    return ("Little's law (configured concurrency)", iops_to_bw(iops, bs_kib), "limit",
+            f"{vm_count} VM x {per_vm:g} in flight{capped}: {how}", "configuration")  # fmt: skip
+
+
+def _binding_frame(rows: list[tuple[str, float, str, str, str]], bs_kib: float) -> pd.DataFrame:
+    """The constraints as a frame, the least one marked binding (and in attrs)."""
+    frame = pd.DataFrame(rows, columns=["constraint", "bw_mib_s", "kind", "detail", "source"])
+    frame["bw_mib_s"] = frame["bw_mib_s"].astype(float)
+    frame["iops"] = np.asarray(bw_to_iops(frame["bw_mib_s"].to_numpy(float), bs_kib), float)
     values = frame["bw_mib_s"].to_numpy(float)
     best = int(np.nanargmin(np.where(np.isnan(values), np.inf, values)))
     frame["binding"] = False
