@@ -180,92 +180,38 @@ def plan(
     anfperf.ModelError
         No target, or no option meets it.
     """
-    for name, value in (("bs_kib", bs_kib), ("bw_mib_s", bw_mib_s), ("iops", iops),
-                        ("lat_ms", lat_ms), ("lat_slo_ms", lat_slo_ms)):  # fmt: skip
-        _plausible(name, value)
-    for key, price in (prices or {}).items():
-        if not isinstance(price, int | float) or not math.isfinite(price) or price < 0:
-            raise ModelError(f"the price of {key!r} must be a finite number >= 0, got {price!r}")
+    _check_inputs(bs_kib, bw_mib_s, iops, lat_ms, lat_slo_ms, prices, read_pct, capacity_tib)
     bw, rate = _target(bw_mib_s, iops, bs_kib)
-    if not 0 <= read_pct <= 100:
-        raise ModelError("read_pct must be within 0 .. 100")
-    pattern_note = ""
-    if pattern is None:
-        # Without a pattern the per-client and per-volume observations would be left out and a
-        # single small VM could be planned for GiB/s; large blocks are streamed in practice.
-        pattern = "sequential" if bs_kib >= LARGE_BLOCK_KIB else "random"
-        pattern_note = " (assumed from the block size: pass pattern)"
-    if capacity_tib < 0 or not math.isfinite(capacity_tib):
-        raise ModelError("capacity_tib must be >= 0")
+    pattern, assumed = _pattern(pattern, bs_kib)
     steps: list[tuple[str, str, str, str]] = [
-        (
-            "target",
-            f"{bw:,.1f} MiB/s = {rate:,.0f} IOPS",
-            f"{bw:.6g}",
-            f"{bs_kib:g} KiB blocks, {read_pct:g} % reads"
-            + f", {pattern}{pattern_note}"
-            + (f", at least {capacity_tib:g} TiB" if capacity_tib else ""),
-        )
-    ]
+        ("target", f"{bw:,.1f} MiB/s = {rate:,.0f} IOPS", f"{bw:.6g}",
+         f"{bs_kib:g} KiB blocks, {read_pct:g} % reads, {pattern}{assumed}"
+         + (f", at least {capacity_tib:g} TiB" if capacity_tib else ""))
+    ]  # fmt: skip
     storage = _storage_options(
         bw, rate, bs_kib, read_pct, capacity_tib, pattern, levels, prices, rule, volume_types
     )
-    feasible = storage[storage["feasible"]]
-    if feasible.empty:
-        raise ModelError(
-            "no service level / volume type meets the target: "
-            + "; ".join(f"{r.level} {r.volume_type}: {r.why}" for r in storage.itertuples())
-        )
-    best = feasible.iloc[0]
-    steps.append(
-        (
-            "storage",
-            f"{best['level']} {best['volume_type']} volume, {best['quota_tib']:.2f} TiB",
-            f"{best['quota_tib']:.6g}",
-            best["why"] + f"; ranked first of {len(feasible)} feasible by {best['ranked_by']}",
-        )
-    )
-    lat, lat_why = _latency(rate, lat_ms, curve, lat_slo_ms)
-    if lat_slo_ms is not None and lat > lat_slo_ms * (1 + 1e-9):
-        raise ModelError(
-            f"the latency expected at {rate:,.0f} IOPS is {lat:.3f} ms, above the "
-            f"{lat_slo_ms:g} ms SLO ({lat_why})"
-        )
-    outstanding = int(threads_needed(rate, lat))
-    steps.append(("latency", f"{lat:.3f} ms", f"{lat:.6g}", lat_why))
-    steps.append(
-        (
-            "outstanding I/O",
-            f"{outstanding}",
-            f"{outstanding}",
-            f"Little's law: {rate:,.0f} IOPS x {lat:.3f} ms / 1000 = "
-            f"{rate * lat / 1000:.2f} -> {outstanding}",
-        )
-    )
+    best = _best_storage(storage)
+    steps.append(("storage", f"{best['level']} {best['volume_type']} volume, "
+                  f"{best['quota_tib']:.2f} TiB", f"{best['quota_tib']:.6g}",
+                  best["why"] + f"; ranked first of {int(storage['feasible'].sum())} feasible "
+                  f"by {best['ranked_by']}"))  # fmt: skip
+    lat, outstanding, concurrency_steps = _concurrency(rate, lat_ms, curve, lat_slo_ms)
+    steps += concurrency_steps
     clients = _client_options(
         bw, rate, read_pct, outstanding, pattern, vm_sizes, nconnect, nfs_version
     )
     vm = clients.iloc[0]
     vm_count = int(vm["vm_count"])
     threads = math.ceil(outstanding / vm_count)
-    steps.append(
-        (
-            "clients",
-            f"{vm_count} x {vm['vm_size']}",
-            f"{vm_count}",
-            vm["why"] + f"; fewest total vCPUs of {len(clients)} sizes",
-        )
-    )
-    steps.append(
-        (
-            "threads per VM",
-            f"{threads}",
-            f"{threads}",
-            f"{outstanding} outstanding I/O over {vm_count} VMs (threads, or iodepth x numjobs)"
-            + (f"; within the SLO of {lat_slo_ms:g} ms" if lat_slo_ms is not None else ""),
-        )
-    )
-    reasoning = pd.DataFrame(steps, columns=["step", "decision", "value", "why"])
+    within = f"; within the SLO of {lat_slo_ms:g} ms" if lat_slo_ms is not None else ""
+    steps += [
+        ("clients", f"{vm_count} x {vm['vm_size']}", f"{vm_count}",
+         vm["why"] + f"; fewest total vCPUs of {len(clients)} sizes"),
+        ("threads per VM", f"{threads}", f"{threads}",
+         f"{outstanding} outstanding I/O over {vm_count} VMs (threads, or iodepth x numjobs)"
+         + within),
+    ]  # fmt: skip
     return Plan(
         level=str(best["level"]),
         volume_type=str(best["volume_type"]),
@@ -278,10 +224,74 @@ def plan(
         lat_ms=float(lat),
         bw_mib_s=float(bw),
         iops=float(rate),
-        reasoning=reasoning,
+        reasoning=pd.DataFrame(steps, columns=["step", "decision", "value", "why"]),
         storage_options=storage,
         client_options=clients,
     )
+
+
+def _check_inputs(
+    bs_kib: float,
+    bw_mib_s: float | None,
+    iops: float | None,
+    lat_ms: float | None,
+    lat_slo_ms: float | None,
+    prices: Mapping[str, float] | None,
+    read_pct: float,
+    capacity_tib: float,
+) -> None:
+    """A ModelError naming the first input out of its plausible range."""
+    for name, value in (("bs_kib", bs_kib), ("bw_mib_s", bw_mib_s), ("iops", iops),
+                        ("lat_ms", lat_ms), ("lat_slo_ms", lat_slo_ms)):  # fmt: skip
+        _plausible(name, value)
+    for key, price in (prices or {}).items():
+        if not isinstance(price, int | float) or not math.isfinite(price) or price < 0:
+            raise ModelError(f"the price of {key!r} must be a finite number >= 0, got {price!r}")
+    if not 0 <= read_pct <= 100:
+        raise ModelError("read_pct must be within 0 .. 100")
+    if capacity_tib < 0 or not math.isfinite(capacity_tib):
+        raise ModelError("capacity_tib must be >= 0")
+
+
+def _pattern(pattern: str | None, bs_kib: float) -> tuple[str, str]:
+    """The access pattern, and a note when it was assumed from the block size."""
+    if pattern is not None:
+        return pattern, ""
+    # Without a pattern the per-client and per-volume observations would be left out and a
+    # single small VM could be planned for GiB/s; large blocks are streamed in practice.
+    assumed = "sequential" if bs_kib >= LARGE_BLOCK_KIB else "random"
+    return assumed, " (assumed from the block size: pass pattern)"
+
+
+def _best_storage(storage: pd.DataFrame) -> pd.Series:
+    """The first feasible storage option, or a ModelError saying why each was not."""
+    feasible = storage[storage["feasible"]]
+    if feasible.empty:
+        raise ModelError(
+            "no service level / volume type meets the target: "
+            + "; ".join(f"{r.level} {r.volume_type}: {r.why}" for r in storage.itertuples())
+        )
+    return feasible.iloc[0]
+
+
+def _concurrency(
+    rate: float, lat_ms: float | None, curve: Mapping[str, float] | None, lat_slo_ms: float | None
+) -> tuple[float, int, list[tuple[str, str, str, str]]]:
+    """Latency at the target rate, the outstanding I/O it needs (Little's law), their steps."""
+    lat, lat_why = _latency(rate, lat_ms, curve, lat_slo_ms)
+    if lat_slo_ms is not None and lat > lat_slo_ms * (1 + 1e-9):
+        raise ModelError(
+            f"the latency expected at {rate:,.0f} IOPS is {lat:.3f} ms, above the "
+            f"{lat_slo_ms:g} ms SLO ({lat_why})"
+        )
+    outstanding = int(threads_needed(rate, lat))
+    steps = [
+        ("latency", f"{lat:.3f} ms", f"{lat:.6g}", lat_why),
+        ("outstanding I/O", f"{outstanding}", f"{outstanding}",
+         f"Little's law: {rate:,.0f} IOPS x {lat:.3f} ms / 1000 = "
+         f"{rate * lat / 1000:.2f} -> {outstanding}"),
+    ]  # fmt: skip
+    return lat, outstanding, steps
 
 
 #: How far a target may go past a published observation and still count as within it: the
