@@ -407,41 +407,22 @@ def _storage_option(
         cap = volume_type_cap(level, volume_type, rule)
         level_r = math.nan if level == "Flexible" else auto_qos_rate(level)
     except ModelError as exc:
-        out["why"] = str(exc)
-        return out
+        return {**out, "why": str(exc)}
     if level == "Flexible":
         if volume_type != "regular" or not prices or level not in prices:
-            out["why"] = (
+            return {**out, "why": (
                 "Flexible is ranked only with prices (capacity and throughput are bought apart)"
                 if volume_type == "regular"
                 else "this plan considers Flexible for regular volumes only"
-            )
-            return out
-        quota = max(capacity_tib, lo)
-        baseline, per_tib = _flexible_pool_rates()
-        pool = max(quota, bw / per_tib, MIN_POOL_TIB)
-        limit = min(bw, cap)
-        why = (
-            f"manual QoS: {bw:,.1f} MiB/s bought on a {pool:.2f} TiB pool ({baseline:g} MiB/s "
-            f"included, at most {per_tib:g} MiB/s per TiB; a Flexible {volume_type} volume "
-            f"takes {lo:g} .. {hi:g} TiB and up to {cap:g} MiB/s)"
-        )
-        quota_for_cost = pool
+            )}  # fmt: skip
+        quota, limit, why, quota_for_cost = _flexible_sizing(bw, capacity_tib, lo, hi, cap)
     else:
-        quota = max(bw / level_r, capacity_tib, lo)
-        limit = min(quota * level_r, cap)
-        why = f"{bw:,.1f} MiB/s / {level_r:g} MiB/s per TiB = {bw / level_r:.2f} TiB"
-        if capacity_tib > bw / level_r:
-            why += f"; the {capacity_tib:g} TiB of capacity asked for is more"
-        if quota > bw / level_r and quota == lo:
-            why += f"; the smallest {volume_type} volume is {lo:g} TiB"
+        quota, limit, why = _auto_qos_sizing(bw, capacity_tib, level_r, lo, cap, volume_type)
         quota_for_cost = quota
     if bw > cap * (1 + 1e-12):
-        out["why"] = f"{bw:,.1f} MiB/s is above the {cap:g} MiB/s cap of this volume type"
-        return out
+        return {**out, "why": f"{bw:,.1f} MiB/s is above the {cap:g} MiB/s cap of this volume type"}
     if quota > hi * (1 + 1e-9):
-        out["why"] = f"needs {quota:.2f} TiB, above the {hi:g} TiB maximum"
-        return out
+        return {**out, "why": f"needs {quota:.2f} TiB, above the {hi:g} TiB maximum"}
     if pattern is not None:
         # an observation, not a cap: beyond it (and its margin) the option stays feasible,
         # ranked after those within what was seen
@@ -454,15 +435,48 @@ def _storage_option(
             )
     out.update(quota_tib=quota, limit_mib_s=limit, feasible=True, why=why)
     if prices and level in prices:
-        cost = quota_for_cost * GIB_PER_TIB * float(prices[level]) * HOURS_PER_MONTH
-        if level == "Flexible":
-            extra = max(bw - _flexible_pool_rates()[0], 0.0)
-            cost += extra * float(prices.get(FLEXIBLE_THROUGHPUT_PRICE, math.nan)) * HOURS_PER_MONTH
-        out["cost_usd_month"] = cost
+        out["cost_usd_month"] = _monthly_cost(level, quota_for_cost, bw, prices)
     elif prices:
         out["feasible"] = False
         out["why"] = f"no price given for {level}"
     return out
+
+
+def _flexible_sizing(
+    bw: float, capacity_tib: float, lo: float, hi: float, cap: float
+) -> tuple[float, float, str, float]:
+    """Flexible (manual QoS): quota, limit, why, and the pool size the cost is paid on."""
+    quota = max(capacity_tib, lo)
+    baseline, per_tib = _flexible_pool_rates()
+    pool = max(quota, bw / per_tib, MIN_POOL_TIB)
+    why = (
+        f"manual QoS: {bw:,.1f} MiB/s bought on a {pool:.2f} TiB pool ({baseline:g} MiB/s "
+        f"included, at most {per_tib:g} MiB/s per TiB; a Flexible regular volume "
+        f"takes {lo:g} .. {hi:g} TiB and up to {cap:g} MiB/s)"
+    )
+    return quota, min(bw, cap), why, pool
+
+
+def _auto_qos_sizing(
+    bw: float, capacity_tib: float, level_r: float, lo: float, cap: float, volume_type: str
+) -> tuple[float, float, str]:
+    """Auto QoS: the quota the throughput (or the capacity, or the smallest volume) needs."""
+    quota = max(bw / level_r, capacity_tib, lo)
+    why = f"{bw:,.1f} MiB/s / {level_r:g} MiB/s per TiB = {bw / level_r:.2f} TiB"
+    if capacity_tib > bw / level_r:
+        why += f"; the {capacity_tib:g} TiB of capacity asked for is more"
+    if quota > bw / level_r and quota == lo:
+        why += f"; the smallest {volume_type} volume is {lo:g} TiB"
+    return quota, min(quota * level_r, cap), why
+
+
+def _monthly_cost(level: str, size_tib: float, bw: float, prices: Mapping[str, float]) -> float:
+    """Capacity at the level's price, plus Flexible's throughput beyond its pool baseline."""
+    cost = size_tib * GIB_PER_TIB * float(prices[level]) * HOURS_PER_MONTH
+    if level == "Flexible":
+        extra = max(bw - _flexible_pool_rates()[0], 0.0)
+        cost += extra * float(prices.get(FLEXIBLE_THROUGHPUT_PRICE, math.nan)) * HOURS_PER_MONTH
+    return cost
 
 
 def _flexible_pool_rates() -> tuple[float, float]:
