@@ -13,14 +13,13 @@ random I/O, in 10 % steps: :func:`mix_sweep` predicts such sweeps.
 from __future__ import annotations
 
 import logging
-import warnings
 
 import numpy as np
 import pandas as pd
-from scipy.optimize import OptimizeWarning, curve_fit
 
 from anfperf.errors import ModelError
 from anfperf.models._common import FitResult, as_float_array, check_points, fit_inputs
+from anfperf.models._fitting import _curve_fit
 
 log = logging.getLogger(__name__)
 
@@ -105,67 +104,63 @@ def fit_mix(
         read_pct, throughput, x_name="read_pct", y_name="throughput",
         example="fit_mix(*sweep_xy(frame, 'read_pct', 'iops'))",
     )  # fmt: skip
-    n_distinct = np.unique(x).size
-    fit_exp = exponent is None and n_distinct >= 3
-    n_params = 3 if fit_exp else 2
-    x, y = check_points(
-        np.clip(x, 0, 100) + 0.0,
-        y,
-        x_name="read_pct",
-        y_name="throughput",
-        n_params=n_params,
-        recommended=5 if fit_exp else 2,
-        positive=False,
-    )
-    if np.any(y <= 0):
-        raise ModelError("throughput must be > 0")
-    if np.any((x < 0) | (x > 100)):
-        raise ModelError("read_pct must be within 0 .. 100")
+    fit_exp = exponent is None and np.unique(x).size >= 3
+    x, y = _mix_points(x, y, fit_exp)
     fixed = DEFAULT_EXPONENT if exponent is None else float(exponent)
     notes = []
     if exponent is None and not fit_exp:
         notes.append("two read percentages only: exponent fixed at -1 (harmonic)")
-    # starting values: the rates measured nearest to pure read and pure write
-    r0 = float(y[np.argmax(x)])
-    w0 = float(y[np.argmin(x)])
-    scale = float(np.max(y))
-
-    def model(pct, rm, wm, q=fixed):
-        return mix_throughput(pct, rm * scale, wm * scale, q)
-
-    p0 = [r0 / scale, w0 / scale] + ([fixed] if fit_exp else [])
-    lower = [1e-9, 1e-9] + ([_EXPONENT_BOUNDS[0]] if fit_exp else [])
-    upper = [np.inf, np.inf] + ([_EXPONENT_BOUNDS[1]] if fit_exp else [])
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore", OptimizeWarning)
-        try:
-            popt, pcov = curve_fit(model, x, y, p0=p0, bounds=(lower, upper), sigma=y)
-        except (RuntimeError, ValueError) as exc:
-            raise ModelError(f"the read/write mix fit did not converge: {exc}") from None
-    popt = np.asarray(popt, dtype=float)
-    pcov = np.asarray(pcov, dtype=float)
-    scales = np.array([scale, scale] + ([1.0] if fit_exp else []))
-    cov = pcov * np.outer(scales, scales)
-    params = {"read_max": popt[0] * scale, "write_max": popt[1] * scale}
-    if fit_exp:
-        params["exponent"] = popt[2]
-        full_cov = cov
-    else:
-        params["exponent"] = fixed
-        full_cov = np.zeros((3, 3))
-        full_cov[:2, :2] = cov
-    y_fit = mix_throughput(x, params["read_max"], params["write_max"], params["exponent"])
+    params, cov = _fit_mix_params(x, y, None if fit_exp else fixed)
     return FitResult(
         params,
         model="mix_throughput",
         x=x,
         y=y,
-        y_fit=y_fit,
-        cov=full_cov,
+        y_fit=mix_throughput(x, **params),
+        cov=cov,
         notes=notes,
         fixed={} if fit_exp else {"exponent": fixed},
         bounds={"exponent": _EXPONENT_BOUNDS},
     )
+
+
+def _mix_points(x: np.ndarray, y: np.ndarray, fit_exp: bool) -> tuple[np.ndarray, np.ndarray]:
+    """Checked points: read shares within 0 .. 100 %, positive throughput."""
+    x, y = check_points(
+        np.clip(x, 0, 100) + 0.0, y, x_name="read_pct", y_name="throughput",
+        n_params=3 if fit_exp else 2, recommended=5 if fit_exp else 2, positive=False,
+    )  # fmt: skip
+    if np.any(y <= 0):
+        raise ModelError("throughput must be > 0")
+    return x, y
+
+
+def _fit_mix_params(
+    x: np.ndarray, y: np.ndarray, exponent: float | None
+) -> tuple[dict[str, float], np.ndarray]:
+    """Least squares on relative errors (exponent fitted when None); params and 3 x 3 cov."""
+    scale = float(np.max(y))
+    fit_exp = exponent is None
+
+    def model(pct, rm, wm, q=exponent):
+        return mix_throughput(pct, rm * scale, wm * scale, q)
+
+    # start from the rates measured nearest to pure read and pure write
+    p0 = [float(y[np.argmax(x)]) / scale, float(y[np.argmin(x)]) / scale]
+    p0 += [DEFAULT_EXPONENT] if fit_exp else []
+    lower = [1e-9, 1e-9] + ([_EXPONENT_BOUNDS[0]] if fit_exp else [])
+    upper = [np.inf, np.inf] + ([_EXPONENT_BOUNDS[1]] if fit_exp else [])
+    try:
+        popt, pcov, _ = _curve_fit(model, x, y, p0, (lower, upper))
+    except (RuntimeError, ValueError) as exc:
+        raise ModelError(f"the read/write mix fit did not converge: {exc}") from None
+    k = popt.size
+    scales = np.array([scale, scale, 1.0])[:k]
+    cov = np.zeros((3, 3))
+    cov[:k, :k] = pcov * np.outer(scales, scales)
+    params = {"read_max": popt[0] * scale, "write_max": popt[1] * scale,
+              "exponent": float(popt[2]) if fit_exp else exponent}  # fmt: skip
+    return params, cov
 
 
 def mix_sweep(
