@@ -157,24 +157,7 @@ def _run_numbers(run: pd.DataFrame, kind: str, lat_slo_ms: float) -> dict:
     iops = pd.to_numeric(run["iops"], errors="coerce").to_numpy(float)
     bw = pd.to_numeric(run["bw_mib_s"], errors="coerce").to_numpy(float)
     lat = pd.to_numeric(run["lat_mean_ms"], errors="coerce").to_numpy(float)
-    peak = int(np.nanargmax(iops)) if np.isfinite(iops).any() else None
-    numbers = {
-        "run_id": run["run_id"].iloc[0],
-        "tool": _first(run, "tool"),
-        "kind": kind,
-        "points": len(run),
-        "peak_iops": iops[peak] if peak is not None else math.nan,
-        "peak_bw_mib_s": float(np.nanmax(bw)) if np.isfinite(bw).any() else math.nan,
-        "lat_at_peak_ms": lat[peak] if peak is not None else math.nan,
-        "lat_min_ms": float(np.nanmin(lat)) if np.isfinite(lat).any() else math.nan,
-        "lat_slo_ms": lat_slo_ms,
-        "knee_iops": math.nan,
-        "knee_lat_ms": math.nan,
-        "iops_at_slo_measured": math.nan,
-        "iops_at_slo_model": math.nan,
-        "fit_r2": math.nan,
-        "notes": "",
-    }
+    numbers = _measured_numbers(run, kind, iops, bw, lat, lat_slo_ms)
     if kind not in (KIND_CONCURRENCY, KIND_RATE):
         return numbers
     ok = np.isfinite(iops) & np.isfinite(lat) & (iops > 0) & (lat > 0)
@@ -193,31 +176,7 @@ def _run_numbers(run: pd.DataFrame, kind: str, lat_slo_ms: float) -> dict:
     except ModelError as exc:
         notes.append(f"no latency-curve fit: {exc}")
     else:
-        notes.extend(fit.notes)
-        numbers["fit_r2"] = fit.r2
-        knee_x, knee_y = curve_knee(fit)
-        if fit.r2 < MIN_R2:
-            notes.append(f"the latency curve fits poorly (R^2 {fit.r2:.2f}): no knee, no model SLO")
-        elif not knee_x <= KNEE_REACH * np.nanmax(iops[ok]):
-            where = f", {knee_x:,.0f} IOPS," if math.isfinite(knee_x) else ""
-            notes.append(
-                f"no knee within the measured loads (the fitted one{where} lies beyond them)"
-            )
-        else:
-            numbers.update(knee_iops=knee_x, knee_lat_ms=knee_y)
-        if fit.r2 >= MIN_R2:
-            model = curve_iops_at_latency(fit, lat_slo_ms)
-            numbers["iops_at_slo_model"] = model
-            # what was measured within the SLO is achievable whatever the curve says: where the
-            # curve falls short of it, the measured rate is the answer (a lower bound)
-            within = iops[ok][lat[ok] <= lat_slo_ms]
-            measured = numbers["iops_at_slo_measured"]
-            if math.isnan(measured) and within.size and model < within.max():
-                numbers["iops_at_slo_measured"] = float(within.max())
-                notes.append(
-                    f"the fitted curve reaches {lat_slo_ms:g} ms at {model:,.0f} IOPS, below the "
-                    f"{within.max():,.0f} IOPS measured within it: at least that is achievable"
-                )
+        notes += fit.notes + _curve_numbers(fit, numbers, iops[ok], lat[ok], lat_slo_ms)
     if math.isnan(numbers["iops_at_slo_measured"]):
         notes.append(
             f"the {lat_slo_ms:g} ms SLO lies outside the measured latencies "
@@ -225,6 +184,63 @@ def _run_numbers(run: pd.DataFrame, kind: str, lat_slo_ms: float) -> dict:
         )
     numbers["notes"] = "; ".join(notes)
     return numbers
+
+
+def _measured_numbers(
+    run: pd.DataFrame,
+    kind: str,
+    iops: np.ndarray,
+    bw: np.ndarray,
+    lat: np.ndarray,
+    lat_slo_ms: float,
+) -> dict:
+    """The run's numbers as measured; the fitted ones NaN until :func:`_curve_numbers`."""
+    peak = int(np.nanargmax(iops)) if np.isfinite(iops).any() else None
+    return {
+        "run_id": run["run_id"].iloc[0],
+        "tool": _first(run, "tool"),
+        "kind": kind,
+        "points": len(run),
+        "peak_iops": iops[peak] if peak is not None else math.nan,
+        "peak_bw_mib_s": float(np.nanmax(bw)) if np.isfinite(bw).any() else math.nan,
+        "lat_at_peak_ms": lat[peak] if peak is not None else math.nan,
+        "lat_min_ms": float(np.nanmin(lat)) if np.isfinite(lat).any() else math.nan,
+        "lat_slo_ms": lat_slo_ms,
+        "knee_iops": math.nan,
+        "knee_lat_ms": math.nan,
+        "iops_at_slo_measured": math.nan,
+        "iops_at_slo_model": math.nan,
+        "fit_r2": math.nan,
+        "notes": "",
+    }
+
+
+def _curve_numbers(
+    fit, numbers: dict, iops: np.ndarray, lat: np.ndarray, lat_slo_ms: float
+) -> list[str]:
+    """Knee and IOPS at the SLO from a fitted curve, into `numbers`; notes on what was not."""
+    notes = []
+    numbers["fit_r2"] = fit.r2
+    knee_x, knee_y = curve_knee(fit)
+    if fit.r2 < MIN_R2:
+        return [f"the latency curve fits poorly (R^2 {fit.r2:.2f}): no knee, no model SLO"]
+    if not knee_x <= KNEE_REACH * np.nanmax(iops):
+        where = f", {knee_x:,.0f} IOPS," if math.isfinite(knee_x) else ""
+        notes.append(f"no knee within the measured loads (the fitted one{where} lies beyond them)")
+    else:
+        numbers.update(knee_iops=knee_x, knee_lat_ms=knee_y)
+    model = curve_iops_at_latency(fit, lat_slo_ms)
+    numbers["iops_at_slo_model"] = model
+    # what was measured within the SLO is achievable whatever the curve says: where the curve
+    # falls short of it, the measured rate is the answer (a lower bound)
+    within = iops[lat <= lat_slo_ms]
+    if math.isnan(numbers["iops_at_slo_measured"]) and within.size and model < within.max():
+        numbers["iops_at_slo_measured"] = float(within.max())
+        notes.append(
+            f"the fitted curve reaches {lat_slo_ms:g} ms at {model:,.0f} IOPS, below the "
+            f"{within.max():,.0f} IOPS measured within it: at least that is achievable"
+        )
+    return notes
 
 
 def latency_fit(iops: np.ndarray, lat_ms: np.ndarray):
