@@ -145,10 +145,6 @@ def _render(
     start_timeout_s: float,
 ) -> ReportResult:
     """One report; failures are returned in ``error``, not raised (the batch needs both)."""
-    import nbformat
-    import papermill
-    from papermill.exceptions import PapermillExecutionError
-
     start = time.perf_counter()
     notebook = Path(notebook).absolute()
     name = name or notebook.stem
@@ -170,11 +166,43 @@ def _render(
         exc.name = name
         return ReportResult(**result, parameters=parameters, error=exc)
 
-    error: ReportError | None = None
     logger.info("report %s: running %s in %s", name, notebook, workdir)
     # the exporter's imports (~0.5 s) overlap the kernel's run: this process only waits for it
     warm = threading.Thread(target=_import_exporter, name="anfperf-report-imports", daemon=True)
     warm.start()
+    error = _execute(notebook, ipynb, parameters, workdir, name, kernel_name, timeout_s,
+                     start_timeout_s)  # fmt: skip
+    warm.join()
+    if ipynb.is_file():
+        run = {"name": name, "cwd": str(workdir), "inputs": inputs,
+               "parameters": _params.parameter_rows(parameters, declared),
+               "duration_s": round(time.perf_counter() - start, 3)}  # fmt: skip
+        _record(notebook, ipynb, html, error, run)
+        error, html = _export(notebook, ipynb, html, error, name, show_code)
+    else:
+        ipynb = html = None
+    if error is not None:
+        logger.info("report %s failed: %s", name, error)
+    return ReportResult(
+        name=name, notebook=notebook, ipynb=ipynb, html=html, parameters=parameters,
+        inputs=inputs, duration_s=time.perf_counter() - start, error=error,
+    )  # fmt: skip
+
+
+def _execute(
+    notebook: Path,
+    ipynb: Path,
+    parameters: dict,
+    workdir: Path,
+    name: str,
+    kernel_name: str,
+    timeout_s: float | None,
+    start_timeout_s: float,
+) -> ReportError | None:
+    """Run the notebook with papermill into `ipynb`; what went wrong, or None."""
+    import papermill
+    from papermill.exceptions import PapermillExecutionError
+
     try:
         papermill.execute_notebook(
             str(notebook),
@@ -188,58 +216,66 @@ def _render(
             kernel_manager_class=_kernel_manager_class(),
         )
     except PapermillExecutionError as exc:
-        error = ReportError(
+        return ReportError(
             notebook, f"{exc.ename}: {exc.evalue}", ename=exc.ename, evalue=exc.evalue,
             execution_count=exc.exec_count, name=name,
         )  # fmt: skip
     except Exception as exc:  # kernel died or did not start, cell timeout, ...
         # anything the run raises must end in this report's result, not in the batch
-        error = ReportError(
+        return ReportError(
             notebook, f"{type(exc).__name__}: {exc}", ename=type(exc).__name__,
             evalue=str(exc), name=name,
         )  # fmt: skip
+    return None
 
-    warm.join()
-    if ipynb.is_file():
-        nb = nbformat.read(ipynb, as_version=4)
-        if error is not None:
-            index, cell = _failing_cell(nb)
-            if cell is not None:
-                source = nbformat.read(notebook, as_version=4)
-                error.cell_index = _source_index(source, nb, cell)
-                error.execution_count = error.execution_count or cell.get("execution_count")
-            error.ipynb, error.html = str(ipynb), str(html)
-            error.args = (error._message(),)
-        pm = nb.metadata.get("papermill", {})
-        nb.metadata["anfperf"] = {
-            "version": _version(),
-            "name": name,
-            "notebook": str(notebook),
-            "cwd": str(workdir),
-            "started": pm.get("start_time"),
-            "duration_s": round(time.perf_counter() - start, 3),
-            "parameters": _params.parameter_rows(parameters, declared),
-            "inputs": inputs,
-            "error": str(error) if error is not None else None,
-        }
-        nbformat.write(nb, ipynb)
-        try:
-            export_html(ipynb, html, show_code=show_code)
-        except Exception as exc:
-            if error is None:
-                error = ReportError(
-                    notebook, f"HTML export failed: {type(exc).__name__}: {exc}",
-                    ename=type(exc).__name__, evalue=str(exc), name=name, ipynb=ipynb,
-                )  # fmt: skip
-            html = None
-    else:
-        ipynb = html = None
+
+def _record(notebook: Path, ipynb: Path, html: Path, error: ReportError | None, run: dict) -> None:
+    """Write the run's provenance (and where it failed) into the executed notebook."""
+    import nbformat
+
+    nb = nbformat.read(ipynb, as_version=4)
     if error is not None:
-        logger.info("report %s failed: %s", name, error)
-    return ReportResult(
-        name=name, notebook=notebook, ipynb=ipynb, html=html, parameters=parameters,
-        inputs=inputs, duration_s=time.perf_counter() - start, error=error,
-    )  # fmt: skip
+        index, cell = _failing_cell(nb)
+        if cell is not None:
+            source = nbformat.read(notebook, as_version=4)
+            error.cell_index = _source_index(source, nb, cell)
+            error.execution_count = error.execution_count or cell.get("execution_count")
+        error.ipynb, error.html = str(ipynb), str(html)
+        error.args = (error._message(),)
+    pm = nb.metadata.get("papermill", {})
+    nb.metadata["anfperf"] = {
+        "version": _version(),
+        "name": run["name"],
+        "notebook": str(notebook),
+        "cwd": run["cwd"],
+        "started": pm.get("start_time"),
+        "duration_s": run["duration_s"],
+        "parameters": run["parameters"],
+        "inputs": run["inputs"],
+        "error": str(error) if error is not None else None,
+    }
+    nbformat.write(nb, ipynb)
+
+
+def _export(
+    notebook: Path,
+    ipynb: Path,
+    html: Path,
+    error: ReportError | None,
+    name: str,
+    show_code: bool,
+) -> tuple[ReportError | None, Path | None]:
+    """The HTML export; a failure becomes the report's error unless it already has one."""
+    try:
+        export_html(ipynb, html, show_code=show_code)
+    except Exception as exc:
+        if error is None:
+            error = ReportError(
+                notebook, f"HTML export failed: {type(exc).__name__}: {exc}",
+                ename=type(exc).__name__, evalue=str(exc), name=name, ipynb=ipynb,
+            )  # fmt: skip
+        return error, None
+    return error, html
 
 
 def _import_exporter() -> None:
