@@ -140,12 +140,42 @@ def quota_model(
         "Volume quota [TiB]",
         "Throughput [MiB/s]",
     )
+    caps = _level_lines(fig, levels, name, volume_type, rule, (lo, hi), quota_tib)
+    binds = check is not None and check["binding"] == "volume type cap"
+    _cap_lines(fig, caps, q.volume_type_cap(name, volume_type, rule) if binds else None,
+               volume_type)  # fmt: skip
+    fig.add_vline(x=quota_tib, line={"color": LIMIT_COLOR, "dash": "dot", "width": 1})
+    fig.add_annotation(
+        x=math.log10(quota_tib), xref="x", y=0.0, yref="paper", xanchor="left",
+        yanchor="bottom", text=f" quota {quota_tib:g} TiB", showarrow=False,
+        font={"color": LIMIT_COLOR, "size": 11},
+    )  # fmt: skip
+    if check is not None:
+        _operating_point(fig, check, quota_tib, measured_label)
+    # log axes: a 50 GiB and a 100 TiB volume on one chart; explicit range (the caps'
+    # annotations would otherwise stretch it)
+    fig.update_xaxes(type="log", range=[math.log10(lo), math.log10(hi)])
+    fig.update_yaxes(type="log")
+    fig.update_layout(margin={"t": 80})
+    return fig
+
+
+def _level_lines(
+    fig: go.Figure,
+    levels: Sequence[str],
+    name: str,
+    volume_type: str,
+    rule: str,
+    sizes: tuple[float, float],
+    quota_tib: float,
+) -> dict[float, list[str]]:
+    """One throughput-vs-quota line per level; returns the caps met and the levels of each."""
     caps: dict[float, list[str]] = {}
     for i, each in enumerate(levels):
         each = q.level_name(each)
         flexible = each == "Flexible"
         if flexible:
-            each_lo, each_hi = lo, hi
+            each_lo, each_hi = sizes
             caps.setdefault(q.MANUAL_QOS_VOLUME_MAX_MIB_S, []).append(_FLEXIBLE_CAP)
             label = "Flexible (one volume filling its pool)"
         else:
@@ -165,9 +195,15 @@ def quota_model(
                   "dash": "dashdot" if flexible else "solid"},
             hovertemplate=f"{each}: %{{y:,.0f}} MiB/s at %{{x:.3g}} TiB<extra></extra>",
         )  # fmt: skip
-    own_cap = q.volume_type_cap(name, volume_type, rule)
+    return caps
+
+
+def _cap_lines(
+    fig: go.Figure, caps: dict[float, list[str]], binding_cap: float | None, volume_type: str
+) -> None:
+    """A dashed line per cap, labelled with its levels; the binding one stands out."""
     for cap, names in sorted(caps.items()):
-        binds = check is not None and check["binding"] == "volume type cap" and cap == own_cap
+        binds = binding_cap is not None and cap == binding_cap
         color = SLO_COLOR if binds else LIMIT_COLOR
         fig.add_hline(y=cap, line={"color": color, "dash": "dash", "width": 1.5 if binds else 1})
         # line annotations misplace on log axes: place them by hand (log10 of the value)
@@ -177,20 +213,6 @@ def quota_model(
             text=f"{what} {cap:,.0f} MiB/s ({', '.join(names)})",
             showarrow=False, font={"color": color, "size": 11},
         )  # fmt: skip
-    fig.add_vline(x=quota_tib, line={"color": LIMIT_COLOR, "dash": "dot", "width": 1})
-    fig.add_annotation(
-        x=math.log10(quota_tib), xref="x", y=0.0, yref="paper", xanchor="left",
-        yanchor="bottom", text=f" quota {quota_tib:g} TiB", showarrow=False,
-        font={"color": LIMIT_COLOR, "size": 11},
-    )  # fmt: skip
-    if check is not None:
-        _operating_point(fig, check, quota_tib, measured_label)
-    # log axes: a 50 GiB and a 100 TiB volume on one chart; explicit range (the caps'
-    # annotations would otherwise stretch it)
-    fig.update_xaxes(type="log", range=[math.log10(lo), math.log10(hi)])
-    fig.update_yaxes(type="log")
-    fig.update_layout(margin={"t": 80})
-    return fig
 
 
 def _operating_point(fig: go.Figure, check: dict, quota_tib: float, label: str) -> None:
