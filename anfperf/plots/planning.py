@@ -281,19 +281,7 @@ def clients_vs_throughput(
         f"Client VMs vs throughput ({name}, {bs_kib:g} KiB, {read_pct:g} % read, "
         f"nconnect={nconnect})", "Client VMs [count]", "Throughput [MiB/s]",
     )  # fmt: skip
-    notes = []
-    achievable = np.full(len(counts), math.inf)
-    for i, constraint in enumerate(dict.fromkeys(rows[0]["constraint"])):
-        y = np.array([float(r.set_index("constraint").loc[constraint, "bw_mib_s"]) for r in rows])
-        if not np.isfinite(y).any():
-            notes.append(f"no {constraint} line: reads are ingress, which Azure does not meter")
-            continue
-        achievable = np.fmin(achievable, y)
-        fig.add_scatter(
-            x=counts, y=y, mode="lines+markers", name=constraint,
-            line={"color": COLORWAY[i % len(COLORWAY)]}, marker={"size": 5},
-            hovertemplate=f"{constraint}: %{{y:,.0f}} MiB/s with %{{x}} VMs<extra></extra>",
-        )  # fmt: skip
+    achievable, notes = _client_lines(fig, counts, rows)
     if pattern is None:
         notes.append("no NFS-connection line: give the access pattern")
     if volume_limit_mib_s is not None:
@@ -305,21 +293,7 @@ def clients_vs_throughput(
             text=f"volume limit {volume_limit_mib_s:,.0f} MiB/s",
         )  # fmt: skip
     if np.isfinite(achievable).any():
-        fig.add_scatter(
-            x=counts, y=achievable, mode="lines", name="achievable (least of the limits)",
-            line={"color": MODEL_COLOR, "width": 3},
-            hovertemplate="achievable: %{y:,.0f} MiB/s with %{x} VMs<extra></extra>",
-        )  # fmt: skip
-        reached = np.flatnonzero(achievable >= target * (1 - 1e-9))
-        if reached.size:
-            n = int(counts[reached[0]])
-            fig.add_scatter(
-                x=[n], y=[target], mode="markers", name=f"target reached with {_vms(n)}",
-                marker={"color": SLO_COLOR, "size": 11, "symbol": "diamond"},
-                hovertemplate=f"{_vms(n)} reach {target:,.0f} MiB/s<extra></extra>",
-            )  # fmt: skip
-        else:
-            notes.append(f"{_vms(max_vms)} do not reach the target: the volume or the VMs bind")
+        notes += _achievable_line(fig, counts, achievable, target, max_vms)
     _target_line(fig, target, below=True)
     if vm_count:
         fig.add_vline(x=vm_count, line={"color": LIMIT_COLOR, "dash": "dot"})
@@ -335,6 +309,47 @@ def clients_vs_throughput(
     fig.update_layout(showlegend=True)
     _subtitle(fig, notes)
     return fig
+
+
+def _client_lines(
+    fig: go.Figure, counts: np.ndarray, rows: list[pd.DataFrame]
+) -> tuple[np.ndarray, list[str]]:
+    """One line per client constraint over the VM counts; the least of them, and notes."""
+    notes = []
+    achievable = np.full(len(counts), math.inf)
+    for i, constraint in enumerate(dict.fromkeys(rows[0]["constraint"])):
+        y = np.array([float(r.set_index("constraint").loc[constraint, "bw_mib_s"]) for r in rows])
+        if not np.isfinite(y).any():
+            notes.append(f"no {constraint} line: reads are ingress, which Azure does not meter")
+            continue
+        achievable = np.fmin(achievable, y)
+        fig.add_scatter(
+            x=counts, y=y, mode="lines+markers", name=constraint,
+            line={"color": COLORWAY[i % len(COLORWAY)]}, marker={"size": 5},
+            hovertemplate=f"{constraint}: %{{y:,.0f}} MiB/s with %{{x}} VMs<extra></extra>",
+        )  # fmt: skip
+    return achievable, notes
+
+
+def _achievable_line(
+    fig: go.Figure, counts: np.ndarray, achievable: np.ndarray, target: float, max_vms: int
+) -> list[str]:
+    """The least of the limits, and where it reaches the target (a note when it does not)."""
+    fig.add_scatter(
+        x=counts, y=achievable, mode="lines", name="achievable (least of the limits)",
+        line={"color": MODEL_COLOR, "width": 3},
+        hovertemplate="achievable: %{y:,.0f} MiB/s with %{x} VMs<extra></extra>",
+    )  # fmt: skip
+    reached = np.flatnonzero(achievable >= target * (1 - 1e-9))
+    if not reached.size:
+        return [f"{_vms(max_vms)} do not reach the target: the volume or the VMs bind"]
+    n = int(counts[reached[0]])
+    fig.add_scatter(
+        x=[n], y=[target], mode="markers", name=f"target reached with {_vms(n)}",
+        marker={"color": SLO_COLOR, "size": 11, "symbol": "diamond"},
+        hovertemplate=f"{_vms(n)} reach {target:,.0f} MiB/s<extra></extra>",
+    )  # fmt: skip
+    return []
 
 
 def _usl_from(
