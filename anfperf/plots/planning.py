@@ -352,6 +352,25 @@ def _achievable_line(
     return []
 
 
+def _usl_lines(fig: go.Figure, n: np.ndarray, lat: np.ndarray, rate: np.ndarray) -> None:
+    """The USL's latency (left axis) and throughput (right axis) against the threads."""
+    fig.add_scatter(
+        x=n, y=lat, mode="lines", name="latency (USL)", line={"color": MODEL_COLOR, "width": 2},
+        customdata=rate, hovertemplate="%{x:.0f} threads: %{y:.3f} ms, %{customdata:,.0f} IOPS"
+        "<extra></extra>",
+    )  # fmt: skip
+    fig.add_scatter(
+        x=n, y=rate, mode="lines", name="throughput (USL) [IOPS]", yaxis="y2",
+        line={"color": COLORWAY[0], "dash": "dot"},
+        hovertemplate="%{x:.0f} threads: %{y:,.0f} IOPS<extra></extra>",
+    )  # fmt: skip
+    fig.update_layout(
+        yaxis2={"title": "Throughput [IOPS]", "overlaying": "y", "side": "right",
+                "showgrid": False, "rangemode": "tozero"},
+        legend={"x": 0.02, "y": 0.98, "xanchor": "left"},
+    )  # fmt: skip
+
+
 def _usl_from(
     curve: Mapping[str, float] | pd.DataFrame | None, source: str | None
 ) -> tuple[dict[str, float], str, pd.DataFrame | None]:
@@ -440,16 +459,7 @@ def threads_vs_latency(
         f"Threads vs latency: USL fitted on {source}", "Outstanding I/O [threads]",
         "Mean latency [ms]",
     )  # fmt: skip
-    fig.add_scatter(
-        x=n, y=lat, mode="lines", name="latency (USL)", line={"color": MODEL_COLOR, "width": 2},
-        customdata=rate, hovertemplate="%{x:.0f} threads: %{y:.3f} ms, %{customdata:,.0f} IOPS"
-        "<extra></extra>",
-    )  # fmt: skip
-    fig.add_scatter(
-        x=n, y=rate, mode="lines", name="throughput (USL) [IOPS]", yaxis="y2",
-        line={"color": COLORWAY[0], "dash": "dot"},
-        hovertemplate="%{x:.0f} threads: %{y:,.0f} IOPS<extra></extra>",
-    )  # fmt: skip
+    _usl_lines(fig, n, lat, rate)
     top_lat = 3 * lat_slo_ms
     if points is not None:
         fig.add_scatter(
@@ -460,11 +470,6 @@ def threads_vs_latency(
             "<extra></extra>",
         )  # fmt: skip
         top_lat = max(top_lat, 1.1 * float(points["lat_mean_ms"].max()))
-    fig.update_layout(
-        yaxis2={"title": "Throughput [IOPS]", "overlaying": "y", "side": "right",
-                "showgrid": False, "rangemode": "tozero"},
-        legend={"x": 0.02, "y": 0.98, "xanchor": "left"},
-    )  # fmt: skip
     fig.add_hline(y=lat_slo_ms, line={"color": SLO_COLOR, "dash": "dash", "width": 1.5})
     if math.isfinite(at_slo):
         fig.add_scatter(
