@@ -176,24 +176,11 @@ def _add_latency_fit(
     if kind not in (findings.KIND_CONCURRENCY, findings.KIND_RATE):
         return f"no curve fitted: {len(rows)} points (a sweep needs {findings.MIN_SWEEP_POINTS})"
     x, y, n = _floats(rows, "iops"), _floats(rows, "lat_mean_ms"), _floats(rows, "configured")
-    # the fit findings.key_numbers made (same points, same function): its knee is on this curve
     try:
-        if kind == findings.KIND_CONCURRENCY:
-            ok = np.isfinite(n) & (n > 0)
-            x, y, n = x[ok], y[ok], n[ok]
-            fit = findings.concurrency_fit(n, x)
-            model, xs, ys, label = _usl_latency_at_iops, n, x, "USL fit"
-
-            def refit(a: np.ndarray, b: np.ndarray) -> dict[str, float]:
-                return refit_usl(a, b, fit)
-        else:
-            fit = findings.latency_fit(x, y)
-            model, xs, ys, label = queueing_latency, x, y, "queueing fit"
-
-            def refit(a: np.ndarray, b: np.ndarray) -> dict[str, float]:
-                return refit_queueing_latency(a, b, fit)
+        sf = _sweep_fit(kind, x, y, n)
     except ModelError as exc:
         return f"no curve fitted: {exc}"
+    fit, model, x, y = sf.fit, sf.model, sf.x, sf.y
     if not fit.r2 >= findings.MIN_R2:
         return f"no curve drawn: it fits poorly (R² {fit.r2:.2f} < {findings.MIN_R2})"
     # up to where the curve meets the SLO, when that is not far past the data: the dashed line
@@ -205,23 +192,12 @@ def _add_latency_fit(
     grid = np.linspace(0.0, reach, GRID_POINTS)
     curve = np.asarray(model(grid, **fit), float)
     shown = np.isfinite(curve) & (curve <= 4.0 * float(y.max()))
-    if resamples > 0 and xs.size >= 3:
-        try:
-            low, high = case_band(refit, model, xs, ys, grid, resamples=resamples, seed=seed)
-        except ModelError:
-            low = high = np.full_like(grid, np.nan)
-        keep = shown & np.isfinite(low) & np.isfinite(high)
-        if keep.any():
-            fig.add_scatter(
-                x=np.concatenate([grid[keep], grid[keep][::-1]]),
-                y=np.concatenate([high[keep], low[keep][::-1]]),
-                fill="toself", fillcolor=BAND_COLOR, line={"width": 0}, hoverinfo="skip",
-                mode="lines", name=f"{p}95 % band", legendgroup=p,
-            )  # fmt: skip
+    if resamples > 0 and sf.xs.size >= 3:
+        _add_band(fig, p, sf, grid, shown, resamples, seed)
     if shown.any():
         fig.add_scatter(
             x=grid[shown], y=curve[shown], mode="lines", legendgroup=p,
-            name=f"{p}{label} (R² {fit.r2:.2f})", line={"color": MODEL_COLOR, "width": 2},
+            name=f"{p}{sf.label} (R² {fit.r2:.2f})", line={"color": MODEL_COLOR, "width": 2},
             hovertemplate="fit: %{x:,.0f} IOPS, %{y:.3f} ms<extra></extra>",
         )  # fmt: skip
     knee_x, knee_y = float(numbers["knee_iops"]), float(numbers["knee_lat_ms"])
@@ -237,6 +213,57 @@ def _add_latency_fit(
             arrowhead=2, ax=-40, ay=-35, font={"color": MODEL_COLOR},
         )  # fmt: skip
     return ""
+
+
+class _SweepFit(NamedTuple):
+    """A sweep's latency curve as the report draws it."""
+
+    fit: object  # the FitResult findings.key_numbers made: its knee is on this curve
+    model: Callable  # latency [ms] at a load [IOPS]
+    xs: np.ndarray  # the points fitted (concurrency or load) ...
+    ys: np.ndarray  # ... and (IOPS or latency)
+    label: str
+    refit: Callable  # one-start refit of (xs, ys), for the band
+    x: np.ndarray  # loads [IOPS] and latencies [ms] drawn
+    y: np.ndarray
+
+
+def _sweep_fit(kind: str, x: np.ndarray, y: np.ndarray, n: np.ndarray) -> _SweepFit:
+    """The fit findings.key_numbers made (same points, same function)."""
+    if kind == findings.KIND_CONCURRENCY:
+        ok = np.isfinite(n) & (n > 0)
+        x, y, n = x[ok], y[ok], n[ok]
+        fit = findings.concurrency_fit(n, x)
+        return _SweepFit(fit, _usl_latency_at_iops, n, x, "USL fit",
+                         lambda a, b: refit_usl(a, b, fit), x, y)  # fmt: skip
+    fit = findings.latency_fit(x, y)
+    return _SweepFit(fit, queueing_latency, x, y, "queueing fit",
+                     lambda a, b: refit_queueing_latency(a, b, fit), x, y)  # fmt: skip
+
+
+def _add_band(
+    fig: go.Figure,
+    prefix: str,
+    sf: _SweepFit,
+    grid: np.ndarray,
+    shown: np.ndarray,
+    resamples: int,
+    seed: int,
+) -> None:
+    """The fit's 95 % case-bootstrap band where the curve is drawn (none if no resample fits)."""
+    try:
+        low, high = case_band(sf.refit, sf.model, sf.xs, sf.ys, grid, resamples=resamples,
+                              seed=seed)  # fmt: skip
+    except ModelError:
+        return
+    keep = shown & np.isfinite(low) & np.isfinite(high)
+    if keep.any():
+        fig.add_scatter(
+            x=np.concatenate([grid[keep], grid[keep][::-1]]),
+            y=np.concatenate([high[keep], low[keep][::-1]]),
+            fill="toself", fillcolor=BAND_COLOR, line={"width": 0}, hoverinfo="skip",
+            mode="lines", name=f"{prefix}95 % band", legendgroup=prefix,
+        )  # fmt: skip
 
 
 def _add_slo_iops(fig: go.Figure, numbers: pd.Series, lat_slo_ms: float, prefix: str) -> None:
