@@ -77,7 +77,9 @@ def _residuals(fit: FitResult) -> np.ndarray:
         raise ModelError(f"the {fit.model} fit does not carry its points: refit it with anfperf")
     y, y_fit = np.asarray(fit.y, float), np.asarray(fit.y_fit, float)
     rel = y / y_fit - 1.0
-    free = max(len(fit) - len(fit.fixed), 1)
+    # a model average has as many free parameters as its largest model, not their sum
+    parts = fit.fits.values() if fit.fits else [fit]
+    free = max(max(len(f) - len(f.fixed) for f in parts), 1)
     dof = y.size - free
     scale = np.sqrt(y.size / dof) if dof > 0 else 1.0
     return (rel - rel.mean()) * scale
@@ -108,14 +110,23 @@ def bootstrap_params(fit: FitResult, *, draws: int = DEFAULT_DRAWS, seed: int = 
 
 
 def _draw(fit: FitResult, draws: int, seed: int):
-    """Yield (component name, its fit, refitted parameters, residual pool) per successful draw."""
+    """Yield (component name, its fit, refitted parameters, residual pool) per successful draw.
+
+    A single fit is refitted to its own curve with its own residuals put back. A model average
+    is resampled around *its* curve with *its* residuals, and each draw refits one of its
+    models (picked by weight) to that resample: within the data every model follows the same
+    resampled points, past them each extrapolates its own way, so the band narrows where the
+    data are and widens where the models part (a model's misfit is not taken for noise).
+    """
     parts = _components(fit)
-    pools = [_residuals(part) for _, part, _ in parts]
+    averaged = fit.model == "throughput_curve"
+    pools = [_residuals(fit if averaged else part) for _, part, _ in parts]
     rng = np.random.default_rng(seed)
     picks = rng.choice(len(parts), size=int(draws), p=[share for *_, share in parts])
     for i in picks:
         (name, part, _), pool = parts[i], pools[i]
-        y_star = part.y_fit * (1.0 + rng.choice(pool, size=pool.size))
+        base = fit.y_fit if averaged else part.y_fit
+        y_star = base * (1.0 + rng.choice(pool, size=pool.size))
         if np.any(y_star <= 0):
             continue
         try:
@@ -187,7 +198,9 @@ def band_draws(
         with np.errstate(all="ignore"):
             pred = np.asarray(MODELS[part.model][0](at, **params), float)
         if noise:
-            pred = pred * (1.0 + rng.choice(pool, size=at.size))
+            # one residual per draw: each draw stays a smooth curve (a chart's band edges do
+            # not jitter), and at every x the spread is the same as with one per point
+            pred = pred * (1.0 + rng.choice(pool))
         rows.append(np.where(np.isfinite(pred), pred, np.nan))
     if not rows:
         raise ModelError(f"no bootstrap refit of the {fit.model} fit converged: no band")

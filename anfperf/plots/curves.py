@@ -16,6 +16,7 @@ size, pattern and read share alone tell the sweeps apart.
 from __future__ import annotations
 
 import math
+import warnings
 from collections.abc import Callable, Sequence
 from typing import NamedTuple
 
@@ -27,7 +28,8 @@ from anfperf import findings
 from anfperf.errors import ModelError
 from anfperf.models._common import summary_rows
 from anfperf.models._fitting import MS_PER_S
-from anfperf.models.band import case_band
+from anfperf.models.band import case_band, predict_band
+from anfperf.models.blend import fit_throughput_curve, throughput_curve
 from anfperf.models.littles_law import iops_at_concurrency
 from anfperf.models.mix import fit_mix, mix_throughput
 from anfperf.models.queueing import queueing_latency, refit_queueing_latency
@@ -308,16 +310,24 @@ def _usl_latency_at_iops(iops: object, lam: float, sigma: float, kappa: float) -
 
 
 def scaling(
-    frame: pd.DataFrame, *, run_id: str | None = None, workload: str | None = None
+    frame: pd.DataFrame,
+    *,
+    run_id: str | None = None,
+    workload: str | None = None,
+    seed: int = 0,
 ) -> go.Figure:
-    """Throughput against configured outstanding I/O, with Little's law.
+    """Throughput against configured outstanding I/O, with Little's law and the fitted curve.
 
     Per concurrency sweep: the measured IOPS at each configured concurrency (threads, iodepth x
     numjobs, over all hosts), Little's law at the measured latency of each point
     (``IOPS = outstanding / latency``: a measured point below it had fewer I/Os in flight than
     configured -- the tool or client, not the storage, held them back), and the ideal line at
     the latency of the lowest concurrency (the rate if latency stayed unloaded; the gap to it is
-    queueing). Rate-limited points are left out: they show the rate asked for.
+    queueing). Rate-limited points are left out: they show the rate asked for. A sweep of 4 or
+    more concurrencies also gets the default throughput curve
+    (:func:`anfperf.models.fit_throughput_curve`) to twice its largest concurrency, with its
+    95 % prediction band (:func:`anfperf.models.predict_band`): past the data the band shows
+    how far the models part.
 
     Parameters
     ----------
@@ -327,12 +337,15 @@ def scaling(
         Draw only this run.
     workload : str, optional
         Draw only the points of this workload.
+    seed : int
+        Seed of the prediction band's bootstrap.
 
     Returns
     -------
     plotly.graph_objects.Figure
-        Traces per sweep: 'measured' (latency in its hover), "Little's law at the measured
-        latency", 'ideal: latency stays <ms> ms'.
+        Traces per sweep: 'measured' (latency in its hover), 'fitted curve' and '95 %
+        prediction band' (4 or more concurrencies), "Little's law at the measured latency",
+        'ideal: latency stays <ms> ms'.
 
     Raises
     ------
@@ -349,7 +362,7 @@ def scaling(
     )  # fmt: skip
     fig = figure(_title("Scaling with outstanding I/O", sweeps, workload),
                  "Outstanding I/O [threads x queue depth]", "Throughput [IOPS]")  # fmt: skip
-    top = 0.0
+    top = band_top = 0.0
     for i, sweep in enumerate(sweeps):
         color = COLORWAY[i % len(COLORWAY)]
         rows, p = sweep.rows, sweep.label
@@ -364,6 +377,7 @@ def scaling(
             customdata=data, hovertemplate=template,
         )  # fmt: skip
         top = max(top, float(x.max()))
+        band_top = max(band_top, _add_throughput_model(fig, p, n, x, color, seed))
         ok = np.isfinite(lat) & (lat > 0)
         if not ok.any():
             _note(fig, f"{p}no latency measured: no Little's-law lines")
@@ -385,10 +399,57 @@ def scaling(
             line={"color": MODEL_COLOR, "dash": "dash", "width": 1},
             hovertemplate="ideal: %{y:,.0f} IOPS at %{x:,.0f}<extra></extra>",
         )  # fmt: skip
-    # the ideal line climbs far above the data: keep the measured points readable
-    fig.update_yaxes(range=[0, 1.15 * top])
+    # the ideal line climbs far above the data: keep the measured points readable, and the
+    # band's upper edge in view unless it runs far above them
+    fig.update_yaxes(range=[0, max(1.15 * top, min(1.05 * band_top, 1.6 * top))])
     fig.update_xaxes(rangemode="tozero")
     return fig
+
+
+#: Draws of the scaling chart's prediction band: enough for its 2.5 / 97.5 % edges on a chart.
+BAND_DRAWS = 200
+#: How far past the largest concurrency measured the fitted curve is drawn.
+CURVE_REACH = 2.0
+
+
+def _add_throughput_model(
+    fig: go.Figure, prefix: str, n: np.ndarray, iops: np.ndarray, color: str, seed: int
+) -> float:
+    """The default throughput curve and its prediction band, to twice the data's reach.
+
+    Returns the band's highest point [IOPS] (0 when none is drawn).
+    """
+    if np.unique(n).size < 4:
+        return 0.0
+    try:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")  # kept in the fit's notes, shown below
+            fit = fit_throughput_curve(n, iops)
+        # the depths measured are on the grid: the band is read off exactly where the data are
+        grid = np.unique(
+            np.concatenate([np.linspace(1.0, CURVE_REACH * float(n.max()), 60).round(), n])
+        )
+        band = predict_band(fit, grid, draws=BAND_DRAWS, seed=seed)
+    except ModelError as exc:
+        _note(fig, f"{prefix}no throughput curve: {exc}")
+        return 0.0
+    ok = band[["lower", "upper"]].notna().all(axis=1).to_numpy()
+    fig.add_scatter(
+        x=np.concatenate([grid[ok], grid[ok][::-1]]),
+        y=np.concatenate([band["upper"][ok], band["lower"][ok][::-1]]),
+        fill="toself", fillcolor=BAND_COLOR, line={"width": 0}, hoverinfo="skip",
+        mode="lines", name=f"{prefix}95 % prediction band", legendgroup=prefix,
+    )  # fmt: skip
+    weights = ", ".join(f"{k} {v:.0%}" for k, v in fit.weights.items())
+    fig.add_scatter(
+        x=grid, y=throughput_curve(grid, **fit), mode="lines", legendgroup=prefix,
+        name=f"{prefix}fitted curve", line={"color": color, "width": 2, "dash": "dash"},
+        hovertemplate=f"fitted ({weights}): %{{y:,.0f}} IOPS at %{{x:,.0f}}<extra></extra>",
+    )  # fmt: skip
+    fig.add_vline(x=float(n.max()), line={"color": "#999", "dash": "dot", "width": 1})
+    if any("do not show where throughput stops growing" in note for note in fit.notes):
+        _note(fig, f"{prefix}past {n.max():g} in flight the models part: the band widens")
+    return float(band["upper"][ok].max()) if ok.any() else 0.0
 
 
 # --------------------------------------------------------------------------------------------

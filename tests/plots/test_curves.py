@@ -17,7 +17,14 @@ import pytest
 import anfperf
 from anfperf import findings
 from anfperf.errors import AnfperfError, ModelError
-from anfperf.models import fit_mix, mix_throughput, usl, usl_latency_ms
+from anfperf.models import (
+    fit_mix,
+    fit_throughput_curve,
+    mix_throughput,
+    throughput_curve,
+    usl,
+    usl_latency_ms,
+)
 from anfperf.models.band import case_band
 from anfperf.models.queueing import fit_queueing_latency, queueing_latency, refit_queueing_latency
 from anfperf.plots import curves
@@ -285,6 +292,8 @@ def test_scaling_draws_littles_law_at_each_measured_latency(frame, numbers, qd_j
     names = [t.name for t in fig.data]
     assert names == [
         "measured",
+        "95 % prediction band",
+        "fitted curve",
         "Little's law at the measured latency",
         "ideal: latency stays 0.070 ms",
     ]
@@ -303,6 +312,30 @@ def test_scaling_draws_littles_law_at_each_measured_latency(frame, numbers, qd_j
     assert "latency: %{customdata[4]}" in measured.hovertemplate
     assert measured.customdata[0][4] == f"{lat_s[0] * 1e3:.3f} ms"
     assert_no_nan_only_traces(fig)
+
+
+def test_scaling_draws_the_default_curve_and_its_band_past_the_data(frame, qd_jobs):
+    fig = curves.scaling(frame, run_id="qd_sweep_randread4k")
+    t = traces(fig)
+    depths = np.array([float(j["job options"]["iodepth"]) for j in qd_jobs])
+    iops = np.array([j["read"]["iops"] for j in qd_jobs])
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        fit = fit_throughput_curve(depths, iops)
+    curve = t["fitted curve"]
+    assert curve.x[0] == 1 and curve.x[-1] == 2 * depths.max()
+    np.testing.assert_allclose(curve.y, throughput_curve(np.asarray(curve.x), **fit))
+    band = t["95 % prediction band"]
+    half = len(band.x) // 2
+    upper, lower = np.asarray(band.y[:half]), np.asarray(band.y[half:])[::-1]
+    assert list(band.x[:half]) == list(curve.x)
+    assert np.all((lower <= np.asarray(curve.y)) & (np.asarray(curve.y) <= upper))
+    # the measured points lie inside the band at their depths (all of them here)
+    at = np.searchsorted(np.asarray(curve.x), depths)
+    assert list(np.asarray(curve.x)[at]) == list(depths)
+    assert np.all((lower[at] <= iops) & (iops <= upper[at]))
+    # the largest depth measured is marked
+    assert any(shape.x0 == depths.max() for shape in fig.layout.shapes)
 
 
 def test_scaling_counts_outstanding_io_over_sds_and_hosts(frame):
