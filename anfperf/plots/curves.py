@@ -420,6 +420,7 @@ def _add_throughput_model(
     Returns the band's highest point [IOPS] (0 when none is drawn).
     """
     if np.unique(n).size < 4:
+        _note(fig, f"{prefix}{np.unique(n).size} concurrencies: too few for a fitted curve (4)")
         return 0.0
     try:
         with warnings.catch_warnings():
