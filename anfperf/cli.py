@@ -8,6 +8,7 @@ import signal
 import sys
 import warnings
 from collections.abc import Sequence
+from collections.abc import Sequence as SequenceABC
 
 from anfperf import __version__
 from anfperf.errors import AnfperfError
@@ -22,6 +23,28 @@ def _positive(text: str) -> float:
     if not 0 < value < float("inf"):
         raise argparse.ArgumentTypeError(f"not a positive number: {text!r}")
     return value
+
+
+class _ToolChoices(SequenceABC):
+    """The registered tools (:mod:`anfperf.runner.tools`) as argparse choices, looked up when
+    argparse first needs them: the registry loads Fabric and pandas, which ``anfperf --version``
+    must not wait for (argparse reads choices given to add_argument at once, hence set after).
+    """
+
+    def __init__(self, *, runnable: bool = False, extra: Sequence[str] = ()):
+        self.runnable = runnable
+        self.extra = tuple(extra)
+
+    def _names(self) -> tuple[str, ...]:
+        from anfperf.runner.tools import tool_names
+
+        return (*tool_names(runnable=self.runnable), *self.extra)
+
+    def __getitem__(self, index):
+        return self._names()[index]
+
+    def __len__(self) -> int:
+        return len(self._names())
 
 
 def _ingest(args: argparse.Namespace) -> int:
@@ -420,9 +443,8 @@ def _add_hosts_arguments(p: argparse.ArgumentParser) -> None:
         action="store_true",
         help="accept and record the host keys of hosts not yet in known_hosts",
     )
-    p.add_argument(
-        "--tool", choices=("fio", "vdbench"), default="fio", help="benchmark tool (default fio)"
-    )
+    tool = p.add_argument("--tool", default="fio", help="benchmark tool (default fio)")
+    tool.choices = _ToolChoices(runnable=True)  # set after add_argument: see _ToolChoices
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -555,11 +577,11 @@ def build_parser() -> argparse.ArgumentParser:
         "files or DiskSpd command lines (to stdout, or one file per workload in --out).",
     )
     wl.add_argument("names", nargs="*", metavar="NAME", help="workloads to render (default all)")
-    wl.add_argument(
+    tool = wl.add_argument(
         "--tool",
-        choices=("vdbench", "fio", "diskspd", "yaml"),
         help="what to render (default vdbench); yaml writes the specs, to edit and --file back",
     )
+    tool.choices = _ToolChoices(extra=("yaml",))
     wl.add_argument("--out", metavar="DIR", help="write one file per workload into DIR")
     wl.add_argument(
         "--file",

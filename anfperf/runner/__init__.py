@@ -26,12 +26,12 @@ from anfperf.runner.plan import (
     RunPlan,
     RunStep,
     expected_duration_s,
-    fio_task,
     new_run_id,
     plan_workloads,
 )
 from anfperf.runner.preflight import HostReport, format_reports, preflight, preflight_inventory
 from anfperf.runner.progress import FleetProgress
+from anfperf.runner.tools import ToolAdapter, fio_task, get_tool, register, tool_names
 
 __all__ = [
     "DEFAULT_OUT",
@@ -46,18 +46,22 @@ __all__ = [
     "Manifest",
     "RunPlan",
     "RunStep",
+    "ToolAdapter",
     "close_all",
     "collect",
     "expected_duration_s",
     "fio_task",
     "format_reports",
+    "get_tool",
     "load_inventory",
     "local_inventory",
     "new_run_id",
     "plan_workloads",
     "preflight",
     "preflight_inventory",
+    "register",
     "resume_run",
     "run_inventory",
     "run_plan",
+    "tool_names",
 ]

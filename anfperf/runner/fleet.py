@@ -60,7 +60,7 @@ from anfperf.runner.security import (
     workdir_command,
     wrap_command,
 )
-from anfperf.runner.vdbench import failure_reason as vdbench_failure
+from anfperf.runner.tools import find_tool, tool_version
 
 log = logging.getLogger(__name__)
 
@@ -362,7 +362,7 @@ def _new_manifest(
                 "command": join(task.argv),
                 "stdout": f"{host}/{names['stdout']}",
                 "stderr": f"{host}/{names['stderr']}",
-                "tool_version": _tool_version(step.tool, hosts[host]["facts"]),
+                "tool_version": tool_version(step.tool, hosts[host]["facts"]),
                 "status": "pending", "reason": None, "exit_code": None, "start": None,
                 "end": None, "elapsed_s": None, "collected": [], "attempts": 0,
             }  # fmt: skip
@@ -403,10 +403,6 @@ def _workdir(workdir: str | Mapping[str, str], host: str) -> str:
     if isinstance(workdir, Mapping):
         return workdir.get(host) or DEFAULT_WORKDIR
     return workdir
-
-
-def _tool_version(tool: str, facts: Mapping[str, Any]) -> str | None:
-    return facts.get(f"{tool}_version")
 
 
 class _Runner:
@@ -550,7 +546,7 @@ class _Runner:
         )
         fields["attempts"] = attempts
         if host in self.facts:  # the version this attempt ran with (a resume may differ)
-            fields["tool_version"] = _tool_version(step.tool, self.facts[host])
+            fields["tool_version"] = tool_version(step.tool, self.facts[host])
         status, reason = self._classify(result, error, stop_failed, task)
         self.bar.set_state(host, "collecting")
         self._set_deadline(host, 4 * self.answer_timeout_s, "collecting its results")
@@ -563,9 +559,10 @@ class _Runner:
         else:
             collected, missing, collect_error = self._collect(host, wd, task.outputs, host_dir)
         fields["collected"] = [f"{host}/{p}" for p in collected]
-        if step.tool == "vdbench" and problems and reason == _exit_reason(result, self.secrets):
-            # Vdbench's own messages, not the last line of its Java stack trace
-            said = vdbench_failure(
+        adapter = find_tool(step.tool)
+        if adapter and problems and reason == _exit_reason(result, self.secrets):
+            # the tool's own words, where it has better ones than the last line it printed
+            said = adapter.failure_reason(
                 f"{result.stdout or ''}\n{result.stderr or ''}",
                 [host_dir / o for o in task.outputs],
             )
