@@ -7,6 +7,7 @@ one class. Errors carry structured fields (the file, the host, the reason) besid
 from __future__ import annotations
 
 import os
+from collections.abc import Mapping, Sequence
 
 
 class AnfperfError(Exception):
@@ -35,7 +36,26 @@ class ParseError(AnfperfError, ValueError):
 
 
 class RemoteError(AnfperfError):
-    """A remote host failed (unreachable, authentication, timeout, non-zero exit)."""
+    """Remote hosts failed (unreachable, authentication, a missing tool or volume).
+
+    Raised where a failure stops the work (preflight found problems, so nothing ran); failures
+    during a run are recorded per task in its manifest instead, the other hosts going on.
+
+    Parameters
+    ----------
+    reason : str
+        What happened, in words a user can act on.
+    problems : mapping of str to list of str
+        Host -> what is wrong there.
+    """
+
+    def __init__(self, reason: str, problems: Mapping[str, Sequence[str]]):
+        self.reason = reason
+        self.problems = {host: list(p) for host, p in problems.items()}
+        super().__init__(reason)
+
+    def __reduce__(self):
+        return (type(self), (self.reason, self.problems))
 
 
 class ModelError(AnfperfError, ValueError):
