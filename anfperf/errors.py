@@ -58,6 +58,47 @@ class RemoteError(AnfperfError):
         return (type(self), (self.reason, self.problems))
 
 
+class WorkloadError(AnfperfError, ValueError):
+    """A workload spec (or a workload file) is invalid.
+
+    Parameters
+    ----------
+    reason : str
+        What is wrong, in words a user can act on.
+    field : str, optional
+        The spec field at fault (``bs_kib``, ``threads``, ...).
+    workload : str, optional
+        The workload's name (or its position in a file, ``workloads[3]``).
+    source : str, optional
+        The YAML file the spec came from.
+    line : int, optional
+        1-based line in `source`, for YAML syntax errors.
+    """
+
+    def __init__(
+        self,
+        reason: str,
+        *,
+        field: str | None = None,
+        workload: str | None = None,
+        source: str | None = None,
+        line: int | None = None,
+    ):
+        self.reason = reason
+        self.field = field
+        self.workload = workload
+        self.source = source
+        self.line = line
+        where = []
+        if source is not None:
+            where.append(f"{source}:{line}" if line is not None else source)
+        if workload is not None:
+            where.append(f"workload {workload!r}")
+        if field is not None:
+            where.append(f"field {field!r}")
+        super().__init__(": ".join([*where, reason]))
+
+
 class ModelError(AnfperfError, ValueError):
     """A model cannot be fitted or evaluated with the data given."""
 

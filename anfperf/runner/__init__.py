@@ -24,7 +24,9 @@ from anfperf.runner.inventory import (
 )
 from anfperf.runner.local import LocalConnection
 from anfperf.runner.manifest import TASK_STATES, Manifest
-from anfperf.runner.plan import (
+from anfperf.runner.preflight import HostReport, format_reports, preflight, preflight_inventory
+from anfperf.runner.progress import FleetProgress
+from anfperf.runner.steps import (
     HostTask,
     RunPlan,
     RunStep,
@@ -32,8 +34,6 @@ from anfperf.runner.plan import (
     new_run_id,
     plan_workloads,
 )
-from anfperf.runner.preflight import HostReport, format_reports, preflight, preflight_inventory
-from anfperf.runner.progress import FleetProgress
 from anfperf.runner.tools import ToolAdapter, fio_task, get_tool, register, tool_names
 from anfperf.runner.workflow import parse_changes, resume_workloads, run_workloads
 

@@ -1,6 +1,6 @@
 """Running a plan on a fleet: synchronized starts, per-host results, nothing collected is lost.
 
-:func:`run_plan` takes a :class:`~anfperf.runner.plan.RunPlan` and connections (Fabric
+:func:`run_plan` takes a :class:`~anfperf.runner.steps.RunPlan` and connections (Fabric
 Connections over SSH, or :class:`~anfperf.runner.local.LocalConnection`) and, step by step:
 
 1. on every host at once (one thread each): connects, makes a private work folder with an
@@ -49,7 +49,6 @@ from anfperf.runner.collect import LocalSaveError, collect
 from anfperf.runner.inventory import DEFAULT_WORKDIR
 from anfperf.runner.local import LocalConnection
 from anfperf.runner.manifest import MANIFEST_VERSION, Manifest, atomic_write_bytes, now_iso
-from anfperf.runner.plan import HostTask, RunPlan, RunStep, plan_from_manifest, step_files
 from anfperf.runner.progress import FleetProgress
 from anfperf.runner.security import (
     describe_error,
@@ -60,6 +59,7 @@ from anfperf.runner.security import (
     workdir_command,
     wrap_command,
 )
+from anfperf.runner.steps import HostTask, RunPlan, RunStep, plan_from_manifest, step_files
 from anfperf.runner.tools import find_tool, tool_version
 
 log = logging.getLogger(__name__)
@@ -315,7 +315,7 @@ def resume_run(
         Holds every host of the run (addresses and mount points as they are now).
     plan : RunPlan, optional
         The plan the run was made from. Default: made again from the workload specs of the
-        manifest with :func:`~anfperf.runner.plan.plan_from_manifest` (the commands recorded
+        manifest with :func:`~anfperf.runner.steps.plan_from_manifest` (the commands recorded
         in a manifest are never run).
     **kwargs
         For :func:`run_inventory` (connections, reports, progress).

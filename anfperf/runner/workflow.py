@@ -17,9 +17,9 @@ from anfperf.errors import AnfperfError, RemoteError
 from anfperf.runner.fleet import DEFAULT_OUT, close_all, run_inventory
 from anfperf.runner.inventory import Inventory
 from anfperf.runner.manifest import Manifest
-from anfperf.runner.plan import RunPlan, plan_from_manifest, plan_workloads
 from anfperf.runner.preflight import HostReport, preflight_inventory
-from anfperf.runner.security import check_name
+from anfperf.runner.security import check_folder_name
+from anfperf.runner.steps import RunPlan, plan_from_manifest, plan_workloads
 
 #: Called with the plan and the preflight reports once every host is checked.
 OnPreflight = Callable[[RunPlan, Mapping[str, HostReport]], None]
@@ -53,7 +53,7 @@ def parse_changes(items: Sequence[str] | Mapping[str, Any]) -> dict[str, Any]:
 def checked_run_id(run_id: str) -> str:
     """`run_id` when it is usable as a run folder's name, else :class:`AnfperfError`."""
     try:
-        return check_name(run_id, "run id")
+        return check_folder_name(run_id, "run id")
     except ValueError as exc:
         raise AnfperfError(str(exc)) from None
 
@@ -87,7 +87,7 @@ def run_workloads(
     changes : sequence of 'FIELD=VALUE' or mapping
         Fields changed in every workload for this run (:func:`parse_changes`).
     tool, run_id, max_iops
-        As for :func:`~anfperf.runner.plan.plan_workloads`.
+        As for :func:`~anfperf.runner.steps.plan_workloads`.
     force : bool
         Run despite preflight problems (the hosts with problems are recorded as they fail).
     progress : bool
@@ -135,7 +135,7 @@ def resume_workloads(
     """Preflight the hosts of run `run_id`, then run again what it is missing.
 
     The plan is made again from the manifest's workload specs and `inventory`
-    (:func:`~anfperf.runner.plan.plan_from_manifest`); the rest is as for
+    (:func:`~anfperf.runner.steps.plan_from_manifest`); the rest is as for
     :func:`run_workloads`.
     """
     run_dir = Path(out_dir) / checked_run_id(run_id)

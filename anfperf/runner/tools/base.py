@@ -14,7 +14,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
-    from anfperf.runner.plan import HostTask
+    from anfperf.runner.steps import HostTask
     from anfperf.workloads.spec import Workload
 
 

@@ -9,7 +9,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from anfperf.runner.plan import HostTask, slug
+from anfperf.runner.steps import HostTask, slug
 from anfperf.runner.tools.base import ToolAdapter
 from anfperf.workloads.fio import render_fio_jobfile
 from anfperf.workloads.spec import Workload

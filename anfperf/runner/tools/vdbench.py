@@ -15,8 +15,8 @@ from pathlib import Path
 from typing import Any
 
 from anfperf.errors import AnfperfError
-from anfperf.runner.plan import HostTask, slug
 from anfperf.runner.security import quote
+from anfperf.runner.steps import HostTask, slug
 from anfperf.runner.tools.base import ToolAdapter
 from anfperf.runner.tools.vdbench_failure import failure_reason
 from anfperf.workloads.spec import Workload, WorkloadError

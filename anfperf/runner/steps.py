@@ -18,7 +18,7 @@ from datetime import UTC, datetime
 from typing import Any
 
 from anfperf.errors import AnfperfError
-from anfperf.runner.security import check_name, check_relative
+from anfperf.runner.security import check_folder_name, check_relative
 
 #: Extra time a task gets beyond its expected duration before it counts as hung: fio lays out
 #: its files and Vdbench starts its JVMs before the measured time begins [s].
@@ -113,7 +113,7 @@ class RunStep:
             raise ValueError(f"step {self.name!r} has no hosts")
         object.__setattr__(self, "reaches", tuple(self.reaches))
         for host in (*self.tasks, *self.reaches):
-            check_name(host, "host name")
+            check_folder_name(host, "host name")
 
     @property
     def duration_s(self) -> float:
@@ -144,7 +144,7 @@ class RunPlan:
             raise ValueError("a plan needs at least one step")
         object.__setattr__(self, "steps", steps)
         object.__setattr__(
-            self, "run_id", check_name(self.run_id or new_run_id(steps[0].name), "run id")
+            self, "run_id", check_folder_name(self.run_id or new_run_id(steps[0].name), "run id")
         )
         slugs = [slug(s.name) for s in steps]
         if len(set(slugs)) != len(slugs):
