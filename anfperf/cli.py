@@ -8,6 +8,7 @@ import signal
 import sys
 import warnings
 from collections.abc import Sequence
+from collections.abc import Sequence as SequenceABC
 
 from anfperf import __version__
 from anfperf.errors import AnfperfError
@@ -22,6 +23,28 @@ def _positive(text: str) -> float:
     if not 0 < value < float("inf"):
         raise argparse.ArgumentTypeError(f"not a positive number: {text!r}")
     return value
+
+
+class _ToolChoices(SequenceABC):
+    """The registered tools (:mod:`anfperf.runner.tools`) as argparse choices, looked up when
+    argparse first needs them: the registry loads Fabric and pandas, which ``anfperf --version``
+    must not wait for (argparse reads choices given to add_argument at once, hence set after).
+    """
+
+    def __init__(self, *, runnable: bool = False, extra: Sequence[str] = ()):
+        self.runnable = runnable
+        self.extra = tuple(extra)
+
+    def _names(self) -> tuple[str, ...]:
+        from anfperf.runner.tools import tool_names
+
+        return (*tool_names(runnable=self.runnable), *self.extra)
+
+    def __getitem__(self, index):
+        return self._names()[index]
+
+    def __len__(self) -> int:
+        return len(self._names())
 
 
 def _ingest(args: argparse.Namespace) -> int:
@@ -254,90 +277,56 @@ def _preflight(args: argparse.Namespace) -> int:
 def _run(args: argparse.Namespace) -> int:
     from pathlib import Path
 
-    from anfperf.runner import (
-        Manifest,
-        close_all,
-        format_reports,
-        plan_workloads,
-        preflight_inventory,
-        run_inventory,
-    )
-    from anfperf.runner.plan import plan_from_manifest
+    from anfperf.errors import RemoteError
+    from anfperf.runner import format_reports
     from anfperf.runner.progress import format_duration
-    from anfperf.runner.security import check_name
-    from anfperf.workloads import get_workload, load_workloads
+    from anfperf.runner.workflow import resume_workloads, run_workloads
 
-    inventory = _inventory(args)
-    if args.resume:
-        if args.workloads or args.set or args.file or args.run_id:
-            print("anfperf: --resume runs the recorded run as it was planned: no workloads, "
-                  "--set, --file or --run-id with it", file=sys.stderr)  # fmt: skip
-            return 2
-        run_id = _checked(check_name, args.resume, "run id")
-        plan = plan_from_manifest(Manifest.load(Path(args.out) / run_id).data, inventory)
-        tool = plan.options["tool"]
-    else:
-        if not args.workloads:
-            print("anfperf: name the workloads to run (see `anfperf workloads`)", file=sys.stderr)
-            return 2
-        extra = {w.name: w for path in args.file for w in load_workloads(path)}
-        changes = _set_changes(args.set or [])
-        workloads = [get_workload(name, extra).replace(**changes) for name in args.workloads]
-        tool = args.tool
-        run_id = _checked(check_name, args.run_id, "run id") if args.run_id else None
-        plan = plan_workloads(
-            workloads, inventory, tool=tool, max_iops=args.max_iops, run_id=run_id
-        )
-    inventory = inventory.select(plan.hosts)
-    conns = inventory.connect()
-    try:
-        reports = preflight_inventory(inventory, conns, tool=tool)
+    if args.resume and (args.workloads or args.set or args.file or args.run_id):
+        print("anfperf: --resume runs the recorded run as it was planned: no workloads, "
+              "--set, --file or --run-id with it", file=sys.stderr)  # fmt: skip
+        return 2
+    if not args.resume and not args.workloads:
+        print("anfperf: name the workloads to run (see `anfperf workloads`)", file=sys.stderr)
+        return 2
+    started = []
+
+    def on_preflight(plan, reports) -> None:
         print(format_reports(reports))
-        bad = [name for name, r in reports.items() if not r.ok]
-        if bad and not args.force:
-            print(f"\nanfperf: nothing ran: fix the problems on {', '.join(bad)} (or --force)",
-                  file=sys.stderr)  # fmt: skip
-            return 1
+
+    def on_start(plan) -> None:
+        started.append(plan.run_id)
         print(f"\nrun {plan.run_id}: {len(plan.steps)} workloads on {len(plan.hosts)} hosts, "
               f"about {format_duration(plan.duration_s)} of workload time")  # fmt: skip
-        try:
-            manifest = run_inventory(
-                plan, inventory, args.out, connections=conns, reports=reports,
-                resume=bool(args.resume), progress=not args.no_progress and sys.stderr.isatty(),
+
+    common = {
+        "force": args.force, "on_preflight": on_preflight, "on_start": on_start,
+        "progress": not args.no_progress and sys.stderr.isatty(),
+    }  # fmt: skip
+    inventory = _inventory(args)
+    try:
+        if args.resume:
+            manifest = resume_workloads(args.resume, inventory, args.out, **common)
+        else:
+            manifest = run_workloads(
+                args.workloads, inventory, args.out, files=args.file, changes=args.set or [],
+                tool=args.tool, run_id=args.run_id, max_iops=args.max_iops, **common,
             )  # fmt: skip
-        except KeyboardInterrupt:
-            print(f"anfperf: stopped; what was collected is in {Path(args.out) / plan.run_id}; "
-                  f"continue with: anfperf run --resume {plan.run_id} ...", file=sys.stderr)  # fmt: skip
-            raise
-    finally:
-        close_all(conns)
+    except RemoteError as exc:
+        print(f"\nanfperf: {exc} (or --force)", file=sys.stderr)
+        return 1
+    except KeyboardInterrupt:
+        if started:
+            (run_id,) = started
+            print(f"anfperf: stopped; what was collected is in {Path(args.out) / run_id}; "
+                  f"continue with: anfperf run --resume {run_id} ...", file=sys.stderr)  # fmt: skip
+        raise
     for step, host, status, reason in manifest.failures():
         print(f"{step} on {host}: {status}: {reason}", file=sys.stderr)
     print(f"{manifest.status}: raw outputs and manifest.json in {manifest.run_dir}")
     if manifest.status != "complete":
-        print(f"re-run what is missing with: anfperf run --resume {plan.run_id} ...")
+        print(f"re-run what is missing with: anfperf run --resume {manifest.run_id} ...")
     return 0 if manifest.status == "complete" else 1
-
-
-def _checked(check, value: str, what: str) -> str:
-    """`check(value, what)` with its ValueError as an anfperf error (exit status 2)."""
-    try:
-        return check(value, what)
-    except ValueError as exc:
-        raise AnfperfError(str(exc)) from None
-
-
-def _set_changes(items: Sequence[str]) -> dict:
-    """Workload field -> value from ``--set FIELD=VALUE`` (values read as YAML scalars)."""
-    from anfperf.yamlsafe import load_yaml
-
-    changes = {}
-    for item in items:
-        key, sep, value = item.partition("=")
-        if not sep or not key.strip():
-            raise AnfperfError(f"--set wants FIELD=VALUE, got {item!r}")
-        changes[key.strip()] = load_yaml(value, f"--set {key.strip()}")
-    return changes
 
 
 def _report(args: argparse.Namespace) -> int:
@@ -420,9 +409,8 @@ def _add_hosts_arguments(p: argparse.ArgumentParser) -> None:
         action="store_true",
         help="accept and record the host keys of hosts not yet in known_hosts",
     )
-    p.add_argument(
-        "--tool", choices=("fio", "vdbench"), default="fio", help="benchmark tool (default fio)"
-    )
+    tool = p.add_argument("--tool", default="fio", help="benchmark tool (default fio)")
+    tool.choices = _ToolChoices(runnable=True)  # set after add_argument: see _ToolChoices
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -555,11 +543,11 @@ def build_parser() -> argparse.ArgumentParser:
         "files or DiskSpd command lines (to stdout, or one file per workload in --out).",
     )
     wl.add_argument("names", nargs="*", metavar="NAME", help="workloads to render (default all)")
-    wl.add_argument(
+    tool = wl.add_argument(
         "--tool",
-        choices=("vdbench", "fio", "diskspd", "yaml"),
         help="what to render (default vdbench); yaml writes the specs, to edit and --file back",
     )
+    tool.choices = _ToolChoices(extra=("yaml",))
     wl.add_argument("--out", metavar="DIR", help="write one file per workload into DIR")
     wl.add_argument(
         "--file",

@@ -7,6 +7,7 @@ one class. Errors carry structured fields (the file, the host, the reason) besid
 from __future__ import annotations
 
 import os
+from collections.abc import Mapping, Sequence
 
 
 class AnfperfError(Exception):
@@ -35,7 +36,67 @@ class ParseError(AnfperfError, ValueError):
 
 
 class RemoteError(AnfperfError):
-    """A remote host failed (unreachable, authentication, timeout, non-zero exit)."""
+    """Remote hosts failed (unreachable, authentication, a missing tool or volume).
+
+    Raised where a failure stops the work (preflight found problems, so nothing ran); failures
+    during a run are recorded per task in its manifest instead, the other hosts going on.
+
+    Parameters
+    ----------
+    reason : str
+        What happened, in words a user can act on.
+    problems : mapping of str to list of str
+        Host -> what is wrong there.
+    """
+
+    def __init__(self, reason: str, problems: Mapping[str, Sequence[str]]):
+        self.reason = reason
+        self.problems = {host: list(p) for host, p in problems.items()}
+        super().__init__(reason)
+
+    def __reduce__(self):
+        return (type(self), (self.reason, self.problems))
+
+
+class WorkloadError(AnfperfError, ValueError):
+    """A workload spec (or a workload file) is invalid.
+
+    Parameters
+    ----------
+    reason : str
+        What is wrong, in words a user can act on.
+    field : str, optional
+        The spec field at fault (``bs_kib``, ``threads``, ...).
+    workload : str, optional
+        The workload's name (or its position in a file, ``workloads[3]``).
+    source : str, optional
+        The YAML file the spec came from.
+    line : int, optional
+        1-based line in `source`, for YAML syntax errors.
+    """
+
+    def __init__(
+        self,
+        reason: str,
+        *,
+        field: str | None = None,
+        workload: str | None = None,
+        source: str | None = None,
+        line: int | None = None,
+    ):
+        self.reason = reason
+        self.field = field
+        self.workload = workload
+        self.source = source
+        self.line = line
+        where = []
+        if source is not None:
+            where.append(f"{source}:{line}" if line is not None else source)
+        if workload is not None:
+            where.append(f"workload {workload!r}")
+        if field is not None:
+            where.append(f"field {field!r}")
+        super().__init__(": ".join([*where, reason]))
 
 
 class ModelError(AnfperfError, ValueError):

@@ -8,6 +8,9 @@
   synchronized starts, timeouts and Ctrl-C handling, writing raw outputs and ``manifest.json``
   under ``data/raw/<run_id>/`` for :func:`anfperf.ingest.read_many`; :func:`resume_run`
   re-runs what is missing.
+- :func:`run_workloads` / :func:`resume_workloads` do what ``anfperf run`` does: preflight,
+  refuse hosts with problems unless ``force``, run.
+- Each benchmark tool is an adapter in :mod:`anfperf.runner.tools`.
 """
 
 from anfperf.runner.collect import collect
@@ -21,17 +24,18 @@ from anfperf.runner.inventory import (
 )
 from anfperf.runner.local import LocalConnection
 from anfperf.runner.manifest import TASK_STATES, Manifest
-from anfperf.runner.plan import (
+from anfperf.runner.preflight import HostReport, format_reports, preflight, preflight_inventory
+from anfperf.runner.progress import FleetProgress
+from anfperf.runner.steps import (
     HostTask,
     RunPlan,
     RunStep,
     expected_duration_s,
-    fio_task,
     new_run_id,
     plan_workloads,
 )
-from anfperf.runner.preflight import HostReport, format_reports, preflight, preflight_inventory
-from anfperf.runner.progress import FleetProgress
+from anfperf.runner.tools import ToolAdapter, fio_task, get_tool, register, tool_names
+from anfperf.runner.workflow import parse_changes, resume_workloads, run_workloads
 
 __all__ = [
     "DEFAULT_OUT",
@@ -46,18 +50,25 @@ __all__ = [
     "Manifest",
     "RunPlan",
     "RunStep",
+    "ToolAdapter",
     "close_all",
     "collect",
     "expected_duration_s",
     "fio_task",
     "format_reports",
+    "get_tool",
     "load_inventory",
     "local_inventory",
     "new_run_id",
+    "parse_changes",
     "plan_workloads",
     "preflight",
     "preflight_inventory",
+    "register",
     "resume_run",
+    "resume_workloads",
     "run_inventory",
     "run_plan",
+    "run_workloads",
+    "tool_names",
 ]

@@ -35,7 +35,7 @@ from typing import Any
 
 from anfperf.errors import ParseError
 from anfperf.runner.local import LocalConnection
-from anfperf.runner.security import DEFAULT_KNOWN_HOSTS, check_name, host_key_policy
+from anfperf.runner.security import DEFAULT_KNOWN_HOSTS, check_folder_name, host_key_policy
 from anfperf.yamlsafe import load_yaml
 
 #: Default remote folder for runs (one sub-folder per run id and host below it).
@@ -282,7 +282,7 @@ def _build(doc: dict, source: str, ssh_config: str | os.PathLike | None) -> Inve
     hosts = []
     for name, entry in entries:
         try:
-            check_name(name, "host name")
+            check_folder_name(name, "host name")
         except ValueError as exc:
             raise ParseError(source, str(exc)) from None
         unknown = set(entry) - HOST_KEYS
@@ -433,7 +433,7 @@ def local_inventory(
         volumes = {"local": data}
     vols = _volumes(volumes if isinstance(volumes, Mapping) else list(volumes), "<local>")
     host = Host(
-        name=check_name(name or local_hostname(), "host name"),
+        name=check_folder_name(name or local_hostname(), "host name"),
         hostname="localhost",
         local=True,
         workdir=workdir,

@@ -23,6 +23,7 @@ from typing import Any
 from anfperf.runner.fleet import named_connections
 from anfperf.runner.inventory import DEFAULT_WORKDIR
 from anfperf.runner.security import describe_error, join, quote
+from anfperf.runner.tools import get_tool, tools
 
 log = logging.getLogger(__name__)
 
@@ -95,10 +96,15 @@ class HostReport:
 def preflight_script(
     *, volumes: Mapping[str, str] | None = None, workdir: str = DEFAULT_WORKDIR,
     vdbench: str | None = None, imds_timeout_s: float = AZURE_IMDS_TIMEOUT_S,
+    launchers: Mapping[str, str | None] | None = None,
 ) -> str:  # fmt: skip
-    """The POSIX shell script whose output :func:`parse_facts` reads (every value quoted)."""
+    """The POSIX shell script whose output :func:`parse_facts` reads (every value quoted).
+
+    Every registered tool adds its version probe; `launchers` (tool -> program, e.g. from the
+    inventory) tells it where the tool is, `vdbench` being Vdbench's.
+    """
     paths = join((volumes or {}).values())
-    vdb = quote(vdbench or "vdbench")
+    launchers = {**dict(launchers or {}), **({"vdbench": vdbench} if vdbench else {})}
     t = max(1, round(imds_timeout_s))
     lines = [
         "s() { printf '\\n%s%s\\n' '" + _MARK + "' \"$1\"; }",
@@ -108,13 +114,7 @@ def preflight_script(
         "s os; ( . /etc/os-release 2>/dev/null && printf '%s\\n' \"$PRETTY_NAME\" )",
         "s cpus; nproc 2>/dev/null || getconf _NPROCESSORS_ONLN",
         "s meminfo; grep -E '^MemTotal:' /proc/meminfo",
-        "s fio; have fio && fio --version 2>&1",
-        "s java; have java && java -version 2>&1",
-        # the version is in the jar (unzip) and the install's readme.txt, next to the launcher
-        f"s vdbench; v={vdb}; if have \"$v\"; then p=$(command -v \"$v\"); printf '%s\\n' \"$p\"; "
-        "d=$(dirname -- \"$(readlink -f -- \"$p\" 2>/dev/null || printf '%s' \"$p\")\"); "
-        "{ unzip -p \"$d/vdbench.jar\" Vdb/Dist.class 2>/dev/null; cat \"$d/readme.txt\" 2>/dev/null; } "
-        "| grep -a -o -m1 'vdbench[0-9][0-9][0-9][0-9]*' | head -n1; fi",
+        *(line for tool in tools() for line in tool.probe(launchers.get(tool.name))),
         "s setsid; have setsid && echo yes",
         "s mounts; cat /proc/mounts",
         # df on the nearest existing folder of the workdir, then on each volume; `timeout`
@@ -222,12 +222,7 @@ def parse_free(text: str) -> dict[str, int]:
 def parse_facts(text: str) -> dict[str, Any]:
     """Facts from the output of :func:`preflight_script` (see :class:`HostReport`)."""
     s = split_sections(text)
-    fio = s.get("fio", "").strip()
-    java = re.search(r'version "([^"]+)"', s.get("java", ""))
-    vdbench_lines = s.get("vdbench", "").strip().splitlines()
-    vdbench_path = vdbench_lines[0].strip() if vdbench_lines else None
-    # from the install (jar, readme), else from a versioned path such as /opt/vdbench50407
-    vdb_version = re.search(r"vdbench\d{3,}\w*", " ".join(vdbench_lines[1:2] or vdbench_lines[:1]))
+    tool_facts = {k: v for tool in tools() for k, v in tool.parse_facts(s).items()}
     sysctl = {}
     for line in s.get("sysctl", "").splitlines():
         key, _, value = line.partition("=")
@@ -246,10 +241,7 @@ def parse_facts(text: str) -> dict[str, Any]:
         "os": s.get("os", "").strip() or None,
         "cpus": int(cpus) if cpus.isdigit() else None,
         "mem_total_kib": int(mem[1]) if mem else None,
-        "fio_version": fio.splitlines()[0] if fio.startswith("fio") else None,
-        "java_version": java[1] if java else None,
-        "vdbench_path": vdbench_path,
-        "vdbench_version": vdb_version[0] if vdb_version else ("present" if vdbench_path else None),
+        **tool_facts,
         "setsid": s.get("setsid", "").strip() == "yes",
         "mounts": parse_mounts(s.get("mounts", "")),
         "workdir_parent": workdir_lines[0] if workdir_lines else None,
@@ -301,20 +293,16 @@ def check(
         From :func:`parse_facts`.
     volumes : mapping, optional
         Volume name -> mount point the runs will use.
-    tool : {'fio', 'vdbench'}, optional
-        The tool about to run: its absence is a problem (otherwise only reported).
+    tool : str, optional
+        The tool about to run (:mod:`anfperf.runner.tools`): what it lacks is a problem
+        (otherwise only reported).
     need_kib : int, optional
         Free space each volume needs for the workload's files [KiB].
     """
     problems: list[str] = []
     warnings: list[str] = []
-    if tool == "fio" and not facts.get("fio_version"):
-        problems.append("fio is not installed (or not on PATH)")
-    if tool == "vdbench":
-        if not facts.get("vdbench_path"):
-            problems.append("vdbench not found: set 'vdbench:' in the inventory")
-        if not facts.get("java_version"):
-            problems.append("java is not installed (Vdbench needs it)")
+    if tool is not None:
+        problems += get_tool(tool).problems(facts)
     if not facts.get("setsid"):
         problems.append("setsid (util-linux) is missing: runs could not be stopped")
     if not facts.get("workdir_writable"):
@@ -354,6 +342,7 @@ def preflight(
     need_kib: int | None = None,
     timeout_s: float = 60,
     secrets: list[str] | None = None,
+    launchers: Mapping[str, Mapping[str, str | None]] | None = None,
 ) -> dict[str, HostReport]:
     """Check every host in parallel; one report per host, unreachable hosts included.
 
@@ -367,14 +356,16 @@ def preflight(
         Volume name -> mount point for every host, or host -> (name -> mount point).
     workdir, vdbench : str or mapping, optional
         The runs' remote folder and the Vdbench launcher, for all hosts or per host.
-    tool : {'fio', 'vdbench'}, optional
-        Tool about to run (its absence becomes a problem).
+    tool : str, optional
+        Tool about to run (what it lacks becomes a problem).
     need_kib : int, optional
         Free space each volume needs [KiB].
     timeout_s : float
         Longest a host may take to answer [s].
     secrets : list of str, optional
         Texts to blank out of error messages (passwords, key text).
+    launchers : mapping, optional
+        Host -> (tool -> its program on that host), for the tools' version probes.
 
     Returns
     -------
@@ -386,7 +377,10 @@ def preflight(
     def one(name: str, conn: Any) -> HostReport:
         vols = _for_host(volumes, name, nested=True) or {}
         wd = _for_host(workdir, name) or DEFAULT_WORKDIR
-        script = preflight_script(volumes=vols, workdir=wd, vdbench=_for_host(vdbench, name))
+        script = preflight_script(
+            volumes=vols, workdir=wd, vdbench=_for_host(vdbench, name),
+            launchers=_for_host(launchers, name),
+        )  # fmt: skip
         report = HostReport(name)
         try:
             conn.open()
@@ -412,7 +406,7 @@ def preflight(
 
 def _fleet_warnings(reports: dict[str, HostReport]) -> None:
     """Warn where hosts differ in what should be the same everywhere (tool versions)."""
-    for key in ("fio_version", "java_version", "kernel"):
+    for key in (*(k for tool in tools() for k in tool.uniform_facts), "kernel"):
         values = {r.facts.get(key) for r in reports.values() if r.facts.get("reachable")}
         values.discard(None)
         if len(values) > 1:
@@ -447,9 +441,9 @@ def format_reports(reports: Mapping[str, HostReport]) -> str:
                 f"{'' if m['hard'] else ' soft'}"
                 for m in f.get("mounts", [])
             )
+            said = [text for tool in tools() if (text := tool.summary(f))]
             lines.append(
-                f"{name}: {f.get('fio_version') or 'no fio'}, "
-                f"vdbench {f.get('vdbench_version') or '-'}, java {f.get('java_version') or '-'}, "
+                f"{name}: {', '.join([*said, ''])}"
                 f"kernel {f.get('kernel')}, {f.get('cpus')} CPUs, VM {f.get('azure_vm_size')}"
             )
             lines.append(f"  NFS: {nfs or 'none'}")
@@ -485,7 +479,7 @@ def preflight_inventory(
         connections if connections is not None else inventory.connect(),
         volumes={h.name: dict(h.volumes) for h in hosts},
         workdir={h.name: h.workdir for h in hosts},
-        vdbench={h.name: h.vdbench for h in hosts},
+        launchers={h.name: {t.name: t.launcher(h) for t in tools()} for h in hosts},
         tool=tool,
         need_kib=need_kib,
         timeout_s=timeout_s,

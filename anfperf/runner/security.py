@@ -89,7 +89,9 @@ def workdir_command(base: str, prefix: str) -> str:
         Start of the folder's name (a checked name such as ``<run_id>.<host>``); random
         characters follow, so other users cannot plant a folder or link there in advance.
     """
-    return f"sh -c {quote(_WORKDIR_SCRIPT)} {quote(base)} {quote(check_name(prefix, 'prefix'))}"
+    return (
+        f"sh -c {quote(_WORKDIR_SCRIPT)} {quote(base)} {quote(check_folder_name(prefix, 'prefix'))}"
+    )
 
 
 def remove_command(folder: str) -> str:
@@ -127,8 +129,12 @@ def kill_command(pidfile: str, grace_s: int = 5) -> str:
     return f"sh -c {quote(_KILL_SCRIPT)} {quote(pidfile)} {int(grace_s)}"
 
 
-def check_name(name: str, what: str = "name") -> str:
-    """`name` when it is safe as a single folder name, else ValueError."""
+def check_folder_name(name: str, what: str = "name") -> str:
+    """`name` when it is safe as a single folder name (host names, run ids), else ValueError.
+
+    Looser than :func:`anfperf.workloads.check_name` (workload names, which also go into
+    parameter files): '.', '@' and '+' are allowed here.
+    """
     if not isinstance(name, str) or not SAFE_NAME.match(name):
         raise ValueError(
             f"{what} {name!r} is not usable as a folder name: use letters, digits and . _ - @ +, "

@@ -6,12 +6,14 @@ from collections.abc import Sequence
 
 import pandas as pd
 
-from anfperf.workloads.diskspd import render_diskspd_commands
-from anfperf.workloads.fio import render_fio_jobfile
 from anfperf.workloads.spec import Workload, WorkloadError, dump_workloads
-from anfperf.workloads.vdbench import render_vdbench
 
-TOOLS = ("vdbench", "fio", "diskspd", "yaml")
+
+def formats() -> tuple[str, ...]:
+    """What ``anfperf workloads --tool`` renders: every registered tool, and 'yaml' (the specs)."""
+    from anfperf.runner.tools import tool_names
+
+    return (*tool_names(), "yaml")
 
 
 def catalogue_table(workloads: Sequence[Workload]) -> pd.DataFrame:
@@ -50,9 +52,10 @@ def render_files(
     ----------
     workloads : sequence of Workload
         What to render.
-    tool : {'vdbench', 'fio', 'diskspd', 'yaml'}
-        One Vdbench parameter file per workload (all hosts in it); one fio job file or DiskSpd
-        command file per workload and host; or one YAML file of all workloads.
+    tool : str
+        A registered tool (:mod:`anfperf.runner.tools`; Vdbench: one parameter file per
+        workload, all hosts in it; fio, DiskSpd: one job or command file per workload and
+        host), or 'yaml': one YAML file of all workloads.
     volumes, hosts : sequence of str
         Mount points, and client host names (none: one local client).
     user, vdbench_dir, max_iops
@@ -67,29 +70,20 @@ def render_files(
         Workload name -> the :class:`WorkloadError` that kept it from being rendered for `tool`
         (e.g. an iodepth sweep has no Vdbench form).
     """
-    if tool not in TOOLS:
-        raise WorkloadError(f"unknown tool {tool!r}; one of {', '.join(TOOLS)}")
+    from anfperf.runner.tools import get_tool
+
     if tool == "yaml":
         return {"workloads.yml": dump_workloads(list(workloads))}, {}
+    try:
+        adapter = get_tool(tool)
+    except ValueError:
+        raise WorkloadError(f"unknown tool {tool!r}; one of {', '.join(formats())}") from None
     files: dict[str, str] = {}
     errors: dict[str, WorkloadError] = {}
+    options = {"user": user, "vdbench_dir": vdbench_dir, "max_iops": max_iops}
     for w in workloads:
         try:
-            if tool == "vdbench":
-                files[f"{w.name}.parm"] = render_vdbench(
-                    w, volumes, hosts, user=user, vdbench_dir=vdbench_dir
-                )
-                continue
-            for host in hosts or [None]:
-                stem = w.name if host is None else f"{w.name}-{host}"
-                kw = {"host": host, "n_hosts": max(len(hosts), 1), "max_iops": max_iops}
-                if tool == "fio":
-                    files[f"{stem}.fio"] = render_fio_jobfile(w, volumes, **kw)
-                else:
-                    # every argument is from a checked, quote-free character set, so the
-                    # plain join is also what cmd.exe / PowerShell need (shlex quotes '\\')
-                    cmds = render_diskspd_commands(w, volumes, **kw)
-                    files[f"{stem}.diskspd.txt"] = "".join(" ".join(c) + "\n" for c in cmds)
+            files.update(adapter.render_files(w, volumes, hosts, **options))
         except WorkloadError as exc:
             errors[w.name] = exc
     return files, errors

@@ -39,7 +39,7 @@ from typing import IO, Any
 
 import yaml
 
-from anfperf.errors import AnfperfError, ParseError
+from anfperf.errors import ParseError, WorkloadError
 from anfperf.yamlsafe import safe_load_bounded
 
 #: I/O patterns a workload can have.
@@ -60,47 +60,6 @@ WINDOWS_PATH_RE = re.compile(r"([A-Za-z]:|\\\\[A-Za-z0-9._-]+)?[\\/]?[A-Za-z0-9.
 MAX_CONCURRENCY = 65536
 MAX_NUMJOBS = 4096
 RATE_MAX = "max"
-
-
-class WorkloadError(AnfperfError, ValueError):
-    """A workload spec (or a workload file) is invalid.
-
-    Parameters
-    ----------
-    reason : str
-        What is wrong, in words a user can act on.
-    field : str, optional
-        The spec field at fault (``bs_kib``, ``threads``, ...).
-    workload : str, optional
-        The workload's name (or its position in a file, ``workloads[3]``).
-    source : str, optional
-        The YAML file the spec came from.
-    line : int, optional
-        1-based line in `source`, for YAML syntax errors.
-    """
-
-    def __init__(
-        self,
-        reason: str,
-        *,
-        field: str | None = None,
-        workload: str | None = None,
-        source: str | None = None,
-        line: int | None = None,
-    ):
-        self.reason = reason
-        self.field = field
-        self.workload = workload
-        self.source = source
-        self.line = line
-        where = []
-        if source is not None:
-            where.append(f"{source}:{line}" if line is not None else source)
-        if workload is not None:
-            where.append(f"workload {workload!r}")
-        if field is not None:
-            where.append(f"field {field!r}")
-        super().__init__(": ".join([*where, reason]))
 
 
 def check_name(value: object, field: str = "name", workload: str | None = None) -> str:

@@ -29,7 +29,7 @@ from anfperf.runner import (
     RunStep,
     close_all,
     fio_task,
-    fleet,
+    hostrun,
     load_inventory,
     local_inventory,
     plan_workloads,
@@ -120,7 +120,7 @@ def test_a_host_hanging_after_preflight_does_not_hold_back_the_others(frozen, tm
 
 @pytest.mark.ssh
 def test_ctrl_c_while_a_host_hangs_records_it_with_a_reason(frozen, tmp_path, fio_bin, monkeypatch):
-    monkeypatch.setattr(fleet, "INTERRUPT_WAIT_S", 6)
+    monkeypatch.setattr(hostrun, "INTERRUPT_WAIT_S", 6)
     inv = load_inventory(frozen.inventory(tmp_path / "inv.yml", workdir=str(tmp_path / "wd")))
     plan = fleet_plan(tmp_path, inv.names, runtime=30, timeout_s=60)
     threading.Timer(1.0, frozen.servers[0].freeze).start()

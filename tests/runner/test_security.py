@@ -12,7 +12,7 @@ from anfperf.errors import ParseError
 from anfperf.runner import HostTask, Manifest, RunPlan, RunStep
 from anfperf.runner.manifest import atomic_write_json
 from anfperf.runner.security import (
-    check_name,
+    check_folder_name,
     check_relative,
     inside,
     join,
@@ -67,7 +67,7 @@ def test_kill_command_stops_the_whole_process_group(tmp_path):
 )
 def test_unsafe_folder_names_are_refused(name):
     with pytest.raises(ValueError, match="not usable as a folder name"):
-        check_name(name)
+        check_folder_name(name)
 
 
 @pytest.mark.parametrize(

@@ -11,7 +11,6 @@ the current inventory.
 
 from __future__ import annotations
 
-import posixpath
 import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
@@ -19,7 +18,7 @@ from datetime import UTC, datetime
 from typing import Any
 
 from anfperf.errors import AnfperfError
-from anfperf.runner.security import check_name, check_relative
+from anfperf.runner.security import check_folder_name, check_relative
 
 #: Extra time a task gets beyond its expected duration before it counts as hung: fio lays out
 #: its files and Vdbench starts its JVMs before the measured time begins [s].
@@ -95,7 +94,7 @@ class RunStep:
     tasks : mapping of str to HostTask
         Host name -> its task.
     tool : str
-        'fio' or 'vdbench' (or another program).
+        A registered tool (:mod:`anfperf.runner.tools`), or another program's name.
     workload : dict, optional
         The workload's specification, recorded in the manifest.
     reaches : sequence of str
@@ -114,7 +113,7 @@ class RunStep:
             raise ValueError(f"step {self.name!r} has no hosts")
         object.__setattr__(self, "reaches", tuple(self.reaches))
         for host in (*self.tasks, *self.reaches):
-            check_name(host, "host name")
+            check_folder_name(host, "host name")
 
     @property
     def duration_s(self) -> float:
@@ -145,7 +144,7 @@ class RunPlan:
             raise ValueError("a plan needs at least one step")
         object.__setattr__(self, "steps", steps)
         object.__setattr__(
-            self, "run_id", check_name(self.run_id or new_run_id(steps[0].name), "run id")
+            self, "run_id", check_folder_name(self.run_id or new_run_id(steps[0].name), "run id")
         )
         slugs = [slug(s.name) for s in steps]
         if len(set(slugs)) != len(slugs):
@@ -206,45 +205,12 @@ def step_files(step: RunStep, index: int) -> dict[str, str]:
     }
 
 
-def fio_task(
-    jobfile: str,
-    *,
-    name: str,
-    duration_s: float,
-    timeout_s: float | None = None,
-    extra_args: Sequence[str] = (),
-) -> HostTask:
-    """A task running one fio job file, its JSON+ results collected as ``<name>.json``.
-
-    Parameters
-    ----------
-    jobfile : str
-        The job file's text (uploaded as ``<name>.fio``).
-    name : str
-        File stem (a slug is taken).
-    duration_s : float
-        Expected run time [s].
-    """
-    stem = slug(name)
-    return HostTask(
-        argv=("fio", "--output-format=json+", f"--output={stem}.json", *extra_args, f"{stem}.fio"),
-        files={f"{stem}.fio": jobfile},
-        outputs=(f"{stem}.json",),
-        duration_s=duration_s,
-        timeout_s=timeout_s,
-    )
-
-
 def expected_duration_s(workload: Any, tool: str = "fio") -> float:
-    """Planned run time of a workload: every load point's warm-up and measured time [s].
+    """Planned run time of a workload with `tool`: every load point's warm-up and measured
+    time, as the tool runs them [s]."""
+    from anfperf.runner.tools import ToolAdapter, find_tool
 
-    Vdbench runs a load curve (``iorate=curve``) after a run at the maximum rate, once per
-    thread count and read share: that run counts too.
-    """
-    runs = len(workload.points())
-    if tool == "vdbench" and workload.rate_kind == "curve":
-        runs += runs // len(workload.rate)
-    return float(runs * (workload.warmup_s + workload.duration_s))
+    return (find_tool(tool) or ToolAdapter()).expected_duration_s(workload)
 
 
 def plan_workloads(
@@ -263,12 +229,11 @@ def plan_workloads(
     workloads : sequence of anfperf.workloads.Workload
     inventory : anfperf.runner.Inventory
         Hosts and their volumes (mount points).
-    tool : {'fio', 'vdbench'}
-        fio: every host runs its own job file (``directory=`` its volumes, file names with its
-        name), all hosts started together; results in ``<host>/<workload>.json``.
-        Vdbench: the first host is the master and runs one parameter file with an ``hd=`` per
-        host (``shell=ssh``, as the seed does; the master must reach the others by SSH);
-        results in ``<master>/<workload>/``. A single host runs without ``hd=`` lines.
+    tool : str
+        A registered tool the runner can launch (:mod:`anfperf.runner.tools`). fio: every
+        host runs its own job file, all hosts started together; results in
+        ``<host>/<workload>.json``. Vdbench: the first host is the master and runs one
+        parameter file with an ``hd=`` per host; results in ``<master>/<workload>/``.
     run_id : str, optional
         Default: time and the first workload's name.
     max_iops : float, optional
@@ -276,67 +241,22 @@ def plan_workloads(
     timeout_s : float, optional
         Timeout of each task [s]; default from its expected duration.
     """
-    from anfperf.workloads import render_fio_jobfile, render_vdbench
+    from anfperf.runner.tools import get_tool
 
+    adapter = get_tool(tool, runnable=True)
     hosts = list(inventory.hosts)
     if not hosts:
         raise ValueError("no hosts")
     steps = []
     for w in workloads:
-        duration = expected_duration_s(w, tool)
-        spec = w.to_dict()
-        if tool == "fio":
-            tasks = {}
-            for host in hosts:
-                jobfile = render_fio_jobfile(
-                    w, list(host.volumes.values()), host=host.name, n_hosts=len(hosts),
-                    max_iops=max_iops,
-                )  # fmt: skip
-                tasks[host.name] = fio_task(
-                    jobfile, name=w.name, duration_s=duration, timeout_s=timeout_s
-                )
-        elif tool == "vdbench":
-            master = hosts[0]
-            vdbench = master.vdbench or "vdbench"
-            parm = render_vdbench(
-                w, list(master.volumes.values()), _vdbench_clients(hosts),
-                user=master.user if len(hosts) > 1 else None,
-                vdbench_dir=posixpath.dirname(vdbench) or None if len(hosts) > 1 else None,
-            )  # fmt: skip
-            stem = slug(w.name)
-            tasks = {
-                master.name: HostTask(
-                    argv=(vdbench, "-f", f"{stem}.parm", "-o", stem),
-                    files={f"{stem}.parm": parm},
-                    outputs=(stem,),
-                    duration_s=duration,
-                    timeout_s=timeout_s,
-                )
-            }
-        else:
-            raise ValueError(f"tool must be 'fio' or 'vdbench', not {tool!r}")
-        reaches = tuple(h.name for h in hosts[1:]) if tool == "vdbench" else ()
-        steps.append(RunStep(name=w.name, tasks=tasks, tool=tool, workload=spec, reaches=reaches))
+        duration = adapter.expected_duration_s(w)
+        tasks = adapter.tasks(w, hosts, duration_s=duration, max_iops=max_iops, timeout_s=timeout_s)
+        steps.append(
+            RunStep(name=w.name, tasks=tasks, tool=tool, workload=w.to_dict(),
+                    reaches=adapter.reaches(hosts))
+        )  # fmt: skip
     options = {"tool": tool, "max_iops": max_iops, "timeout_s": timeout_s}
     return RunPlan(steps=tuple(steps), run_id=run_id or "", options=options)
-
-
-def _vdbench_clients(hosts: Sequence[Any]) -> list[Any] | None:
-    """hd= lines for a multi-host Vdbench run: inventory names, addresses, mount points."""
-    from anfperf.workloads import VdbenchHost, WorkloadError
-
-    if len(hosts) < 2:
-        return None  # one host: Vdbench runs there without hd= lines
-    out = []
-    for h in hosts:
-        try:
-            out.append(VdbenchHost(
-                name=h.name, system=h.hostname, volumes=tuple(h.volumes.values()), user=h.user,
-                vdbench_dir=posixpath.dirname(h.vdbench) or None if h.vdbench else None,
-            ).checked())  # fmt: skip
-        except WorkloadError as exc:
-            raise AnfperfError(f"host {h.name}: not usable in a Vdbench run: {exc}") from None
-    return out
 
 
 def plan_from_manifest(data: Mapping[str, Any], inventory: Any) -> RunPlan:
@@ -359,13 +279,14 @@ def plan_from_manifest(data: Mapping[str, Any], inventory: Any) -> RunPlan:
         A step has no workload spec (a hand-made plan: pass the plan itself to resume it), the
         inventory lacks a host of the run, or the specs are not valid workloads.
     """
+    from anfperf.runner.tools import tool_names
     from anfperf.workloads import Workload
 
     run_id = str(data.get("run_id"))
     options = dict(data.get("plan_options") or {})
     tool = options.pop("tool", None)
     steps = data.get("steps") or []
-    if tool not in ("fio", "vdbench") or any(not s.get("workload") for s in steps):
+    if tool not in tool_names(runnable=True) or any(not s.get("workload") for s in steps):
         raise AnfperfError(
             f"run {run_id} was not made from workloads: anfperf does not run commands read "
             "from a manifest; resume it with the plan it was made from (resume_run(..., plan=))"

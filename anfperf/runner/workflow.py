@@ -1,0 +1,176 @@
+"""Workloads from name to manifest: preflight, the ``--force`` rule, then the run.
+
+What ``anfperf run`` does, as library calls: :func:`run_workloads` picks the workloads (by name
+from the catalogue and workload files), applies ``--set`` changes (:func:`parse_changes`),
+plans them, checks every host and runs only when no host has a problem (or `force`);
+:func:`resume_workloads` does the same for what a recorded run is missing.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Callable, Mapping, Sequence
+from pathlib import Path
+from typing import Any
+
+from anfperf.errors import AnfperfError, RemoteError
+from anfperf.runner.fleet import DEFAULT_OUT, close_all, run_inventory
+from anfperf.runner.inventory import Inventory
+from anfperf.runner.manifest import Manifest
+from anfperf.runner.preflight import HostReport, preflight_inventory
+from anfperf.runner.security import check_folder_name
+from anfperf.runner.steps import RunPlan, plan_from_manifest, plan_workloads
+
+#: Called with the plan and the preflight reports once every host is checked.
+OnPreflight = Callable[[RunPlan, Mapping[str, HostReport]], None]
+#: Called with the plan just before it runs (preflight passed, or was overruled).
+OnStart = Callable[[RunPlan], None]
+
+
+def parse_changes(items: Sequence[str] | Mapping[str, Any]) -> dict[str, Any]:
+    """Workload field -> value from ``FIELD=VALUE`` texts (values read as YAML scalars).
+
+    A mapping is taken as it is. ``duration_s=30`` gives 30, ``threads=[2, 4]`` a list.
+
+    Raises
+    ------
+    anfperf.AnfperfError
+        An item is not ``FIELD=VALUE``, or its value is not valid YAML.
+    """
+    from anfperf.yamlsafe import load_yaml
+
+    if isinstance(items, Mapping):
+        return dict(items)
+    changes = {}
+    for item in items:
+        key, sep, value = item.partition("=")
+        if not sep or not key.strip():
+            raise AnfperfError(f"--set wants FIELD=VALUE, got {item!r}")
+        changes[key.strip()] = load_yaml(value, f"--set {key.strip()}")
+    return changes
+
+
+def checked_run_id(run_id: str) -> str:
+    """`run_id` when it is usable as a run folder's name, else :class:`AnfperfError`."""
+    try:
+        return check_folder_name(run_id, "run id")
+    except ValueError as exc:
+        raise AnfperfError(str(exc)) from None
+
+
+def run_workloads(
+    workloads: Sequence[Any],
+    inventory: Inventory,
+    out_dir: str | os.PathLike = DEFAULT_OUT,
+    *,
+    files: Sequence[str | os.PathLike] = (),
+    changes: Sequence[str] | Mapping[str, Any] = (),
+    tool: str = "fio",
+    run_id: str | None = None,
+    max_iops: float | None = None,
+    force: bool = False,
+    progress: bool = False,
+    on_preflight: OnPreflight | None = None,
+    on_start: OnStart | None = None,
+) -> Manifest:
+    """Preflight every host, then run `workloads` one after the other on all of them.
+
+    Parameters
+    ----------
+    workloads : sequence of str or Workload
+        Names (from the catalogue or `files`) or workloads.
+    inventory : anfperf.runner.Inventory
+    out_dir : path
+        The run lands in ``out_dir/<run_id>/``.
+    files : sequence of path
+        Workload YAML files whose workloads shadow catalogue names.
+    changes : sequence of 'FIELD=VALUE' or mapping
+        Fields changed in every workload for this run (:func:`parse_changes`).
+    tool, run_id, max_iops
+        As for :func:`~anfperf.runner.steps.plan_workloads`.
+    force : bool
+        Run despite preflight problems (the hosts with problems are recorded as they fail).
+    progress : bool
+        Show a live progress bar on stderr.
+    on_preflight, on_start : callable, optional
+        Told the plan and the reports after preflight, and the plan before it runs (the CLI
+        prints them).
+
+    Returns
+    -------
+    Manifest
+        The run's ledger.
+
+    Raises
+    ------
+    anfperf.RemoteError
+        Preflight found problems and `force` is False: nothing ran (``.problems`` per host).
+    anfperf.AnfperfError
+        A workload, a change or the run id is not valid.
+    """
+    from anfperf.workloads import get_workload, load_workloads
+
+    if not workloads:
+        raise AnfperfError("name the workloads to run (see `anfperf workloads`)")
+    extra = {w.name: w for path in files for w in load_workloads(path)}
+    fields = parse_changes(changes)
+    chosen = [get_workload(w, extra) if isinstance(w, str) else w for w in workloads]
+    plan = plan_workloads(
+        [w.replace(**fields) for w in chosen], inventory, tool=tool, max_iops=max_iops,
+        run_id=checked_run_id(run_id) if run_id else None,
+    )  # fmt: skip
+    return _preflight_and_run(plan, inventory, out_dir, force, progress, on_preflight, on_start)
+
+
+def resume_workloads(
+    run_id: str,
+    inventory: Inventory,
+    out_dir: str | os.PathLike = DEFAULT_OUT,
+    *,
+    force: bool = False,
+    progress: bool = False,
+    on_preflight: OnPreflight | None = None,
+    on_start: OnStart | None = None,
+) -> Manifest:
+    """Preflight the hosts of run `run_id`, then run again what it is missing.
+
+    The plan is made again from the manifest's workload specs and `inventory`
+    (:func:`~anfperf.runner.steps.plan_from_manifest`); the rest is as for
+    :func:`run_workloads`.
+    """
+    run_dir = Path(out_dir) / checked_run_id(run_id)
+    plan = plan_from_manifest(Manifest.load(run_dir).data, inventory)
+    return _preflight_and_run(
+        plan, inventory, out_dir, force, progress, on_preflight, on_start, resume=True
+    )
+
+
+def _preflight_and_run(
+    plan: RunPlan,
+    inventory: Inventory,
+    out_dir: str | os.PathLike,
+    force: bool,
+    progress: bool,
+    on_preflight: OnPreflight | None,
+    on_start: OnStart | None,
+    *,
+    resume: bool = False,
+) -> Manifest:
+    """Check the plan's hosts; run unless one has a problem (and not `force`)."""
+    inventory = inventory.select(plan.hosts)
+    conns = inventory.connect()
+    try:
+        reports = preflight_inventory(inventory, conns, tool=plan.options["tool"])
+        if on_preflight is not None:
+            on_preflight(plan, reports)
+        bad = {name: list(r.problems) for name, r in reports.items() if not r.ok}
+        if bad and not force:
+            raise RemoteError(f"nothing ran: fix the problems on {', '.join(bad)}", bad)
+        if on_start is not None:
+            on_start(plan)
+        return run_inventory(
+            plan, inventory, out_dir, connections=conns, reports=reports, resume=resume,
+            progress=progress,
+        )  # fmt: skip
+    finally:
+        close_all(conns)

@@ -1,0 +1,134 @@
+"""Tools as adapters: a toy tool registered here alone is rendered, preflighted and run.
+
+The toy is a shell script (``sh -c``) that writes one line per load point to an output file:
+nothing outside this test module knows it, yet ``plan_workloads``, ``preflight``, the fleet
+(through the local executor), the manifest and the ``anfperf`` command all take it.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Mapping, Sequence
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from anfperf.cli import main
+from anfperf.runner import (
+    HostTask,
+    ToolAdapter,
+    local_inventory,
+    plan_workloads,
+    preflight_inventory,
+    run_inventory,
+)
+from anfperf.runner.tools import get_tool, register, tool_names, unregister
+from anfperf.workloads import get_workload
+
+#: What the toy runs: its parameter file's lines, one per load point, into its output.
+TOY_SCRIPT = 'while read -r line; do printf "toy %s\\n" "$line"; done < "$1" > "$2"; exit "$3"'
+
+
+class ToyTool(ToolAdapter):
+    """``sh -c`` reading a parameter file: one line per load point (bs, read share, threads)."""
+
+    name = "toy"
+    output_format = "toy_text"
+
+    def render_files(
+        self, workload: Any, volumes: Sequence[str], hosts: Sequence[str] = (), **options: Any
+    ) -> dict[str, str]:
+        lines = [f"bs={workload.bs_kib:g}k read={p.read_pct} " for p in workload.points()]
+        return {f"{workload.name}.toy": "".join(f"{line}dir={volumes[0]}\n" for line in lines)}
+
+    def tasks(self, workload, hosts, *, duration_s, max_iops=None, timeout_s=None):
+        tasks = {}
+        for host in hosts:
+            ((name, text),) = self.render_files(workload, list(host.volumes.values())).items()
+            exit_code = "3" if "fail" in workload.name.lower() else "0"
+            tasks[host.name] = HostTask(
+                argv=("sh", "-c", TOY_SCRIPT, "toy", name, f"{workload.name}.out", exit_code),
+                files={name: text},
+                outputs=(f"{workload.name}.out",),
+                duration_s=duration_s,
+                timeout_s=timeout_s,
+            )
+        return tasks
+
+    def failure_reason(self, output: str, folders=()) -> str | None:
+        return "the toy refused: " + ", ".join(sorted(p.name for p in folders))
+
+    def probe(self, launcher: str | None = None) -> list[str]:
+        return ["s toy; command -v sh >/dev/null && echo toy-1.0"]
+
+    def parse_facts(self, sections: Mapping[str, str]) -> dict[str, Any]:
+        return {"toy_version": sections.get("toy", "").strip() or None}
+
+    def summary(self, facts: Mapping[str, Any]) -> str | None:
+        return facts.get("toy_version") or "no toy"
+
+
+@pytest.fixture
+def toy():
+    adapter = register(ToyTool())
+    yield adapter
+    unregister("toy")
+    with pytest.raises(ValueError, match="not 'toy'"):
+        get_tool("toy")
+
+
+def tiny(seed: str = "RndRead", **changes: Any):
+    base = {"duration_s": 1, "warmup_s": 0, "file_size_gib": 4 / 1024, "threads": [2, 4]}
+    return get_workload(seed).replace(**{**base, **changes})
+
+
+def test_a_toy_tool_is_known_by_registering_it_alone(toy):
+    assert tool_names(runnable=True) == ("fio", "vdbench", "toy") and get_tool("toy") is toy
+    assert [get_tool(n).output_format for n in tool_names()] == [
+        "fio_json", "vdbench", "diskspd", "toy_text"
+    ]  # fmt: skip
+    with pytest.raises(ValueError, match="registered already"):
+        register(ToyTool())
+    with pytest.raises(ValueError, match="one of 'fio', 'vdbench', 'toy', not 'diskspd'"):
+        get_tool("diskspd", runnable=True)  # rendered only: the runner cannot launch it
+
+
+def test_toy_tool_is_preflighted_planned_and_run_through_the_local_executor(toy, tmp_path):
+    inv = local_inventory({"data": str(tmp_path / "data")}, name="here", workdir=str(tmp_path))
+    (tmp_path / "data").mkdir()
+    reports = preflight_inventory(inv, tool="toy")
+    assert reports["here"].facts["toy_version"] == "toy-1.0" and reports["here"].ok
+
+    plan = plan_workloads([tiny(), tiny("SeqWrite")], inv, tool="toy", run_id="toyrun")
+    assert [s.tool for s in plan.steps] == ["toy", "toy"]
+    manifest = run_inventory(plan, inv, tmp_path / "raw", reports=reports)
+
+    assert manifest.status == "complete"
+    out = (tmp_path / "raw" / "toyrun" / "here" / "RndRead.out").read_text().splitlines()
+    assert out == [f"toy bs=8k read=100 dir={tmp_path / 'data'}"] * 2  # threads 2 and 4
+    data = json.loads((tmp_path / "raw" / "toyrun" / "manifest.json").read_text())
+    assert data["tools"] == ["toy"] and data["plan_options"]["tool"] == "toy"
+    task = data["steps"][0]["tasks"]["here"]
+    assert task["tool_version"] == "toy-1.0" and task["collected"] == ["here/RndRead.out"]
+
+
+def test_toy_tool_failure_is_explained_by_its_adapter(toy, tmp_path):
+    inv = local_inventory({"data": str(tmp_path)}, name="here", workdir=str(tmp_path))
+    plan = plan_workloads([tiny("RndRead", name="ToyFail")], inv, tool="toy", run_id="bad")
+    manifest = run_inventory(plan, inv, tmp_path / "raw")
+    task = manifest.task(0, "here")
+    assert task["status"] == "failed"
+    assert task["reason"] == "exit code 3: the toy refused: ToyFail.out"
+
+
+def test_cli_renders_and_runs_the_toy_tool(toy, tmp_path, capsys):
+    assert main(["workloads", "RndRead", "--tool", "toy", "--volume", "/mnt/x"]) == 0
+    assert capsys.readouterr().out == "bs=8k read=100 dir=/mnt/x\n"
+    out_dir = tmp_path / "raw"
+    args = ["run", "RndRead", "--tool", "toy", "--volume", str(tmp_path), "--out", str(out_dir),
+            "--run-id", "clitoy", "--set", "duration_s=1", "--set", "warmup_s=0"]  # fmt: skip
+    assert main(args) == 0
+    printed = capsys.readouterr().out
+    assert "toy-1.0" in printed and "complete: raw outputs" in printed
+    assert Path(out_dir, "clitoy", "manifest.json").exists()
