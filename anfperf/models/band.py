@@ -50,6 +50,7 @@ def _refit_op_cost(x: np.ndarray, y: np.ndarray, start: FitResult) -> dict[str, 
 
 
 #: Model of each fit (``FitResult.model``) -> (model function, one-start refit(x, y, start)).
+#: A new model adds itself with :func:`register_model`.
 MODELS: dict[str, tuple[Callable, Callable]] = {
     "usl": (usl, refit_usl),
     "mva_throughput": (mva_throughput, refit_mva_throughput),
@@ -57,6 +58,33 @@ MODELS: dict[str, tuple[Callable, Callable]] = {
     "mix_throughput": (mix_throughput, _refit_mix),
     "op_cost_iops": (op_cost_iops, _refit_op_cost),
 }
+
+
+def register_model(
+    name: str,
+    model: Callable[..., np.ndarray | float],
+    refit: Callable[[np.ndarray, np.ndarray, FitResult], Mapping[str, float]],
+) -> None:
+    """Give the fits of a new model (``FitResult.model == name``) bands and bootstrap draws.
+
+    Parameters
+    ----------
+    name : str
+        The `model` its fit function puts in its :class:`FitResult`.
+    model : callable
+        ``model(x, **params)``.
+    refit : callable
+        ``refit(x, y, start) -> params``: one fit of resampled points, started from the fit
+        `start`, holding the parameters in ``start.fixed`` and within ``start.bounds``.
+
+    Raises
+    ------
+    anfperf.ModelError
+        `name` is taken.
+    """
+    if name in MODELS or name == "throughput_curve":
+        raise ModelError(f"a model named {name!r} is registered already")
+    MODELS[name] = (model, refit)
 
 
 def _components(fit: FitResult) -> list[tuple[str, FitResult, float]]:

@@ -137,3 +137,33 @@ def test_bad_input_is_a_model_error(threads):
     other = FitResult({"a": 1.0}, model="mystery", y=np.ones(3), y_fit=np.ones(3), cov=np.eye(1))
     with pytest.raises(ModelError, match="no band for a 'mystery' fit"):
         predict_band(other, [8])
+
+
+def test_a_new_model_is_one_registration():
+    """A toy model (an exponential decay) gets bands from its fit and one register_model call."""
+    from scipy.optimize import curve_fit
+
+    from anfperf.models import band
+
+    def decay(x, a, rate):
+        return a * np.exp(-rate * np.asarray(x, float))
+
+    def fit_decay(x, y):
+        popt, pcov = curve_fit(decay, x, y, p0=[y[0], 0.1])
+        return FitResult({"a": popt[0], "rate": popt[1]}, model="toy_decay", x=x, y=y,
+                         y_fit=decay(x, *popt), cov=pcov)  # fmt: skip
+
+    x = np.arange(1.0, 11.0)
+    y = decay(x, 100.0, 0.2) * (1 + np.array([1, -2, 3, -1, 2, -3, 1, 2, -2, 1]) / 100)
+    fit = fit_decay(x, y)
+    with pytest.raises(ModelError, match="no band for a 'toy_decay' fit"):
+        predict_band(fit, [12.0])
+    band.register_model("toy_decay", decay, lambda a, b, start: dict(fit_decay(a, b)))
+    try:
+        out = predict_band(fit, [5.0, 12.0], draws=DRAWS)
+        assert np.all(out["lower"] < out["estimate"]) and np.all(out["estimate"] < out["upper"])
+        assert out["estimate"].iloc[0] == pytest.approx(100 * np.exp(-1.0), rel=0.03)
+        with pytest.raises(ModelError, match="registered already"):
+            band.register_model("toy_decay", decay, lambda a, b, start: {})
+    finally:
+        band.MODELS.pop("toy_decay")
