@@ -22,12 +22,12 @@ import os
 import warnings
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
-from pathlib import Path
 from typing import Any
 
 import pandas as pd
 import plotly.graph_objects as go
 
+from anfperf._repo import ROOT, repo_path
 from anfperf.errors import AnfperfError, ModelError
 from anfperf.models import curves
 from anfperf.models._common import FitResult
@@ -40,10 +40,9 @@ from anfperf.plots.planning import clients_vs_throughput, quota_vs_throughput, t
 log = logging.getLogger(__name__)
 
 #: The concurrency sweep the threads-vs-latency chart uses when the user gives none: a real
-#: Vdbench thread sweep bundled with anfperf (a local disk, so its shape, not ANF's numbers).
-SAMPLE_SWEEP = Path(__file__).resolve().parent.parent / "data" / "samples" / "vdbench" / (
-    "RndReadThreads"
-)  # fmt: skip
+#: Vdbench thread sweep among the repository's samples (a local disk, so its shape, not ANF's
+#: numbers). A wheel does not carry it (:mod:`anfperf._repo`): there, pass a sweep or a fit.
+SAMPLE_SWEEP = ROOT / "data" / "samples" / "vdbench" / "RndReadThreads"
 LEVELS = ("Standard", "Premium", "Ultra", "Flexible")
 #: Block sizes offered by the block-size control [KiB].
 BLOCK_SIZES_KIB = (4, 8, 16, 32, 64, 128, 256, 1024)
@@ -186,12 +185,14 @@ def load_sweep(
     Raises
     ------
     anfperf.AnfperfError
-        Nothing readable in `paths`.
+        Nothing readable in `paths`; or no `paths` and no bundled sample (a wheel install).
     """
     from anfperf.ingest import read_many  # ingest is heavy: only when a sweep is read
 
     if isinstance(paths, str | os.PathLike):
         paths = [paths]
+    if not paths:
+        repo_path(*SAMPLE_SWEEP.relative_to(ROOT).parts, what="the sample concurrency sweep")
     paths = list(paths) if paths else [SAMPLE_SWEEP]
     with warnings.catch_warnings():
         # unreadable companions of a run folder are reported by errors="warn"; a sweep with

@@ -15,8 +15,8 @@
 - :mod:`~anfperf.models.plan`: from a target to a service level, quota, VMs and threads.
 
 Models are pure functions with paired fit functions returning the model's own parameter names,
-so ``usl(n, **fit_usl(n, x))`` predicts. Reference tables live in ``data/*.csv`` with a source
-and a date per row.
+so ``usl(n, **fit_usl(n, x))`` predicts. Reference tables are package data,
+``anfperf/data/*.csv`` (:func:`load_table`), with a source and a date per row.
 """
 
 from anfperf.models._common import (

@@ -32,7 +32,7 @@ REFERENCE_CLIENT = "Standard_D32s_v4"
 
 
 def vm_network() -> pd.DataFrame:
-    """VM sizes and their documented network limits (data/vm_network.csv).
+    """VM sizes and their documented network limits (anfperf/data/vm_network.csv).
 
     Returns
     -------

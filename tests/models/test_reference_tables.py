@@ -27,10 +27,10 @@ from anfperf.models.quota import (
 
 @pytest.fixture
 def edited_tables(tmp_path, monkeypatch):
-    """A copy of data/*.csv the test may edit; anfperf reads it instead of data/."""
+    """A copy of anfperf/data/*.csv the test may edit; anfperf reads it instead."""
     for path in data_dir().glob("*.csv"):
         shutil.copy(path, tmp_path / path.name)
-    monkeypatch.setattr(_common, "_DATA_DIRS", (tmp_path,))
+    monkeypatch.setattr(_common, "_TABLES", tmp_path)
     _common._load.cache_clear()
     yield tmp_path
     _common._load.cache_clear()
