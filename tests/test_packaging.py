@@ -189,3 +189,49 @@ def test_installed_wheel_says_what_only_a_checkout_has(wheel_venv):
     assert sweep.startswith("the sample concurrency sweep (data/samples/vdbench/RndReadThreads) ")
     assert demo.startswith("the demo's report notebook (notebooks/benchmark_report.ipynb) ")
     assert "not of an installed wheel" in sweep and "not of an installed wheel" in demo
+
+
+# --------------------------------------------------------------------------------------------
+# What importing anfperf costs: the notebook, report and SSH stacks load where they are used
+
+#: Top-level modules of the notebook/report stack and of the SSH fleet (fabric and what it
+#: brings): none of them may load with the library's import.
+HEAVY = ("plotly", "papermill", "nbconvert", "nbformat", "ipywidgets", "ipykernel", "IPython",
+         "fabric", "paramiko", "invoke")  # fmt: skip
+#: Lighter still: a bare `import anfperf` (and `anfperf --version`) loads no numerical stack.
+NUMERIC = ("numpy", "pandas", "scipy", "pyarrow", "duckdb", "yaml")
+
+
+def _loaded(statement: str, *, top: bool = True) -> set[str]:
+    """Names in sys.modules of a fresh interpreter after `statement` (top-level only: `top`)."""
+    names = "{m.split('.')[0] for m in sys.modules}" if top else "sys.modules"
+    code = f"import sys\n{statement}\nprint(*sorted({names}))"
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd=ROOT)
+    assert out.returncode == 0, out.stderr
+    return set(out.stdout.split())
+
+
+def _heavy(modules: set[str]) -> set[str]:
+    return {m for m in modules if m in HEAVY or m.startswith("jupyter")}
+
+
+@pytest.mark.parametrize(
+    "statement",
+    ["import anfperf.models", "import anfperf.ingest", "import anfperf.cli",
+     "from anfperf.cli import main; main(" + repr(PLAN_ARGS) + ")"],
+)  # fmt: skip
+def test_library_imports_leave_the_notebook_and_ssh_stacks_unloaded(statement):
+    loaded = _loaded(statement)
+    assert "anfperf" in loaded
+    assert _heavy(loaded) == set()
+
+
+def test_bare_import_loads_no_numerical_stack_and_the_heavy_parts_load_where_used():
+    bare = _loaded("import anfperf")
+    assert _heavy(bare) == set() and bare.isdisjoint(NUMERIC)
+    # __version__ is read on first use: importlib.metadata was most of the import's time
+    assert "importlib.metadata" not in _loaded("import anfperf", top=False)
+    assert "importlib.metadata" in _loaded("import anfperf; anfperf.__version__", top=False)
+    # not vacuous: where the heavy parts are used, they do load
+    assert _heavy(_loaded("import anfperf.plots")) == {"plotly"}
+    assert {"paramiko", "invoke"} <= _heavy(_loaded("import anfperf.runner"))
