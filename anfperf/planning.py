@@ -31,7 +31,7 @@ from anfperf._repo import ROOT, repo_path
 from anfperf.errors import AnfperfError, ModelError
 from anfperf.models import curves
 from anfperf.models._common import FitResult
-from anfperf.models.client import nfs_inflight_limit, vm_network, vm_size_name
+from anfperf.models.client import nfs_client_value, nfs_inflight_limit, vm_network, vm_size_name
 from anfperf.models.plan import LARGE_BLOCK_KIB, Plan, plan
 from anfperf.models.predict import PUBLISHED_BENCHMARK, predict_achievable
 from anfperf.models.quota import bw_to_iops, iops_to_bw, level_name
@@ -73,7 +73,8 @@ class PlanInputs:
         Service levels considered ('Flexible' is ranked only with prices, which the planner
         session does not take: it is drawn in the quota chart).
     nconnect : int
-        NFS connections per client mount (1 .. 16).
+        NFS connections per client mount (1 .. 16; default: the recommended value of
+        anfperf/data/nfs_client.csv, 8).
     capacity_tib : float
         Capacity the volume must hold [TiB] (0: sized by throughput only).
 
@@ -91,7 +92,8 @@ class PlanInputs:
     vm_size: str | None = None
     clients: int | None = None
     levels: tuple[str, ...] = LEVELS
-    nconnect: int = 8
+    # the reference table's recommended value, read when the inputs are made
+    nconnect: int = field(default_factory=lambda: int(nfs_client_value("nconnect_recommended")))
     capacity_tib: float = 0.0
 
     def __post_init__(self) -> None:
@@ -493,7 +495,8 @@ def controls(defaults: PlanInputs | None = None) -> dict[str, Any]:
                               style=style),
         "clients": w.BoundedIntText(value=i.clients or 0, min=0, max=1000,
                                     description="Client VMs (0: as needed)", style=style),
-        "nconnect": w.IntSlider(value=i.nconnect, min=1, max=16, description="nconnect",
+        "nconnect": w.IntSlider(value=i.nconnect, min=1, max=int(nfs_client_value("nconnect_max")),
+                                 description="nconnect",
                                 style=style),
     }  # fmt: skip
 

@@ -33,6 +33,7 @@ from anfperf.models.band import band_draws, bootstrap_params, predict_band
 from anfperf.models.client import (
     client_constraints,
     nconnect_ceiling,
+    nfs_client_value,
     nfs_inflight_limit,
     vm_egress_mib_s,
     vm_network,
@@ -122,6 +123,7 @@ __all__ = [
     "mix_throughput",
     "mva_throughput",
     "nconnect_ceiling",
+    "nfs_client_value",
     "nfs_inflight_limit",
     "outstanding_io",
     "plan",
