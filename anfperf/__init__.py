@@ -7,14 +7,8 @@ use, so that ``import anfperf`` (and ``anfperf --version``) stays quick.
 """
 
 from importlib import import_module
-from importlib.metadata import PackageNotFoundError, version
 
 from anfperf.errors import AnfperfError, ModelError, ParseError, RemoteError
-
-try:
-    __version__ = version("anfperf")
-except PackageNotFoundError:  # running from a source tree without installation
-    __version__ = "0.0.0+unknown"
 
 _SUBPACKAGES = (
     "compare", "demo", "findings", "ingest", "inputs", "models", "planning", "plots",
@@ -28,7 +22,20 @@ __all__ = [
 ]  # fmt: skip
 
 
+def _version() -> str:
+    # importlib.metadata alone is most of a bare `import anfperf`: read on first use
+    from importlib.metadata import PackageNotFoundError, version
+
+    try:
+        return version("anfperf")
+    except PackageNotFoundError:  # running from a source tree without installation
+        return "0.0.0+unknown"
+
+
 def __getattr__(name: str) -> object:
+    if name == "__version__":
+        globals()["__version__"] = value = _version()
+        return value
     if name in _FROM_INGEST:
         return getattr(import_module("anfperf.ingest"), name)
     if name in _SUBPACKAGES:

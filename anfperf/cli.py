@@ -146,7 +146,7 @@ def _workloads(args: argparse.Namespace) -> int:
 
 def _plan(args: argparse.Namespace) -> int:
     from anfperf.errors import ModelError
-    from anfperf.models import plan
+    from anfperf.models import nfs_client_value, plan
 
     prices = {}
     for item in args.price or []:
@@ -157,6 +157,9 @@ def _plan(args: argparse.Namespace) -> int:
             sep = ""
         if not sep:
             raise ModelError(f"--price wants LEVEL=USD_PER_GIB_HOUR, got {item!r}")
+    nconnect = args.nconnect
+    if nconnect is None:  # read here, not at parser time: `anfperf --version` loads no tables
+        nconnect = int(nfs_client_value("nconnect_recommended"))
     result = plan(
         bs_kib=args.bs_kib,
         bw_mib_s=args.bw_mib_s,
@@ -170,7 +173,7 @@ def _plan(args: argparse.Namespace) -> int:
         vm_sizes=args.vm_size,
         prices=prices or None,
         rule=args.rule,
-        nconnect=args.nconnect,
+        nconnect=nconnect,
         nfs_version=args.nfs_version,
     )
     with _pd_display():
@@ -224,7 +227,10 @@ def _add_plan_parser(sub: argparse._SubParsersAction) -> None:
         "(repeat); ranks by monthly cost instead of quota",
     )
     planner.add_argument("--rule", default="current", help="volume-limit rules (default current)")
-    planner.add_argument("--nconnect", type=int, default=8, help="NFS connections per mount")
+    planner.add_argument(
+        "--nconnect", type=int,
+        help="NFS connections per mount (default: the recommended value of the NFS client table, 8)",
+    )  # fmt: skip
     planner.add_argument("--nfs-version", default="3", choices=["3", "4.1"])
     planner.add_argument(
         "--all",

@@ -20,9 +20,10 @@ from pathlib import Path
 
 import pandas as pd
 
+from anfperf._repo import ROOT, repo_path
 from anfperf.errors import AnfperfError
 
-ROOT = Path(__file__).resolve().parent.parent
+# The repository's, not the wheel's (anfperf._repo): run_demo checks they are there.
 SAMPLES = ROOT / "data" / "samples"
 NOTEBOOK = ROOT / "notebooks" / "benchmark_report.ipynb"
 DEFAULT_OUT = Path("reports") / "demo"
@@ -162,7 +163,18 @@ def run_demo(
     Returns
     -------
     DemoResult
+
+    Raises
+    ------
+    anfperf.AnfperfError
+        The report notebook or the samples are missing (a wheel install), before anything runs;
+        or as in :func:`measure`.
     """
+    # before a two-minute measurement that could not be reported
+    repo_path("notebooks", NOTEBOOK.name, what="the demo's report notebook")
+    if not measure_here:
+        repo_path("data", "samples", what="the bundled samples")
+
     from anfperf.findings import key_numbers
     from anfperf.ingest import read_many
     from anfperf.report import render_report

@@ -22,16 +22,16 @@ import os
 import warnings
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
-from pathlib import Path
 from typing import Any
 
 import pandas as pd
 import plotly.graph_objects as go
 
+from anfperf._repo import ROOT, repo_path
 from anfperf.errors import AnfperfError, ModelError
 from anfperf.models import curves
 from anfperf.models._common import FitResult, sweep_xy
-from anfperf.models.client import nfs_inflight_limit, vm_network, vm_size_name
+from anfperf.models.client import nfs_client_value, nfs_inflight_limit, vm_network, vm_size_name
 from anfperf.models.plan import LARGE_BLOCK_KIB, Plan, plan
 from anfperf.models.predict import PUBLISHED_BENCHMARK, predict_achievable
 from anfperf.models.quota import bw_to_iops, iops_to_bw, level_name
@@ -40,10 +40,9 @@ from anfperf.plots.planning import clients_vs_throughput, quota_vs_throughput, t
 log = logging.getLogger(__name__)
 
 #: The concurrency sweep the threads-vs-latency chart uses when the user gives none: a real
-#: Vdbench thread sweep bundled with anfperf (a local disk, so its shape, not ANF's numbers).
-SAMPLE_SWEEP = Path(__file__).resolve().parent.parent / "data" / "samples" / "vdbench" / (
-    "RndReadThreads"
-)  # fmt: skip
+#: Vdbench thread sweep among the repository's samples (a local disk, so its shape, not ANF's
+#: numbers). A wheel does not carry it (:mod:`anfperf._repo`): there, pass a sweep or a fit.
+SAMPLE_SWEEP = ROOT / "data" / "samples" / "vdbench" / "RndReadThreads"
 LEVELS = ("Standard", "Premium", "Ultra", "Flexible")
 #: Block sizes offered by the block-size control [KiB].
 BLOCK_SIZES_KIB = (4, 8, 16, 32, 64, 128, 256, 1024)
@@ -74,7 +73,8 @@ class PlanInputs:
         Service levels considered ('Flexible' is ranked only with prices, which the planner
         session does not take: it is drawn in the quota chart).
     nconnect : int
-        NFS connections per client mount (1 .. 16).
+        NFS connections per client mount (1 .. 16; default: the recommended value of
+        anfperf/data/nfs_client.csv, 8).
     capacity_tib : float
         Capacity the volume must hold [TiB] (0: sized by throughput only).
 
@@ -92,7 +92,8 @@ class PlanInputs:
     vm_size: str | None = None
     clients: int | None = None
     levels: tuple[str, ...] = LEVELS
-    nconnect: int = 8
+    # the reference table's recommended value, read when the inputs are made
+    nconnect: int = field(default_factory=lambda: int(nfs_client_value("nconnect_recommended")))
     capacity_tib: float = 0.0
 
     def __post_init__(self) -> None:
@@ -186,12 +187,14 @@ def load_sweep(
     Raises
     ------
     anfperf.AnfperfError
-        Nothing readable in `paths`.
+        Nothing readable in `paths`; or no `paths` and no bundled sample (a wheel install).
     """
     from anfperf.ingest import read_many  # ingest is heavy: only when a sweep is read
 
     if isinstance(paths, str | os.PathLike):
         paths = [paths]
+    if not paths:
+        repo_path(*SAMPLE_SWEEP.relative_to(ROOT).parts, what="the sample concurrency sweep")
     paths = list(paths) if paths else [SAMPLE_SWEEP]
     with warnings.catch_warnings():
         # unreadable companions of a run folder are reported by errors="warn"; a sweep with
@@ -492,7 +495,8 @@ def controls(defaults: PlanInputs | None = None) -> dict[str, Any]:
                               style=style),
         "clients": w.BoundedIntText(value=i.clients or 0, min=0, max=1000,
                                     description="Client VMs (0: as needed)", style=style),
-        "nconnect": w.IntSlider(value=i.nconnect, min=1, max=16, description="nconnect",
+        "nconnect": w.IntSlider(value=i.nconnect, min=1, max=int(nfs_client_value("nconnect_max")),
+                                 description="nconnect",
                                 style=style),
     }  # fmt: skip
 

@@ -2,11 +2,17 @@
 
 from __future__ import annotations
 
+import os
 import re
+import shutil
+import site
 import subprocess
 import sys
 import tomllib
+import zipfile
+from pathlib import Path
 
+import pytest
 import yaml
 
 from tests.conftest import TESTS
@@ -56,3 +62,176 @@ def test_top_level_api_reads_real_output():
     assert anfperf.read_many([DATA / "vdbench" / "RndRead"]).equals(frame)
     assert anfperf.models.threads_needed(3500, 1.14) == 4
     assert "iops" in set(anfperf.schema.COLUMN_NAMES)
+
+
+# --------------------------------------------------------------------------------------------
+# A regular (non-editable) install: the wheel, in a fresh venv, run outside the source tree
+
+#: The plan the README shows: Ultra, 35.16 TiB (4,500 MiB/s / 128 MiB/s per TiB).
+PLAN_ARGS = ["plan", "--bw-mib-s", "4500", "--bs-kib", "64", "--lat-slo-ms", "2"]
+TABLES = {
+    "service_levels.csv", "volume_limits.csv", "vm_network.csv", "nfs_client.csv",
+    "anf_benchmarks.csv", "cool_access.csv",
+}  # fmt: skip
+
+
+@pytest.fixture(scope="module")
+def wheel_venv(tmp_path_factory) -> tuple[Path, Path]:
+    """(wheel, venv) with anfperf installed from its wheel; cwd of its runs is outside the tree.
+
+    The wheel is built from a copy of what it is made of (pyproject.toml, README.md, anfperf/):
+    no path into the checkout can make it work by accident. The venv is fresh and holds the
+    wheel only; it finds the dependencies through a .pth line naming this venv's site-packages
+    (no download, seconds instead of minutes). A plain path line does not run this venv's
+    editable-install hook, so only the wheel's anfperf is importable there.
+    """
+    root = tmp_path_factory.mktemp("wheel")
+    src = root / "src"
+    src.mkdir()
+    for name in ("pyproject.toml", "README.md"):
+        shutil.copy(ROOT / name, src / name)
+    shutil.copytree(
+        ROOT / "anfperf", src / "anfperf", ignore=shutil.ignore_patterns("__pycache__", "*.pyc")
+    )
+    dist = root / "dist"
+    pip = [sys.executable, "-m", "pip", "--disable-pip-version-check"]
+    build = subprocess.run(
+        [*pip, "wheel", "--no-deps", "-q", "-w", str(dist), str(src)],
+        capture_output=True, text=True, cwd=root,
+    )  # fmt: skip
+    assert build.returncode == 0, build.stderr
+    (wheel,) = dist.glob("anfperf-*.whl")
+    venv = root / "venv"
+    subprocess.run([sys.executable, "-m", "venv", "--without-pip", str(venv)], check=True)
+    python = venv / "bin" / "python"
+    install = subprocess.run(
+        [*pip, "--python", str(python), "install", "-q", "--no-deps", "--no-index", str(wheel)],
+        capture_output=True, text=True, cwd=root,
+    )  # fmt: skip
+    assert install.returncode == 0, install.stderr
+    purelib = subprocess.run(
+        [python, "-c", "import sysconfig; print(sysconfig.get_path('purelib'))"],
+        capture_output=True, text=True, check=True,
+    ).stdout.strip()  # fmt: skip
+    Path(purelib, "_anfperf_test_deps.pth").write_text("\n".join(site.getsitepackages()) + "\n")
+    return wheel, venv
+
+
+def _run_installed(venv: Path, *args: str) -> subprocess.CompletedProcess:
+    env = {k: v for k, v in os.environ.items() if k not in ("PYTHONPATH", "PYTHONHOME")}
+    # cwd outside the checkout: `python -c` puts the cwd first on sys.path
+    return subprocess.run(
+        args, capture_output=True, text=True, cwd=venv, env={**env, "PYTHONNOUSERSITE": "1"}
+    )
+
+
+def test_wheel_carries_the_reference_tables_as_package_data(wheel_venv):
+    wheel, _ = wheel_venv
+    names = zipfile.ZipFile(wheel).namelist()
+    assert {n.removeprefix("anfperf/data/") for n in names if n.startswith("anfperf/data/")} == (
+        TABLES
+    )
+    assert not [n for n in names if ".data/data/" in n]  # nothing outside the package
+    assert "anfperf/py.typed" in names
+
+
+def test_installed_wheel_imports_models_and_reads_its_tables(wheel_venv):
+    _, venv = wheel_venv
+    code = (
+        "import anfperf, anfperf.models as m\n"
+        "print(anfperf.__file__)\n"
+        "print(m.data_dir())\n"
+        "print(m.load_table('service_levels').set_index('level').loc['Ultra', 'mib_s_per_tib'])\n"
+        "print(m.throughput_limit(10, 'Premium'))\n"
+        "print(anfperf.__version__)\n"
+    )
+    out = _run_installed(venv, str(venv / "bin" / "python"), "-c", code)
+    assert out.returncode == 0, out.stderr
+    init, tables, ultra, premium_10tib, version = out.stdout.split("\n")[:5]
+    assert Path(init).is_relative_to(venv) and Path(tables).is_relative_to(venv)
+    assert not Path(init).is_relative_to(ROOT)
+    assert {p.name for p in Path(tables).glob("*.csv")} == TABLES
+    assert (float(ultra), float(premium_10tib)) == (128.0, 640.0)
+    assert version == tomllib.loads((ROOT / "pyproject.toml").read_text())["project"]["version"]
+
+
+def test_installed_wheel_plans(wheel_venv):
+    _, venv = wheel_venv
+    out = _run_installed(venv, str(venv / "bin" / "anfperf"), *PLAN_ARGS)
+    assert out.returncode == 0, out.stderr
+    rows = {line.split()[0]: line for line in out.stdout.splitlines()[1:]}
+    assert "Ultra regular volume, 35.16 TiB" in rows["storage"]
+    assert "4,500.0 MiB/s / 128 MiB/s per TiB = 35.16 TiB" in rows["storage"]
+    # the same plan as from the checkout
+    here = subprocess.run(
+        [sys.executable, "-m", "anfperf.cli", *PLAN_ARGS], capture_output=True, text=True
+    )
+    assert here.returncode == 0 and here.stdout == out.stdout
+
+
+def test_installed_wheel_says_what_only_a_checkout_has(wheel_venv):
+    # the samples and notebooks stay at the top of the repository: a wheel has none of them,
+    # and the demo and the planner's default sweep say so instead of failing on a path
+    _, venv = wheel_venv
+    code = (
+        "import anfperf\n"
+        "from anfperf.planning import load_sweep\n"
+        "from anfperf.demo import run_demo\n"
+        "for call in (load_sweep, lambda: run_demo('out', measure_here=False)):\n"
+        "    try:\n"
+        "        call()\n"
+        "    except anfperf.AnfperfError as exc:\n"
+        "        print(exc)\n"
+    )
+    out = _run_installed(venv, str(venv / "bin" / "python"), "-c", code)
+    assert out.returncode == 0, out.stderr
+    sweep, demo = out.stdout.splitlines()
+    assert sweep.startswith("the sample concurrency sweep (data/samples/vdbench/RndReadThreads) ")
+    assert demo.startswith("the demo's report notebook (notebooks/benchmark_report.ipynb) ")
+    assert "not of an installed wheel" in sweep and "not of an installed wheel" in demo
+
+
+# --------------------------------------------------------------------------------------------
+# What importing anfperf costs: the notebook, report and SSH stacks load where they are used
+
+#: Top-level modules of the notebook/report stack and of the SSH fleet (fabric and what it
+#: brings): none of them may load with the library's import.
+HEAVY = ("plotly", "papermill", "nbconvert", "nbformat", "ipywidgets", "ipykernel", "IPython",
+         "fabric", "paramiko", "invoke")  # fmt: skip
+#: Lighter still: a bare `import anfperf` (and `anfperf --version`) loads no numerical stack.
+NUMERIC = ("numpy", "pandas", "scipy", "pyarrow", "duckdb", "yaml")
+
+
+def _loaded(statement: str, *, top: bool = True) -> set[str]:
+    """Names in sys.modules of a fresh interpreter after `statement` (top-level only: `top`)."""
+    names = "{m.split('.')[0] for m in sys.modules}" if top else "sys.modules"
+    code = f"import sys\n{statement}\nprint(*sorted({names}))"
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd=ROOT)
+    assert out.returncode == 0, out.stderr
+    return set(out.stdout.split())
+
+
+def _heavy(modules: set[str]) -> set[str]:
+    return {m for m in modules if m in HEAVY or m.startswith("jupyter")}
+
+
+@pytest.mark.parametrize(
+    "statement",
+    ["import anfperf.models", "import anfperf.ingest", "import anfperf.cli",
+     "from anfperf.cli import main; main(" + repr(PLAN_ARGS) + ")"],
+)  # fmt: skip
+def test_library_imports_leave_the_notebook_and_ssh_stacks_unloaded(statement):
+    loaded = _loaded(statement)
+    assert "anfperf" in loaded
+    assert _heavy(loaded) == set()
+
+
+def test_bare_import_loads_no_numerical_stack_and_the_heavy_parts_load_where_used():
+    bare = _loaded("import anfperf")
+    assert _heavy(bare) == set() and bare.isdisjoint(NUMERIC)
+    # __version__ is read on first use: importlib.metadata was most of the import's time
+    assert "importlib.metadata" not in _loaded("import anfperf", top=False)
+    assert "importlib.metadata" in _loaded("import anfperf; anfperf.__version__", top=False)
+    # not vacuous: where the heavy parts are used, they do load
+    assert _heavy(_loaded("import anfperf.plots")) == {"plotly"}
+    assert {"paramiko", "invoke"} <= _heavy(_loaded("import anfperf.runner"))

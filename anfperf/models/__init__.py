@@ -15,8 +15,8 @@
 - :mod:`~anfperf.models.plan`: from a target to a service level, quota, VMs and threads.
 
 Models are pure functions with paired fit functions returning the model's own parameter names,
-so ``usl(n, **fit_usl(n, x))`` predicts. Reference tables live in ``data/*.csv`` with a source
-and a date per row.
+so ``usl(n, **fit_usl(n, x))`` predicts. Reference tables are package data,
+``anfperf/data/*.csv`` (:func:`load_table`), with a source and a date per row.
 """
 
 from anfperf.models._common import (
@@ -34,6 +34,7 @@ from anfperf.models.band import band_draws, bootstrap_params, predict_band
 from anfperf.models.client import (
     client_constraints,
     nconnect_ceiling,
+    nfs_client_value,
     nfs_inflight_limit,
     vm_egress_mib_s,
     vm_network,
@@ -123,6 +124,7 @@ __all__ = [
     "mix_throughput",
     "mva_throughput",
     "nconnect_ceiling",
+    "nfs_client_value",
     "nfs_inflight_limit",
     "outstanding_io",
     "plan",

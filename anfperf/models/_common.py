@@ -5,9 +5,10 @@ from __future__ import annotations
 import functools
 import logging
 import math
-import sys
 import warnings
 from collections.abc import Sequence
+from importlib import resources
+from importlib.resources.abc import Traversable
 from pathlib import Path
 
 import numpy as np
@@ -17,7 +18,7 @@ from anfperf.errors import ModelError
 
 log = logging.getLogger(__name__)
 
-#: Reference tables shipped with anfperf (``data/*.csv`` at the top of the repository).
+#: Reference tables shipped with anfperf as package data (``anfperf/data/*.csv``).
 DATA_FILES = {
     "service_levels": "service_levels.csv",
     "volume_limits": "volume_limits.csv",
@@ -27,12 +28,9 @@ DATA_FILES = {
     "cool_access": "cool_access.csv",
 }
 
-# Where the tables are: the source tree (editable installs, `make install`), else the copy a
-# regular wheel install puts under <prefix>/share/anfperf/data (pyproject's data-files).
-_DATA_DIRS = (
-    Path(__file__).resolve().parents[2] / "data",
-    Path(sys.prefix) / "share" / "anfperf" / "data",
-)
+# Found through the import system, not a path into the source tree: editable installs, wheels
+# and zipped installs read the same files.
+_TABLES: Traversable = resources.files("anfperf") / "data"
 
 
 class SaturationWarning(UserWarning):
@@ -44,21 +42,34 @@ class FewPointsWarning(UserWarning):
 
 
 def data_dir() -> Path:
-    """The folder holding anfperf's reference tables."""
-    for folder in _DATA_DIRS:
-        if (folder / DATA_FILES["service_levels"]).is_file():
-            return folder
-    raise ModelError(
-        "anfperf's reference tables (service_levels.csv, ...) were not found in "
-        + " or ".join(str(d) for d in _DATA_DIRS)
-        + "; reinstall anfperf (pip install -e . from the repository)"
-    )
+    """The folder of anfperf's reference tables on disk (``anfperf/data`` of the install).
+
+    :func:`load_table` reads the tables; this is for looking at the files themselves.
+
+    Raises
+    ------
+    ModelError
+        anfperf is installed in a form whose files are not on disk (a zip), or without its
+        tables.
+    """
+    if not isinstance(_TABLES, Path) or not (_TABLES / DATA_FILES["service_levels"]).is_file():
+        raise ModelError(
+            f"anfperf's reference tables (service_levels.csv, ...) are not files in {_TABLES}; "
+            "reinstall anfperf (pip install anfperf, or pip install -e . in a checkout)"
+        )
+    return _TABLES
 
 
 @functools.cache
 def _load(name: str) -> pd.DataFrame:
-    path = data_dir() / DATA_FILES[name]
-    return pd.read_csv(path, dtype={"date": "string", "source": "string"}, keep_default_na=True)
+    table = _TABLES / DATA_FILES[name]
+    if not table.is_file():
+        raise ModelError(
+            f"anfperf's reference table {DATA_FILES[name]} is missing from {_TABLES}; "
+            "reinstall anfperf (pip install anfperf, or pip install -e . in a checkout)"
+        )
+    with table.open("rb") as fh:
+        return pd.read_csv(fh, dtype={"date": "string", "source": "string"}, keep_default_na=True)
 
 
 def load_table(name: str) -> pd.DataFrame:

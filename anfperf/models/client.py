@@ -32,7 +32,7 @@ REFERENCE_CLIENT = "Standard_D32s_v4"
 
 
 def vm_network() -> pd.DataFrame:
-    """VM sizes and their documented network limits (data/vm_network.csv).
+    """VM sizes and their documented network limits (anfperf/data/vm_network.csv).
 
     Returns
     -------
@@ -68,13 +68,28 @@ def vm_egress_mib_s(vm_size: str) -> float:
     return float(table.loc[vm_size_name(vm_size), "egress_mib_s"])
 
 
-def _fact(key: str) -> float:
+def nfs_client_value(key: str) -> float:
+    """One fact of the NFS client table (anfperf/data/nfs_client.csv), by its key.
+
+    Parameters
+    ----------
+    key : str
+        A `key` of the table, e.g. 'nconnect_max' [connections], 'nconnect_recommended'
+        [connections] or 'nfsv3_inflight_per_connection' [ops].
+
+    Raises
+    ------
+    anfperf.ModelError
+        No such key.
+    """
     table = load_table("nfs_client").set_index("key")
+    if key not in table.index:
+        raise ModelError(f"no NFS client fact {key!r}; known: {sorted(table.index)}")
     return float(table.loc[key, "value"])
 
 
 def _check_nconnect(nconnect: int) -> int:
-    most = int(_fact("nconnect_max"))
+    most = int(nfs_client_value("nconnect_max"))
     if not isinstance(nconnect, int | np.integer) or not 1 <= nconnect <= most:
         raise ModelError(f"nconnect must be an integer 1 .. {most}, got {nconnect!r}")
     return int(nconnect)
@@ -108,7 +123,7 @@ def nfs_inflight_limit(
         negotiated session slots (lower of client and ANF's 180), at most 128 per connection.
     """
     n = _check_nconnect(nconnect)
-    per_conn = int(_fact("nfsv3_inflight_per_connection"))
+    per_conn = int(nfs_client_value("nfsv3_inflight_per_connection"))
     version = str(nfs_version).strip().lower().removeprefix("v")
     if version == "3":
         client = per_conn if slot_table_entries is None else int(slot_table_entries)
@@ -117,13 +132,13 @@ def nfs_inflight_limit(
         return n * min(per_conn, client)
     if version in ("4.1", "41", "4"):
         client = (
-            int(_fact("nfsv41_session_slots_linux_default"))
+            int(nfs_client_value("nfsv41_session_slots_linux_default"))
             if session_slots is None
             else int(session_slots)
         )
         if client < 1:
             raise ModelError("session_slots must be >= 1")
-        negotiated = min(client, int(_fact("nfsv41_session_slots_anf")))
+        negotiated = min(client, int(nfs_client_value("nfsv41_session_slots_anf")))
         return min(negotiated, n * per_conn)
     raise ModelError(f"nfs_version must be one of {NFS_VERSIONS}, got {nfs_version!r}")
 
@@ -164,15 +179,15 @@ def nconnect_ceiling(
         if direction != "read":
             raise ModelError(f"direction must be 'read' or 'write', got {direction!r}")
         most, gain, unit = (
-            _fact("client_seq_read_nconnect_mib_s"),
-            _fact("client_seq_read_nconnect_gain"),
+            nfs_client_value("client_seq_read_nconnect_mib_s"),
+            nfs_client_value("client_seq_read_nconnect_gain"),
             "MiB/s",
         )
     elif pattern == "random":
         if direction not in ("read", "write"):
             raise ModelError(f"direction must be 'read' or 'write', got {direction!r}")
-        most = _fact(f"client_rand_{direction}_nconnect_iops")
-        gain = _fact(f"client_rand_{direction}_nconnect_gain")
+        most = nfs_client_value(f"client_rand_{direction}_nconnect_iops")
+        gain = nfs_client_value(f"client_rand_{direction}_nconnect_gain")
         unit = "1/s"
     else:
         raise ModelError(f"pattern must be 'sequential' or 'random', got {pattern!r}")

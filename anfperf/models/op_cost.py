@@ -12,7 +12,7 @@ Small blocks are bound by the operation rate ``1e6 / op_us``, large ones by the 
 :func:`fit_op_cost` fits the two costs to a transfer-size sweep (``1 / IOPS`` is linear in the
 block size: weighted least squares on relative errors); :func:`published_op_cost` takes them
 from ANF's published results (one small-block IOPS and one large-block MiB/s figure per volume
-type and direction, data/anf_benchmarks.csv), two equations in two unknowns.
+type and direction, anfperf/data/anf_benchmarks.csv), two equations in two unknowns.
 """
 
 from __future__ import annotations

@@ -157,7 +157,7 @@ def plan(
     levels : sequence of str
         Service levels to consider.
     vm_sizes : sequence of str, optional
-        Client VM sizes to consider (default: every size in data/vm_network.csv).
+        Client VM sizes to consider (default: every size in anfperf/data/vm_network.csv).
     prices : mapping, optional
         USD per GiB-hour of each level, and ``'Flexible throughput'`` in USD per MiB/s-hour.
     rule : str

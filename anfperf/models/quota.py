@@ -1,8 +1,9 @@
 """Azure NetApp Files throughput limits: service levels, volume types, QoS, and the inverse.
 
-The rules are data, not code: ``data/service_levels.csv`` (MiB/s per TiB of each level) and
-``data/volume_limits.csv`` (size range and throughput cap of each volume type and level, under
-the current and earlier rules), each row with the azure-docs article it comes from and its date.
+The rules are data, not code: ``anfperf/data/service_levels.csv`` (MiB/s per TiB of each level)
+and ``anfperf/data/volume_limits.csv`` (size range and throughput cap of each volume type and
+level, under the current and earlier rules), each row with the azure-docs article it comes from
+and its date.
 
 - Auto QoS: a volume's limit is its quota times its level's rate, capped by its volume type
   (regular 4,500 MiB/s, Standard 1,600; large volumes 12,800 since Jul 2024 -- rule 'current';
@@ -16,8 +17,8 @@ the current and earlier rules), each row with the azure-docs article it comes fr
 - Large volumes in breakthrough mode (volume type 'breakthrough'): no predefined limit; "up to
   50 GiB/s" achievable is the ceiling the articles state. Under auto QoS the model keeps
   quota x rate below it (no article states a breakthrough-specific auto-QoS rule).
-- Cool access (``data/cool_access.csv``): Premium 36 and Ultra 68 MiB/s per TiB instead of 64 and
-  128; large volumes with cool access 2,400 GiB .. 7.2 PiB.
+- Cool access (``anfperf/data/cool_access.csv``): Premium 36 and Ultra 68 MiB/s per TiB instead
+  of 64 and 128; large volumes with cool access 2,400 GiB .. 7.2 PiB.
 - Inverse: the quota a target needs (Premium 4,500 MiB/s -> 70.3125 TiB).
 
 Units: quota and pool sizes in TiB (binary, 2**40 bytes), throughput in MiB/s, block sizes in
@@ -47,7 +48,7 @@ MANUAL_QOS_VOLUME_MAX_MIB_S = 4500.0
 
 
 def service_levels() -> pd.DataFrame:
-    """The service-level table (data/service_levels.csv).
+    """The service-level table (anfperf/data/service_levels.csv).
 
     Returns
     -------
@@ -74,7 +75,7 @@ def service_levels() -> pd.DataFrame:
 
 
 def cool_access() -> pd.DataFrame:
-    """The cool-access table (data/cool_access.csv): rates, sizes and observations.
+    """The cool-access table (anfperf/data/cool_access.csv): rates, sizes and observations.
 
     Returns
     -------
@@ -87,7 +88,7 @@ def cool_access() -> pd.DataFrame:
 
 
 def volume_limits() -> pd.DataFrame:
-    """The volume-type table (data/volume_limits.csv): size range and cap per type and rule.
+    """The volume-type table (anfperf/data/volume_limits.csv): size range, cap per type and rule.
 
     Returns
     -------
@@ -155,7 +156,7 @@ def auto_qos_rate(level: str, cool_access: bool = False) -> float:
 
 
 def volume_types() -> tuple[str, ...]:
-    """Volume types of data/volume_limits.csv: 'regular', 'large', 'breakthrough'."""
+    """Volume types of anfperf/data/volume_limits.csv: 'regular', 'large', 'breakthrough'."""
     return tuple(dict.fromkeys(volume_limits()["volume_type"]))
 
 

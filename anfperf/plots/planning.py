@@ -25,7 +25,7 @@ from anfperf.errors import ModelError
 from anfperf.models import curves
 from anfperf.models import quota as q
 from anfperf.models._common import sweep_points, sweep_xy
-from anfperf.models.client import client_constraints, vm_size_name
+from anfperf.models.client import client_constraints, nfs_client_value, vm_size_name
 from anfperf.plots._style import COLORWAY, LIMIT_COLOR, MODEL_COLOR, SLO_COLOR, figure
 from anfperf.plots.quota import DEFAULT_LEVELS, LEVEL_COLORS, level_line, quota_model
 
@@ -224,7 +224,7 @@ def clients_vs_throughput(
     bs_kib: float,
     read_pct: float = 100.0,
     pattern: str | None = None,
-    nconnect: int = 8,
+    nconnect: int | None = None,
     volume_limit_mib_s: float | None = None,
     vm_count: int | None = None,
     max_vms: int = 16,
@@ -249,8 +249,9 @@ def clients_vs_throughput(
         Read share [%].
     pattern : {'sequential', 'random'}, optional
         Access pattern; adds the observed NFS-connection line.
-    nconnect : int
-        NFS connections per mount.
+    nconnect : int, optional
+        NFS connections per mount (default: the recommended value of
+        anfperf/data/nfs_client.csv).
     volume_limit_mib_s : float, optional
         The volume's throughput limit [MiB/s] (its quota x rate, capped).
     vm_count : int, optional
@@ -273,6 +274,8 @@ def clients_vs_throughput(
     target = _check_target(target_mib_s)
     if not isinstance(max_vms, int | np.integer) or max_vms < 1:
         raise ModelError(f"max_vms must be an integer >= 1, got {max_vms!r}")
+    if nconnect is None:
+        nconnect = int(nfs_client_value("nconnect_recommended"))
     counts = np.arange(1, int(max_vms) + 1)
     rows = [client_constraints(vm_size, int(n), bs_kib=bs_kib, read_pct=read_pct,
                                pattern=pattern, nconnect=nconnect) for n in counts]  # fmt: skip

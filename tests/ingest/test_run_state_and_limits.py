@@ -7,11 +7,13 @@ import gzip
 import json
 import os
 import shutil
+import struct
 import subprocess
 import sys
 import time
 import warnings
 import zlib
+from pathlib import Path
 
 import pytest
 
@@ -147,15 +149,40 @@ def test_a_huge_sparse_file_is_refused_without_being_read(tmp_path):
     assert maxrss_kib < 400_000 and elapsed < 30
 
 
+def _write_gzip_bomb(path: Path, head: bytes, zeros_mib: int) -> None:
+    """One gzip member: `head`, then `zeros_mib` MiB of b"0", from a few KiB of deflate data.
+
+    Compressing the zeros took 20-40 s (a quarter of the quick tests). After a full flush the
+    compressor keeps no history, so every MiB of zeros deflates to the same bytes: make them
+    once and repeat them; the CRC-32 and size of the trailer make it a valid gzip file.
+    """
+    zeros = b"0" * 2**20
+    packer = zlib.compressobj(9, zlib.DEFLATED, -zlib.MAX_WBITS)  # raw deflate, framed here
+    block = packer.compress(zeros) + packer.flush(zlib.Z_FULL_FLUSH)
+    crc = zlib.crc32(head)
+    for _ in range(zeros_mib):
+        crc = zlib.crc32(zeros, crc)
+    with open(path, "wb") as fh:
+        # RFC 1952 header: magic, deflate, no flags, no mtime, no extra flags, OS unknown
+        fh.write(b"\x1f\x8b\x08\x00" + b"\x00" * 4 + b"\x00\xff")
+        opener = zlib.compressobj(9, zlib.DEFLATED, -zlib.MAX_WBITS)
+        fh.write(opener.compress(head) + opener.flush(zlib.Z_FULL_FLUSH))
+        fh.write(block * zeros_mib)
+        fh.write(packer.flush())  # the final (empty) block
+        fh.write(struct.pack("<II", crc, (len(head) + zeros_mib * 2**20) % 2**32))
+
+
+def test_the_gzip_bomb_is_a_valid_gzip_file_of_its_size(tmp_path):
+    path = tmp_path / "small.gz"
+    head = b'{"fio version": "fio-3.33", "jobs": ['
+    _write_gzip_bomb(path, head, 3)
+    assert gzip.decompress(path.read_bytes()) == head + b"0" * 3 * 2**20  # checks CRC and size
+
+
 def test_a_gzip_bomb_is_refused_at_the_limit(tmp_path):
     bomb = tmp_path / "bomb.json.gz"
-    packer = zlib.compressobj(9, zlib.DEFLATED, 31)  # gzip framing
-    zeros = b"0" * 2**20
-    with open(bomb, "wb") as fh:
-        fh.write(packer.compress(b'{"fio version": "fio-3.33", "jobs": [' + b" " * 100))
-        for _ in range(2048):  # 2 GiB once decompressed
-            fh.write(packer.compress(zeros))
-        fh.write(packer.flush())
+    # 2 GiB once decompressed
+    _write_gzip_bomb(bomb, b'{"fio version": "fio-3.33", "jobs": [' + b" " * 100, 2048)
     assert bomb.stat().st_size < 5 * 2**20
     out, elapsed = run_python(MEASURE, str(bomb))
     rows, warned, maxrss_kib = int(out[0]), out[1], int(out[2])

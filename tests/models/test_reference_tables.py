@@ -27,10 +27,10 @@ from anfperf.models.quota import (
 
 @pytest.fixture
 def edited_tables(tmp_path, monkeypatch):
-    """A copy of data/*.csv the test may edit; anfperf reads it instead of data/."""
+    """A copy of anfperf/data/*.csv the test may edit; anfperf reads it instead."""
     for path in data_dir().glob("*.csv"):
         shutil.copy(path, tmp_path / path.name)
-    monkeypatch.setattr(_common, "_DATA_DIRS", (tmp_path,))
+    monkeypatch.setattr(_common, "_TABLES", tmp_path)
     _common._load.cache_clear()
     yield tmp_path
     _common._load.cache_clear()
@@ -209,3 +209,36 @@ def test_cool_access_table_cites_dated_articles():
     assert table["source"].str.endswith(".md").all()
     assert table["date"].str.fullmatch(r"\d{4}-\d{2}-\d{2}").all()
     assert (data_dir() / "cool_access.csv").is_file()
+
+
+# Item 8 of issue 11: the NFS client defaults outside models/ come from nfs_client.csv
+
+
+def test_nfs_client_values_are_the_tables():
+    from anfperf.models import nfs_client_value
+
+    assert nfs_client_value("nconnect_max") == 16
+    assert nfs_client_value("nconnect_recommended") == 8
+    assert nfs_client_value("nfsv3_inflight_per_connection") == 128
+    with pytest.raises(ModelError, match="no NFS client fact 'nconnect'"):
+        nfs_client_value("nconnect")
+
+
+def test_planner_and_cli_take_nconnect_defaults_from_the_table(edited_tables, capsys):
+    from anfperf.cli import main
+    from anfperf.planning import PlanInputs, controls
+    from anfperf.plots.planning import clients_vs_throughput
+
+    assert PlanInputs(target_mib_s=1000).nconnect == 8
+    _edit(edited_tables, "nfs_client", {"key": "nconnect_recommended"}, "value", 4)
+    _edit(edited_tables, "nfs_client", {"key": "nconnect_max"}, "value", 12)
+    inputs = PlanInputs(target_mib_s=1000)
+    assert inputs.nconnect == 4
+    slider = controls(inputs)["nconnect"]
+    assert (slider.value, slider.min, slider.max) == (4, 1, 12)
+    with pytest.raises(ModelError, match=r"nconnect must be an integer 1 \.\. 12"):
+        PlanInputs(target_mib_s=1000, nconnect=16)
+    fig = clients_vs_throughput("D32s_v5", 1000, bs_kib=64)
+    assert "nconnect=4)" in fig.layout.title.text
+    assert main(["plan", "--bw-mib-s", "1000", "--bs-kib", "64"]) == 0
+    assert "NFSv3 nconnect=4: 512 in flight per VM" in capsys.readouterr().out
