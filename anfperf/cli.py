@@ -419,15 +419,8 @@ def _add_hosts_arguments(p: argparse.ArgumentParser) -> None:
     tool.choices = _ToolChoices(runnable=True)  # set after add_argument: see _ToolChoices
 
 
-def build_parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(
-        prog="anfperf",
-        description="Run, ingest, model and report storage benchmarks for Azure NetApp Files.",
-    )
-    parser.add_argument("--version", action="version", version=f"anfperf {__version__}")
-    parser.add_argument("-v", "--verbose", action="store_true", help="log what anfperf does")
-    sub = parser.add_subparsers(dest="command", required=True)
-
+def _add_ingest_parser(sub: argparse._SubParsersAction) -> None:
+    """The ``ingest`` subcommand: read benchmark outputs, print the summary, save the frame."""
     ingest = sub.add_parser(
         "ingest",
         help="read fio / Vdbench / DiskSpd outputs, print a summary, save the tidy frame",
@@ -453,6 +446,9 @@ def build_parser() -> argparse.ArgumentParser:
     )  # fmt: skip
     ingest.set_defaults(func=_ingest)
 
+
+def _add_demo_parser(sub: argparse._SubParsersAction) -> None:
+    """The ``demo`` subcommand: measure this machine with fio, model it and report."""
     demo = sub.add_parser(
         "demo",
         help="measure this machine with fio, model it and render a report (about 2 minutes)",
@@ -492,6 +488,9 @@ def build_parser() -> argparse.ArgumentParser:
     )
     demo.set_defaults(func=_demo)
 
+
+def _add_runs_parser(sub: argparse._SubParsersAction) -> None:
+    """The ``runs`` subcommand: list the runs of a store."""
     runs = sub.add_parser(
         "runs",
         help="list the runs of a store: run id, tool, workloads, hosts, start, rows",
@@ -502,6 +501,9 @@ def build_parser() -> argparse.ArgumentParser:
     runs.add_argument("--max-rows", type=int, default=200, help="rows shown at most")
     runs.set_defaults(func=_runs)
 
+
+def _add_preflight_parser(sub: argparse._SubParsersAction) -> None:
+    """The ``preflight`` subcommand: check every host before a run."""
     pre = sub.add_parser(
         "preflight",
         help="check every host before a run: tools, NFS mounts and options, space, sysctls",
@@ -512,6 +514,9 @@ def build_parser() -> argparse.ArgumentParser:
     _add_hosts_arguments(pre)
     pre.set_defaults(func=_preflight)
 
+
+def _add_run_parser(sub: argparse._SubParsersAction) -> None:
+    """The ``run`` subcommand: run workloads on every host at once."""
     run = sub.add_parser(
         "run",
         help="run workloads on every host at once; raw outputs and manifest in data/raw/<run_id>",
@@ -541,6 +546,9 @@ def build_parser() -> argparse.ArgumentParser:
     run.add_argument("--no-progress", action="store_true", help="no live progress bar")
     run.set_defaults(func=_run)
 
+
+def _add_workloads_parser(sub: argparse._SubParsersAction) -> None:
+    """The ``workloads`` subcommand: list or render the catalogue's workloads."""
     wl = sub.add_parser(
         "workloads",
         help="list the built-in workloads, or render them for Vdbench, fio or DiskSpd",
@@ -583,6 +591,23 @@ def build_parser() -> argparse.ArgumentParser:
         help="measured maximum over all hosts: turns a load curve into fio / DiskSpd rate steps",
     )
     wl.set_defaults(func=_workloads)
+
+
+def build_parser() -> argparse.ArgumentParser:
+    """The ``anfperf`` parser; subcommands are added in the order ``anfperf --help`` lists."""
+    parser = argparse.ArgumentParser(
+        prog="anfperf",
+        description="Run, ingest, model and report storage benchmarks for Azure NetApp Files.",
+    )
+    parser.add_argument("--version", action="version", version=f"anfperf {__version__}")
+    parser.add_argument("-v", "--verbose", action="store_true", help="log what anfperf does")
+    sub = parser.add_subparsers(dest="command", required=True)
+    _add_ingest_parser(sub)
+    _add_demo_parser(sub)
+    _add_runs_parser(sub)
+    _add_preflight_parser(sub)
+    _add_run_parser(sub)
+    _add_workloads_parser(sub)
     _add_plan_parser(sub)
     _add_report_parser(sub)
     return parser

@@ -67,31 +67,11 @@ def collect(
     if not outputs:
         return [], []
     roots = [check_relative(o, "output") for o in outputs]
-    command = (
-        f"cd -- {quote(workdir)} && find {' '.join(quote('./' + r) for r in roots)} -type f -print0"
-    )
-    listing = conn.run(command, hide=True, warn=True, in_stream=False)
-    files = [f[2:] for f in listing.stdout.split("\0") if f.startswith("./")]
+    files = _list_files(conn, workdir, roots)
     dest = Path(dest)
     collected = []
     for rel in files:
-        target = inside(dest, rel)
-        partial = target.with_name(f".{target.name}.partial")
-        try:
-            try:
-                target.parent.mkdir(parents=True, exist_ok=True)
-            except OSError as exc:
-                raise _save_error(dest, exc) from None
-            conn.get(f"{workdir.rstrip('/')}/{rel}", local=str(partial))
-            os.replace(partial, target)
-        except OSError as exc:
-            partial.unlink(missing_ok=True)
-            if exc.errno in LOCAL_WRITE_ERRORS:
-                raise _save_error(dest, exc) from None
-            raise
-        except BaseException:
-            partial.unlink(missing_ok=True)
-            raise
+        _fetch(conn, workdir, rel, dest)
         collected.append(rel)
         if on_file is not None:
             on_file(rel)
@@ -99,6 +79,36 @@ def collect(
     if missing:
         log.info("%s: outputs missing: %s", getattr(conn, "original_host", conn), missing)
     return collected, missing
+
+
+def _list_files(conn, workdir: str, roots: list[str]) -> list[str]:
+    """The files below `roots` in `workdir` on the host, relative to `workdir`."""
+    command = (
+        f"cd -- {quote(workdir)} && find {' '.join(quote('./' + r) for r in roots)} -type f -print0"
+    )
+    listing = conn.run(command, hide=True, warn=True, in_stream=False)
+    return [f[2:] for f in listing.stdout.split("\0") if f.startswith("./")]
+
+
+def _fetch(conn, workdir: str, rel: str, dest: Path) -> None:
+    """Copy file `rel` into `dest` under a temporary name, then rename: whole or absent."""
+    target = inside(dest, rel)
+    partial = target.with_name(f".{target.name}.partial")
+    try:
+        try:
+            target.parent.mkdir(parents=True, exist_ok=True)
+        except OSError as exc:
+            raise _save_error(dest, exc) from None
+        conn.get(f"{workdir.rstrip('/')}/{rel}", local=str(partial))
+        os.replace(partial, target)
+    except OSError as exc:
+        partial.unlink(missing_ok=True)
+        if exc.errno in LOCAL_WRITE_ERRORS:
+            raise _save_error(dest, exc) from None
+        raise
+    except BaseException:
+        partial.unlink(missing_ok=True)
+        raise
 
 
 def _save_error(dest: Path, exc: OSError) -> LocalSaveError:

@@ -131,16 +131,10 @@ def run_plan(
     run_dir = Path(out_dir) / plan.run_id
     secrets = [s for s in secrets if s]
     with RunLock(run_dir, plan.run_id):
-        if resume:
-            manifest = resume_manifest(plan, run_dir, facts)
-        else:
-            if (run_dir / "manifest.json").exists():
-                raise AnfperfError(
-                    f"run {plan.run_id} exists in {run_dir}: resume it or pick a new id"
-                )
-            data = new_manifest(plan, conns, workdir, hosts_info, facts, extra)
-            manifest = Manifest(run_dir, data)
-            manifest.write()
+        manifest = _open_manifest(
+            plan, conns, run_dir, resume=resume, workdir=workdir, hosts_info=hosts_info,
+            facts=facts, extra=extra,
+        )  # fmt: skip
         if isinstance(progress, FleetProgress):
             bar = progress
         else:
@@ -150,15 +144,7 @@ def run_plan(
         runner.prepare_timeout_s = prepare_timeout_s
         manifest.reserve()
         try:
-            with handling_signals(raise_stopped):
-                for index, step in enumerate(plan.steps):
-                    runner.run_step(index, step)
-        except KeyboardInterrupt as exc:
-            runner.stopped_by = getattr(exc, "signame", "Ctrl-C")
-            with handling_signals(runner.impatient):
-                runner.interrupt()
-                manifest.update(status="interrupted", end=now_iso())
-            raise
+            _run_steps(plan, runner, manifest)
         finally:
             if not isinstance(progress, FleetProgress):
                 bar.close()
@@ -168,6 +154,42 @@ def run_plan(
     for step, host, status, reason in manifest.failures():
         log.warning("%s on %s: %s: %s", step, host, status, reason)
     return manifest
+
+
+def _open_manifest(
+    plan: RunPlan,
+    conns: Mapping[str, Any],
+    run_dir: Path,
+    *,
+    resume: bool,
+    workdir: str | Mapping[str, str],
+    hosts_info: Mapping[str, Mapping[str, Any]] | None,
+    facts: Mapping[str, Mapping[str, Any]] | None,
+    extra: Mapping[str, Any] | None,
+) -> Manifest:
+    """The run's manifest: the recorded one to resume, else a new one, written at once."""
+    if resume:
+        return resume_manifest(plan, run_dir, facts)
+    if (run_dir / "manifest.json").exists():
+        raise AnfperfError(f"run {plan.run_id} exists in {run_dir}: resume it or pick a new id")
+    manifest = Manifest(run_dir, new_manifest(plan, conns, workdir, hosts_info, facts, extra))
+    manifest.write()
+    return manifest
+
+
+def _run_steps(plan: RunPlan, runner: StepRunner, manifest: Manifest) -> None:
+    """Run the steps in order; on Ctrl-C or a signal, stop the hosts and record 'interrupted'."""
+    try:
+        with handling_signals(raise_stopped):
+            for index, step in enumerate(plan.steps):
+                runner.run_step(index, step)
+    except KeyboardInterrupt as exc:
+        runner.stopped_by = getattr(exc, "signame", "Ctrl-C")
+        # more signals now only hurry the hosts; the manifest is still written
+        with handling_signals(runner.impatient):
+            runner.interrupt()
+            manifest.update(status="interrupted", end=now_iso())
+        raise
 
 
 def resume_run(

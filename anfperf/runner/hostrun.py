@@ -178,18 +178,53 @@ class StepRunner:
             reason = f"host out of reach earlier in this run: {self.down[host]}"
             self._record(index, host, status="skipped", reason=reason)
             return
+        wd = self._prepare_and_wait(index, host, task, go, attempts)
+        if wd is None:
+            return
+        names = step_files(step, index)
+        result, stop_failed, status, reason, fields = self._run_task(
+            step, host, task, wd, names, starts, attempts
+        )
+        self.bar.set_state(host, "collecting")
+        self._set_deadline(host, 4 * self.answer_timeout_s, "collecting its results")
+        host_dir = self.run_dir / host
+        problems = [reason] if reason else []
+        if result is not None:
+            problems += self._save_streams(host, host_dir, names, result)
+        if stop_failed:  # the host hung: nothing can be collected from it
+            collected, missing, collect_error = [], list(task.outputs), "the host is not answering"
+        else:
+            collected, missing, collect_error = self._collect(host, wd, task.outputs, host_dir)
+        fields["collected"] = [f"{host}/{p}" for p in collected]
+        if problems and reason == _exit_reason(result, self.secrets):
+            problems[0] = self._tool_reason(step, task, result, host_dir) or problems[0]
+        status = _final_status(status, problems, missing, collect_error)
+        if status in _HOST_DOWN:
+            self.down[host] = "; ".join(problems) or status
+        elif collect_error is None:  # everything there was to take is here
+            self._remove(host, wd)
+        self._record(index, host, status=status, reason="; ".join(problems) or None, **fields)
+
+    def _prepare_and_wait(
+        self, index: int, host: str, task: HostTask, go: threading.Event, attempts: int
+    ) -> str | None:
+        """Prepare the host, then wait for the start gun: its work folder, or None when it
+        failed or the run stopped meanwhile (recorded)."""
         wd, failure = self._prepare(host, index, task)
         if failure is not None:
             self._record(index, host, attempts=attempts, **failure)
-            return
+            return None
         self.bar.set_state(host, "ready")
         self.deadline.pop(host, None)  # waiting for the others is not hanging
         self.ready[host].set()
         go.wait()
         if self.stop.is_set() or (index, host) in self.abandoned:
             self._record(index, host, status="interrupted", reason="stopped before it started")
-            return
-        names = step_files(step, index)
+            return None
+        return wd
+
+    def _run_task(self, step, host, task: HostTask, wd: str, names, starts, attempts: int):
+        """Run the command under its timeout: (result, stop failed, status, reason, fields)."""
         self._set_deadline(
             host,
             task.effective_timeout_s + self.kill_grace_s + 2 * self.answer_timeout_s,
@@ -202,40 +237,19 @@ class StepRunner:
         if host in self.facts:  # the version this attempt ran with (a resume may differ)
             fields["tool_version"] = tool_version(step.tool, self.facts[host])
         status, reason = self._classify(result, error, stop_failed, task)
-        self.bar.set_state(host, "collecting")
-        self._set_deadline(host, 4 * self.answer_timeout_s, "collecting its results")
-        host_dir = self.run_dir / host
-        problems = [reason] if reason else []
-        if result is not None:
-            problems += self._save_streams(host, host_dir, names, result)
-        if stop_failed:  # the host hung: nothing can be collected from it
-            collected, missing, collect_error = [], list(task.outputs), "the host is not answering"
-        else:
-            collected, missing, collect_error = self._collect(host, wd, task.outputs, host_dir)
-        fields["collected"] = [f"{host}/{p}" for p in collected]
+        return result, stop_failed, status, reason, fields
+
+    def _tool_reason(self, step, task: HostTask, result, host_dir: Path) -> str | None:
+        """Why the command failed in the tool's own words, where it has better ones than the
+        last line it printed; else None."""
         adapter = find_tool(step.tool)
-        if adapter and problems and reason == _exit_reason(result, self.secrets):
-            # the tool's own words, where it has better ones than the last line it printed
-            said = adapter.failure_reason(
-                f"{result.stdout or ''}\n{result.stderr or ''}",
-                [host_dir / o for o in task.outputs],
-            )
-            if said:
-                problems[0] = f"exit code {result.exited}: {redact(said, self.secrets)}"
-        if collect_error:
-            problems.append(f"outputs not collected: {collect_error}")
-            if status == "ok":
-                status = "failed" if collect_error.startswith("cannot save") else "lost"
-        elif missing and status == "ok":
-            status = "failed"
-            problems.append(f"outputs missing: {', '.join(missing)}")
-        elif problems and status == "ok":  # a stream could not be saved
-            status = "failed"
-        if status in _HOST_DOWN:
-            self.down[host] = "; ".join(problems) or status
-        elif collect_error is None:  # everything there was to take is here
-            self._remove(host, wd)
-        self._record(index, host, status=status, reason="; ".join(problems) or None, **fields)
+        if not adapter:
+            return None
+        said = adapter.failure_reason(
+            f"{result.stdout or ''}\n{result.stderr or ''}",
+            [host_dir / o for o in task.outputs],
+        )
+        return f"exit code {result.exited}: {redact(said, self.secrets)}" if said else None
 
     def _prepare(self, host: str, index: int, task: HostTask):
         """Connect, make the private work folder, upload: (folder, None) or (None, failure)."""
@@ -455,6 +469,22 @@ class StepRunner:
                 self._give_up(self.index, host, "interrupted", f"{by}; {why}: nothing collected")
         for conn in self.conns.values():
             close_quietly(conn)
+
+
+def _final_status(
+    status: str, problems: list[str], missing: list[str], collect_error: str | None
+) -> str:
+    """The task's status once its outputs are in; what went wrong is added to `problems`."""
+    if collect_error:
+        problems.append(f"outputs not collected: {collect_error}")
+        if status == "ok":
+            status = "failed" if collect_error.startswith("cannot save") else "lost"
+    elif missing and status == "ok":
+        status = "failed"
+        problems.append(f"outputs missing: {', '.join(missing)}")
+    elif problems and status == "ok":  # a stream could not be saved
+        status = "failed"
+    return status
 
 
 def _bound_waits(conn: Any, answer_timeout_s: float) -> None:

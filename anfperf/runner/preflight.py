@@ -375,33 +375,54 @@ def preflight(
     conns = named_connections(connections)
 
     def one(name: str, conn: Any) -> HostReport:
-        vols = _for_host(volumes, name, nested=True) or {}
-        wd = _for_host(workdir, name) or DEFAULT_WORKDIR
-        script = preflight_script(
-            volumes=vols, workdir=wd, vdbench=_for_host(vdbench, name),
-            launchers=_for_host(launchers, name),
+        return _preflight_host(
+            name, conn, volumes=volumes, workdir=workdir, vdbench=vdbench, tool=tool,
+            need_kib=need_kib, timeout_s=timeout_s, secrets=secrets, launchers=launchers,
         )  # fmt: skip
-        report = HostReport(name)
-        try:
-            conn.open()
-            result = conn.run(script, hide=True, warn=True, in_stream=False, timeout=timeout_s)
-            offset, uncertainty = clock_offset(conn)
-        except Exception as exc:  # every failure to reach a host is reported, not raised
-            report.facts = {"reachable": False}
-            report.problems.append(f"unreachable: {describe_error(exc, secrets)}")
-            return report
-        report.facts = {"reachable": True, **parse_facts(result.stdout),
-            "clock_offset_s": offset, "clock_uncertainty_s": uncertainty}  # fmt: skip
-        report.problems, report.warnings = check(
-            report.facts, volumes=vols, tool=tool, need_kib=need_kib
-        )
-        return report
 
     with ThreadPoolExecutor(max_workers=max(1, min(32, len(conns)))) as pool:
         futures = {name: pool.submit(one, name, conn) for name, conn in conns.items()}
         reports = {name: f.result() for name, f in futures.items()}
     _fleet_warnings(reports)
     return reports
+
+
+def _preflight_host(
+    name: str,
+    conn: Any,
+    *,
+    volumes: Mapping[str, Any] | None,
+    workdir: str | Mapping[str, str],
+    vdbench: str | Mapping[str, str | None] | None,
+    tool: str | None,
+    need_kib: int | None,
+    timeout_s: float,
+    secrets: list[str] | None,
+    launchers: Mapping[str, Mapping[str, str | None]] | None,
+) -> HostReport:
+    """One host's report: its facts from the probe script, problems and warnings; an
+    unreachable host is a report too (the parameters are those of :func:`preflight`)."""
+    vols = _for_host(volumes, name, nested=True) or {}
+    wd = _for_host(workdir, name) or DEFAULT_WORKDIR
+    script = preflight_script(
+        volumes=vols, workdir=wd, vdbench=_for_host(vdbench, name),
+        launchers=_for_host(launchers, name),
+    )  # fmt: skip
+    report = HostReport(name)
+    try:
+        conn.open()
+        result = conn.run(script, hide=True, warn=True, in_stream=False, timeout=timeout_s)
+        offset, uncertainty = clock_offset(conn)
+    except Exception as exc:  # every failure to reach a host is reported, not raised
+        report.facts = {"reachable": False}
+        report.problems.append(f"unreachable: {describe_error(exc, secrets)}")
+        return report
+    report.facts = {"reachable": True, **parse_facts(result.stdout),
+        "clock_offset_s": offset, "clock_uncertainty_s": uncertainty}  # fmt: skip
+    report.problems, report.warnings = check(
+        report.facts, volumes=vols, tool=tool, need_kib=need_kib
+    )
+    return report
 
 
 def _fleet_warnings(reports: dict[str, HostReport]) -> None:

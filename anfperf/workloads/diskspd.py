@@ -102,6 +102,29 @@ def render_diskspd_commands(
     A rate becomes ``-g`` bytes/ms per thread and target.
     """
     w = workload
+    targets = _check_options(
+        w, volumes, host=host, n_hosts=n_hosts, max_iops=max_iops, diskspd=diskspd
+    )
+    files = [_target(v, host, i) for i, v in enumerate(targets, 1)]
+    share = n_hosts * len(files)
+    commands = [
+        _point_argv(w, point, diskspd, max_iops, share, latency=latency, xml=xml) + files
+        for point in w.points()
+    ]
+    log.debug("rendered %d DiskSpd command lines for %s", len(commands), w.name)
+    return commands
+
+
+def _check_options(
+    w: Workload,
+    volumes: Sequence[str],
+    *,
+    host: str | None,
+    n_hosts: int,
+    max_iops: float | None,
+    diskspd: str,
+) -> list[str]:
+    """The checked target folders; refuse a fill, bad names or counts, a curve without max."""
     if w.fill:
         raise WorkloadError(
             "DiskSpd cannot stop at the end of a file; -c creates and fills it already",
@@ -125,32 +148,39 @@ def render_diskspd_commands(
             field="rate",
             workload=w.name,
         )
-    files = [_target(v, host, i) for i, v in enumerate(targets, 1)]
-    share = n_hosts * len(files)
+    return targets
 
-    commands = []
-    for point in w.points():
-        threads = point.threads if point.threads is not None else point.numjobs
-        depth = 1 if point.threads is not None else point.iodepth
-        argv = [diskspd, f"-c{_size(w.file_size_gib * 2**20)}"]
-        if point.read_pct < 100:
-            argv.append(f"-w{100 - point.read_pct}")
-        argv += [f"-b{_size(w.bs_kib)}", f"-F{threads}"]
-        if w.pattern == "random":
-            argv.append("-r")
-        elif threads > 1:
-            argv.append("-si")
-        argv += [f"-o{depth}", f"-W{w.warmup_s}", f"-d{w.duration_s}"]
-        if w.direct:
-            argv.append("-Sh")
-        if point.rate_pct is not None:
-            argv.append(_throttle(max_iops * point.rate_pct / 100, point, w.bs_kib, share))
-        elif point.rate_iops is not None:
-            argv.append(_throttle(point.rate_iops, point, w.bs_kib, share))
-        if latency:
-            argv.append("-L")
-        if xml:
-            argv.append("-Rxml")
-        commands.append(argv + files)
-    log.debug("rendered %d DiskSpd command lines for %s", len(commands), w.name)
-    return commands
+
+def _point_argv(
+    w: Workload,
+    point: Point,
+    diskspd: str,
+    max_iops: float | None,
+    share: int,
+    *,
+    latency: bool,
+    xml: bool,
+) -> list[str]:
+    """One load point's command line, without its targets, options in the seed's order."""
+    threads = point.threads if point.threads is not None else point.numjobs
+    depth = 1 if point.threads is not None else point.iodepth
+    argv = [diskspd, f"-c{_size(w.file_size_gib * 2**20)}"]
+    if point.read_pct < 100:
+        argv.append(f"-w{100 - point.read_pct}")
+    argv += [f"-b{_size(w.bs_kib)}", f"-F{threads}"]
+    if w.pattern == "random":
+        argv.append("-r")
+    elif threads > 1:
+        argv.append("-si")
+    argv += [f"-o{depth}", f"-W{w.warmup_s}", f"-d{w.duration_s}"]
+    if w.direct:
+        argv.append("-Sh")
+    if point.rate_pct is not None:
+        argv.append(_throttle(max_iops * point.rate_pct / 100, point, w.bs_kib, share))
+    elif point.rate_iops is not None:
+        argv.append(_throttle(point.rate_iops, point, w.bs_kib, share))
+    if latency:
+        argv.append("-L")
+    if xml:
+        argv.append("-Rxml")
+    return argv

@@ -103,10 +103,38 @@ def fio_sections(
     Parameters are those of :func:`render_fio_jobfile`.
     """
     w = workload
+    volumes = _checked_volumes(volumes)
+    _check_options(w, host=host, n_hosts=n_hosts, max_iops=max_iops, log_prefix=log_prefix)
+    file_kib = w.file_size_gib * 2**20
+    sections: list[Section] = [("global", _global_options(w, file_kib, host, log_prefix))]
+    share = n_hosts * len(volumes)
+    for i, point in enumerate(w.points()):
+        opts = _point_options(w, point, file_kib, max_iops, share)
+        name = w.point_name(point)
+        for j, mount in enumerate(volumes):
+            head = [("new_group", None), ("stonewall", None)] if i and not j else []
+            sections.append((name, [*head, *opts, ("directory", mount)]))
+    return sections
+
+
+def _checked_volumes(volumes: Sequence[str]) -> list[str]:
+    """`volumes` as safe, distinct paths that fio's ``directory=`` can take."""
     volumes = check_paths(volumes, "volumes")
     for mount in volumes:
         if ":" in mount:  # fio splits directory= on ':'
             raise WorkloadError(f"{mount!r}: fio cannot take ':' in a folder name", field="volumes")
+    return volumes
+
+
+def _check_options(
+    w: Workload,
+    *,
+    host: str | None,
+    n_hosts: int,
+    max_iops: float | None,
+    log_prefix: str | None,
+) -> None:
+    """Refuse a bad host, log prefix or host count, and a load curve without `max_iops`."""
     if host is not None:
         check_host(host)
     if log_prefix is not None:
@@ -123,7 +151,11 @@ def fio_sections(
         if not _positive(max_iops):
             raise WorkloadError(f"must be a positive number, got {max_iops!r}", field="max_iops")
 
-    file_kib = w.file_size_gib * 2**20
+
+def _global_options(
+    w: Workload, file_kib: float, host: str | None, log_prefix: str | None
+) -> list[tuple[str, str | None]]:
+    """The ``[global]`` section: what every load point shares."""
     glob: list[tuple[str, str | None]] = [
         ("ioengine", "libaio"),
         ("direct", "1" if w.direct else "0"),
@@ -165,30 +197,32 @@ def fio_sections(
             ("write_lat_log", log_prefix),
             ("log_avg_msec", str(w.interval_s * 1000)),
         ]
+    return glob
 
-    sections: list[Section] = [("global", glob)]
-    share = n_hosts * len(volumes)
-    for i, point in enumerate(w.points()):
-        opts: list[tuple[str, str | None]] = []
-        if point.threads is not None:
-            opts += [("numjobs", str(point.threads)), ("iodepth", "1")]
-            if w.pattern == "sequential":
-                opts += _slices(file_kib, w.bs_kib, point.threads)
-        else:
-            opts += [("numjobs", str(point.numjobs)), ("iodepth", str(point.iodepth))]
-        if len(w.read_pct) > 1:
-            opts.append(("rw", RW[w.pattern, _mix(point.read_pct)]))
-            if _mix(point.read_pct) == "mixed":
-                opts.append(("rwmixread", str(point.read_pct)))
-        if point.rate_pct is not None:
-            opts.append(("rate_iops", _rate_iops(max_iops * point.rate_pct / 100, point, share)))
-        elif point.rate_iops is not None:
-            opts.append(("rate_iops", _rate_iops(point.rate_iops, point, share)))
-        name = w.point_name(point)
-        for j, mount in enumerate(volumes):
-            head = [("new_group", None), ("stonewall", None)] if i and not j else []
-            sections.append((name, [*head, *opts, ("directory", mount)]))
-    return sections
+
+def _point_options(
+    w: Workload, point: Point, file_kib: float, max_iops: float | None, share: int
+) -> list[tuple[str, str | None]]:
+    """One load point's options: concurrency, the read share of a sweep, its rate.
+
+    `share` is the number of hosts x volumes that a total rate is split over.
+    """
+    opts: list[tuple[str, str | None]] = []
+    if point.threads is not None:
+        opts += [("numjobs", str(point.threads)), ("iodepth", "1")]
+        if w.pattern == "sequential":
+            opts += _slices(file_kib, w.bs_kib, point.threads)
+    else:
+        opts += [("numjobs", str(point.numjobs)), ("iodepth", str(point.iodepth))]
+    if len(w.read_pct) > 1:
+        opts.append(("rw", RW[w.pattern, _mix(point.read_pct)]))
+        if _mix(point.read_pct) == "mixed":
+            opts.append(("rwmixread", str(point.read_pct)))
+    if point.rate_pct is not None:
+        opts.append(("rate_iops", _rate_iops(max_iops * point.rate_pct / 100, point, share)))
+    elif point.rate_iops is not None:
+        opts.append(("rate_iops", _rate_iops(point.rate_iops, point, share)))
+    return opts
 
 
 def render_fio_jobfile(

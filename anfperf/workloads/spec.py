@@ -236,21 +236,34 @@ class Workload:
     source: str = ""
 
     def __post_init__(self) -> None:
+        # one step per concern, in this order: the first problem found is the one reported
         name = check_name(self.name, "name")
-        set_ = object.__setattr__  # frozen: normalise once, here
+        bs = self._check_access(name)
+        self._check_concurrency(name)
+        self._check_timing(name)
+        self._check_rate_and_file(name, bs)
+        self._check_combinations(name)
+        self._tidy_text(name)
 
+    # -- validation steps of __post_init__ (frozen: each normalises its fields once) --------
+    def _check_access(self, name: str) -> float:
+        """Check and normalise `pattern`, `bs_kib` and `read_pct`; the block size as given."""
         if self.pattern not in PATTERNS:
             raise _error(name, "pattern", f"must be one of {PATTERNS}, got {self.pattern!r}")
         bs = _number(self.bs_kib, name, "bs_kib", minimum=0, strict=True)
         if not math.isclose(bs * 2, round(bs * 2)):
             raise _error(name, "bs_kib", f"must be a whole number of 512-byte sectors, got {bs}")
-        set_(self, "bs_kib", _tidy(round(bs * 2) / 2))
+        object.__setattr__(self, "bs_kib", _tidy(round(bs * 2) / 2))
 
         reads = _int_tuple(self.read_pct, name, "read_pct", minimum=0)
         if any(r > 100 for r in reads):
             raise _error(name, "read_pct", f"percentages must be 0..100, got {list(reads)}")
-        set_(self, "read_pct", reads)
+        object.__setattr__(self, "read_pct", reads)
+        return bs
 
+    def _check_concurrency(self, name: str) -> None:
+        """Check and normalise `threads`, or `iodepth` with `numjobs`."""
+        set_ = object.__setattr__
         if (self.threads is None) == (self.iodepth is None):
             raise _error(
                 name,
@@ -265,12 +278,20 @@ class Workload:
             set_(self, "iodepth", _int_tuple(self.iodepth, name, "iodepth", 1, MAX_CONCURRENCY))
         set_(self, "numjobs", _int(self.numjobs, name, "numjobs", 1, MAX_NUMJOBS))
 
+    def _check_timing(self, name: str) -> None:
+        """Check and normalise `warmup_s`, `duration_s` and `interval_s`."""
+        set_ = object.__setattr__
         set_(self, "warmup_s", _int(self.warmup_s, name, "warmup_s", 0))
         set_(self, "duration_s", _int(self.duration_s, name, "duration_s", 1))
         set_(self, "interval_s", _int(self.interval_s, name, "interval_s", 1))
         if self.interval_s > self.duration_s:
             raise _error(name, "interval_s", "the interval is longer than the duration")
 
+    def _check_rate_and_file(self, name: str, bs: float) -> None:
+        """Check and normalise `rate`, `file_size_gib` (one block of `bs` [KiB] at least), the
+        `direct` and `fill` flags.
+        """
+        set_ = object.__setattr__
         set_(self, "rate", _rate(self.rate, name))
         size = _number(self.file_size_gib, name, "file_size_gib", minimum=0, strict=True)
         if size * 2**20 < bs:
@@ -280,15 +301,17 @@ class Workload:
             if not isinstance(getattr(self, flag), bool):
                 raise _error(name, flag, f"must be true or false, got {getattr(self, flag)!r}")
 
+    def _check_combinations(self, name: str) -> None:
+        """Refuse fields that are valid alone but not together; check the run name."""
         if self.fill:
-            if self.pattern != "sequential" or reads != (0,) or self.rate != RATE_MAX:
+            if self.pattern != "sequential" or self.read_pct != (0,) or self.rate != RATE_MAX:
                 raise _error(
                     name,
                     "fill",
                     "a fill workload writes each file once: pattern sequential, read_pct 0, "
                     "rate max",
                 )
-        if isinstance(self.rate, tuple) and (len(reads) > 1 or len(self.concurrency) > 1):
+        if isinstance(self.rate, tuple) and (len(self.read_pct) > 1 or len(self.concurrency) > 1):
             raise _error(
                 name,
                 "rate",
@@ -296,6 +319,9 @@ class Workload:
             )
         if self.run_name is not None:
             _check_run_name(self.run_name, name)
+
+    def _tidy_text(self, name: str) -> None:
+        """`description` and `source` as one line of text each."""
         for text in ("description", "source"):
             value = getattr(self, text)
             if value is None:
@@ -303,7 +329,7 @@ class Workload:
             if not isinstance(value, str):
                 raise _error(name, text, f"must be text, got {value!r}")
             # one line: it is written into parameter-file comments
-            set_(self, text, " ".join(value.split()))
+            object.__setattr__(self, text, " ".join(value.split()))
 
     # -- derived views ---------------------------------------------------------------------
     @property

@@ -170,25 +170,41 @@ def render_vdbench(
         check_path(vdbench_dir, "vdbench_dir")
 
     w = workload
-    lines: list[str] = []
-    if comments:
-        lines.append(
-            _comment(f"anfperf workload {w.name}" + (f": {w.description}" if w.description else ""))
-        )
-        if w.source:
-            lines.append(_comment(f"source: {w.source}"))
+    lines = _header_lines(w) if comments else []
+    lines += _host_lines(hosts, user, vdbench_dir)
+    lines += _storage_lines(w, volumes, hosts)
+    lines.append(_workload_line(w))
+    lines += _run_lines(w, comments)
+    log.debug("rendered Vdbench parameters for %s: %d lines", w.name, len(lines))
+    return "\n".join(lines) + "\n"
 
-    if hosts:
-        lines.append(
-            _join("hd", "default", ("jvms", 1), ("shell", "ssh"), ("vdbench", vdbench_dir))
-        )
-        for h in hosts:
-            lines.append(
-                _join("hd", h.name, ("system", h.system), ("user", h.user or user),
-                      ("vdbench", h.vdbench_dir if h.vdbench_dir != vdbench_dir else None))
-            )  # fmt: skip
 
-    lines.append(_join("sd", "default", ("size", size_text(w.file_size_gib * 2**20))))
+def _header_lines(w: Workload) -> list[str]:
+    """Comment lines naming the workload and its source."""
+    lines = [
+        _comment(f"anfperf workload {w.name}" + (f": {w.description}" if w.description else ""))
+    ]
+    if w.source:
+        lines.append(_comment(f"source: {w.source}"))
+    return lines
+
+
+def _host_lines(hosts: list[VdbenchHost], user: str | None, vdbench_dir: str | None) -> list[str]:
+    """``hd=`` lines; none for a single-host run."""
+    if not hosts:
+        return []
+    lines = [_join("hd", "default", ("jvms", 1), ("shell", "ssh"), ("vdbench", vdbench_dir))]
+    for h in hosts:
+        lines.append(
+            _join("hd", h.name, ("system", h.system), ("user", h.user or user),
+                  ("vdbench", h.vdbench_dir if h.vdbench_dir != vdbench_dir else None))
+        )  # fmt: skip
+    return lines
+
+
+def _storage_lines(w: Workload, volumes: list[str], hosts: list[VdbenchHost]) -> list[str]:
+    """``sd=default`` and one ``sd=`` per host x volume, on that host's own mount points."""
+    lines = [_join("sd", "default", ("size", size_text(w.file_size_gib * 2**20)))]
     for vm, host in enumerate(hosts or [None], 1):
         for vol, mount in enumerate(host.volumes if host and host.volumes else volumes, 1):
             lun = mount.rstrip("/") + "/" + LUN_FILE.format(vm=vm, vol=vol)
@@ -201,25 +217,29 @@ def render_vdbench(
                     ("openflags", "o_direct" if w.direct else None),
                 )
             )
+    return lines
 
+
+def _workload_line(w: Workload) -> str:
+    """The ``wd=`` line; a read/write sweep leaves ``rdpct=`` to the ``rd=`` lines."""
     sweep_reads = len(w.read_pct) > 1
-    lines.append(
-        _join(
-            "wd",
-            w.name,
-            ("sd", "sd*"),
-            ("rdpct", None if sweep_reads else w.read_pct[0]),
-            ("seekpct", SEEKPCT["fill" if w.fill else w.pattern]),
-            ("xfersize", size_text(w.bs_kib)),
-        )
+    return _join(
+        "wd",
+        w.name,
+        ("sd", "sd*"),
+        ("rdpct", None if sweep_reads else w.read_pct[0]),
+        ("seekpct", SEEKPCT["fill" if w.fill else w.pattern]),
+        ("xfersize", size_text(w.bs_kib)),
     )
 
+
+def _run_lines(w: Workload, comments: bool) -> list[str]:
+    """``rd=default`` (timing and rate) and the ``rd=`` lines of the runs."""
     if w.rate_kind == "curve":
         iorate: list[tuple[str, object]] = [("iorate", "curve"), ("curve", _list(w.rate))]
     else:
         iorate = [("iorate", RATE_MAX if w.rate == RATE_MAX else w.rate)]
-    if comments:
-        lines.append("* Run Defaults")
+    lines = ["* Run Defaults"] if comments else []
     lines.append(
         _join(
             "rd",
@@ -232,6 +252,7 @@ def render_vdbench(
     )
     if comments:
         lines.append("* Run Definitions")
+    sweep_reads = len(w.read_pct) > 1
     for rd, counts in _run_names(w):
         threads = ("threads", counts[0]) if len(counts) == 1 else ("forthreads", _list(counts))
         lines.append(
@@ -244,5 +265,4 @@ def render_vdbench(
                 ("forrdpct", _list(w.read_pct) if sweep_reads else None),
             )
         )
-    log.debug("rendered Vdbench parameters for %s: %d lines", w.name, len(lines))
-    return "\n".join(lines) + "\n"
+    return lines
