@@ -11,6 +11,7 @@ from typing import NamedTuple
 import pandas as pd
 
 from anfperf.ingest.combine import add_totals
+from anfperf.ingest.registry import all_suffixes
 from anfperf.schema import conform
 
 log = logging.getLogger(__name__)
@@ -20,7 +21,9 @@ _GENERIC_NAMES = {
     "flatfile.html", "summary.html", "totals.html", "histogram.html", "logfile.html",
     "parmfile.html",
 }  # fmt: skip
-_SUFFIXES = (".gz", ".json", ".html", ".xml", ".txt", ".log", ".csv")
+# Endings a file name loses to name its run: the registered formats' (anfperf.ingest.registry)
+# and these kinds of file any tool may write.
+_GENERIC_SUFFIXES = (".gz", ".html", ".log", ".csv")
 
 
 class Origin(NamedTuple):
@@ -68,7 +71,8 @@ def run_origin(source: str, cache: dict | None = None) -> Origin:
     name = path.name
     if name in _GENERIC_NAMES or name.endswith(".histogram.html"):
         return Origin(path.parent.name or name)
-    while name.endswith(_SUFFIXES) and "." in name:
+    suffixes = (*_GENERIC_SUFFIXES, *all_suffixes())
+    while name.endswith(suffixes) and "." in name:
         name = name.rsplit(".", 1)[0]
     return Origin(name or source)
 

@@ -18,6 +18,7 @@ import pandas as pd
 from anfperf.errors import ParseError
 from anfperf.ingest._frame import finalize
 from anfperf.ingest._source import read_bytes
+from anfperf.ingest.registry import Format
 from anfperf.schema import PERCENTILE_COLUMNS
 
 log = logging.getLogger(__name__)
@@ -215,3 +216,18 @@ def _number(node: ET.Element, path: str, source: str) -> float | None:
 def _int(node: ET.Element, path: str) -> int | None:
     text = _text(node, path)
     return int(text) if text and text.isdigit() else None
+
+
+def _sniff(head: bytes) -> bool:
+    text = head.lstrip()
+    return text.startswith((b"<?xml", b"<Results"))
+
+
+FORMAT = Format(
+    name="diskspd",
+    title="DiskSpd XML",
+    tool="diskspd",
+    sniff=_sniff,
+    read=read_diskspd_xml,
+    suffixes=(".xml", ".txt"),
+)

@@ -66,6 +66,7 @@ from anfperf.errors import ParseError
 from anfperf.ingest._frame import finalize
 from anfperf.ingest._source import PathOrBuffer, read_bytes
 from anfperf.ingest.combine import merge_bins, percentiles_from_bins
+from anfperf.ingest.registry import Format
 
 log = logging.getLogger(__name__)
 
@@ -913,3 +914,18 @@ def _int(value: object) -> int | None:
         return None
     number = int(number)
     return number if -_INT64_MAX <= number <= _INT64_MAX else None
+
+
+def _sniff(head: bytes) -> bool:
+    return b'"fio version"' in head or b'"client_stats"' in head or b'"jobs"' in head
+
+
+FORMAT = Format(
+    name="fio_json",
+    title="fio JSON",
+    tool=TOOL,
+    sniff=_sniff,
+    parse_rows=_parse_fio_json,
+    read=read_fio_json,
+    suffixes=(".json", ".txt"),
+)

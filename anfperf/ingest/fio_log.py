@@ -60,6 +60,7 @@ import pyarrow.csv as pacsv
 
 from anfperf.errors import ParseError
 from anfperf.ingest._source import GZIP_MAGIC, PathOrBuffer, read_bytes
+from anfperf.ingest.registry import Format
 
 logger = logging.getLogger(__name__)
 
@@ -730,3 +731,13 @@ def _constant_int(value: int | None, n: int) -> pd.arrays.IntegerArray:
     values = _empty(n, np.int64)
     values.fill(value)
     return pd.arrays.IntegerArray(values, np.zeros(n, dtype=bool))
+
+
+_FIO_LOG_LINE = re.compile(rb"^\s*\d+,\s*-?\d+,\s*\d+,\s*\d+")
+
+FORMAT = Format(
+    name="fio_log",
+    title="a fio log",
+    sniff=lambda head: _FIO_LOG_LINE.match(head.lstrip()) is not None,
+    not_result="is a fio log, not a result: read it with read_fio_log()",
+)

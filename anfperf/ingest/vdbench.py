@@ -26,6 +26,7 @@ import pyarrow.compute as pc
 from anfperf.errors import ParseError
 from anfperf.ingest._frame import finalize
 from anfperf.ingest._source import PathOrBuffer, read_bytes
+from anfperf.ingest.registry import Format
 from anfperf.ingest.vdbench_companions import Companions, load_companions, utc_offset_for
 from anfperf.ingest.vdbench_frame import MEASURED, clean_int, explode, host_rows
 from anfperf.ingest.vdbench_histogram import read_vdbench_histogram, vdbench_histogram_percentiles
@@ -558,3 +559,24 @@ def _timestamps(table: pd.DataFrame, comp: Companions, source: str) -> np.ndarra
         int(comp.utc_offset.total_seconds()), "s"
     )
     return np.where(np.isnat(tod), nat, base + days + tod)
+
+
+def _sniff(head: bytes) -> bool:
+    if head.lstrip().startswith((b"<?xml", b"<Results")):
+        return False  # XML is never Vdbench's, though a DiskSpd target path may name it
+    return b"Vdbench" in head or re.search(rb"\bRun\s+Interval\b", head) is not None
+
+
+def _sniff_folder(path: str) -> bool:
+    return os.path.isfile(os.path.join(path, "flatfile.html"))
+
+
+FORMAT = Format(
+    name="vdbench",
+    title="Vdbench output",
+    tool="vdbench",
+    sniff=_sniff,
+    read=read_vdbench,
+    by_path=True,  # finds the run's companion reports next to the flatfile
+    sniff_folder=_sniff_folder,
+)

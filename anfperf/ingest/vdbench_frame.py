@@ -20,7 +20,7 @@ import pyarrow.compute as pc
 from anfperf.errors import ParseError
 from anfperf.ingest._source import read_bytes
 from anfperf.ingest.vdbench_companions import Companions, parse_host_report
-from anfperf.schema import COLUMNS, DIRECTIONS, DTYPES, TOOLS
+from anfperf.schema import COLUMNS, DIRECTIONS, DTYPES, tool_dtype
 
 #: Measurements that exist per direction.
 MEASURED = ("iops", "bw_mib_s", "lat_mean_ms", "lat_max_ms", "lat_std_ms")
@@ -100,9 +100,12 @@ def explode(w: dict) -> pd.DataFrame:
             out[name] = np.zeros(m, dtype=bool)
         elif name == "lat_bins":
             out[name] = np.full(m, None, dtype=object)
+    tool = tool_dtype()
     formatting = np.array([wl == "format" for wl in w["workload"]], dtype=bool)[w["name_of"][inst]]
     out.update({
-        "tool": pd.Categorical.from_codes(np.full(m, TOOLS.index("vdbench")), dtype=DTYPES["tool"]),
+        "tool": pd.Categorical.from_codes(
+            np.full(m, tool.categories.get_loc("vdbench")), dtype=tool
+        ),
         "tool_version": _constant(w["tool_version"], m),
         "source_file": _constant(w["source_file"], m),
         "host": _constant(w["host"], m),
