@@ -126,12 +126,12 @@ def _head(path: str) -> bytes:
 def read(
     path: str | os.PathLike, *, run_id: str | None = None, max_mib: float | None = None
 ) -> pd.DataFrame:
-    """Read one benchmark output, whatever its format.
+    """Read one benchmark result, whatever its format, into the tidy frame.
 
     A folder that is one output (a Vdbench output folder, holding flatfile.html) is read as one
-    run; any other folder is read with :func:`read_many` over the results inside it. fio logs
-    give the time-series frame of :func:`read_fio_log`; everything else gives the tidy frame of
-    :mod:`anfperf.schema`.
+    run; any other folder is read with :func:`read_many` over the results inside it. The result
+    is always the tidy frame of :mod:`anfperf.schema`: fio time-series logs are not results and
+    have their own reader, :func:`read_fio_log`.
 
     Parameters
     ----------
@@ -142,15 +142,18 @@ def read(
     max_mib : float, optional
         Largest file read [MiB], stored or decompressed; default
         :data:`anfperf.ingest._source.MAX_INPUT_MIB`.
+
+    Raises
+    ------
+    anfperf.ParseError
+        The file is no result anfperf reads (a fio log: the message names read_fio_log), or it
+        is damaged.
     """
     path = os.fspath(path)
     if os.path.isdir(path) and folder_format(path) is None:
         return read_many([path], run_id=run_id, max_mib=max_mib)
     with input_limit(max_mib):
-        fmt = _detect(path)
-        if fmt.name == "fio_log":
-            return read_fio_log(path)
-        return _read_one(fmt, path, run_id)
+        return _read_one(_detect(path), path, run_id)
 
 
 def _read_one(fmt: Format, path: str, run_id: str | None) -> pd.DataFrame:

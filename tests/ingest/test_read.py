@@ -11,7 +11,7 @@ import pandas as pd
 import pytest
 
 from anfperf.errors import ParseError
-from anfperf.ingest import detect_format, expand_paths, read, read_many
+from anfperf.ingest import detect_format, expand_paths, read, read_fio_log, read_many
 from anfperf.schema import COLUMN_NAMES
 from tests.conftest import DATA, PUBLIC, require_corpus
 
@@ -45,6 +45,16 @@ def test_every_public_output_gives_a_frame_or_a_parse_error(rel):
     }  # fmt: skip
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
+        if path.suffix == ".log":
+            # a time series, not a result: read() refuses it, read_fio_log() reads it
+            with pytest.raises(ParseError, match="read_fio_log"):
+                read(path)
+            if rel in NOT_RESULTS:
+                with pytest.raises(ParseError, match=NOT_RESULTS[rel]):
+                    read_fio_log(path)
+            else:
+                assert len(read_fio_log(path)) > 0
+            return
         if rel in NOT_RESULTS or companion:
             # companions are read through their flatfile; alone they are not a result
             with pytest.raises(ParseError) as info:
@@ -55,10 +65,9 @@ def test_every_public_output_gives_a_frame_or_a_parse_error(rel):
             return
         frame = read(path)
     assert len(frame) > 0
-    if "run_id" in frame:  # a result (logs have their own columns)
-        assert list(frame.columns) == COLUMN_NAMES
-        assert (frame["iops"].dropna() >= 0).all()
-        assert frame["source_file"].eq(str(path)).all()
+    assert list(frame.columns) == COLUMN_NAMES
+    assert (frame["iops"].dropna() >= 0).all()
+    assert frame["source_file"].eq(str(path)).all()
 
 
 def test_read_detects_each_format(tmp_path):
@@ -67,7 +76,14 @@ def test_read_detects_each_format(tmp_path):
     assert detect_format(DATA / "vdbench" / "RndRead" / "flatfile.html") == "vdbench"
     log = next((DATA / "fio_logs").glob("*clat.1.log"))
     assert detect_format(log) == "fio_log"
-    assert "clat_ms" in read(log).columns
+    # read() gives the tidy frame only: a log is a time series with its own reader
+    with pytest.raises(ParseError, match=f"{log.name}.*read it with read_fio_log"):
+        read(log)
+    clat = read_fio_log(log)
+    assert "clat_ms" in clat.columns and "run_id" not in clat.columns
+    # nor does read_many mix it into results: named, it is an error of that file
+    with pytest.raises(ParseError, match=f"{log.name}.*read_fio_log"):
+        read_many([log, DATA / "fio" / "randread_qd4.json"])
     folder = read(DATA / "vdbench" / "RndRead")
     assert set(folder["tool"]) == {"vdbench"} and folder["run_id"].eq("RndRead").all()
 
