@@ -1,7 +1,9 @@
 """Ingest: benchmark outputs of fio, Vdbench and DiskSpd into one tidy frame.
 
 :func:`read` detects the format of a file or folder; :func:`read_many` reads many and
-concatenates them, each row keeping its `run_id` and `source_file`. The per-format readers are
+concatenates them, each row keeping its `run_id` and `source_file`; :func:`read_all` does the
+same and returns the inputs it could not read as data. Formats come from
+:mod:`anfperf.ingest.registry`. The per-format readers are
 exported too. The frame's columns are documented in :mod:`anfperf.schema`.
 """
 
@@ -13,7 +15,7 @@ import os
 import re
 import warnings
 from collections.abc import Iterable
-from typing import Literal
+from typing import Literal, NamedTuple
 
 import pandas as pd
 
@@ -34,7 +36,10 @@ __all__ = [
     "combine",
     "detect_format",
     "percentiles_from_bins",
+    "ReadResult",
+    "Skipped",
     "read",
+    "read_all",
     "read_diskspd_xml",
     "read_fio_json",
     "read_fio_log",
@@ -209,6 +214,25 @@ def expand_paths(
     return out
 
 
+class Skipped(NamedTuple):
+    """An input :func:`read_all` left out: the file or folder, and why."""
+
+    path: str
+    reason: str
+    line: int | None = None  # 1-based line of the problem, when known
+
+    def __str__(self) -> str:
+        where = self.path if self.line is None else f"{self.path}:{self.line}"
+        return f"{where}: {self.reason}"
+
+
+class ReadResult(NamedTuple):
+    """What :func:`read_all` read: the tidy frame, and the inputs it could not read."""
+
+    frame: pd.DataFrame
+    skipped: list[Skipped]
+
+
 def read_many(
     paths: Iterable[str | os.PathLike],
     *,
@@ -228,7 +252,8 @@ def read_many(
         :func:`anfperf.ingest._frame.run_origin`).
     errors : {'raise', 'warn'}
         What to do with a file that cannot be read: raise its :class:`anfperf.ParseError`, or
-        warn and go on with the others (the frame then holds every file that could be read).
+        warn ("skipped <file>: <reason>") and go on with the others (the frame then holds every
+        file that could be read). :func:`read_all` returns the skipped files as data instead.
     max_mib : float, optional
         Largest file read [MiB], stored or decompressed (a larger one is an error of that
         file); default :data:`anfperf.ingest._source.MAX_INPUT_MIB`.
@@ -238,23 +263,44 @@ def read_many(
     pandas.DataFrame
         The tidy frame; `run_id` and `source_file` tell the rows' origins.
     """
+    if errors not in ("raise", "warn"):
+        raise ValueError(f"errors must be 'raise' or 'warn', not {errors!r}")
     with input_limit(max_mib):
-        return _read_many(paths, run_id, errors)
+        frame, skipped = _read_many(paths, run_id, raise_errors=errors == "raise")
+    for item in skipped:
+        warnings.warn(f"skipped {item}", stacklevel=2)
+    return frame
+
+
+def read_all(
+    paths: Iterable[str | os.PathLike], *, run_id: str | None = None, max_mib: float | None = None
+) -> ReadResult:
+    """Read many outputs into one tidy frame, going on past the ones that cannot be read.
+
+    Parameters are those of :func:`read_many`.
+
+    Returns
+    -------
+    ReadResult
+        ``frame``: the tidy frame of every input that could be read; ``skipped``: one
+        :class:`Skipped` (path, reason) per file or folder left out, in the order met.
+    """
+    with input_limit(max_mib):
+        return _read_many(paths, run_id, raise_errors=False)
 
 
 def _read_many(
-    paths: Iterable[str | os.PathLike], run_id: str | None, errors: Literal["raise", "warn"]
-) -> pd.DataFrame:
+    paths: Iterable[str | os.PathLike], run_id: str | None, *, raise_errors: bool
+) -> ReadResult:
     batches: dict[str, list[dict]] = {}  # format name -> rows of its files, one frame each
     frames: list[pd.DataFrame] = []
     origins: dict = {}  # folder -> (run id, host) from a runner manifest, looked up once
     problems: list[tuple[str, str]] = []
     found = expand_paths(paths, problems)
-    for folder, reason in problems:
-        message = f"{folder}: cannot be read ({reason})"
-        if errors == "raise":
-            raise ParseError(folder, f"cannot be read ({reason})")
-        warnings.warn(f"skipped {message}", stacklevel=3)
+    if problems and raise_errors:
+        folder, reason = problems[0]
+        raise ParseError(folder, f"cannot be read ({reason})")
+    skipped = [Skipped(folder, f"cannot be read ({reason})") for folder, reason in problems]
     for path in found:
         try:
             # the format from the first bytes: a file that is no result is never read whole
@@ -274,15 +320,15 @@ def _read_many(
             else:  # by path (Vdbench finds its companion reports next to it), or not a result
                 frames.append(_read_one(fmt, path, run_id))
         except ParseError as exc:
-            if errors == "raise":
+            if raise_errors:
                 raise
-            warnings.warn(f"skipped {exc}", stacklevel=3)
+            skipped.append(Skipped(exc.source, exc.reason, exc.line))
     frames[:0] = [finalize(rows, source="<many>") for rows in batches.values()]
     if not frames:
-        return empty_frame()
+        return ReadResult(empty_frame(), skipped)
     if len(frames) == 1:
-        return frames[0]
-    return conform(pd.concat(frames, ignore_index=True))
+        return ReadResult(frames[0], skipped)
+    return ReadResult(conform(pd.concat(frames, ignore_index=True)), skipped)
 
 
 def _stamp(rows: list[dict], source: str, run_id: str | None, origin) -> None:

@@ -11,7 +11,15 @@ import pandas as pd
 import pytest
 
 from anfperf.errors import ParseError
-from anfperf.ingest import detect_format, expand_paths, read, read_fio_log, read_many
+from anfperf.ingest import (
+    Skipped,
+    detect_format,
+    expand_paths,
+    read,
+    read_all,
+    read_fio_log,
+    read_many,
+)
 from anfperf.schema import COLUMN_NAMES
 from tests.conftest import DATA, PUBLIC, require_corpus
 
@@ -135,6 +143,31 @@ def test_read_many_reports_or_skips_a_bad_file(tmp_path):
     with pytest.warns(UserWarning, match="bad.json"):
         frame = read_many([tmp_path], errors="warn")
     assert frame["run_id"].eq("good").all() and len(frame) > 0
+
+
+def test_read_all_returns_the_skipped_files_as_data(tmp_path):
+    shutil.copy(DATA / "fio" / "randread_qd4.json", tmp_path / "good.json")
+    (tmp_path / "bad.json").write_text('{"fio version": "fio-3.33", "jobs": [')
+    (tmp_path / "notes.txt").write_text("hello\n")
+    log = next((DATA / "fio_logs").glob("*clat.1.log"))
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")  # data, not warnings
+        frame, skipped = read_all([tmp_path, log])
+    assert frame["run_id"].eq("good").all()
+    assert (
+        frame.query("direction == 'read'")["iops"].iloc[0]
+        == (
+            json.loads((DATA / "fio" / "randread_qd4.json").read_bytes())["jobs"][0]["read"]["iops"]
+        )
+    )
+    assert [s.path for s in skipped] == [str(tmp_path / "bad.json"), str(tmp_path / "notes.txt"),
+                                         str(log)]  # fmt: skip
+    assert skipped[0].reason.startswith("invalid or truncated JSON")
+    assert skipped[1].reason.startswith("not fio JSON")
+    assert skipped[2] == Skipped(
+        str(log), "is a fio log, not a result: read it with read_fio_log()"
+    )
+    assert str(skipped[2]) == f"{log}: is a fio log, not a result: read it with read_fio_log()"
 
 
 def test_unknown_content_is_a_parse_error(tmp_path):
