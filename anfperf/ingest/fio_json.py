@@ -66,6 +66,7 @@ from anfperf.errors import ParseError
 from anfperf.ingest._frame import finalize
 from anfperf.ingest._source import PathOrBuffer, read_bytes
 from anfperf.ingest.combine import merge_bins, percentiles_from_bins
+from anfperf.ingest.fio_bins import plat_idx_to_val
 from anfperf.ingest.registry import Format
 
 log = logging.getLogger(__name__)
@@ -615,22 +616,6 @@ def _bins(raw: object, ns_per_unit: int) -> dict | None:
     if count.size == 0 or (count < 0).any() or (ns < 0).any() or count.sum() <= 0:
         return None
     return {"ns": ns, "count": count}
-
-
-def plat_idx_to_val(idx: np.ndarray, bits: int = 6, val: int = 64) -> np.ndarray:
-    """fio's histogram bucket index -> the bucket's value (fio ``stat.c:plat_idx_to_val``).
-
-    Buckets below ``2 * val`` hold one value each; above, group ``g`` spans ``2**(g+bits)`` values
-    split into `val` buckets, each represented by its middle.
-    """
-    idx = np.asarray(idx, dtype=np.int64)
-    if not 0 < bits < 16 or val != 1 << bits or (idx < 0).any() or (idx >= 64 * val).any():
-        raise ValueError("histogram bucket constants out of range")
-    error_bits = np.maximum((idx >> bits) - 1, 1)
-    base = np.left_shift(1, error_bits + bits)
-    k = idx % val
-    grouped = base + k * np.left_shift(1, error_bits) + np.left_shift(1, error_bits - 1)
-    return np.where(idx < (val << 1), idx, grouped)
 
 
 def _fill_all_clients_bins(all_rows: list[dict], host_rows: list[dict]) -> None:
