@@ -30,6 +30,7 @@ from anfperf.ingest.registry import Format
 from anfperf.ingest.vdbench_companions import Companions, load_companions, utc_offset_for
 from anfperf.ingest.vdbench_frame import MEASURED, clean_int, explode, host_rows
 from anfperf.ingest.vdbench_histogram import read_vdbench_histogram, vdbench_histogram_percentiles
+from anfperf.ingest.vdbench_records import Instances, Measures, WideRows
 from anfperf.schema import PATTERNS
 
 __all__ = ["read_vdbench", "read_vdbench_histogram", "vdbench_histogram_percentiles"]
@@ -316,7 +317,7 @@ def _numbers(table: pd.DataFrame, name: str, source: str, strict: bool) -> np.nd
 # --------------------------------------------------------------------------- rows
 
 
-def _flatfile_rows(table: pd.DataFrame, comp: Companions, source: str) -> dict:
+def _flatfile_rows(table: pd.DataFrame, comp: Companions, source: str) -> WideRows:
     """One 'wide' row per flatfile row: settings plus total/read/write measurements."""
     n = len(table)
     cols = set(table.columns)
@@ -432,34 +433,35 @@ def _flatfile_rows(table: pd.DataFrame, comp: Companions, source: str) -> dict:
         ("write", write_iops, write_bw, 0.0),
     ):
         only = m["read_obs_pct"] == all_share  # this direction carries all the I/O
-        directional[d] = {"iops": d_iops, "bw_mib_s": d_bw}
+        lat = {}
         for stat, native in (("mean", "resp"), ("max", "max"), ("std", "std")):
             own = m[f"{d}_lat_{stat}_ms"]
             if f"{d}_{native}" not in cols:  # pre-50401 (no read_resp) or pre-50407 (no read_max)
                 own = np.where(only, m[f"lat_{stat}_ms"], np.nan)
-            directional[d][f"lat_{stat}_ms"] = own
+            lat[stat] = own
+        directional[d] = Measures(d_iops, d_bw, lat["mean"], lat["max"], lat["std"])
     keep = {}
     requested = pd.Series(read_pct).groupby(inst).max().to_numpy()
     for d, impossible in (("read", 0.0), ("write", 100.0)):
-        did_io = (
-            np.bincount(inst, weights=np.nan_to_num(directional[d]["iops"]) > 0, minlength=n_inst)
-            > 0
-        )
+        d_iops = np.nan_to_num(directional[d].iops) > 0
+        did_io = np.bincount(inst, weights=d_iops, minlength=n_inst) > 0
         keep[d] = (did_io & (requested != impossible))[inst]
 
-    return {
-        "n": n, "inst": inst, "names": names, "name_of": name_of, "inst_step": inst_step,
-        "loops": loops, "workload": workload, "curve_pct": curve[name_of], "interval": ival,
-        "is_summary": is_sum, "is_warmup": is_warmup, "avg_first": first,
-        "timestamp": _timestamps(table, comp, source), "threads": threads,
-        "outstanding": outstanding, "host_targets": [rd.targets_by_host if rd else None for rd in rds],
-        "pattern": pattern, "read_pct": read_pct, "bs_kib": bs_kib,
-        "rate_limit_iops": rate_limit, "tool_version": _version(table, comp),
-        "host": comp.single_host or "all", "source_file": source,
-        "cpu_user_pct": m["cpu_user_pct"], "cpu_sys_pct": m["cpu_sys_pct"],
-        "queue_depth": m["queue_depth"], "total": {k: m[k] for k in MEASURED},
-        "read": directional["read"], "write": directional["write"], "keep": keep,
-    }  # fmt: skip
+    instances = Instances(
+        names=names, name_of=name_of, step=inst_step, loops=loops, workload=workload,
+        curve_pct=curve[name_of], avg_first=first,
+        host_targets=[rd.targets_by_host if rd else None for rd in rds],
+    )  # fmt: skip
+    return WideRows(
+        instances=instances, inst=inst, interval=ival, is_summary=is_sum, is_warmup=is_warmup,
+        timestamp=_timestamps(table, comp, source), threads=threads, outstanding=outstanding,
+        pattern=pattern, read_pct=read_pct, bs_kib=bs_kib, rate_limit_iops=rate_limit,
+        cpu_user_pct=m["cpu_user_pct"], cpu_sys_pct=m["cpu_sys_pct"],
+        queue_depth=m["queue_depth"], total=Measures(*(m[k] for k in MEASURED)),
+        read=directional["read"], write=directional["write"], keep_read=keep["read"],
+        keep_write=keep["write"], tool_version=_version(table, comp),
+        host=comp.single_host or "all", source_file=source,
+    )  # fmt: skip
 
 
 def _run_def_of(name: str, comp: Companions):
