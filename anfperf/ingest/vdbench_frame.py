@@ -10,6 +10,7 @@ flatfile this costs less than pandas' own copies would.
 from __future__ import annotations
 
 import warnings
+from collections.abc import Callable
 from pathlib import Path
 
 import numpy as np
@@ -63,45 +64,11 @@ def explode(w: WideRows) -> pd.DataFrame:
     """Wide rows -> tidy rows with the schema's dtypes: 'total' for every row, 'read'/'write'
     where kept. Built column by column without copies (pandas would otherwise copy the frame
     twice, which costs more than parsing it)."""
-    n = w.n
-    # Output rows of flatfile row i: [read] [write] total, placed by offsets (no sort).
-    kr = np.asarray(w.keep_read, dtype=np.int64)
-    kw = np.asarray(w.keep_write, dtype=np.int64)
-    start = np.cumsum(1 + kr + kw) - (1 + kr + kw)
-    read_rows, write_rows = np.flatnonzero(kr), np.flatnonzero(kw)
-    pos = {
-        "total": start + kr + kw,
-        "read": start[read_rows],
-        "write": start[write_rows] + kr[write_rows],
-    }
-    m = n + len(read_rows) + len(write_rows)
-    idx = np.empty(m, dtype=np.int64)
-    codes = np.empty(m, dtype=np.int64)
-    for d, rows in (("total", np.arange(n)), ("read", read_rows), ("write", write_rows)):
-        idx[pos[d]] = rows
-        codes[pos[d]] = DIRECTIONS.index(d)
-
+    idx, codes, pos = _layout(w)
+    m = len(idx)
     inst = w.inst[idx]
     rd = w.instances
-
-    out: dict[str, object] = {}
-    nan = np.full(m, np.nan)  # shared by the columns Vdbench has no data for
-    nan.flags.writeable = False
-    null_strings = pd.arrays.ArrowStringArray(pa.nulls(m, pa.large_string()))
-    null_ints = _int64(nan)
-    for name, dtype, _unit, _meaning in COLUMNS:
-        if name == "run_id":
-            continue
-        if dtype == "string":
-            out[name] = null_strings
-        elif dtype == "Int64":
-            out[name] = null_ints
-        elif dtype == "float64":
-            out[name] = nan
-        elif dtype == "bool":
-            out[name] = np.zeros(m, dtype=bool)
-        elif name == "lat_bins":
-            out[name] = np.full(m, None, dtype=object)
+    out = _missing_columns(m)
     tool = tool_dtype()
     formatting = np.array([wl == "format" for wl in rd.workload], dtype=bool)[rd.name_of[inst]]
     out.update({
@@ -130,11 +97,58 @@ def explode(w: WideRows) -> pd.DataFrame:
         out[name] = np.asarray(getattr(w, name), dtype=np.float64)[idx]
     for k in MEASURED:  # per-direction measurements into their output rows
         col = np.empty(m)
-        for d, rows in (("total", slice(None)), ("read", read_rows), ("write", write_rows)):
-            col[pos[d]] = getattr(w.direction(d), k)[rows]
+        for d, (at, rows) in pos.items():
+            col[at] = getattr(w.direction(d), k)[rows]
         out[k] = col
     out["queue_depth"] = np.where(codes == DIRECTIONS.index("total"), w.queue_depth[idx], np.nan)
     return pd.DataFrame(out, copy=False)
+
+
+def _layout(w: WideRows) -> tuple[np.ndarray, np.ndarray, dict[str, tuple]]:
+    """Where each wide row's tidy rows go: [read] [write] total, placed by offsets (no sort).
+
+    Returns the wide row of each output row, its direction code, and per direction (output
+    positions, wide rows).
+    """
+    kr = np.asarray(w.keep_read, dtype=np.int64)
+    kw = np.asarray(w.keep_write, dtype=np.int64)
+    start = np.cumsum(1 + kr + kw) - (1 + kr + kw)
+    read_rows, write_rows = np.flatnonzero(kr), np.flatnonzero(kw)
+    pos = {
+        "total": (start + kr + kw, np.arange(w.n)),
+        "read": (start[read_rows], read_rows),
+        "write": (start[write_rows] + kr[write_rows], write_rows),
+    }
+    m = w.n + len(read_rows) + len(write_rows)
+    idx = np.empty(m, dtype=np.int64)
+    codes = np.empty(m, dtype=np.int64)
+    for d, (at, rows) in pos.items():
+        idx[at] = rows
+        codes[at] = DIRECTIONS.index(d)
+    return idx, codes, pos
+
+
+def _missing_columns(m: int) -> dict[str, object]:
+    """`m` missing values of every schema column Vdbench may leave empty, in its final dtype."""
+    out: dict[str, object] = {}
+    nan = np.full(m, np.nan)  # shared by the columns Vdbench has no data for
+    nan.flags.writeable = False
+    null_strings = pd.arrays.ArrowStringArray(pa.nulls(m, pa.large_string()))
+    null_ints = _int64(nan)
+    for name, dtype, _unit, _meaning in COLUMNS:
+        if name == "run_id":
+            continue
+        if dtype == "string":
+            out[name] = null_strings
+        elif dtype == "Int64":
+            out[name] = null_ints
+        elif dtype == "float64":
+            out[name] = nan
+        elif dtype == "bool":
+            out[name] = np.zeros(m, dtype=bool)
+        elif name == "lat_bins":
+            out[name] = np.full(m, None, dtype=object)
+    return out
 
 
 def host_rows(w: WideRows, comp: Companions) -> list[pd.DataFrame]:
@@ -176,14 +190,39 @@ def _host_wide(report: pd.DataFrame, w: WideRows, host: str, source: str) -> Wid
     inst = inst[inst >= 0]
     if report.empty:
         return None
-    n = len(report)
 
     def col(name: str) -> np.ndarray:
-        return report[name].to_numpy(dtype=np.float64) if name in report else np.full(n, np.nan)
+        if name in report:
+            return report[name].to_numpy(dtype=np.float64)
+        return np.full(len(report), np.nan)
 
     is_sum = report["is_summary"].to_numpy(dtype=bool)
     ival = col("interval")
-    # The flatfile row of the same instance and interval gives the timestamp (avg_: key -1).
+    first_row = np.unique(w.inst, return_index=True)[1][inst]
+    total = Measures(*(col(k) for k in MEASURED))
+    read, write = _host_directions(report, col, total)
+    threads = w.threads[first_row]
+    # this host's SDs (threads are per SD), where the parameter file ties each SD to a host
+    targets = np.array([(t or {}).get(host, np.nan) for t in rd.host_targets], dtype=np.float64)
+    return WideRows(
+        instances=rd, inst=inst, interval=ival, is_summary=is_sum,
+        is_warmup=~is_sum & (ival < rd.avg_first[inst]),
+        timestamp=_host_timestamps(w, inst, is_sum, ival), threads=threads,
+        outstanding=threads * targets[rd.name_of[inst]], pattern=w.pattern[first_row],
+        read_pct=w.read_pct[first_row], bs_kib=w.bs_kib[first_row],
+        rate_limit_iops=w.rate_limit_iops[first_row],
+        cpu_user_pct=col("cpu_total_pct") - col("cpu_sys_pct"), cpu_sys_pct=col("cpu_sys_pct"),
+        queue_depth=col("queue_depth"), total=total, read=read, write=write,
+        keep_read=w.keep_read[first_row], keep_write=w.keep_write[first_row],
+        tool_version=w.tool_version, host=host, source_file=source,
+    )  # fmt: skip
+
+
+def _host_timestamps(
+    w: WideRows, inst: np.ndarray, is_sum: np.ndarray, ival: np.ndarray
+) -> np.ndarray:
+    """Times of host report rows: the flatfile row of the same instance and interval's."""
+    # avg_ rows: interval key -1
     flat = pd.Series(np.arange(w.n), index=pd.MultiIndex.from_arrays(
         [w.inst, np.where(w.is_summary, -1, np.nan_to_num(w.interval))]))  # fmt: skip
     flat = flat[~flat.index.duplicated()]
@@ -192,9 +231,13 @@ def _host_wide(report: pd.DataFrame, w: WideRows, host: str, source: str) -> Wid
     stamps = np.where(
         np.isnan(at), np.datetime64("NaT"), w.timestamp[np.nan_to_num(at).astype(np.int64)]
     )
-    first_row = np.unique(w.inst, return_index=True)[1][inst]
+    return stamps.astype("datetime64[ns]")
 
-    total = Measures(*(col(k) for k in MEASURED))
+
+def _host_directions(
+    report: pd.DataFrame, col: Callable[[str], np.ndarray], total: Measures
+) -> tuple[Measures, Measures]:
+    """Read and write measurements of a host report: native (file system) or the read% split."""
     share = col("read_obs_pct") / 100.0
     if "read_iops" in report:  # file-system layout: exact per-direction numbers
         r_iops, w_iops = col("read_iops"), col("write_iops")
@@ -209,24 +252,12 @@ def _host_wide(report: pd.DataFrame, w: WideRows, host: str, source: str) -> Wid
             return col(name)
         return np.where(share == all_share, getattr(total, stat), np.nan)
 
-    threads = w.threads[first_row]
-    # this host's SDs (threads are per SD), where the parameter file ties each SD to a host
-    targets = np.array([(t or {}).get(host, np.nan) for t in rd.host_targets], dtype=np.float64)
-    targets = targets[rd.name_of[inst]]
-    return WideRows(
-        instances=rd, inst=inst, interval=ival, is_summary=is_sum,
-        is_warmup=~is_sum & (ival < rd.avg_first[inst]),
-        timestamp=stamps.astype("datetime64[ns]"), threads=threads,
-        outstanding=threads * targets, pattern=w.pattern[first_row],
-        read_pct=w.read_pct[first_row], bs_kib=w.bs_kib[first_row],
-        rate_limit_iops=w.rate_limit_iops[first_row],
-        cpu_user_pct=col("cpu_total_pct") - col("cpu_sys_pct"), cpu_sys_pct=col("cpu_sys_pct"),
-        queue_depth=col("queue_depth"), total=total,
-        read=Measures(r_iops, r_bw, own("read_lat_ms", "lat_mean_ms", 1.0),
-                      own("read_max_ms", "lat_max_ms", 1.0), own("read_std_ms", "lat_std_ms", 1.0)),
-        write=Measures(w_iops, w_bw, own("write_lat_ms", "lat_mean_ms", 0.0),
-                       own("write_max_ms", "lat_max_ms", 0.0),
-                       own("write_std_ms", "lat_std_ms", 0.0)),
-        keep_read=w.keep_read[first_row], keep_write=w.keep_write[first_row],
-        tool_version=w.tool_version, host=host, source_file=source,
+    read = Measures(
+        r_iops, r_bw, own("read_lat_ms", "lat_mean_ms", 1.0),
+        own("read_max_ms", "lat_max_ms", 1.0), own("read_std_ms", "lat_std_ms", 1.0),
     )  # fmt: skip
+    write = Measures(
+        w_iops, w_bw, own("write_lat_ms", "lat_mean_ms", 0.0),
+        own("write_max_ms", "lat_max_ms", 0.0), own("write_std_ms", "lat_std_ms", 0.0),
+    )  # fmt: skip
+    return read, write
