@@ -21,7 +21,14 @@ import pandas as pd
 
 from anfperf.errors import ParseError
 from anfperf.ingest._frame import finalize, flag_stopped, label_local_host, run_origin
-from anfperf.ingest._source import GZIP_MAGIC, gunzip, input_limit, printable_path, read_bytes
+from anfperf.ingest._source import (
+    GZIP_MAGIC,
+    gunzip,
+    input_limit,
+    input_limit_bytes,
+    printable_path,
+    read_bytes,
+)
 from anfperf.ingest.combine import add_totals, combine, percentiles_from_bins
 from anfperf.ingest.diskspd import read_diskspd_xml
 from anfperf.ingest.fio_json import read_fio_json
@@ -86,18 +93,29 @@ def detect_format(path_or_bytes: str | os.PathLike | bytes, *, source: str | Non
 
 
 def _detect(path_or_bytes: str | os.PathLike | bytes, source: str | None = None) -> Format:
+    return _detect_reading(path_or_bytes, source)[0]
+
+
+def _detect_reading(
+    path_or_bytes: str | os.PathLike | bytes, source: str | None = None
+) -> tuple[Format, bytes | None]:
+    """The format, and the whole content when detection read it all (a small plain file)."""
+    whole = None
     if isinstance(path_or_bytes, str | os.PathLike):
         path = os.fspath(path_or_bytes)
         source = printable_path(path)
         if os.path.isdir(path):
             fmt = folder_format(path)
             if fmt is not None:
-                return fmt
+                return fmt, None
             raise ParseError(source, "folder without a Vdbench flatfile.html")
-        head = _head(path)
+        head, whole = _head(path)
     else:
         head = path_or_bytes[:_SNIFF_BYTES]
-    source = source or "<bytes>"
+    return _sniff(head, source or "<bytes>"), whole
+
+
+def _sniff(head: bytes, source: str) -> Format:
     if head[:2] == GZIP_MAGIC:
         raise ParseError(source, "gzip data: decompress before detect_format(bytes)")
     for fmt in formats():
@@ -111,21 +129,28 @@ def _detect(path_or_bytes: str | os.PathLike | bytes, source: str | None = None)
     raise ParseError(source, f"not {', '.join(titles[:-1])} or {titles[-1]}; it starts {first!r}")
 
 
-def _head(path: str) -> bytes:
-    """The first bytes of a file, decompressed when it is gzip (whatever its name)."""
+def _head(path: str) -> tuple[bytes, bytes | None]:
+    """The first bytes of a file, decompressed when it is gzip (whatever its name); and the
+    whole file when that was all of it (plain, and within the input limit): one read serves
+    both detection and parsing of the small files that are the bulk case."""
+    whole = None
     try:
         with open(path, "rb") as fh:
-            head = fh.read(_SNIFF_BYTES)
+            head = fh.read(_SNIFF_BYTES + 1)
             if head[:2] == GZIP_MAGIC:  # decompress the beginning only (a bomb stays small)
                 fh.seek(0)
                 head = gunzip(fh, printable_path(path), _SNIFF_BYTES)
+            elif len(head) <= _SNIFF_BYTES and len(head) <= input_limit_bytes():
+                whole = head
+            else:
+                head = head[:_SNIFF_BYTES]
     except IsADirectoryError:
         raise ParseError(printable_path(path), "is a folder, not a file") from None
     except FileNotFoundError:
         raise ParseError(printable_path(path), "no such file") from None
     except OSError as exc:
         raise ParseError(printable_path(path), f"cannot be read: {exc.strerror or exc}") from None
-    return head
+    return head, whole
 
 
 def read(
@@ -304,10 +329,13 @@ def _read_many(
     for path in found:
         try:
             # the format from the first bytes: a file that is no result is never read whole
-            fmt = _detect(path)
+            fmt, data = _detect_reading(path)
             if fmt.parse_rows is not None:
                 # many small files: gather plain rows and build one frame per format
-                data, source = read_bytes(path)
+                if data is None:
+                    data, source = read_bytes(path)
+                else:
+                    source = printable_path(path)
                 rows = fmt.parse_rows(data, source)
                 _stamp(rows, source, run_id, run_origin(source, origins))
                 batches.setdefault(fmt.name, []).extend(rows)

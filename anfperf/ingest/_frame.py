@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import logging
+import os
 import warnings
 from pathlib import Path
 from typing import NamedTuple
@@ -58,19 +59,23 @@ def run_origin(source: str, cache: dict | None = None) -> Origin:
         Remembers each folder's manifest (or its absence) across calls, so that reading many
         files of one folder looks for manifests once.
     """
-    path = Path(source)
-    folder = str(path.parent)
+    # Plain strings until a manifest or a Vdbench name needs Path: thousands of files of one
+    # folder are the bulk case, and a Path per file costs more than the rest of this.
+    folder = os.path.dirname(source)
     if cache is not None and folder in cache:
         found = cache[folder]
     else:
-        found = _find_manifest(path)
+        found = _find_manifest(Path(source))
         if cache is not None:
             cache[folder] = found
     if found is not None:
-        return _manifest_origin(path, *found)
-    name = path.name
-    if name in _GENERIC_NAMES or name.endswith(".histogram.html"):
-        return Origin(path.parent.name or name)
+        return _manifest_origin(Path(source), *found)
+    name = os.path.basename(source)
+    if name in ("", ".") or name in _GENERIC_NAMES or name.endswith(".histogram.html"):
+        path = Path(source)
+        name = path.name
+        if name in _GENERIC_NAMES or name.endswith(".histogram.html"):
+            return Origin(path.parent.name or name)
     suffixes = (*_GENERIC_SUFFIXES, *all_suffixes())
     while name.endswith(suffixes) and "." in name:
         name = name.rsplit(".", 1)[0]
