@@ -418,21 +418,13 @@ def _document_rows(doc: dict, source: str, step0: int) -> tuple[list[dict], int,
     version = doc.get("fio version")
     tool_version = _text(version) if isinstance(version, str) else None
     timestamp = _timestamp(doc)
-    entries: list[tuple[bool, object]] = []
-    for key in ("jobs", "client_stats"):
-        value = doc.get(key)
-        if value is None:
-            continue
-        if not isinstance(value, list):
-            raise ParseError(source, f"'{key}' is not a list of jobs")
-        entries.extend((key == "client_stats", entry) for entry in value)
-    for i, (_, entry) in enumerate(entries):
-        if not isinstance(entry, dict):
-            raise ParseError(source, f"job entry {i} is not a JSON object")
-
+    entries = _entries(doc, source)
     global_options = doc.get("global options")
     hosts = _client_hosts(entries)
-    clones = _clone_counts(entries)
+    keys = [_clone_key(entry) for _, entry in entries]  # type: ignore[arg-type]
+    clones: dict[tuple, int] = {}
+    for key in keys:
+        clones[key] = clones.get(key, 0) + 1
     rows: list[dict] = []
     failed: list[tuple[str, int]] = []
     unmeasured = 0
@@ -440,15 +432,14 @@ def _document_rows(doc: dict, source: str, step0: int) -> tuple[list[dict], int,
     per_host: list[tuple[dict, list[dict]]] = []
 
     for i, (is_client, entry) in enumerate(entries):
-        name = _text(entry.get("jobname"))
+        name = keys[i][0]
         if is_client and name == ALL_CLIENTS:
             all_clients.append((i, entry))
             continue
         options, reported = _options(entry, global_options)
-        config = _cached_config(options, reported)
-        config = _with_outstanding(config, clones[_clone_key(entry)])
+        config = _with_outstanding(_cached_config(options, reported), clones[keys[i]])
         error = _int(entry.get("error")) or 0
-        host = hosts.get(_host_key(entry), "localhost") if is_client else _local_host(entry)
+        host = hosts.get(keys[i][2:], "localhost") if is_client else (keys[i][2] or "localhost")
         base = _base_row(source, tool_version, timestamp, host, name, step0 + i, entry, error)
         entry_rows, n_unmeasured = _direction_rows(entry, base, config)
         unmeasured += n_unmeasured
@@ -465,16 +456,47 @@ def _document_rows(doc: dict, source: str, step0: int) -> tuple[list[dict], int,
         per_host.append((config, entry_rows))
 
     for i, entry in all_clients:
-        names = {row["job"] for _, entry_rows in per_host for row in entry_rows}
-        name = names.pop() if len(names) == 1 else ALL_CLIENTS
-        config = _common_config([config for config, _ in per_host])
-        error = _int(entry.get("error")) or 0
-        base = _base_row(source, tool_version, timestamp, "all", name, step0 + i, entry, error)
-        entry_rows, n_unmeasured = _direction_rows(entry, base, config)
+        entry_rows, n_unmeasured = _all_clients_rows(
+            entry, per_host, source, tool_version, timestamp, step0 + i
+        )
         unmeasured += n_unmeasured
-        _fill_all_clients_bins(entry_rows, [r for _, rs in per_host for r in rs])
         rows.extend(entry_rows)
     return rows, len(entries), failed, unmeasured
+
+
+def _entries(doc: dict, source: str) -> list[tuple[bool, dict]]:
+    """The job entries of a document: (whether a client/server entry, the entry)."""
+    entries: list[tuple[bool, dict]] = []
+    for key in ("jobs", "client_stats"):
+        value = doc.get(key)
+        if value is None:
+            continue
+        if not isinstance(value, list):
+            raise ParseError(source, f"'{key}' is not a list of jobs")
+        entries.extend((key == "client_stats", entry) for entry in value)
+    for i, (_, entry) in enumerate(entries):
+        if not isinstance(entry, dict):
+            raise ParseError(source, f"job entry {i} is not a JSON object")
+    return entries
+
+
+def _all_clients_rows(
+    entry: dict,
+    per_host: list[tuple[dict, list[dict]]],
+    source: str,
+    tool_version: str | None,
+    timestamp: datetime | None,
+    step: int,
+) -> tuple[list[dict], int]:
+    """Rows of the "All clients" aggregate: the name and settings its hosts share."""
+    names = {row["job"] for _, entry_rows in per_host for row in entry_rows}
+    name = names.pop() if len(names) == 1 else ALL_CLIENTS
+    config = _common_config([config for config, _ in per_host])
+    error = _int(entry.get("error")) or 0
+    base = _base_row(source, tool_version, timestamp, "all", name, step, entry, error)
+    entry_rows, n_unmeasured = _direction_rows(entry, base, config)
+    _fill_all_clients_bins(entry_rows, [r for _, rs in per_host for r in rs])
+    return entry_rows, n_unmeasured
 
 
 def _base_row(
@@ -507,26 +529,28 @@ def _base_row(
 def _direction_rows(entry: dict, base: dict, config: dict) -> tuple[list[dict], int]:
     rows = []
     unmeasured = 0
+    bs_kib, rate_iops = config["bs_kib"], config["rate_iops"]
     for key, direction in DIRECTION_KEYS.items():
         block = entry.get(key)
         if not isinstance(block, dict) or not _did_io(block):
             continue
-        row = dict(base)
-        row["direction"] = direction
-        row["pattern"] = config["pattern"]
-        row["read_pct"] = config["read_pct"]
-        row["iodepth"] = config["iodepth"]
-        row["numjobs"] = config["numjobs"]
-        row["outstanding"] = config["outstanding"]
-        row["bs_kib"] = config["bs_kib"].get(direction, _NAN)
-        row["rate_limit_iops"] = config["rate_iops"].get(direction, _NAN)
-        runtime_ms = _num(block.get("runtime"))
-        row["runtime_s"] = runtime_ms / 1000.0
-        row["iops"] = _num(block.get("iops"))
         bw_bytes = _num(block.get("bw_bytes"))
-        row["bw_mib_s"] = (
-            bw_bytes / 2**20 if bw_bytes == bw_bytes else _num(block.get("bw")) / 1024.0
-        )
+        row = {
+            **base,
+            "direction": direction,
+            "pattern": config["pattern"],
+            "read_pct": config["read_pct"],
+            "iodepth": config["iodepth"],
+            "numjobs": config["numjobs"],
+            "outstanding": config["outstanding"],
+            "bs_kib": bs_kib.get(direction, _NAN),
+            "rate_limit_iops": rate_iops.get(direction, _NAN),
+            "runtime_s": _num(block.get("runtime")) / 1000.0,
+            "iops": _num(block.get("iops")),
+            "bw_mib_s": (
+                bw_bytes / 2**20 if bw_bytes == bw_bytes else _num(block.get("bw")) / 1024.0
+            ),
+        }
         if not _latency(block, row):
             unmeasured += 1
         rows.append(row)
@@ -556,7 +580,8 @@ def _latency(block: dict, row: dict) -> bool:
     slat = slat if isinstance(slat, dict) else None
 
     measured = True
-    if _measured(lat):
+    lat_measured = _measured(lat)
+    if lat_measured:
         # Divide (not multiply by 1e-6): 101888 ns is then exactly the float nearest 0.101888.
         row["lat_mean_ms"] = _num(lat.get("mean")) / per_ms
         row["lat_min_ms"] = _num(lat.get("min")) / per_ms
@@ -571,17 +596,21 @@ def _latency(block: dict, row: dict) -> bool:
         measured = clat_mean == clat_mean
 
     # Percentiles and histogram of the total latency when fio computed them, else of clat.
-    src = lat if lat is not None and ("percentile" in lat or "bins" in lat) else clat
-    pct = src.get("percentile") if _measured(src) else None
+    if lat is not None and ("percentile" in lat or "bins" in lat):
+        src, src_measured = lat, lat_measured
+    else:
+        src, src_measured = clat, _measured(clat)
+    pct = src.get("percentile") if src_measured else None
     if isinstance(pct, dict) and pct:
-        values = _percentiles(pct)
-        for column, value in values.items():
+        for column, value in _percentiles(pct).items():
             row[column] = value / per_ms
     else:
-        for column in PERCENTILE_KEYS:
-            row[column] = _NAN
-    row["lat_bins"] = _bins(src.get("bins"), ns_per_unit) if _measured(src) else None
+        row.update(_NO_PERCENTILES)
+    row["lat_bins"] = _bins(src.get("bins"), ns_per_unit) if src_measured else None
     return measured
+
+
+_NO_PERCENTILES = dict.fromkeys(PERCENTILE_KEYS, _NAN)
 
 
 def _measured(block: dict | None) -> bool:
@@ -853,15 +882,6 @@ def _clone_key(entry: dict) -> tuple[str, str, str, str]:
     )
 
 
-def _clone_counts(entries: list[tuple[bool, object]]) -> dict[tuple, int]:
-    """Number of entries per (jobname, groupid, host): the clones fio reported separately."""
-    counts: dict[tuple, int] = {}
-    for _, entry in entries:
-        key = _clone_key(entry)  # type: ignore[arg-type]
-        counts[key] = counts.get(key, 0) + 1
-    return counts
-
-
 def _host_key(entry: dict) -> tuple[str, str]:
     return _text(entry.get("hostname")), _text(entry.get("port"))
 
@@ -879,10 +899,6 @@ def _client_hosts(entries: list[tuple[bool, object]]) -> dict[tuple[str, str], s
             name = hostname or "localhost"
             names[(hostname, port)] = f"{name}:{port}" if len(seen) > 1 and port else name
     return names
-
-
-def _local_host(entry: dict) -> str:
-    return _text(entry.get("hostname")) or "localhost"
 
 
 def _timestamp(doc: dict) -> datetime | None:
