@@ -104,12 +104,15 @@ def _detect_reading(
     if isinstance(path_or_bytes, str | os.PathLike):
         path = os.fspath(path_or_bytes)
         source = printable_path(path)
-        if os.path.isdir(path):
+        try:  # a file, first: no stat per file of the thousands read
+            head, whole = _head(path)
+        except ParseError:
+            if not os.path.isdir(path):
+                raise
             fmt = folder_format(path)
             if fmt is not None:
                 return fmt, None
-            raise ParseError(source, "folder without a Vdbench flatfile.html")
-        head, whole = _head(path)
+            raise ParseError(source, "folder without a Vdbench flatfile.html") from None
     else:
         head = path_or_bytes[:_SNIFF_BYTES]
     return _sniff(head, source or "<bytes>"), whole
