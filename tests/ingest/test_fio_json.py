@@ -588,3 +588,12 @@ def test_run_id_and_plain_rows():
     rows = _parse_fio_json((FIO_DATA / "randread_qd4.json").read_bytes(), "x.json")
     assert [r["direction"] for r in rows] == ["read"]  # totals are finalize's job
     assert all(isinstance(r, dict) and r["source_file"] == "x.json" for r in rows)
+
+
+def test_bench_smoke_is_paired_against_orjson_with_text_prefixed_files(tmp_path):
+    from benchmarks._bench_fio_json import bench
+
+    result = bench(tmp_path, n_files=8, prefixed_every=4, rounds=3)
+    assert result["ratio_min"] <= result["ratio"] <= result["ratio_max"]
+    prefixed = sorted(tmp_path.iterdir())[0].read_bytes()
+    assert prefixed.startswith(b"normal-json: (g=0)") and b'"fio version"' in prefixed
