@@ -639,6 +639,10 @@ def _bins(raw: object, ns_per_unit: int) -> dict | None:
     """A json+ histogram as ``{'ns': int64 array, 'count': int64 array}``; None if unusable."""
     if not isinstance(raw, dict) or not raw:
         return None
+    if ns_per_unit == 1 and "FIO_IO_U_PLAT_NR" not in raw:
+        fast = _decimal_bins(raw)
+        if fast is not _NOT_DECIMAL:
+            return fast
     try:
         if "FIO_IO_U_PLAT_NR" in raw:  # fio 2.x: bucket index -> count, usec buckets
             bits = int(raw["FIO_IO_U_PLAT_BITS"])
@@ -664,6 +668,32 @@ def _bins(raw: object, ns_per_unit: int) -> dict | None:
     except (TypeError, ValueError, OverflowError, KeyError):
         return None
     if count.size == 0 or (count < 0).any() or (ns < 0).any() or count.sum() <= 0:
+        return None
+    return {"ns": ns, "count": count}
+
+
+_NOT_DECIMAL = object()
+_DIGITS_AND_SPACE = b"0123456789 "
+
+
+def _decimal_bins(raw: dict) -> dict | None | object:
+    """:func:`_bins` of fio 3.x's own histograms (plain decimal ns keys), with a third of the
+    work: json+ files hold several such dicts of ~300 bins each, and converting them was half
+    the time spent building rows. `_NOT_DECIMAL` for any other keys."""
+    try:
+        keys = " ".join(raw).encode("ascii")
+    except (UnicodeEncodeError, TypeError):  # TypeError: keys not text (not from JSON)
+        return _NOT_DECIMAL
+    if keys.translate(None, _DIGITS_AND_SPACE):  # anything but digits and separators
+        return _NOT_DECIMAL
+    ns = np.fromstring(keys, dtype=np.int64, sep=" ")  # digits only: never negative
+    if len(ns) != len(raw) or ns.max() >= _INT64_MAX:  # fromstring saturates
+        return None
+    try:
+        count = np.fromiter(raw.values(), dtype=np.int64, count=len(raw))
+    except (TypeError, ValueError, OverflowError):
+        return None
+    if count.min() < 0 or count.sum() <= 0:
         return None
     return {"ns": ns, "count": count}
 
