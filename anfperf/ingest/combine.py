@@ -52,6 +52,9 @@ def merge_bins(histograms: Sequence[dict]) -> dict:
     return {"ns": keys, "count": np.bincount(inverse, weights=count).astype(np.int64)}
 
 
+_NS_BITS = 36  # bin values below 2**36 ns (19 hours) share an int64 key with their group
+
+
 def merge_bins_by_group(groups: Sequence[Sequence[dict]]) -> list[dict]:
     """:func:`merge_bins` of each group of histograms, all groups in one vectorised pass."""
     if not groups:
@@ -61,8 +64,12 @@ def merge_bins_by_group(groups: Sequence[Sequence[dict]]) -> list[dict]:
     count = np.concatenate([np.asarray(h["count"], dtype=np.int64) for h in hists])
     sizes = np.fromiter((len(h["ns"]) for h in hists), dtype=np.int64, count=len(hists))
     per_group = np.add.reduceat(sizes, np.cumsum([0] + [len(g) for g in groups[:-1]]))
-    gid = np.repeat(np.arange(len(groups)), per_group)
-    order = np.lexsort((ns, gid))  # by group, then bin
+    gid = np.repeat(np.arange(len(groups), dtype=np.int64), per_group)
+    if len(ns) and 0 <= ns.min() and ns.max() < 1 << _NS_BITS and len(groups) < 1 << 26:
+        # one int64 key (group, bin): a stable sort of it is ten times faster than lexsort
+        order = np.argsort((gid << _NS_BITS) | ns, kind="stable")
+    else:
+        order = np.lexsort((ns, gid))  # by group, then bin
     ns, gid, count = ns[order], gid[order], count[order]
     new = np.ones(len(ns), dtype=bool)
     new[1:] = (ns[1:] != ns[:-1]) | (gid[1:] != gid[:-1])
