@@ -46,11 +46,14 @@ test: install sysdeps lint
 demo: install sysdeps
 	$(BIN)/anfperf demo --out reports/demo
 
+# Every benchmark runs and prints its figures; the target fails at the end if any missed.
+BENCHMARKS := bench_ingest bench_models bench_fleet bench_report
 bench: install sysdeps
-	$(BIN)/python benchmarks/bench_ingest.py
-	$(BIN)/python benchmarks/bench_models.py
-	$(BIN)/python benchmarks/bench_fleet.py
-	$(BIN)/python benchmarks/bench_report.py
+	@missed=""; for b in $(BENCHMARKS); do \
+	  echo "== benchmarks/$$b.py"; \
+	  $(BIN)/python benchmarks/$$b.py || missed="$$missed $$b"; \
+	done; \
+	if [ -n "$$missed" ]; then echo "benchmarks that missed a target or failed:$$missed"; exit 1; fi
 
 clean:
 	rm -rf $(VENV) .pytest_cache .ruff_cache .hypothesis build *.egg-info

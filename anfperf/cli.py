@@ -48,16 +48,17 @@ class _ToolChoices(SequenceABC):
 
 
 def _ingest(args: argparse.Namespace) -> int:
-    from anfperf.ingest import read_many
+    from anfperf.ingest import read_all
     from anfperf.store import save_frame
     from anfperf.summary import format_table, summary_table
 
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
-        frame = read_many(args.paths, run_id=args.run_id, errors="warn", max_mib=args.max_file_mib)
+        frame, skipped = read_all(args.paths, run_id=args.run_id, max_mib=args.max_file_mib)
     for w in caught:
         print(f"anfperf: warning: {w.message}", file=sys.stderr)
-    skipped = sum(str(w.message).startswith("skipped ") for w in caught)
+    for item in skipped:
+        print(f"anfperf: warning: skipped {item}", file=sys.stderr)
     if frame.empty:
         print("anfperf: no results found in " + " ".join(args.paths), file=sys.stderr)
         return 1

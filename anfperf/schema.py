@@ -7,9 +7,10 @@ the column names and are binary: MiB = 2**20 bytes, KiB = 1024 bytes.
 
 from __future__ import annotations
 
+from functools import lru_cache
+
 import pandas as pd
 
-TOOLS = ("fio", "vdbench", "diskspd")
 DIRECTIONS = ("read", "write", "trim", "total")
 PATTERNS = ("random", "sequential", "mixed")
 
@@ -26,7 +27,8 @@ PERCENTILE_COLUMNS: dict[str, float] = {
 #: The contract as one table: (column, dtype, unit, meaning).
 COLUMNS: list[tuple[str, str | pd.CategoricalDtype, str, str]] = [
     ("run_id", "string", "", "run identifier (runner's id, else derived from the folder or file)"),
-    ("tool", pd.CategoricalDtype(TOOLS), "", "'fio', 'vdbench' or 'diskspd'"),
+    # its categories are the registered formats' tools: see tool_dtype()
+    ("tool", "category", "", "'fio', 'vdbench', 'diskspd' or the tool of a registered format"),
     ("tool_version", "string", "", "tool and version, e.g. 'fio-3.33', 'vdbench50405'"),
     ("source_file", "string", "", "file the row came from"),
     ("host", "string", "", "client host; 'all' for an aggregate across hosts"),
@@ -85,6 +87,32 @@ KEY_COLUMNS = [
 ]  # fmt: skip
 
 
+def __getattr__(name: str) -> object:
+    # TOOLS is the registry's (anfperf.ingest.registry), looked up when asked for: the registry
+    # loads the readers, which import this module.
+    if name == "TOOLS":
+        return tuple(tool_dtype().categories)
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
+
+def tool_dtype() -> pd.CategoricalDtype:
+    """The `tool` column's dtype: one category per tool of the registered formats
+    (:func:`anfperf.ingest.registry.tools`; 'fio', 'vdbench', 'diskspd' built in)."""
+    from anfperf.ingest.registry import tools
+
+    return _categorical(tools())
+
+
+@lru_cache(maxsize=8)
+def _categorical(categories: tuple[str, ...]) -> pd.CategoricalDtype:
+    return pd.CategoricalDtype(categories)
+
+
+def column_dtype(name: str) -> str | pd.CategoricalDtype:
+    """The dtype of one contract column (the `tool` column's follows the registry)."""
+    return tool_dtype() if name == "tool" else DTYPES[name]
+
+
 def schema_table() -> pd.DataFrame:
     """The contract as a frame: column, dtype, unit, meaning."""
     return pd.DataFrame(
@@ -104,7 +132,8 @@ def conform(frame: pd.DataFrame) -> pd.DataFrame:
     Missing columns are added as missing values (``False`` for the flag columns). Extra columns
     are an error: a reader that wants to add one must add it to :data:`COLUMNS` first.
     """
-    if list(frame.columns) == COLUMN_NAMES and _EXPECTED_DTYPES.equals(frame.dtypes):
+    tool = tool_dtype()
+    if list(frame.columns) == COLUMN_NAMES and _expected_dtypes(tool).equals(frame.dtypes):
         if isinstance(frame.index, pd.RangeIndex) and (frame.index.start, frame.index.step) == (
             0,
             1,
@@ -117,6 +146,8 @@ def conform(frame: pd.DataFrame) -> pd.DataFrame:
     frame = frame.reset_index(drop=True)  # the result's RangeIndex must not realign the rows
     out = {}
     for name, dtype, _unit, _meaning in COLUMNS:
+        if name == "tool":
+            dtype = tool
         if name in frame.columns:
             col = frame[name]
         elif dtype == "bool":
@@ -144,7 +175,13 @@ def conform(frame: pd.DataFrame) -> pd.DataFrame:
     return pd.DataFrame(out, index=pd.RangeIndex(n), copy=False)
 
 
-# What a conformed frame's dtypes look like (to recognise one cheaply).
-_EXPECTED_DTYPES = pd.Series(
-    {name: pd.Series([], dtype=dtype).dtype for name, dtype, _u, _m in COLUMNS}, dtype=object
-)
+@lru_cache(maxsize=8)
+def _expected_dtypes(tool: pd.CategoricalDtype) -> pd.Series:
+    """What a conformed frame's dtypes look like (to recognise one cheaply)."""
+    return pd.Series(
+        {
+            name: pd.Series([], dtype=tool if name == "tool" else dtype).dtype
+            for name, dtype, _u, _m in COLUMNS
+        },
+        dtype=object,
+    )

@@ -1,13 +1,16 @@
-"""Speed of the fio JSON reader against plain ``json.loads`` of the same files.
+"""Speed of reading many fio JSON files against ``orjson.loads`` of the same bytes.
 
-``bench(workdir)`` writes `n_files` copies of the real fio outputs in ``tests/data/fio`` (the
-plain JSON ones, json+ included) into `workdir`, then times
+``bench(workdir, n_files)`` writes `n_files` copies of the real fio outputs in ``tests/data/fio``
+that are one JSON document (json+ included) into `workdir`; every `prefixed_every`-th copy gets
+fio's own text before the JSON (warnings and the normal output of ``--output-format=normal,json``,
+taken from ``normal_and_json.txt``), as fio writes when run that way. Then, paired and
+interleaved (each round times both, in alternating order, so that both see the same machine
+load):
 
-- baseline: read every file's bytes and ``json.loads`` them;
-- anfperf: ``anfperf.ingest.read_many(paths)`` when it exists, else the same reading plus
-  ``_parse_fio_json`` of every file and one ``finalize`` over all rows.
+- baseline: read each file's bytes and ``orjson.loads`` its JSON (after the known text prefix);
+- anfperf: ``anfperf.ingest.read_many(paths)``: detection, parsing and the tidy frame.
 
-The target is a ratio (anfperf / baseline) of at most 1.5. Run it directly to print the result.
+The figure is the median over rounds of the per-round ratio anfperf / baseline.
 """
 
 from __future__ import annotations
@@ -15,17 +18,19 @@ from __future__ import annotations
 import json
 import shutil
 import tempfile
-import time
 import warnings
 from pathlib import Path
 
+import orjson
+
+from benchmarks._paired import paired_ratio
+
 FIXTURES = Path(__file__).resolve().parents[1] / "tests" / "data" / "fio"
-REPEATS = 5
+ROUNDS = 7
 
 
 def _fixtures() -> list[Path]:
-    """Fixtures that are one plain JSON document (files with text around it are left out, so
-    that the baseline can be plain ``json.loads``)."""
+    """Fixtures that are one plain JSON document."""
     out = []
     for path in sorted(FIXTURES.glob("*.json")):
         try:
@@ -36,81 +41,76 @@ def _fixtures() -> list[Path]:
     return out
 
 
-def _make_files(workdir: Path, n_files: int) -> list[Path]:
+def _prefix() -> bytes:
+    """fio's text before the JSON in a real ``--output-format=normal,json`` output."""
+    data = (FIXTURES / "normal_and_json.txt").read_bytes()
+    return data[: data.index(b"{")]
+
+
+def _make_files(workdir: Path, n_files: int, prefixed_every: int) -> tuple[list[Path], list[int]]:
+    """The files, and where the JSON starts in each."""
     sources = _fixtures()
+    prefix = _prefix()
     workdir.mkdir(parents=True, exist_ok=True)
-    paths = []
+    paths, offsets = [], []
     for i in range(n_files):
         src = sources[i % len(sources)]
-        dst = workdir / f"{i:04d}_{src.name}"
-        shutil.copyfile(src, dst)
+        dst = workdir / f"{i:05d}_{src.name}"
+        if prefixed_every and i % prefixed_every == 0:
+            dst.write_bytes(prefix + src.read_bytes())
+            offsets.append(len(prefix))
+        else:
+            shutil.copyfile(src, dst)
+            offsets.append(0)
         paths.append(dst)
-    return paths
+    return paths, offsets
 
 
-def _baseline(paths: list[Path]) -> int:
+def _baseline(paths: list[Path], offsets: list[int]) -> int:
     n = 0
-    for path in paths:
-        n += len(json.loads(path.read_bytes()))
+    for path, offset in zip(paths, offsets, strict=True):
+        with open(path, "rb") as fh:
+            data = fh.read()
+        n += len(orjson.loads(data[offset:] if offset else data))
     return n
 
 
-def _anfperf(paths: list[Path]) -> int:
-    from anfperf import ingest
+def _anfperf(paths: list[Path], offsets: list[int]) -> int:
+    from anfperf.ingest import read_many
 
-    read_many = getattr(ingest, "read_many", None)
-    if read_many is not None:
-        return len(read_many(paths))
-    from anfperf.ingest._frame import finalize
-    from anfperf.ingest._source import read_bytes
-    from anfperf.ingest.fio_json import _parse_fio_json
-
-    rows: list[dict] = []
-    for path in paths:
-        data, source = read_bytes(path)
-        rows.extend(_parse_fio_json(data, source))
-    return len(finalize(rows, source=str(paths[0].parent), run_id="bench"))
+    return len(read_many(paths))
 
 
-def _best_of(funcs: list, paths: list[Path]) -> list[float]:
-    """Best time of each function over REPEATS rounds, run in turn so that both see the same
-    machine load."""
-    best = [float("inf")] * len(funcs)
-    for _ in range(REPEATS):
-        for i, func in enumerate(funcs):
-            start = time.perf_counter()
-            func(paths)
-            best[i] = min(best[i], time.perf_counter() - start)
-    return best
-
-
-def bench(workdir: Path, n_files: int = 1000) -> dict:
-    """Time reading `n_files` fio JSON files; return seconds, their ratio and the MiB read.
+def bench(
+    workdir: Path, n_files: int = 1000, prefixed_every: int = 4, rounds: int = ROUNDS
+) -> dict:
+    """Time reading `n_files` fio JSON files, paired against orjson.loads of the same bytes.
 
     Returns
     -------
     dict
-        ``baseline_s`` (read + json.loads), ``anfperf_s`` (read + parse + frame), ``ratio``
-        (anfperf_s / baseline_s) and ``mb`` (MiB of JSON read).
+        ``baseline_s`` (read + orjson.loads, median), ``anfperf_s`` (read_many, median),
+        ``ratio`` (median of the paired ratios, with ``ratio_min`` and ``ratio_max``) and
+        ``mb`` (MiB of files read).
     """
-    paths = _make_files(Path(workdir), n_files)
+    paths, offsets = _make_files(Path(workdir), n_files, prefixed_every)
     mb = sum(p.stat().st_size for p in paths) / 2**20
     with warnings.catch_warnings():
-        warnings.simplefilter("ignore")
-        _anfperf(paths[:20])  # imports and first-call costs out of the timing
-        baseline_s, anfperf_s = _best_of([_baseline, _anfperf], paths)
-    return {
-        "baseline_s": baseline_s,
-        "anfperf_s": anfperf_s,
-        "ratio": anfperf_s / baseline_s,
-        "mb": mb,
-    }
+        warnings.simplefilter("ignore")  # the text before the JSON is reported, by design
+        _anfperf(paths[:20], offsets[:20])  # imports and first-call costs out of the timing
+        _baseline(paths[:20], offsets[:20])
+        result = paired_ratio(
+            lambda: _baseline(paths, offsets), lambda: _anfperf(paths, offsets), rounds
+        )
+    return {**result, "mb": mb}
 
 
 if __name__ == "__main__":
-    with tempfile.TemporaryDirectory() as tmp:
-        result = bench(Path(tmp))
-    print(
-        f"fio json: {result['mb']:.1f} MiB in 1000 files: json.loads {result['baseline_s']:.3f} s, "
-        f"anfperf {result['anfperf_s']:.3f} s, ratio {result['ratio']:.2f} (target <= 1.5)"
-    )
+    for n in (1000, 10_000):
+        with tempfile.TemporaryDirectory() as tmp:
+            result = bench(Path(tmp), n_files=n)
+        print(
+            f"fio json x{n}: {result['mb']:.1f} MiB: orjson.loads {result['baseline_s']:.3f} s, "
+            f"read_many {result['anfperf_s']:.3f} s, paired ratio {result['ratio']:.2f} "
+            "(target <= 2)"
+        )

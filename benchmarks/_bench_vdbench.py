@@ -8,9 +8,7 @@ same bytes read_vdbench parses after finding its header.
 
 from __future__ import annotations
 
-import gc
 import io
-import time
 import tracemalloc
 import warnings
 from pathlib import Path
@@ -18,6 +16,7 @@ from pathlib import Path
 import pandas as pd
 
 from anfperf.ingest.vdbench import read_vdbench
+from benchmarks._paired import paired_ratio
 
 SOURCE = Path(__file__).resolve().parents[1] / "tests" / "data" / "vdbench" / "RndReadThreads"
 
@@ -33,21 +32,15 @@ def build_flatfile(target: Path, n_rows: int) -> tuple[bytes, bytes]:
     return whole, lines[header_no] + body
 
 
-def _time(fn) -> float:
-    gc.collect()
-    t0 = time.perf_counter()
-    fn()
-    return time.perf_counter() - t0
-
-
 def bench(workdir: Path, n_rows: int = 100_000, repeat: int = 5) -> dict:
-    """Time the baseline and read_vdbench (best of `repeat`, taken in turns so that a busy
-    machine slows both alike) on a flatfile of `n_rows` rows.
+    """Time the baseline and read_vdbench, paired (`repeat` rounds, each timing both in turn;
+    the median of the per-round ratios), on a flatfile of `n_rows` rows.
 
     Returns
     -------
     dict
-        ``baseline_s``, ``anfperf_s`` [s], ``ratio`` (anfperf / baseline), ``mb`` (file size,
+        ``baseline_s``, ``anfperf_s`` [s] (medians), ``ratio`` (median of anfperf / baseline
+        per round; ``ratio_min``, ``ratio_max``), ``mb`` (file size,
         10**6 bytes), ``peak_mib`` (peak Python-tracked memory of one read_vdbench call [MiB]).
     """
     workdir.mkdir(parents=True, exist_ok=True)
@@ -63,18 +56,13 @@ def bench(workdir: Path, n_rows: int = 100_000, repeat: int = 5) -> dict:
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         anfperf()  # warm imports and caches
-        baseline_s = anfperf_s = float("inf")
-        for _ in range(repeat):
-            baseline_s = min(baseline_s, _time(baseline))
-            anfperf_s = min(anfperf_s, _time(anfperf))
+        timed = paired_ratio(baseline, anfperf, repeat)
         tracemalloc.start()
         anfperf()
         _, peak = tracemalloc.get_traced_memory()
         tracemalloc.stop()
     return {
-        "baseline_s": baseline_s,
-        "anfperf_s": anfperf_s,
-        "ratio": anfperf_s / baseline_s,
+        **timed,
         "mb": len(whole) / 1e6,
         "peak_mib": peak / 2**20,
     }

@@ -1,7 +1,9 @@
 """Ingest: benchmark outputs of fio, Vdbench and DiskSpd into one tidy frame.
 
 :func:`read` detects the format of a file or folder; :func:`read_many` reads many and
-concatenates them, each row keeping its `run_id` and `source_file`. The per-format readers are
+concatenates them, each row keeping its `run_id` and `source_file`; :func:`read_all` does the
+same and returns the inputs it could not read as data. Formats come from
+:mod:`anfperf.ingest.registry`. The per-format readers are
 exported too. The frame's columns are documented in :mod:`anfperf.schema`.
 """
 
@@ -13,117 +15,156 @@ import os
 import re
 import warnings
 from collections.abc import Iterable
-from typing import Literal
+from typing import Literal, NamedTuple
 
 import pandas as pd
 
 from anfperf.errors import ParseError
 from anfperf.ingest._frame import finalize, flag_stopped, label_local_host, run_origin
-from anfperf.ingest._source import GZIP_MAGIC, gunzip, input_limit, printable_path, read_bytes
+from anfperf.ingest._source import (
+    GZIP_MAGIC,
+    gunzip,
+    input_limit,
+    input_limit_bytes,
+    printable_path,
+    read_bytes,
+)
 from anfperf.ingest.combine import add_totals, combine, percentiles_from_bins
 from anfperf.ingest.diskspd import read_diskspd_xml
-from anfperf.ingest.fio_json import _parse_fio_json, read_fio_json
+from anfperf.ingest.fio_json import read_fio_json
 from anfperf.ingest.fio_log import read_fio_log
+from anfperf.ingest.registry import Format, folder_format, formats, register_format, result_suffixes
 from anfperf.ingest.vdbench import read_vdbench, read_vdbench_histogram
 from anfperf.schema import conform, empty_frame
 
 __all__ = [
+    "Format",
     "add_totals",
     "combine",
     "detect_format",
     "percentiles_from_bins",
+    "ReadResult",
+    "Skipped",
     "read",
+    "read_all",
     "read_diskspd_xml",
     "read_fio_json",
     "read_fio_log",
     "read_many",
     "read_vdbench",
     "read_vdbench_histogram",
+    "register_format",
 ]
 
 log = logging.getLogger(__name__)
 
-Format = Literal["fio_json", "fio_log", "vdbench", "diskspd"]
-
 _SNIFF_BYTES = 64 * 1024
-_FIO_LOG_LINE = re.compile(rb"^\s*\d+,\s*-?\d+,\s*\d+,\s*\d+")
 # Files in a folder that are never results: runner ledgers, logs, Vdbench's companion reports
 # (read through the folder's flatfile.html instead).
 _NOT_RESULTS = re.compile(r"(^manifest\.json$|\.log(\.[^.]+)?$|\.stdout\.html$)")
-_RESULT_SUFFIXES = (".json", ".xml", ".txt", ".out", ".gz")
+# Tried in folders whatever the format: compressed files (the content tells the format) and
+# captured tool output.
+_GENERIC_SUFFIXES = (".gz", ".out")
 
 
-def detect_format(path_or_bytes: str | os.PathLike | bytes, *, source: str | None = None) -> Format:
+def detect_format(path_or_bytes: str | os.PathLike | bytes, *, source: str | None = None) -> str:
     """Tell the format of one output from its content (not its name).
+
+    The registered formats (:func:`anfperf.ingest.registry.formats`) are asked in turn.
 
     Parameters
     ----------
     path_or_bytes : str, os.PathLike or bytes
-        A file or a Vdbench output folder, or the (decompressed) content of a file.
+        A file or an output folder (a Vdbench run), or the (decompressed) content of a file.
     source : str, optional
         Name for error messages when `path_or_bytes` is content.
+
+    Returns
+    -------
+    str
+        The format's name: 'fio_json', 'diskspd', 'vdbench', 'fio_log' or a registered one.
 
     Raises
     ------
     anfperf.ParseError
         The content is none of the formats anfperf reads.
     """
+    return _detect(path_or_bytes, source).name
+
+
+def _detect(path_or_bytes: str | os.PathLike | bytes, source: str | None = None) -> Format:
+    return _detect_reading(path_or_bytes, source)[0]
+
+
+def _detect_reading(
+    path_or_bytes: str | os.PathLike | bytes, source: str | None = None
+) -> tuple[Format, bytes | None]:
+    """The format, and the whole content when detection read it all (a small plain file)."""
+    whole = None
     if isinstance(path_or_bytes, str | os.PathLike):
         path = os.fspath(path_or_bytes)
         source = printable_path(path)
-        if os.path.isdir(path):
-            if os.path.isfile(os.path.join(path, "flatfile.html")):
-                return "vdbench"
-            raise ParseError(source, "folder without a Vdbench flatfile.html")
-        head = _head(path)
+        try:  # a file, first: no stat per file of the thousands read
+            head, whole = _head(path)
+        except ParseError:
+            if not os.path.isdir(path):
+                raise
+            fmt = folder_format(path)
+            if fmt is not None:
+                return fmt, None
+            raise ParseError(source, "folder without a Vdbench flatfile.html") from None
     else:
         head = path_or_bytes[:_SNIFF_BYTES]
-    source = source or "<bytes>"
+    return _sniff(head, source or "<bytes>"), whole
+
+
+def _sniff(head: bytes, source: str) -> Format:
     if head[:2] == GZIP_MAGIC:
         raise ParseError(source, "gzip data: decompress before detect_format(bytes)")
+    for fmt in formats():
+        if fmt.sniff(head):
+            return fmt
     text = head.lstrip()
-    # Cheapest and most frequent first: many small fio JSON files are the bulk case.
-    if text.startswith(b"<?xml") or text.startswith(b"<Results"):
-        return "diskspd"
-    if b'"fio version"' in head or b'"client_stats"' in head or b'"jobs"' in head:
-        return "fio_json"
-    if b"Vdbench" in head or re.search(rb"\bRun\s+Interval\b", head):
-        return "vdbench"
-    if _FIO_LOG_LINE.match(text):
-        return "fio_log"
     if not text:
         raise ParseError(source, "empty file")
     first = text.split(b"\n", 1)[0][:80].decode("utf-8", errors="replace")
-    raise ParseError(
-        source, f"not fio JSON, a fio log, Vdbench output or DiskSpd XML; it starts {first!r}"
-    )
+    titles = [f.title for f in formats()]
+    raise ParseError(source, f"not {', '.join(titles[:-1])} or {titles[-1]}; it starts {first!r}")
 
 
-def _head(path: str) -> bytes:
-    """The first bytes of a file, decompressed when it is gzip (whatever its name)."""
+def _head(path: str) -> tuple[bytes, bytes | None]:
+    """The first bytes of a file, decompressed when it is gzip (whatever its name); and the
+    whole file when that was all of it (plain, and within the input limit): one read serves
+    both detection and parsing of the small files that are the bulk case."""
+    whole = None
     try:
         with open(path, "rb") as fh:
-            head = fh.read(_SNIFF_BYTES)
+            head = fh.read(_SNIFF_BYTES + 1)
             if head[:2] == GZIP_MAGIC:  # decompress the beginning only (a bomb stays small)
                 fh.seek(0)
                 head = gunzip(fh, printable_path(path), _SNIFF_BYTES)
+            elif len(head) <= _SNIFF_BYTES and len(head) <= input_limit_bytes():
+                whole = head
+            else:
+                head = head[:_SNIFF_BYTES]
     except IsADirectoryError:
         raise ParseError(printable_path(path), "is a folder, not a file") from None
     except FileNotFoundError:
         raise ParseError(printable_path(path), "no such file") from None
     except OSError as exc:
         raise ParseError(printable_path(path), f"cannot be read: {exc.strerror or exc}") from None
-    return head
+    return head, whole
 
 
 def read(
     path: str | os.PathLike, *, run_id: str | None = None, max_mib: float | None = None
 ) -> pd.DataFrame:
-    """Read one benchmark output, whatever its format.
+    """Read one benchmark result, whatever its format, into the tidy frame.
 
-    A Vdbench output folder (one holding flatfile.html) is read as one run; any other folder is
-    read with :func:`read_many` over the results inside it. fio logs give the time-series frame
-    of :func:`read_fio_log`; everything else gives the tidy frame of :mod:`anfperf.schema`.
+    A folder that is one output (a Vdbench output folder, holding flatfile.html) is read as one
+    run; any other folder is read with :func:`read_many` over the results inside it. The result
+    is always the tidy frame of :mod:`anfperf.schema`: fio time-series logs are not results and
+    have their own reader, :func:`read_fio_log`.
 
     Parameters
     ----------
@@ -134,30 +175,44 @@ def read(
     max_mib : float, optional
         Largest file read [MiB], stored or decompressed; default
         :data:`anfperf.ingest._source.MAX_INPUT_MIB`.
+
+    Raises
+    ------
+    anfperf.ParseError
+        The file is no result anfperf reads (a fio log: the message names read_fio_log), or it
+        is damaged.
     """
     path = os.fspath(path)
-    if os.path.isdir(path) and not os.path.isfile(os.path.join(path, "flatfile.html")):
+    if os.path.isdir(path) and folder_format(path) is None:
         return read_many([path], run_id=run_id, max_mib=max_mib)
     with input_limit(max_mib):
-        fmt = detect_format(path)
-        if fmt == "fio_log":
-            return read_fio_log(path)
-        return _READERS[fmt](path, run_id=run_id)
+        return _read_one(_detect(path), path, run_id)
 
 
-_READERS = {"fio_json": read_fio_json, "vdbench": read_vdbench, "diskspd": read_diskspd_xml}
+def _read_one(fmt: Format, path: str, run_id: str | None) -> pd.DataFrame:
+    """The tidy frame of one input of format `fmt`."""
+    if fmt.not_result is not None:
+        raise ParseError(printable_path(path), fmt.not_result)
+    if fmt.read is not None:
+        return fmt.read(path, run_id=run_id)
+    data, source = read_bytes(path)
+    return finalize(fmt.parse_rows(data, source), source=source, run_id=run_id)
 
 
 def expand_paths(
     paths: Iterable[str | os.PathLike], problems: list[tuple[str, str]] | None = None
 ) -> list[str]:
-    """Result files and Vdbench run folders named by `paths`, folders searched recursively.
+    """Result files and output folders (Vdbench runs) named by `paths`, folders searched
+    recursively.
 
+    Inside folders, files are picked by name: the suffixes of the registered formats
+    (:func:`anfperf.ingest.registry.result_suffixes`), ``.gz``, ``.out`` and no suffix at all.
     Symbolic links to folders are followed (each real folder once, so a link loop ends);
     folders that cannot be listed are added to `problems` as (folder, reason) when given.
     """
     out: list[str] = []
     seen: set[str] = set()  # real paths of the folders walked
+    suffixes = (*result_suffixes(), *_GENERIC_SUFFIXES)
 
     def unreadable(exc: OSError) -> None:
         if problems is not None:
@@ -165,10 +220,7 @@ def expand_paths(
 
     for item in paths:
         item = os.fspath(item)
-        if not os.path.isdir(item):
-            out.append(item)
-            continue
-        if os.path.isfile(os.path.join(item, "flatfile.html")):
+        if not os.path.isdir(item) or folder_format(item) is not None:
             out.append(item)
             continue
         for dirpath, dirnames, filenames in os.walk(item, onerror=unreadable, followlinks=True):
@@ -178,16 +230,35 @@ def expand_paths(
                 continue
             seen.add(real)
             dirnames.sort()
-            if "flatfile.html" in filenames:
+            if folder_format(dirpath) is not None:
                 out.append(dirpath)
-                dirnames.clear()  # a Vdbench run folder is read as a whole
+                dirnames.clear()  # an output folder is read as a whole
                 continue
             for name in sorted(filenames):
                 if name.startswith(".") or _NOT_RESULTS.search(name):
                     continue
-                if name.endswith(_RESULT_SUFFIXES) or "." not in name:
+                if name.endswith(suffixes) or "." not in name:
                     out.append(os.path.join(dirpath, name))
     return out
+
+
+class Skipped(NamedTuple):
+    """An input :func:`read_all` left out: the file or folder, and why."""
+
+    path: str
+    reason: str
+    line: int | None = None  # 1-based line of the problem, when known
+
+    def __str__(self) -> str:
+        where = self.path if self.line is None else f"{self.path}:{self.line}"
+        return f"{where}: {self.reason}"
+
+
+class ReadResult(NamedTuple):
+    """What :func:`read_all` read: the tidy frame, and the inputs it could not read."""
+
+    frame: pd.DataFrame
+    skipped: list[Skipped]
 
 
 def read_many(
@@ -209,7 +280,8 @@ def read_many(
         :func:`anfperf.ingest._frame.run_origin`).
     errors : {'raise', 'warn'}
         What to do with a file that cannot be read: raise its :class:`anfperf.ParseError`, or
-        warn and go on with the others (the frame then holds every file that could be read).
+        warn ("skipped <file>: <reason>") and go on with the others (the frame then holds every
+        file that could be read). :func:`read_all` returns the skipped files as data instead.
     max_mib : float, optional
         Largest file read [MiB], stored or decompressed (a larger one is an error of that
         file); default :data:`anfperf.ingest._source.MAX_INPUT_MIB`.
@@ -219,58 +291,81 @@ def read_many(
     pandas.DataFrame
         The tidy frame; `run_id` and `source_file` tell the rows' origins.
     """
+    if errors not in ("raise", "warn"):
+        raise ValueError(f"errors must be 'raise' or 'warn', not {errors!r}")
     with input_limit(max_mib):
-        return _read_many(paths, run_id, errors)
+        frame, skipped = _read_many(paths, run_id, raise_errors=errors == "raise")
+    for item in skipped:
+        warnings.warn(f"skipped {item}", stacklevel=2)
+    return frame
+
+
+def read_all(
+    paths: Iterable[str | os.PathLike], *, run_id: str | None = None, max_mib: float | None = None
+) -> ReadResult:
+    """Read many outputs into one tidy frame, going on past the ones that cannot be read.
+
+    Parameters are those of :func:`read_many`.
+
+    Returns
+    -------
+    ReadResult
+        ``frame``: the tidy frame of every input that could be read; ``skipped``: one
+        :class:`Skipped` (path, reason) per file or folder left out, in the order met.
+    """
+    with input_limit(max_mib):
+        return _read_many(paths, run_id, raise_errors=False)
 
 
 def _read_many(
-    paths: Iterable[str | os.PathLike], run_id: str | None, errors: Literal["raise", "warn"]
-) -> pd.DataFrame:
-    fio_rows: list[dict] = []
+    paths: Iterable[str | os.PathLike], run_id: str | None, *, raise_errors: bool
+) -> ReadResult:
+    batches: dict[str, list[dict]] = {}  # format name -> rows of its files, one frame each
     frames: list[pd.DataFrame] = []
     origins: dict = {}  # folder -> (run id, host) from a runner manifest, looked up once
     problems: list[tuple[str, str]] = []
     found = expand_paths(paths, problems)
-    for folder, reason in problems:
-        message = f"{folder}: cannot be read ({reason})"
-        if errors == "raise":
-            raise ParseError(folder, f"cannot be read ({reason})")
-        warnings.warn(f"skipped {message}", stacklevel=3)
+    if problems and raise_errors:
+        folder, reason = problems[0]
+        raise ParseError(folder, f"cannot be read ({reason})")
+    skipped = [Skipped(folder, f"cannot be read ({reason})") for folder, reason in problems]
     for path in found:
         try:
             # the format from the first bytes: a file that is no result is never read whole
-            fmt = detect_format(path)
-            if fmt in ("fio_json", "diskspd"):
+            fmt, data = _detect_reading(path)
+            if fmt.parse_rows is not None:
+                # many small files: gather plain rows and build one frame per format
+                if data is None:
+                    data, source = read_bytes(path)
+                else:
+                    source = printable_path(path)
+                rows = fmt.parse_rows(data, source)
+                _stamp(rows, source, run_id, run_origin(source, origins))
+                batches.setdefault(fmt.name, []).extend(rows)
+            elif fmt.read is not None and not fmt.by_path:
+                # read once: hand the bytes over rather than reading the file again
                 data, source = read_bytes(path)
-            if fmt == "fio_json":
-                # fio JSON is the many-small-files case: gather plain rows and build one frame.
-                rows = _parse_fio_json(data, source)
-                origin = run_origin(source, origins)
-                label_local_host(rows, origin.host)
-                flag_stopped(rows, source, origin.stopped)
-                for row in rows:
-                    row["source_file"] = source
-                    row["run_id"] = run_id or origin.run_id
-                fio_rows.extend(rows)
-            elif fmt == "fio_log":
-                raise ParseError(
-                    printable_path(path), "is a fio log, not a result: read it with read_fio_log()"
-                )
-            elif fmt == "diskspd":
-                # already in memory: hand the bytes over rather than reading the file again
                 buffer = io.BytesIO(data)
                 buffer.name = source
-                frames.append(read_diskspd_xml(buffer, run_id=run_id))
-            else:  # Vdbench: by path, which finds the run's companion reports next to it
-                frames.append(read_vdbench(path, run_id=run_id))
+                frames.append(fmt.read(buffer, run_id=run_id))
+            else:  # by path (Vdbench finds its companion reports next to it), or not a result
+                frames.append(_read_one(fmt, path, run_id))
         except ParseError as exc:
-            if errors == "raise":
+            if raise_errors:
                 raise
-            warnings.warn(f"skipped {exc}", stacklevel=3)
-    if fio_rows:
-        frames.insert(0, finalize(fio_rows, source="<many>"))
+            skipped.append(Skipped(exc.source, exc.reason, exc.line))
+    frames[:0] = [finalize(rows, source="<many>") for rows in batches.values()]
     if not frames:
-        return empty_frame()
+        return ReadResult(empty_frame(), skipped)
     if len(frames) == 1:
-        return frames[0]
-    return conform(pd.concat(frames, ignore_index=True))
+        return ReadResult(frames[0], skipped)
+    return ReadResult(conform(pd.concat(frames, ignore_index=True)), skipped)
+
+
+def _stamp(rows: list[dict], source: str, run_id: str | None, origin) -> None:
+    """Give parsed rows their file, run id and host as :func:`finalize` would for one file."""
+    label_local_host(rows, origin.host)
+    flag_stopped(rows, source, origin.stopped)
+    for row in rows:
+        row["source_file"] = source
+        row["run_id"] = run_id or origin.run_id

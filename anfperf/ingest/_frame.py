@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import logging
+import os
 import warnings
 from pathlib import Path
 from typing import NamedTuple
@@ -11,6 +12,7 @@ from typing import NamedTuple
 import pandas as pd
 
 from anfperf.ingest.combine import add_totals
+from anfperf.ingest.registry import all_suffixes
 from anfperf.schema import conform
 
 log = logging.getLogger(__name__)
@@ -20,7 +22,9 @@ _GENERIC_NAMES = {
     "flatfile.html", "summary.html", "totals.html", "histogram.html", "logfile.html",
     "parmfile.html",
 }  # fmt: skip
-_SUFFIXES = (".gz", ".json", ".html", ".xml", ".txt", ".log", ".csv")
+# Endings a file name loses to name its run: the registered formats' (anfperf.ingest.registry)
+# and these kinds of file any tool may write.
+_GENERIC_SUFFIXES = (".gz", ".html", ".log", ".csv")
 
 
 class Origin(NamedTuple):
@@ -55,20 +59,25 @@ def run_origin(source: str, cache: dict | None = None) -> Origin:
         Remembers each folder's manifest (or its absence) across calls, so that reading many
         files of one folder looks for manifests once.
     """
-    path = Path(source)
-    folder = str(path.parent)
+    # Plain strings until a manifest or a Vdbench name needs Path: thousands of files of one
+    # folder are the bulk case, and a Path per file costs more than the rest of this.
+    folder = os.path.dirname(source)
     if cache is not None and folder in cache:
         found = cache[folder]
     else:
-        found = _find_manifest(path)
+        found = _find_manifest(Path(source))
         if cache is not None:
             cache[folder] = found
     if found is not None:
-        return _manifest_origin(path, *found)
-    name = path.name
-    if name in _GENERIC_NAMES or name.endswith(".histogram.html"):
-        return Origin(path.parent.name or name)
-    while name.endswith(_SUFFIXES) and "." in name:
+        return _manifest_origin(Path(source), *found)
+    name = os.path.basename(source)
+    if name in ("", ".") or name in _GENERIC_NAMES or name.endswith(".histogram.html"):
+        path = Path(source)
+        name = path.name
+        if name in _GENERIC_NAMES or name.endswith(".histogram.html"):
+            return Origin(path.parent.name or name)
+    suffixes = (*_GENERIC_SUFFIXES, *all_suffixes())
+    while name.endswith(suffixes) and "." in name:
         name = name.rsplit(".", 1)[0]
     return Origin(name or source)
 

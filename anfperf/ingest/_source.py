@@ -59,6 +59,11 @@ def input_limit(max_mib: float | None) -> Iterator[None]:
         _max_input_mib.reset(token)
 
 
+def input_limit_bytes() -> int:
+    """The largest input read now [bytes] (see :func:`input_limit`)."""
+    return int(_max_input_mib.get() * 2**20)
+
+
 def _too_big(source: str, what: str, limit_mib: float) -> ParseError:
     return ParseError(
         source,
@@ -88,7 +93,10 @@ def read_bytes(path_or_buffer: PathOrBuffer) -> tuple[bytes, str]:
                 size = os.fstat(fh.fileno()).st_size
                 if size > limit:
                     raise _too_big(source, f"{size / 2**20:,.0f} MiB:", limit_mib)
-                data = fh.read(limit + 1)
+                # read(limit + 1) would allocate the whole limit for every small file
+                data = fh.read(size + 1)
+                if len(data) > size:  # it grew meanwhile (or st_size is 0: /proc, pipes)
+                    data += fh.read(limit + 1 - len(data))
         else:
             data = path_or_buffer.read(limit + 1)
             if isinstance(data, str):

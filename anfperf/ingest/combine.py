@@ -52,6 +52,35 @@ def merge_bins(histograms: Sequence[dict]) -> dict:
     return {"ns": keys, "count": np.bincount(inverse, weights=count).astype(np.int64)}
 
 
+_NS_BITS = 36  # bin values below 2**36 ns (19 hours) share an int64 key with their group
+
+
+def merge_bins_by_group(groups: Sequence[Sequence[dict]]) -> list[dict]:
+    """:func:`merge_bins` of each group of histograms, all groups in one vectorised pass."""
+    if not groups:
+        return []
+    hists = [h for group in groups for h in group]
+    ns = np.concatenate([np.asarray(h["ns"], dtype=np.int64) for h in hists])
+    count = np.concatenate([np.asarray(h["count"], dtype=np.int64) for h in hists])
+    sizes = np.fromiter((len(h["ns"]) for h in hists), dtype=np.int64, count=len(hists))
+    per_group = np.add.reduceat(sizes, np.cumsum([0] + [len(g) for g in groups[:-1]]))
+    gid = np.repeat(np.arange(len(groups), dtype=np.int64), per_group)
+    if len(ns) and 0 <= ns.min() and ns.max() < 1 << _NS_BITS and len(groups) < 1 << 26:
+        # one int64 key (group, bin): a stable sort of it is ten times faster than lexsort
+        order = np.argsort((gid << _NS_BITS) | ns, kind="stable")
+    else:
+        order = np.lexsort((ns, gid))  # by group, then bin
+    ns, gid, count = ns[order], gid[order], count[order]
+    new = np.ones(len(ns), dtype=bool)
+    new[1:] = (ns[1:] != ns[:-1]) | (gid[1:] != gid[:-1])
+    starts = np.flatnonzero(new)
+    keys, sums, key_gid = ns[starts], np.add.reduceat(count, starts), gid[starts]
+    bounds = np.searchsorted(key_gid, np.arange(len(groups) + 1))
+    return [
+        {"ns": keys[a:b], "count": sums[a:b]} for a, b in zip(bounds[:-1], bounds[1:], strict=True)
+    ]
+
+
 def combine(frame: pd.DataFrame, by: Sequence[str], **assign: object) -> pd.DataFrame:
     """Combine the rows of each group of `by` into one row.
 
@@ -137,12 +166,16 @@ def _combined_percentiles(df: pd.DataFrame, groups: _Groups, active: np.ndarray)
     if complete.any():
         order, bounds = groups.order, groups.bounds
         wanted = [PERCENTILE_COLUMNS[c] for c in pct_cols]
+        to_merge: dict[int, list[dict]] = {}
         for g in np.flatnonzero(complete):
             rows = [i for i in order[bounds[g] : bounds[g + 1]] if active[i]]
             if len(rows) == 1:  # nothing to merge: its own histogram and percentiles
                 merged_bins[g] = bins[rows[0]]
-                continue
-            merged = merge_bins([bins[i] for i in rows])
+            else:
+                to_merge[g] = [bins[i] for i in rows]
+        # every group's histograms merged in one pass: thousands of small fio files make
+        # thousands of groups, and a merge each cost more than all the rest of combine
+        for g, merged in zip(to_merge, merge_bins_by_group(list(to_merge.values())), strict=True):
             merged_bins[g] = merged
             for c, value in zip(pct_cols, percentiles_from_bins(merged, wanted), strict=True):
                 pct[c][g] = value

@@ -18,6 +18,7 @@ import pandas as pd
 from anfperf.errors import ParseError
 from anfperf.ingest._frame import finalize
 from anfperf.ingest._source import read_bytes
+from anfperf.ingest.registry import Format
 from anfperf.schema import PERCENTILE_COLUMNS
 
 log = logging.getLogger(__name__)
@@ -76,6 +77,21 @@ def read_diskspd_xml(
 
 
 def _parse_diskspd_xml(data: bytes, source: str) -> list[dict]:
+    root = _results_root(data, source)
+    spans = root.findall("TimeSpan")
+    if not spans:
+        raise ParseError(source, "no measured <TimeSpan>: the run did not finish")
+    profiles = root.findall("Profile/TimeSpans/TimeSpan")
+    system = _system_columns(root)
+    rows: list[dict] = []
+    for step, span in enumerate(spans):
+        rows.extend(_span_rows(span, step, profiles[step] if step < len(profiles) else None,
+                               system, source))  # fmt: skip
+    return rows
+
+
+def _results_root(data: bytes, source: str) -> ET.Element:
+    """The <Results> element of a DiskSpd XML document."""
     if not data.strip():
         raise ParseError(source, "empty file, expected DiskSpd -Rxml output")
     try:
@@ -84,58 +100,65 @@ def _parse_diskspd_xml(data: bytes, source: str) -> list[dict]:
         raise ParseError(source, f"not well-formed XML (truncated run?): {exc}") from None
     if root.tag != "Results":
         raise ParseError(source, f"root element is <{root.tag}>, expected DiskSpd <Results>")
-    host = _text(root, "System/ComputerName") or "localhost"
+    return root
+
+
+def _system_columns(root: ET.Element) -> dict:
+    """Columns every row shares: tool, version, host and the time of the run."""
     version = _text(root, "System/Tool/Version")
     run_time = _text(root, "System/RunTime")
-    timestamp = (
-        pd.to_datetime(run_time.replace(" UTC", ""), utc=True, errors="coerce")
-        if run_time
-        else None
-    )
-    spans = root.findall("TimeSpan")
-    if not spans:
-        raise ParseError(source, "no measured <TimeSpan>: the run did not finish")
-    profiles = root.findall("Profile/TimeSpans/TimeSpan")
-    rows: list[dict] = []
-    for step, span in enumerate(spans):
-        seconds = _number(span, "TestTimeSeconds", source)
-        if not seconds or seconds <= 0:
-            raise ParseError(source, f"time span {step}: TestTimeSeconds missing or zero")
-        config = _target_config(profiles[step] if step < len(profiles) else None)
-        counts = _sum_targets(span, source)
-        if not counts:
-            raise ParseError(source, f"time span {step}: no per-thread <Target> results")
-        latency = span.find("Latency")
-        base = {
-            "tool": "diskspd",
-            "tool_version": f"diskspd-{version}" if version else None,
-            "host": host,
-            "step": step,
-            "is_summary": True,
-            "timestamp": timestamp,
-            "runtime_s": seconds,
-            "cpu_user_pct": _number(span, "CpuUtilization/Average/UserPercent", source),
-            "cpu_sys_pct": _number(span, "CpuUtilization/Average/KernelPercent", source),
-        }
-        for path, totals in counts.items():
-            cfg = config.get(path, {})
-            for direction, count_tag, bytes_tag, mean_tag, std_tag, bucket_tag in DIRECTIONS:
-                ios = totals[count_tag]
-                if ios <= 0:
-                    continue
-                row = {
-                    **base, **cfg, "job": path, "workload": path, "direction": direction,
-                    "iops": ios / seconds, "bw_mib_s": totals[bytes_tag] / seconds / MIB,
-                }  # fmt: skip
-                # The span-level latency table covers all targets: it is this target's own
-                # only when there is a single target.
-                if latency is not None and len(counts) == 1:
-                    row["lat_mean_ms"] = _number(latency, mean_tag, source)
-                    row["lat_std_ms"] = _number(latency, std_tag, source)
-                    row.update(_percentiles(latency, bucket_tag, source))
-                elif latency is not None and direction != "total":
-                    row["lat_mean_ms"] = totals.get(f"lat_{direction}")
-                rows.append(row)
+    return {
+        "tool": "diskspd",
+        "tool_version": f"diskspd-{version}" if version else None,
+        "host": _text(root, "System/ComputerName") or "localhost",
+        "timestamp": (
+            pd.to_datetime(run_time.replace(" UTC", ""), utc=True, errors="coerce")
+            if run_time
+            else None
+        ),
+    }
+
+
+def _span_rows(
+    span: ET.Element, step: int, profile: ET.Element | None, system: dict, source: str
+) -> list[dict]:
+    """Rows of one measured time span: per target, one per direction that did I/O."""
+    seconds = _number(span, "TestTimeSeconds", source)
+    if not seconds or seconds <= 0:
+        raise ParseError(source, f"time span {step}: TestTimeSeconds missing or zero")
+    config = _target_config(profile)
+    counts = _sum_targets(span, source)
+    if not counts:
+        raise ParseError(source, f"time span {step}: no per-thread <Target> results")
+    latency = span.find("Latency")
+    base = {
+        **system,
+        "step": step,
+        "is_summary": True,
+        "runtime_s": seconds,
+        "cpu_user_pct": _number(span, "CpuUtilization/Average/UserPercent", source),
+        "cpu_sys_pct": _number(span, "CpuUtilization/Average/KernelPercent", source),
+    }
+    rows = []
+    for path, totals in counts.items():
+        cfg = config.get(path, {})
+        for direction, count_tag, bytes_tag, mean_tag, std_tag, bucket_tag in DIRECTIONS:
+            ios = totals[count_tag]
+            if ios <= 0:
+                continue
+            row = {
+                **base, **cfg, "job": path, "workload": path, "direction": direction,
+                "iops": ios / seconds, "bw_mib_s": totals[bytes_tag] / seconds / MIB,
+            }  # fmt: skip
+            # The span-level latency table covers all targets: it is this target's own
+            # only when there is a single target.
+            if latency is not None and len(counts) == 1:
+                row["lat_mean_ms"] = _number(latency, mean_tag, source)
+                row["lat_std_ms"] = _number(latency, std_tag, source)
+                row.update(_percentiles(latency, bucket_tag, source))
+            elif latency is not None and direction != "total":
+                row["lat_mean_ms"] = totals.get(f"lat_{direction}")
+            rows.append(row)
     return rows
 
 
@@ -215,3 +238,18 @@ def _number(node: ET.Element, path: str, source: str) -> float | None:
 def _int(node: ET.Element, path: str) -> int | None:
     text = _text(node, path)
     return int(text) if text and text.isdigit() else None
+
+
+def _sniff(head: bytes) -> bool:
+    text = head.lstrip()
+    return text.startswith((b"<?xml", b"<Results"))
+
+
+FORMAT = Format(
+    name="diskspd",
+    title="DiskSpd XML",
+    tool="diskspd",
+    sniff=_sniff,
+    read=read_diskspd_xml,
+    suffixes=(".xml", ".txt"),
+)

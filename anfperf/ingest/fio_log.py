@@ -60,6 +60,8 @@ import pyarrow.csv as pacsv
 
 from anfperf.errors import ParseError
 from anfperf.ingest._source import GZIP_MAGIC, PathOrBuffer, read_bytes
+from anfperf.ingest.fio_bins import PLAT_VAL, plat_idx_to_val
+from anfperf.ingest.registry import Format
 
 logger = logging.getLogger(__name__)
 
@@ -151,9 +153,6 @@ VALUE_LAYOUTS: dict[int, list[tuple[str, ...]]] = {
     8: [("time", "value", "value_max", "ddir", "bs", "offset", "prio", "issue_time")],
 }
 
-# fio's latency histogram (stat.h): 2**PLAT_BITS bins per group; GROUP_NR groups.
-PLAT_BITS = 6
-PLAT_VAL = 1 << PLAT_BITS
 #: Histogram group counts by fio era: number of groups -> latency unit of the bins.
 HIST_GROUPS: dict[int, str] = {29: "ns", 19: "us"}  # fio >= 3.0 (2.99), fio 2.x
 MAX_COARSENESS = 6  # log_hist_coarseness range 0..6
@@ -612,7 +611,7 @@ def _hist_bin_ns(n_bins: int, source: str) -> np.ndarray:
         full = groups * PLAT_VAL
         for coarseness in range(MAX_COARSENESS + 1):
             if full >> coarseness == n_bins:
-                fine = _plat_idx_to_val(np.arange(full))
+                fine = plat_idx_to_val(np.arange(full))
                 # A coarse bin adds 2**coarseness fine bins: value it at their mean.
                 coarse = fine.reshape(n_bins, 1 << coarseness).mean(axis=1)
                 return coarse * (1000.0 if unit == "us" else 1.0)
@@ -623,17 +622,6 @@ def _hist_bin_ns(n_bins: int, source: str) -> np.ndarray:
         "(fio >= 3.0: 1856 >> log_hist_coarseness, fio 2.x: 1216 >> log_hist_coarseness)",
         1,
     )
-
-
-def _plat_idx_to_val(idx: np.ndarray) -> np.ndarray:
-    """fio's stat.c plat_idx_to_val, vectorised: the midpoint value of histogram bin `idx`."""
-    idx = np.asarray(idx, dtype=np.int64)
-    error_bits = np.maximum((idx >> PLAT_BITS) - 1, 0)
-    base = np.left_shift(np.int64(1), error_bits + PLAT_BITS).astype(np.float64)
-    k = idx % PLAT_VAL
-    value = base + (k + 0.5) * np.left_shift(np.int64(1), error_bits)
-    # Values below 2 * PLAT_VAL have a bin each: the index is the value.
-    return np.where(idx < 2 * PLAT_VAL, idx.astype(np.float64), value)
 
 
 def _hist_percentiles(
@@ -730,3 +718,13 @@ def _constant_int(value: int | None, n: int) -> pd.arrays.IntegerArray:
     values = _empty(n, np.int64)
     values.fill(value)
     return pd.arrays.IntegerArray(values, np.zeros(n, dtype=bool))
+
+
+_FIO_LOG_LINE = re.compile(rb"^\s*\d+,\s*-?\d+,\s*\d+,\s*\d+")
+
+FORMAT = Format(
+    name="fio_log",
+    title="a fio log",
+    sniff=lambda head: _FIO_LOG_LINE.match(head.lstrip()) is not None,
+    not_result="is a fio log, not a result: read it with read_fio_log()",
+)

@@ -17,6 +17,7 @@ import os
 import re
 import warnings
 from pathlib import Path
+from typing import NamedTuple
 
 import numpy as np
 import pandas as pd
@@ -26,9 +27,11 @@ import pyarrow.compute as pc
 from anfperf.errors import ParseError
 from anfperf.ingest._frame import finalize
 from anfperf.ingest._source import PathOrBuffer, read_bytes
+from anfperf.ingest.registry import Format
 from anfperf.ingest.vdbench_companions import Companions, load_companions, utc_offset_for
 from anfperf.ingest.vdbench_frame import MEASURED, clean_int, explode, host_rows
 from anfperf.ingest.vdbench_histogram import read_vdbench_histogram, vdbench_histogram_percentiles
+from anfperf.ingest.vdbench_records import Instances, Measures, WideRows
 from anfperf.schema import PATTERNS
 
 __all__ = ["read_vdbench", "read_vdbench_histogram", "vdbench_histogram_percentiles"]
@@ -182,6 +185,20 @@ def _parse_flatfile(data: bytes, source: str) -> pd.DataFrame:
         raise ParseError(source, "empty file")
     if b"\x00" in data[:4096]:
         raise ParseError(source, "binary data, not a Vdbench flatfile")
+    header_at, header_end, names = _header(data, source)
+    header_no = data.count(b"\n", 0, header_at) + 1
+    start = header_end + 1
+    end = _end_of_rows(data, start, len(names), source)
+    if end <= start:
+        raise ParseError(source, "header line but no data rows", line=header_no)
+    table = _read_rows(data, start, end, names, header_no, source)
+    _check_row_lengths(table, names, header_no, source)
+    table.attrs["header_line"] = header_no
+    return table
+
+
+def _header(data: bytes, source: str) -> tuple[int, int, list[str]]:
+    """Where the header line starts and ends, and its lower-cased column names."""
     header_at = None
     for m in HEADER_PATTERN.finditer(data):
         line_start = data.rfind(b"\n", 0, m.start()) + 1
@@ -205,11 +222,16 @@ def _parse_flatfile(data: bytes, source: str) -> pd.DataFrame:
     missing = [c for c in ("run", "interval", "rate", "mb/sec", "resp") if c not in names]
     if missing:
         raise ParseError(source, f"header line lacks the column(s) {missing}")
-    header_no = data.count(b"\n", 0, header_at) + 1
+    return header_at, header_end, names
 
-    # Trailing '</pre>' and the like; then a last row cut short by an interrupted copy. Found by
-    # index arithmetic: slicing or stripping a large file costs a copy each.
-    start, end = header_end + 1, len(data)
+
+def _end_of_rows(data: bytes, start: int, n_names: int, source: str) -> int:
+    """End of the data rows: before trailing '</pre>' and the like, and before a last row cut
+    short by an interrupted copy (dropped with a warning).
+
+    Found by index arithmetic: slicing or stripping a large file costs a copy each.
+    """
+    end = len(data)
     while end > start:
         while end > start and data[end - 1 : end].isspace():
             end -= 1
@@ -218,18 +240,23 @@ def _parse_flatfile(data: bytes, source: str) -> pd.DataFrame:
         if last.lstrip().startswith(b"<"):
             end = last_start
             continue
-        if len(last.split()) < len(names):
+        if len(last.split()) < n_names:
             warnings.warn(
-                f"{source}: last row has {len(last.split())} of {len(names)} fields "
+                f"{source}: last row has {len(last.split())} of {n_names} fields "
                 "(truncated file?); dropped",
-                stacklevel=3,
+                stacklevel=4,  # the caller of read_vdbench
             )
             end = last_start
             while end > start and data[end - 1 : end].isspace():
                 end -= 1
         break
-    if end <= start:
-        raise ParseError(source, "header line but no data rows", line=header_no)
+    return end
+
+
+def _read_rows(
+    data: bytes, start: int, end: int, names: list[str], header_no: int, source: str
+) -> pd.DataFrame:
+    """The rows between `start` and `end` as a table, by pandas' C parser."""
     if end == len(data) or data[end:].isspace():
         payload, offset = data, start  # read in place: a slice would copy the whole table
     else:
@@ -247,15 +274,18 @@ def _parse_flatfile(data: bytes, source: str) -> pd.DataFrame:
 
     try:
         try:
-            table = parse()
+            return parse()
         except UnicodeDecodeError:  # not UTF-8: Latin-1, as decode_text does (Windows, Solaris)
-            table = parse(encoding="latin-1")
+            return parse(encoding="latin-1")
     except (ValueError, pd.errors.ParserError, OverflowError, MemoryError) as exc:
         at = re.search(r"line (\d+)", str(exc))
         line = header_no + int(at.group(1)) if at else None
         raise ParseError(
             source, f"row does not fit the header: {str(exc).strip()}", line=line
         ) from None
+
+
+def _check_row_lengths(table: pd.DataFrame, names: list[str], header_no: int, source: str) -> None:
     # pandas fills missing trailing fields; with NA detection off only those are empty.
     tail = table[names[-1]]
     short = (
@@ -268,8 +298,6 @@ def _parse_flatfile(data: bytes, source: str) -> pd.DataFrame:
         raise ParseError(
             source, f"row has fewer fields than the header ({len(names)})", line=header_no + row + 1
         )
-    table.attrs["header_line"] = header_no
-    return table
 
 
 def _arrow(column: pd.Series) -> pa.Array:
@@ -315,12 +343,44 @@ def _numbers(table: pd.DataFrame, name: str, source: str, strict: bool) -> np.nd
 # --------------------------------------------------------------------------- rows
 
 
-def _flatfile_rows(table: pd.DataFrame, comp: Companions, source: str) -> dict:
+def _flatfile_rows(table: pd.DataFrame, comp: Companions, source: str) -> WideRows:
     """One 'wide' row per flatfile row: settings plus total/read/write measurements."""
-    n = len(table)
-    cols = set(table.columns)
-    filesystem = "read_rate" in cols
+    is_sum, ival, avg_a = _intervals(table, source)
+    inst, names, name_of, inst_step = _instances(table, is_sum, ival)
+    first = _avg_first(inst, is_sum, avg_a, names, name_of, inst_step, source)
+    rds = [_run_def_of(nm, comp) for nm in names]
+    instances = Instances(
+        names=names, name_of=name_of, step=inst_step,
+        loops=_loops_by_instance(comp, names, name_of, inst_step),
+        workload=[
+            "format" if FORMAT_JOB.match(nm) else (rd.workload if rd else None)
+            for nm, rd in zip(names, rds, strict=True)
+        ],
+        curve_pct=np.array(
+            [float(c.group(2)) if (c := CURVE_JOB.match(nm)) else np.nan for nm in names]
+        )[name_of],
+        avg_first=first, host_targets=[rd.targets_by_host if rd else None for rd in rds],
+    )  # fmt: skip
+    m = {role: _column(table, name, source) for name, role in MEASURES.items()}
+    settings = _settings(table, source, instances, inst, rds, len(comp.hosts))
+    read, write = _directions(m, set(table.columns))
+    keep_read, keep_write = _kept(read, write, settings.read_pct, inst, len(name_of))
+    return WideRows(
+        instances=instances, inst=inst, interval=ival, is_summary=is_sum,
+        is_warmup=~is_sum & (ival < first[inst]), timestamp=_timestamps(table, comp, source),
+        threads=settings.threads, outstanding=settings.outstanding, pattern=settings.pattern,
+        read_pct=settings.read_pct, bs_kib=settings.bs_kib,
+        rate_limit_iops=settings.rate_limit_iops, cpu_user_pct=m["cpu_user_pct"],
+        cpu_sys_pct=m["cpu_sys_pct"], queue_depth=m["queue_depth"],
+        total=Measures(*(m[k] for k in MEASURED)), read=read, write=write, keep_read=keep_read,
+        keep_write=keep_write, tool_version=_version(table, comp),
+        host=comp.single_host or "all", source_file=source,
+    )  # fmt: skip
 
+
+def _intervals(table: pd.DataFrame, source: str) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Per row: whether it is an avg_ row, its interval number (NaN on avg_ rows); and per avg_
+    row the first interval averaged (a of avg_a-b)."""
     interval_text = table["interval"].astype(str)
     # Arrow kernels on the parsed strings: a Python-level pass over 100,000 rows costs more.
     interval_arr = _arrow(interval_text)
@@ -342,9 +402,18 @@ def _flatfile_rows(table: pd.DataFrame, comp: Companions, source: str) -> dict:
         raise ParseError(
             source, f"Interval {interval_text.iat[i]!r} is not avg_a-b", line=_line(table, i)
         )
+    return is_sum, ival, avg_a
 
-    # RD instances: a new one starts where the name changes, after an avg_ row, or where the
-    # interval number starts again (for-loop instances share their rd name).
+
+def _instances(
+    table: pd.DataFrame, is_sum: np.ndarray, ival: np.ndarray
+) -> tuple[np.ndarray, list[str], np.ndarray, np.ndarray]:
+    """RD instances: each row's instance; the rd names; per instance its name and step.
+
+    A new instance starts where the name changes, after an avg_ row, or where the interval
+    number starts again (for-loop instances share their rd name).
+    """
+    n = len(table)
     run_enc = pc.dictionary_encode(_arrow(table["run"].astype(str)))
     run_codes = np.asarray(run_enc.indices, dtype=np.int64)
     names = [str(x) for x in run_enc.dictionary.to_pylist()]
@@ -354,10 +423,21 @@ def _flatfile_rows(table: pd.DataFrame, comp: Companions, source: str) -> dict:
         new[1:] = (run_codes[1:] != run_codes[:-1]) | is_sum[:-1] | restart
     inst = np.cumsum(new) - 1
     name_of = run_codes[new]  # per instance: index into `names`
-    n_inst = len(name_of)
     inst_step = pd.Series(name_of).groupby(name_of).cumcount().to_numpy()
+    return inst, names, name_of, inst_step
 
-    avg_first = np.full(n_inst, np.nan)
+
+def _avg_first(
+    inst: np.ndarray,
+    is_sum: np.ndarray,
+    avg_a: np.ndarray,
+    names: list[str],
+    name_of: np.ndarray,
+    inst_step: np.ndarray,
+    source: str,
+) -> np.ndarray:
+    """Per instance, the first interval its avg_ row averages (2 without one, with a warning)."""
+    avg_first = np.full(len(name_of), np.nan)
     avg_first[inst[is_sum]] = avg_a
     no_avg = np.isnan(avg_first)
     if no_avg.any():
@@ -367,98 +447,120 @@ def _flatfile_rows(table: pd.DataFrame, comp: Companions, source: str) -> dict:
         warnings.warn(
             f"{source}: no avg_ row for rd={which}: run truncated or interrupted? "
             "its interval rows are kept",
-            stacklevel=3,
+            stacklevel=4,  # the caller of read_vdbench
         )
-    first = np.where(no_avg, 2.0, avg_first)  # Vdbench always leaves out interval 1
-    is_warmup = ~is_sum & (ival < first[inst])
+    return np.where(no_avg, 2.0, avg_first)  # Vdbench always leaves out interval 1
 
-    def num(name: str, strict: bool = True) -> np.ndarray:
-        return _numbers(table, name, source, strict) if name in cols else np.full(n, np.nan)
 
-    m = {role: num(name) for name, role in MEASURES.items()}
-    setting = {name: num(name, strict=False) for name in SETTINGS}
+def _column(table: pd.DataFrame, name: str, source: str, strict: bool = True) -> np.ndarray:
+    """A flatfile column as float64; all NaN when the file does not have it."""
+    if name in table.columns:
+        return _numbers(table, name, source, strict)
+    return np.full(len(table), np.nan)
 
-    # What the companions say, per rd name (few) and then per instance (for-loop values).
-    rds = [_run_def_of(nm, comp) for nm in names]
+
+class _Settings(NamedTuple):
+    """What each row's run was asked to do (arrays per row)."""
+
+    threads: np.ndarray
+    outstanding: np.ndarray
+    pattern: np.ndarray
+    read_pct: np.ndarray
+    bs_kib: np.ndarray
+    rate_limit_iops: np.ndarray
+
+
+def _settings(
+    table: pd.DataFrame,
+    source: str,
+    instances: Instances,
+    inst: np.ndarray,
+    rds: list,
+    n_hosts: int,
+) -> _Settings:
+    """The requested settings of each row: the flatfile's, else the parameter file's."""
+    setting = {name: _column(table, name, source, strict=False) for name in SETTINGS}
+    filesystem = "read_rate" in table.columns
+    name_of = instances.name_of
 
     def per_name(values: list) -> np.ndarray:
         return np.array([np.nan if v is None else v for v in values], dtype=np.float64)
 
-    rd_threads = per_name([rd.threads if rd else None for rd in rds])
-    rd_read_pct = per_name([rd.read_pct if rd else None for rd in rds])
+    threads = clean_int(setting["threads"])
+    if "threads" not in table.columns:  # file system: the loop's threads=, else the parmfile's
+        rd_threads = per_name([rd.threads if rd else None for rd in rds])
+        loop_threads = np.array(
+            [_loop_int(lp, "threads") for lp in instances.loops], dtype=np.float64
+        )
+        threads = np.where(np.isnan(loop_threads), rd_threads[name_of], loop_threads)[inst]
     # Multi-host file-system runs: how FWDs spread over hosts is not in the parmfile.
     n_targets = per_name(
-        [rd.n_targets if rd and not (rd.filesystem and len(comp.hosts) > 1) else None for rd in rds]
+        [rd.n_targets if rd and not (rd.filesystem and n_hosts > 1) else None for rd in rds]
     )
-    rd_pattern = np.array(
-        [PATTERNS.index(rd.pattern) if rd and rd.pattern else -1 for rd in rds], dtype=np.int64
-    )
-    workload = [
-        "format" if FORMAT_JOB.match(nm) else (rd.workload if rd else None)
-        for nm, rd in zip(names, rds, strict=True)
-    ]
-    curve = np.array([float(c.group(2)) if (c := CURVE_JOB.match(nm)) else np.nan for nm in names])
-    loops = _loops_by_instance(comp, names, name_of, inst_step)
-
-    threads = clean_int(setting["threads"])
-    if "threads" not in cols:  # file system: the loop's threads=, else the parameter file's
-        loop_threads = np.array([_loop_int(lp, "threads") for lp in loops], dtype=np.float64)
-        threads = np.where(np.isnan(loop_threads), rd_threads[name_of], loop_threads)[inst]
-    outstanding = threads * n_targets[name_of][inst]
 
     seek = setting["seekpct"]
     pattern = np.select([seek >= 100, seek <= 0, (seek > 0) & (seek < 100)], [0, 1, 2], -1)
+    rd_pattern = np.array(
+        [PATTERNS.index(rd.pattern) if rd and rd.pattern else -1 for rd in rds], dtype=np.int64
+    )
     pattern = np.where(pattern < 0, rd_pattern[name_of][inst], pattern)
-    read_pct = rd_read_pct[name_of][inst] if filesystem else setting["rdpct"]
+    if filesystem:
+        read_pct = per_name([rd.read_pct if rd else None for rd in rds])[name_of][inst]
+    else:
+        read_pct = setting["rdpct"]
     bs_kib = setting["xfersize"] / 1024.0
     if filesystem:  # FWD Xfersize is the observed average: 0 when nothing was transferred
         bs_kib[bs_kib == 0] = np.nan
     reqrate = setting["reqrate"]
-    rate_limit = np.where(np.isin(reqrate, MAX_RATE_SENTINELS), np.nan, reqrate)
+    return _Settings(
+        threads=threads,
+        outstanding=threads * n_targets[name_of][inst],
+        pattern=pattern,
+        read_pct=read_pct,
+        bs_kib=bs_kib,
+        rate_limit_iops=np.where(np.isin(reqrate, MAX_RATE_SENTINELS), np.nan, reqrate),
+    )
 
-    # Directions: native per-direction numbers (file system) or the read% split (raw I/O).
+
+def _directions(m: dict[str, np.ndarray], cols: set[str]) -> tuple[Measures, Measures]:
+    """Read and write measurements: native per-direction numbers (file system) or the read%
+    split of the totals (raw I/O)."""
     iops, bw = m["iops"], m["bw_mib_s"]
-    if filesystem:
+    if "read_rate" in cols:
         read_iops, write_iops = m["read_iops"], m["write_iops"]
         read_bw, write_bw = m["read_bw_mib_s"], m["write_bw_mib_s"]
     else:
         share = m["read_obs_pct"] / 100.0
         read_iops, read_bw = iops * share, bw * share
         write_iops, write_bw = iops - read_iops, bw - read_bw
-    directional = {}
+    out = []
     for d, d_iops, d_bw, all_share in (
         ("read", read_iops, read_bw, 100.0),
         ("write", write_iops, write_bw, 0.0),
     ):
         only = m["read_obs_pct"] == all_share  # this direction carries all the I/O
-        directional[d] = {"iops": d_iops, "bw_mib_s": d_bw}
+        lat = {}
         for stat, native in (("mean", "resp"), ("max", "max"), ("std", "std")):
             own = m[f"{d}_lat_{stat}_ms"]
             if f"{d}_{native}" not in cols:  # pre-50401 (no read_resp) or pre-50407 (no read_max)
                 own = np.where(only, m[f"lat_{stat}_ms"], np.nan)
-            directional[d][f"lat_{stat}_ms"] = own
-    keep = {}
-    requested = pd.Series(read_pct).groupby(inst).max().to_numpy()
-    for d, impossible in (("read", 0.0), ("write", 100.0)):
-        did_io = (
-            np.bincount(inst, weights=np.nan_to_num(directional[d]["iops"]) > 0, minlength=n_inst)
-            > 0
-        )
-        keep[d] = (did_io & (requested != impossible))[inst]
+            lat[stat] = own
+        out.append(Measures(d_iops, d_bw, lat["mean"], lat["max"], lat["std"]))
+    return out[0], out[1]
 
-    return {
-        "n": n, "inst": inst, "names": names, "name_of": name_of, "inst_step": inst_step,
-        "loops": loops, "workload": workload, "curve_pct": curve[name_of], "interval": ival,
-        "is_summary": is_sum, "is_warmup": is_warmup, "avg_first": first,
-        "timestamp": _timestamps(table, comp, source), "threads": threads,
-        "outstanding": outstanding, "host_targets": [rd.targets_by_host if rd else None for rd in rds],
-        "pattern": pattern, "read_pct": read_pct, "bs_kib": bs_kib,
-        "rate_limit_iops": rate_limit, "tool_version": _version(table, comp),
-        "host": comp.single_host or "all", "source_file": source,
-        "cpu_user_pct": m["cpu_user_pct"], "cpu_sys_pct": m["cpu_sys_pct"],
-        "queue_depth": m["queue_depth"], "total": {k: m[k] for k in MEASURED},
-        "read": directional["read"], "write": directional["write"], "keep": keep,
-    }  # fmt: skip
+
+def _kept(
+    read: Measures, write: Measures, read_pct: np.ndarray, inst: np.ndarray, n_inst: int
+) -> tuple[np.ndarray, np.ndarray]:
+    """Per row, whether it gets a read / a write row: its instance did I/O in that direction
+    and its requested read% does not rule the direction out."""
+    requested = pd.Series(read_pct).groupby(inst).max().to_numpy()
+    out = []
+    for measures, impossible in ((read, 0.0), (write, 100.0)):
+        did = np.nan_to_num(measures.iops) > 0
+        did_io = np.bincount(inst, weights=did, minlength=n_inst) > 0
+        out.append((did_io & (requested != impossible))[inst])
+    return out[0], out[1]
 
 
 def _run_def_of(name: str, comp: Companions):
@@ -558,3 +660,24 @@ def _timestamps(table: pd.DataFrame, comp: Companions, source: str) -> np.ndarra
         int(comp.utc_offset.total_seconds()), "s"
     )
     return np.where(np.isnat(tod), nat, base + days + tod)
+
+
+def _sniff(head: bytes) -> bool:
+    if head.lstrip().startswith((b"<?xml", b"<Results")):
+        return False  # XML is never Vdbench's, though a DiskSpd target path may name it
+    return b"Vdbench" in head or re.search(rb"\bRun\s+Interval\b", head) is not None
+
+
+def _sniff_folder(path: str) -> bool:
+    return os.path.isfile(os.path.join(path, "flatfile.html"))
+
+
+FORMAT = Format(
+    name="vdbench",
+    title="Vdbench output",
+    tool="vdbench",
+    sniff=_sniff,
+    read=read_vdbench,
+    by_path=True,  # finds the run's companion reports next to the flatfile
+    sniff_folder=_sniff_folder,
+)

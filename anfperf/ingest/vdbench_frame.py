@@ -1,8 +1,8 @@
 """Vdbench rows -> the tidy frame: directions, host reports, schema dtypes.
 
-:func:`anfperf.ingest.vdbench.read_vdbench` first turns the flatfile into 'wide' rows (a dict
-of per-row and per-instance arrays: settings plus total, read and write measurements); this
-module expands them into one tidy row per direction, and adds the rows of host reports. Columns
+:func:`anfperf.ingest.vdbench.read_vdbench` first turns the flatfile into 'wide' rows
+(:class:`anfperf.ingest.vdbench_records.WideRows`: settings plus total, read and write
+measurements); this module expands them into one tidy row per direction, and adds the rows of host reports. Columns
 are built with the schema's final dtypes and no Python object per row: for a 100,000-row
 flatfile this costs less than pandas' own copies would.
 """
@@ -10,6 +10,7 @@ flatfile this costs less than pandas' own copies would.
 from __future__ import annotations
 
 import warnings
+from collections.abc import Callable
 from pathlib import Path
 
 import numpy as np
@@ -20,7 +21,8 @@ import pyarrow.compute as pc
 from anfperf.errors import ParseError
 from anfperf.ingest._source import read_bytes
 from anfperf.ingest.vdbench_companions import Companions, parse_host_report
-from anfperf.schema import COLUMNS, DIRECTIONS, DTYPES, TOOLS
+from anfperf.ingest.vdbench_records import Measures, WideRows
+from anfperf.schema import COLUMNS, DIRECTIONS, DTYPES, tool_dtype
 
 #: Measurements that exist per direction.
 MEASURED = ("iops", "bw_mib_s", "lat_mean_ms", "lat_max_ms", "lat_std_ms")
@@ -58,30 +60,76 @@ def _per_instance(values: list, inst: np.ndarray) -> pd.arrays.ArrowStringArray:
     return _strings(codes[inst] if len(codes) else np.full(len(inst), -1), list(uniques))
 
 
-def explode(w: dict) -> pd.DataFrame:
+def explode(w: WideRows) -> pd.DataFrame:
     """Wide rows -> tidy rows with the schema's dtypes: 'total' for every row, 'read'/'write'
     where kept. Built column by column without copies (pandas would otherwise copy the frame
     twice, which costs more than parsing it)."""
-    n = w["n"]
-    # Output rows of flatfile row i: [read] [write] total, placed by offsets (no sort).
-    kr = np.asarray(w["keep"]["read"], dtype=np.int64)
-    kw = np.asarray(w["keep"]["write"], dtype=np.int64)
+    idx, codes, pos = _layout(w)
+    m = len(idx)
+    inst = w.inst[idx]
+    rd = w.instances
+    out = _missing_columns(m)
+    tool = tool_dtype()
+    formatting = np.array([wl == "format" for wl in rd.workload], dtype=bool)[rd.name_of[inst]]
+    out.update({
+        "tool": pd.Categorical.from_codes(
+            np.full(m, tool.categories.get_loc("vdbench")), dtype=tool
+        ),
+        "tool_version": _constant(w.tool_version, m),
+        "source_file": _constant(w.source_file, m),
+        "host": _constant(w.host, m),
+        "job": _strings(rd.name_of[inst], rd.names),
+        "workload": _per_instance(rd.workload, rd.name_of[inst]),
+        "step": _int64(rd.step[inst]),
+        "loop": _per_instance(rd.loops, inst),
+        "direction": pd.Categorical.from_codes(codes, dtype=DTYPES["direction"]),
+        "interval": _int64(np.where(w.is_summary, np.nan, w.interval)[idx]),
+        "timestamp": pd.DatetimeIndex(w.timestamp[idx]).tz_localize("UTC").array,
+        # a format pass Vdbench adds prepares files: no result, like a warm-up
+        "is_summary": w.is_summary[idx] & ~formatting,
+        "is_warmup": w.is_warmup[idx] | formatting,
+        "pattern": pd.Categorical.from_codes(w.pattern[idx], dtype=DTYPES["pattern"]),
+        "threads": _int64(w.threads[idx]),
+        "outstanding": _int64(w.outstanding[idx]),
+        "curve_pct": rd.curve_pct[inst],
+    })  # fmt: skip
+    for name in ("read_pct", "bs_kib", "rate_limit_iops", "cpu_user_pct", "cpu_sys_pct"):
+        out[name] = np.asarray(getattr(w, name), dtype=np.float64)[idx]
+    for k in MEASURED:  # per-direction measurements into their output rows
+        col = np.empty(m)
+        for d, (at, rows) in pos.items():
+            col[at] = getattr(w.direction(d), k)[rows]
+        out[k] = col
+    out["queue_depth"] = np.where(codes == DIRECTIONS.index("total"), w.queue_depth[idx], np.nan)
+    return pd.DataFrame(out, copy=False)
+
+
+def _layout(w: WideRows) -> tuple[np.ndarray, np.ndarray, dict[str, tuple]]:
+    """Where each wide row's tidy rows go: [read] [write] total, placed by offsets (no sort).
+
+    Returns the wide row of each output row, its direction code, and per direction (output
+    positions, wide rows).
+    """
+    kr = np.asarray(w.keep_read, dtype=np.int64)
+    kw = np.asarray(w.keep_write, dtype=np.int64)
     start = np.cumsum(1 + kr + kw) - (1 + kr + kw)
     read_rows, write_rows = np.flatnonzero(kr), np.flatnonzero(kw)
     pos = {
-        "total": start + kr + kw,
-        "read": start[read_rows],
-        "write": start[write_rows] + kr[write_rows],
+        "total": (start + kr + kw, np.arange(w.n)),
+        "read": (start[read_rows], read_rows),
+        "write": (start[write_rows] + kr[write_rows], write_rows),
     }
-    m = n + len(read_rows) + len(write_rows)
+    m = w.n + len(read_rows) + len(write_rows)
     idx = np.empty(m, dtype=np.int64)
     codes = np.empty(m, dtype=np.int64)
-    for d, rows in (("total", np.arange(n)), ("read", read_rows), ("write", write_rows)):
-        idx[pos[d]] = rows
-        codes[pos[d]] = DIRECTIONS.index(d)
+    for d, (at, rows) in pos.items():
+        idx[at] = rows
+        codes[at] = DIRECTIONS.index(d)
+    return idx, codes, pos
 
-    inst = w["inst"][idx]
 
+def _missing_columns(m: int) -> dict[str, object]:
+    """`m` missing values of every schema column Vdbench may leave empty, in its final dtype."""
     out: dict[str, object] = {}
     nan = np.full(m, np.nan)  # shared by the columns Vdbench has no data for
     nan.flags.writeable = False
@@ -100,39 +148,10 @@ def explode(w: dict) -> pd.DataFrame:
             out[name] = np.zeros(m, dtype=bool)
         elif name == "lat_bins":
             out[name] = np.full(m, None, dtype=object)
-    formatting = np.array([wl == "format" for wl in w["workload"]], dtype=bool)[w["name_of"][inst]]
-    out.update({
-        "tool": pd.Categorical.from_codes(np.full(m, TOOLS.index("vdbench")), dtype=DTYPES["tool"]),
-        "tool_version": _constant(w["tool_version"], m),
-        "source_file": _constant(w["source_file"], m),
-        "host": _constant(w["host"], m),
-        "job": _strings(w["name_of"][inst], w["names"]),
-        "workload": _per_instance(w["workload"], w["name_of"][inst]),
-        "step": _int64(w["inst_step"][inst]),
-        "loop": _per_instance(w["loops"], inst),
-        "direction": pd.Categorical.from_codes(codes, dtype=DTYPES["direction"]),
-        "interval": _int64(np.where(w["is_summary"], np.nan, w["interval"])[idx]),
-        "timestamp": pd.DatetimeIndex(w["timestamp"][idx]).tz_localize("UTC").array,
-        # a format pass Vdbench adds prepares files: no result, like a warm-up
-        "is_summary": w["is_summary"][idx] & ~formatting,
-        "is_warmup": w["is_warmup"][idx] | formatting,
-        "pattern": pd.Categorical.from_codes(w["pattern"][idx], dtype=DTYPES["pattern"]),
-        "threads": _int64(w["threads"][idx]),
-        "outstanding": _int64(w["outstanding"][idx]),
-        "curve_pct": w["curve_pct"][inst],
-    })  # fmt: skip
-    for name in ("read_pct", "bs_kib", "rate_limit_iops", "cpu_user_pct", "cpu_sys_pct"):
-        out[name] = np.asarray(w[name], dtype=np.float64)[idx]
-    for k in MEASURED:  # per-direction measurements into their output rows
-        col = np.empty(m)
-        for d, rows in (("total", slice(None)), ("read", read_rows), ("write", write_rows)):
-            col[pos[d]] = w[d][k][rows]
-        out[k] = col
-    out["queue_depth"] = np.where(codes == DIRECTIONS.index("total"), w["queue_depth"][idx], np.nan)
-    return pd.DataFrame(out, copy=False)
+    return out
 
 
-def host_rows(w: dict, comp: Companions) -> list[pd.DataFrame]:
+def host_rows(w: WideRows, comp: Companions) -> list[pd.DataFrame]:
     """Tidy rows from the host reports of a multi-host run; settings come from the flatfile."""
     frames: list[pd.DataFrame] = []
     if comp.prefix is None:
@@ -158,11 +177,11 @@ def host_rows(w: dict, comp: Companions) -> list[pd.DataFrame]:
     return frames
 
 
-def _host_wide(report: pd.DataFrame, w: dict, host: str, source: str) -> dict | None:
+def _host_wide(report: pd.DataFrame, w: WideRows, host: str, source: str) -> WideRows | None:
     """Wide rows of one host report, matched to the flatfile's RD instances by (job, step)."""
+    rd = w.instances
     instances = {
-        (w["names"][c], int(st)): k
-        for k, (c, st) in enumerate(zip(w["name_of"], w["inst_step"], strict=True))
+        (rd.names[c], int(st)): k for k, (c, st) in enumerate(zip(rd.name_of, rd.step, strict=True))
     }
     inst = np.array(
         [instances.get((j, int(s)), -1) for j, s in zip(report["job"], report["step"], strict=True)]
@@ -171,62 +190,74 @@ def _host_wide(report: pd.DataFrame, w: dict, host: str, source: str) -> dict | 
     inst = inst[inst >= 0]
     if report.empty:
         return None
-    n = len(report)
 
     def col(name: str) -> np.ndarray:
-        return report[name].to_numpy(dtype=np.float64) if name in report else np.full(n, np.nan)
+        if name in report:
+            return report[name].to_numpy(dtype=np.float64)
+        return np.full(len(report), np.nan)
 
     is_sum = report["is_summary"].to_numpy(dtype=bool)
     ival = col("interval")
-    # The flatfile row of the same instance and interval gives the timestamp (avg_: key -1).
-    flat = pd.Series(np.arange(w["n"]), index=pd.MultiIndex.from_arrays(
-        [w["inst"], np.where(w["is_summary"], -1, np.nan_to_num(w["interval"]))]))  # fmt: skip
+    first_row = np.unique(w.inst, return_index=True)[1][inst]
+    total = Measures(*(col(k) for k in MEASURED))
+    read, write = _host_directions(report, col, total)
+    threads = w.threads[first_row]
+    # this host's SDs (threads are per SD), where the parameter file ties each SD to a host
+    targets = np.array([(t or {}).get(host, np.nan) for t in rd.host_targets], dtype=np.float64)
+    return WideRows(
+        instances=rd, inst=inst, interval=ival, is_summary=is_sum,
+        is_warmup=~is_sum & (ival < rd.avg_first[inst]),
+        timestamp=_host_timestamps(w, inst, is_sum, ival), threads=threads,
+        outstanding=threads * targets[rd.name_of[inst]], pattern=w.pattern[first_row],
+        read_pct=w.read_pct[first_row], bs_kib=w.bs_kib[first_row],
+        rate_limit_iops=w.rate_limit_iops[first_row],
+        cpu_user_pct=col("cpu_total_pct") - col("cpu_sys_pct"), cpu_sys_pct=col("cpu_sys_pct"),
+        queue_depth=col("queue_depth"), total=total, read=read, write=write,
+        keep_read=w.keep_read[first_row], keep_write=w.keep_write[first_row],
+        tool_version=w.tool_version, host=host, source_file=source,
+    )  # fmt: skip
+
+
+def _host_timestamps(
+    w: WideRows, inst: np.ndarray, is_sum: np.ndarray, ival: np.ndarray
+) -> np.ndarray:
+    """Times of host report rows: the flatfile row of the same instance and interval's."""
+    # avg_ rows: interval key -1
+    flat = pd.Series(np.arange(w.n), index=pd.MultiIndex.from_arrays(
+        [w.inst, np.where(w.is_summary, -1, np.nan_to_num(w.interval))]))  # fmt: skip
     flat = flat[~flat.index.duplicated()]
     at = flat.reindex(pd.MultiIndex.from_arrays([inst, np.where(is_sum, -1, np.nan_to_num(ival))]))
     at = at.to_numpy(dtype=np.float64)
     stamps = np.where(
-        np.isnan(at), np.datetime64("NaT"), w["timestamp"][np.nan_to_num(at).astype(np.int64)]
+        np.isnan(at), np.datetime64("NaT"), w.timestamp[np.nan_to_num(at).astype(np.int64)]
     )
-    first_row = np.unique(w["inst"], return_index=True)[1][inst]
+    return stamps.astype("datetime64[ns]")
 
-    total = {k: col(k) for k in MEASURED}
+
+def _host_directions(
+    report: pd.DataFrame, col: Callable[[str], np.ndarray], total: Measures
+) -> tuple[Measures, Measures]:
+    """Read and write measurements of a host report: native (file system) or the read% split."""
     share = col("read_obs_pct") / 100.0
     if "read_iops" in report:  # file-system layout: exact per-direction numbers
         r_iops, w_iops = col("read_iops"), col("write_iops")
         r_bw, w_bw = col("read_bw_mib_s"), col("write_bw_mib_s")
     else:
-        r_iops, r_bw = total["iops"] * share, total["bw_mib_s"] * share
-        w_iops, w_bw = total["iops"] - r_iops, total["bw_mib_s"] - r_bw
+        r_iops, r_bw = total.iops * share, total.bw_mib_s * share
+        w_iops, w_bw = total.iops - r_iops, total.bw_mib_s - r_bw
 
     def own(name: str, stat: str, all_share: float) -> np.ndarray:
         """The direction's own column, else the total where this direction did all the I/O."""
         if name in report:
             return col(name)
-        return np.where(share == all_share, total[stat], np.nan)
+        return np.where(share == all_share, getattr(total, stat), np.nan)
 
-    first = {
-        k: w[k][first_row] for k in ("threads", "pattern", "read_pct", "bs_kib", "rate_limit_iops")
-    }
-    # this host's SDs (threads are per SD), where the parameter file ties each SD to a host
-    targets = np.array([(t or {}).get(host, np.nan) for t in w["host_targets"]], dtype=np.float64)
-    targets = targets[w["name_of"][inst]]
-    return {
-        **first,
-        "n": n, "inst": inst, "names": w["names"], "name_of": w["name_of"],
-        "inst_step": w["inst_step"], "loops": w["loops"], "workload": w["workload"],
-        "curve_pct": w["curve_pct"], "interval": ival, "is_summary": is_sum,
-        "is_warmup": ~is_sum & (ival < w["avg_first"][inst]),
-        "timestamp": stamps.astype("datetime64[ns]"), "outstanding": first["threads"] * targets,
-        "tool_version": w["tool_version"], "host": host, "source_file": source,
-        "cpu_user_pct": col("cpu_total_pct") - col("cpu_sys_pct"),
-        "cpu_sys_pct": col("cpu_sys_pct"), "queue_depth": col("queue_depth"), "total": total,
-        "read": {"iops": r_iops, "bw_mib_s": r_bw,
-                 "lat_mean_ms": own("read_lat_ms", "lat_mean_ms", 1.0),
-                 "lat_max_ms": own("read_max_ms", "lat_max_ms", 1.0),
-                 "lat_std_ms": own("read_std_ms", "lat_std_ms", 1.0)},
-        "write": {"iops": w_iops, "bw_mib_s": w_bw,
-                  "lat_mean_ms": own("write_lat_ms", "lat_mean_ms", 0.0),
-                  "lat_max_ms": own("write_max_ms", "lat_max_ms", 0.0),
-                  "lat_std_ms": own("write_std_ms", "lat_std_ms", 0.0)},
-        "keep": {d: w["keep"][d][first_row] for d in ("read", "write")},
-    }  # fmt: skip
+    read = Measures(
+        r_iops, r_bw, own("read_lat_ms", "lat_mean_ms", 1.0),
+        own("read_max_ms", "lat_max_ms", 1.0), own("read_std_ms", "lat_std_ms", 1.0),
+    )  # fmt: skip
+    write = Measures(
+        w_iops, w_bw, own("write_lat_ms", "lat_mean_ms", 0.0),
+        own("write_max_ms", "lat_max_ms", 0.0), own("write_std_ms", "lat_std_ms", 0.0),
+    )  # fmt: skip
+    return read, write

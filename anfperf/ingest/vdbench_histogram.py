@@ -80,55 +80,14 @@ def read_vdbench_histogram(path: PathOrBuffer) -> pd.DataFrame:
     data, source = read_bytes(path)
     if not data.strip():
         raise ParseError(source, "empty file")
-    text = decode_text(data, source)
-    jobs, steps, dirs, lo, hi, counts = [], [], [], [], [], []
-    job: str | None = None
-    step = -1
-    seen: dict[str, int] = {}
-    direction: str | None = None
-    unknown: set[str] = set()
-    skipped = 0
-    for no, line in enumerate(text.splitlines(), 1):
-        if "Starting RD=" in line:
-            started = rd_instance(line, seen)
-            if started:
-                job, step = started
-                direction = None
-            continue
-        stripped = line.strip()
-        if stripped.endswith(":") and not stripped.startswith("Link to"):
-            direction = HISTOGRAM_BLOCKS.get(stripped.lower())  # None: a block we do not know
-            if direction is None:
-                unknown.add(stripped)
-            continue
-        m = _BIN.match(line)
-        if m is None:
-            continue
-        if job is None or direction is None:
-            skipped += 1
-            continue
-        try:
-            low = _ms(m.group(1))
-            high = np.inf if m.group(2) == "max" else _ms(m.group(2))
-            count = int(re.sub(r"\D", "", m.group(3)))
-            if count >= 2**63:
-                raise ValueError("count too large")
-        except ValueError:
-            raise ParseError(
-                source, f"unreadable histogram bin {line.strip()!r}", line=no
-            ) from None
-        jobs.append(job)
-        steps.append(step)
-        dirs.append(direction)
-        lo.append(low)
-        hi.append(high)
-        counts.append(count)
+    bins, skipped, unknown = _bins(decode_text(data, source), source)
     if skipped:
         warnings.warn(
             f"{source}: {skipped} bins outside a known run definition block skipped"
             + (f" (unknown blocks: {sorted(unknown)})" if unknown else ""),
             stacklevel=2,
         )
+    jobs, steps, dirs, lo, hi, counts = zip(*bins, strict=True) if bins else ([],) * 6
     if not counts:
         raise ParseError(source, "no histogram bins: not a Vdbench histogram report")
     return pd.DataFrame(
@@ -181,3 +140,49 @@ def vdbench_histogram_percentiles(
             row[name] = float(block["bin_max_ms"].iat[i])
         rows.append(row)
     return pd.DataFrame(rows)
+
+
+def _bins(text: str, source: str) -> tuple[list[tuple], int, set[str]]:
+    """(job, step, direction, bin_min_ms, bin_max_ms, count) of every bin under a known run
+    definition block; the number of bins outside one, and the unknown block titles."""
+    bins: list[tuple] = []
+    job: str | None = None
+    step = -1
+    seen: dict[str, int] = {}
+    direction: str | None = None
+    unknown: set[str] = set()
+    skipped = 0
+    for no, line in enumerate(text.splitlines(), 1):
+        if "Starting RD=" in line:
+            started = rd_instance(line, seen)
+            if started:
+                job, step = started
+                direction = None
+            continue
+        stripped = line.strip()
+        if stripped.endswith(":") and not stripped.startswith("Link to"):
+            direction = HISTOGRAM_BLOCKS.get(stripped.lower())  # None: a block we do not know
+            if direction is None:
+                unknown.add(stripped)
+            continue
+        m = _BIN.match(line)
+        if m is None:
+            continue
+        if job is None or direction is None:
+            skipped += 1
+            continue
+        bins.append((job, step, direction, *_bin(m, line, no, source)))
+    return bins, skipped, unknown
+
+
+def _bin(m: re.Match, line: str, no: int, source: str) -> tuple[float, float, int]:
+    """Bounds [ms] and count of one bin line."""
+    try:
+        low = _ms(m.group(1))
+        high = np.inf if m.group(2) == "max" else _ms(m.group(2))
+        count = int(re.sub(r"\D", "", m.group(3)))
+        if count >= 2**63:
+            raise ValueError("count too large")
+    except ValueError:
+        raise ParseError(source, f"unreadable histogram bin {line.strip()!r}", line=no) from None
+    return low, high, count

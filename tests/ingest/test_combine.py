@@ -105,3 +105,21 @@ def test_group_ids_number_groups_like_pandas_groupby_with_missing_keys():
     for by in (["host"], ["host", "job"], ["job", "step"], ["run_id", "host", "step"]):
         expected = frame.groupby(by, sort=False, dropna=False, observed=True).ngroup()
         assert group_ids(frame, by).tolist() == expected.tolist(), by
+
+
+def test_merging_every_group_at_once_equals_merging_each():
+    from anfperf.ingest.combine import merge_bins_by_group
+    from anfperf.ingest.fio_json import read_fio_json
+    from tests.conftest import DATA
+
+    # the json+ histograms of a real run, grouped as combine groups them (and one group twice)
+    frame = read_fio_json(DATA / "fio" / "jsonplus_randrw_numjobs2.json")
+    hists = [b for b in frame.query("direction != 'total'")["lat_bins"] if b is not None]
+    # and bins beyond 2**36 ns, which take the general sort
+    far = [{"ns": h["ns"] + 2**40, "count": h["count"]} for h in hists]
+    groups = [hists[:2], hists[2:], hists, hists[:1] * 2, far]
+    for group, merged in zip(groups, merge_bins_by_group(groups), strict=True):
+        expected = merge_bins(group)
+        assert merged["ns"].tolist() == expected["ns"].tolist()
+        assert merged["count"].tolist() == expected["count"].tolist()
+    assert merge_bins_by_group([]) == []

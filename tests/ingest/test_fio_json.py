@@ -588,3 +588,30 @@ def test_run_id_and_plain_rows():
     rows = _parse_fio_json((FIO_DATA / "randread_qd4.json").read_bytes(), "x.json")
     assert [r["direction"] for r in rows] == ["read"]  # totals are finalize's job
     assert all(isinstance(r, dict) and r["source_file"] == "x.json" for r in rows)
+
+
+def test_bench_smoke_is_paired_against_orjson_with_text_prefixed_files(tmp_path):
+    from benchmarks._bench_fio_json import bench
+
+    result = bench(tmp_path, n_files=8, prefixed_every=4, rounds=3)
+    assert result["ratio_min"] <= result["ratio"] <= result["ratio_max"]
+    prefixed = sorted(tmp_path.iterdir())[0].read_bytes()
+    assert prefixed.startswith(b"normal-json: (g=0)") and b'"fio version"' in prefixed
+
+
+@pytest.mark.parametrize(
+    "raw",
+    [{"5": 1}, {" 5": 1}, {"-5": 1}, {"05": 2, "7": 1}, {"1.5": 1}, {"9223372036854775807": 1},
+     {"99999999999999999999": 1}, {"5": -1}, {"5": 0}, {"5": 1.5}, {"5": "3"}, {"\u0663": 1},
+     {"": 1}, {"1 2": 1}, {"3": 2, "1": 5}],
+)  # fmt: skip
+def test_the_fast_path_for_decimal_bins_agrees_with_the_general_one(raw, monkeypatch):
+    from anfperf.ingest import fio_json
+
+    fast = fio_json._bins(raw, 1)
+    monkeypatch.setattr(fio_json, "_decimal_bins", lambda raw: fio_json._NOT_DECIMAL)
+    general = fio_json._bins(raw, 1)
+    assert (fast is None) == (general is None)
+    if fast is not None:
+        assert fast["ns"].tolist() == general["ns"].tolist()
+        assert fast["count"].tolist() == general["count"].tolist()

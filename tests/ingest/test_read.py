@@ -11,7 +11,15 @@ import pandas as pd
 import pytest
 
 from anfperf.errors import ParseError
-from anfperf.ingest import detect_format, expand_paths, read, read_many
+from anfperf.ingest import (
+    Skipped,
+    detect_format,
+    expand_paths,
+    read,
+    read_all,
+    read_fio_log,
+    read_many,
+)
 from anfperf.schema import COLUMN_NAMES
 from tests.conftest import DATA, PUBLIC, require_corpus
 
@@ -45,6 +53,16 @@ def test_every_public_output_gives_a_frame_or_a_parse_error(rel):
     }  # fmt: skip
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
+        if path.suffix == ".log":
+            # a time series, not a result: read() refuses it, read_fio_log() reads it
+            with pytest.raises(ParseError, match="read_fio_log"):
+                read(path)
+            if rel in NOT_RESULTS:
+                with pytest.raises(ParseError, match=NOT_RESULTS[rel]):
+                    read_fio_log(path)
+            else:
+                assert len(read_fio_log(path)) > 0
+            return
         if rel in NOT_RESULTS or companion:
             # companions are read through their flatfile; alone they are not a result
             with pytest.raises(ParseError) as info:
@@ -55,10 +73,9 @@ def test_every_public_output_gives_a_frame_or_a_parse_error(rel):
             return
         frame = read(path)
     assert len(frame) > 0
-    if "run_id" in frame:  # a result (logs have their own columns)
-        assert list(frame.columns) == COLUMN_NAMES
-        assert (frame["iops"].dropna() >= 0).all()
-        assert frame["source_file"].eq(str(path)).all()
+    assert list(frame.columns) == COLUMN_NAMES
+    assert (frame["iops"].dropna() >= 0).all()
+    assert frame["source_file"].eq(str(path)).all()
 
 
 def test_read_detects_each_format(tmp_path):
@@ -67,7 +84,14 @@ def test_read_detects_each_format(tmp_path):
     assert detect_format(DATA / "vdbench" / "RndRead" / "flatfile.html") == "vdbench"
     log = next((DATA / "fio_logs").glob("*clat.1.log"))
     assert detect_format(log) == "fio_log"
-    assert "clat_ms" in read(log).columns
+    # read() gives the tidy frame only: a log is a time series with its own reader
+    with pytest.raises(ParseError, match=f"{log.name}.*read it with read_fio_log"):
+        read(log)
+    clat = read_fio_log(log)
+    assert "clat_ms" in clat.columns and "run_id" not in clat.columns
+    # nor does read_many mix it into results: named, it is an error of that file
+    with pytest.raises(ParseError, match=f"{log.name}.*read_fio_log"):
+        read_many([log, DATA / "fio" / "randread_qd4.json"])
     folder = read(DATA / "vdbench" / "RndRead")
     assert set(folder["tool"]) == {"vdbench"} and folder["run_id"].eq("RndRead").all()
 
@@ -119,6 +143,31 @@ def test_read_many_reports_or_skips_a_bad_file(tmp_path):
     with pytest.warns(UserWarning, match="bad.json"):
         frame = read_many([tmp_path], errors="warn")
     assert frame["run_id"].eq("good").all() and len(frame) > 0
+
+
+def test_read_all_returns_the_skipped_files_as_data(tmp_path):
+    shutil.copy(DATA / "fio" / "randread_qd4.json", tmp_path / "good.json")
+    (tmp_path / "bad.json").write_text('{"fio version": "fio-3.33", "jobs": [')
+    (tmp_path / "notes.txt").write_text("hello\n")
+    log = next((DATA / "fio_logs").glob("*clat.1.log"))
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")  # data, not warnings
+        frame, skipped = read_all([tmp_path, log])
+    assert frame["run_id"].eq("good").all()
+    assert (
+        frame.query("direction == 'read'")["iops"].iloc[0]
+        == (
+            json.loads((DATA / "fio" / "randread_qd4.json").read_bytes())["jobs"][0]["read"]["iops"]
+        )
+    )
+    assert [s.path for s in skipped] == [str(tmp_path / "bad.json"), str(tmp_path / "notes.txt"),
+                                         str(log)]  # fmt: skip
+    assert skipped[0].reason.startswith("invalid or truncated JSON")
+    assert skipped[1].reason.startswith("not fio JSON")
+    assert skipped[2] == Skipped(
+        str(log), "is a fio log, not a result: read it with read_fio_log()"
+    )
+    assert str(skipped[2]) == f"{log}: is a fio log, not a result: read it with read_fio_log()"
 
 
 def test_unknown_content_is_a_parse_error(tmp_path):
