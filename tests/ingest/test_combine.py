@@ -123,3 +123,23 @@ def test_merging_every_group_at_once_equals_merging_each():
         assert merged["ns"].tolist() == expected["ns"].tolist()
         assert merged["count"].tolist() == expected["count"].tolist()
     assert merge_bins_by_group([]) == []
+
+
+@pytest.mark.parametrize("seed", range(5))
+def test_percentiles_of_many_histograms_at_once_equal_one_by_one(seed):
+    from anfperf.ingest.combine import percentiles_by_histogram
+
+    rng = np.random.default_rng(seed)
+    hists = []
+    for i in range(60):
+        ns = np.unique(rng.integers(0, 10 ** int(rng.integers(1, 12)), int(rng.integers(1, 40))))
+        count = rng.integers(0, int(rng.choice([2, 1000, 10**12])), len(ns))
+        if i % 17 == 0:
+            count[:] = 0  # no I/O: NaN
+        hists.append({"ns": ns, "count": count})
+    wanted = [0.0, 50.0, 99.9, 100.0, *rng.uniform(0, 100, 5)]
+    unsorted = {"ns": np.array([5, 5, 1]), "count": np.array([1, 2, 3])}  # the slow way
+    for batch in (hists, [*hists, unsorted]):
+        one_by_one = np.array([percentiles_from_bins(h, wanted) for h in batch])
+        np.testing.assert_array_equal(percentiles_by_histogram(batch, wanted), one_by_one)
+    assert percentiles_by_histogram([], wanted).shape == (0, len(wanted))
