@@ -1,6 +1,9 @@
-"""Response-time and scalability curves fitted to measured runs.
+"""Response-time and scalability curves fitted to measured runs, gathered under one name.
 
-Two models, each a pure function with a paired fit (``model(x, **fit_model(...))``):
+Each model lives in a module of its own (:mod:`~anfperf.models.usl`,
+:mod:`~anfperf.models.mva`, :mod:`~anfperf.models.queueing`, :mod:`~anfperf.models.blend`);
+this module re-exports them. Each is a pure function with a paired fit taking arrays
+(``model(x, **fit_model(x, y))``; from a tidy frame, ``fit_model(*sweep_xy(frame, ...))``):
 
 - :func:`queueing_latency` -- the response time of a queueing centre as load grows,
   ``R = lat_min_ms / (1 - U**servers)`` with utilisation ``U = iops / iops_max``: M/M/1 for one
@@ -14,14 +17,18 @@ Two models, each a pure function with a paired fit (``model(x, **fit_model(...))
   at a concurrency, at a latency SLO (through Little's law, R = N / X), the knee (Kneedle) and
   the maximum at ``N = floor(sqrt((1 - sigma) / kappa))``.
 
-Both fits weight points by their relative error (a sweep spans orders of magnitude), bound the
-parameters, report covariance-based standard errors or a bootstrap with a fixed seed, and give
+- :func:`mva_throughput` -- a closed queueing network (mean value analysis): flat latency until
+  a bottleneck saturates; :func:`throughput_curve` -- the default curve, the USL, Amdahl's law
+  and the MVA network weighted by how well each extrapolated within the sweep.
+
+The fits weight points by their relative error (a sweep spans orders of magnitude), bound the
+parameters, report covariance-based standard errors or bootstrap intervals with a fixed seed
+(:func:`anfperf.models.predict_band` gives any fit's prediction band), and give
 R^2 and the median absolute percentage error. Too few points is an error (fewer than the
 parameters) or a :class:`FewPointsWarning` (fewer than 6); data that never saturate give a
 :class:`SaturationWarning`, and the maximum is then an extrapolation.
 """
 
-# The models live in a module each; this module gathers them under one name.
 from anfperf.models._common import FewPointsWarning, SaturationWarning
 from anfperf.models._fitting import kneedle
 from anfperf.models.blend import fit_throughput_curve, throughput_curve
