@@ -93,7 +93,8 @@ def compare_chart(table: pd.DataFrame, *, run_a: str = "A", run_b: str = "B") ->
             )  # fmt: skip
             shown.add(verdict)
         fig.add_vline(x=0, line={"color": LIMIT_COLOR, "width": 1}, row=1, col=col)
-        fig.update_xaxes(title_text=f"Difference {run_b} vs {run_a} [%]", row=1, col=col)
+        # short: the figure title says "difference"; three long titles would run together
+        fig.update_xaxes(title_text=f"{run_b} vs {run_a} [%]", row=1, col=col)
     fig.update_layout(
         template=TEMPLATE,
         title={"text": f"{run_b} vs {run_a}: difference per workload, with confidence intervals"},

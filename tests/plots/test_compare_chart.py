@@ -48,7 +48,7 @@ def test_one_panel_per_metric_with_the_differences_and_their_intervals(frame):
     titles = [a.text for a in fig.layout.annotations]
     assert titles[:3] == ["IOPS", "MiB/s", "mean latency [ms]"]
     for axis in ("xaxis", "xaxis2", "xaxis3"):
-        assert fig.layout[axis].title.text == "Difference B-buffered vs A-direct [%]"
+        assert fig.layout[axis].title.text == "B-buffered vs A-direct [%]"
     assert fig.layout.yaxis.title.text == "Workload"
     for axis, metric in (("x", "iops"), ("x2", "bw_mib_s"), ("x3", "lat_mean_ms")):
         (trace,) = traces(fig, axis).values()  # one verdict: better everywhere
@@ -67,7 +67,7 @@ def test_one_panel_per_metric_with_the_differences_and_their_intervals(frame):
 
 def test_points_are_coloured_by_verdict(mixed):
     fig = compare_chart(mixed)
-    assert fig.layout.xaxis.title.text == "Difference B vs A [%]"
+    assert fig.layout.xaxis.title.text == "B vs A [%]"
     for axis in ("x", "x2"):
         by_verdict = traces(fig, axis)
         assert set(by_verdict) == set(VERDICT_COLORS)
