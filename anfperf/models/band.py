@@ -24,6 +24,7 @@ import pandas as pd
 
 from anfperf.errors import ModelError
 from anfperf.models._common import FitResult
+from anfperf.models.blend import throughput_curve
 from anfperf.models.mix import fit_mix, mix_throughput
 from anfperf.models.mva import mva_throughput, refit_mva_throughput
 from anfperf.models.op_cost import fit_op_cost, op_cost_iops
@@ -82,14 +83,14 @@ def register_model(
     anfperf.ModelError
         `name` is taken.
     """
-    if name in MODELS or name == "throughput_curve":
+    if name in MODELS or name == "throughput_curve":  # the one model average
         raise ModelError(f"a model named {name!r} is registered already")
     MODELS[name] = (model, refit)
 
 
 def _components(fit: FitResult) -> list[tuple[str, FitResult, float]]:
     """(name, single fit, share of the draws) of each model a draw may come from."""
-    if fit.model == "throughput_curve":
+    if fit.weights:  # a model average
         parts = [(k, f, fit.weights.get(k, 0.0)) for k, f in fit.fits.items()]
         parts = [p for p in parts if p[2] > 0]
         total = sum(p[2] for p in parts)
@@ -147,7 +148,7 @@ def _draw(fit: FitResult, draws: int, seed: int):
     data are and widens where the models part (a model's misfit is not taken for noise).
     """
     parts = _components(fit)
-    averaged = fit.model == "throughput_curve"
+    averaged = bool(fit.weights)
     pools = [_residuals(fit if averaged else part) for _, part, _ in parts]
     rng = np.random.default_rng(seed)
     picks = rng.choice(len(parts), size=int(draws), p=[share for *_, share in parts])
@@ -269,13 +270,7 @@ def predict_band(
     if not 0 < level < 1:
         raise ModelError(f"level must be between 0 and 1, got {level!r}")
     at = np.atleast_1d(np.asarray(x, float))
-    stack = band_draws(fit, at, draws=draws, seed=seed)
-    enough = np.sum(np.isfinite(stack), axis=0) >= 0.5 * stack.shape[0]
-    tail = 50.0 * (1.0 - level)
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore", RuntimeWarning)  # all-NaN columns
-        low = np.where(enough, np.nanpercentile(stack, tail, axis=0), np.nan)
-        high = np.where(enough, np.nanpercentile(stack, 100.0 - tail, axis=0), np.nan)
+    low, high = _edges(band_draws(fit, at, draws=draws, seed=seed), level)
     estimate = np.asarray(model_function(fit)(at, **fit), float)
     return pd.DataFrame(
         {"x": at, "estimate": estimate, "lower": low, "upper": high,
@@ -286,8 +281,6 @@ def predict_band(
 def model_function(fit: FitResult) -> Callable:
     """The model function a fit predicts with: ``model_function(fit)(x, **fit)``."""
     if fit.model == "throughput_curve":
-        from anfperf.models.blend import throughput_curve
-
         return throughput_curve
     if fit.model not in MODELS:
         raise ModelError(f"no band for a {fit.model!r} fit; known: {sorted(MODELS)}")
@@ -371,7 +364,13 @@ def case_band(
         raise ModelError("no bootstrap resample could be fitted: no uncertainty band")
     stack = np.vstack(curves)
     stack[~np.isfinite(stack)] = np.nan
-    enough = np.sum(np.isfinite(stack), axis=0) >= 0.5 * len(curves)
+    return _edges(stack, level)
+
+
+def _edges(stack: np.ndarray, level: float) -> tuple[np.ndarray, np.ndarray]:
+    """The central `level` share of the draws (rows) at each x (columns); NaN where fewer than
+    half of the draws are finite."""
+    enough = np.sum(np.isfinite(stack), axis=0) >= 0.5 * stack.shape[0]
     tail = 50.0 * (1.0 - level)
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", RuntimeWarning)  # all-NaN columns

@@ -40,6 +40,8 @@ CANDIDATES = {
 LOOKAHEAD = 2.0
 #: Spread of the candidates (largest / smallest - 1) at the lookahead that earns a note.
 DISAGREEMENT = 0.25
+#: How that note begins (charts look for it in ``FitResult.notes``).
+PARTING_NOTE = "the data do not show where throughput stops growing"
 
 
 def throughput_curve(
@@ -212,7 +214,7 @@ def _extrapolation_notes(
     spread = max(at.values()) / min(at.values()) - 1.0
     if spread > DISAGREEMENT:
         notes.append(
-            f"the data do not show where throughput stops growing: at N={ahead:g} the models "
+            f"{PARTING_NOTE}: at N={ahead:g} the models "
             "part by "
             + f"{spread:.0%} ("
             + ", ".join(f"{k} {v:,.4g}" for k, v in at.items())

@@ -33,7 +33,7 @@ from anfperf.models.quota import (
     iops_to_bw,
     level_name,
     service_levels,
-    volume_limits,
+    volume_limit_row,
     volume_size_range,
     volume_type_cap,
 )
@@ -263,7 +263,7 @@ def _volume_rows(
 ) -> list[tuple[str, float, str, str, str]]:
     """The volume's own limits: its QoS throughput (manual, or quota x rate) and its type cap."""
     rows = []
-    row = _limits_row(name, volume_type, rule)
+    row = volume_limit_row(name, volume_type, rule)
     cap = volume_type_cap(name, volume_type, rule)
     if manual_bw_mib_s is not None:
         _check_manual(manual_bw_mib_s, cap, name, volume_type)
@@ -350,13 +350,3 @@ def _rate_source(level: str, cool_access: bool) -> str:
     else:
         row = service_levels().set_index("level").loc[level]
     return f"{row['source']} ({row['date']})"
-
-
-def _limits_row(level: str, volume_type: str, rule: str) -> pd.Series:
-    table = volume_limits()
-    hit = table[
-        (table["volume_type"] == volume_type) & (table["rule"] == rule) & (table["level"] == level)
-    ]
-    if hit.empty:
-        raise ModelError(f"no {volume_type} volume limits for {level} under rule {rule!r}")
-    return hit.iloc[0]

@@ -214,35 +214,57 @@ def _best_queueing_fit(
     x: np.ndarray, y: np.ndarray, servers: float | None, outstanding: float | None
 ) -> tuple[dict[str, float], np.ndarray]:
     """Best of several starts (servers fitted when None); parameters and their covariance."""
+    starts = [
+        {"lat_min_ms": 0.9 * float(np.min(y)), "iops_max": m0 * float(np.max(x)), "servers": k0}
+        for m0 in (1.05, 1.2, 1.5, 2.0, 4.0)
+        for k0 in ((1.0, 2.0, 4.0) if servers is None else (servers,))
+    ]
+    return _queueing_least_squares(x, y, starts, servers is None, outstanding)
+
+
+def _queueing_least_squares(
+    x: np.ndarray,
+    y: np.ndarray,
+    starts: list[dict[str, float]],
+    fit_servers: bool,
+    outstanding: float | None,
+) -> tuple[dict[str, float], np.ndarray]:
+    """Relative least squares from each start, the best kept; a ModelError when none converge.
+
+    Load and latency are scaled by the largest load and the smallest latency, so the
+    parameters fitted are O(1); the servers are held at the start's when not `fit_servers`.
+    """
     xs, ys = float(np.max(x)), float(np.min(y))
-    fit_m = servers is None
-
-    def model(load, s, m, k=servers):
-        return np.asarray(queueing_latency(load, s * ys, m * xs, k, outstanding))
-
-    lower = [1e-6, 1.0 + 1e-6] + ([_SERVERS_BOUNDS[0]] if fit_m else [])
-    upper = [np.inf, 1e4] + ([_SERVERS_BOUNDS[1]] if fit_m else [])
+    lower = [1e-6, 1.0 + 1e-6] + ([_SERVERS_BOUNDS[0]] if fit_servers else [])
+    upper = [np.inf, 1e4] + ([_SERVERS_BOUNDS[1]] if fit_servers else [])
     best, errors = None, []
-    for m0 in (1.05, 1.2, 1.5, 2.0, 4.0):
-        for k0 in (1.0, 2.0, 4.0) if fit_m else (servers,):
-            try:
-                fit = _curve_fit(model, x, y, [0.9, m0] + ([k0] if fit_m else []), (lower, upper))
-            except (RuntimeError, ValueError) as exc:
-                errors.append(str(exc))
-                continue
-            if best is None or fit[2] < best[2]:
-                best = fit
+    for start in starts:
+        held = float(start["servers"])
+
+        def model(load, s, m, k=held):
+            return np.asarray(queueing_latency(load, s * ys, m * xs, k, outstanding))
+
+        p0 = [start["lat_min_ms"] / ys, max(start["iops_max"] / xs, 1.0 + 1e-3)]
+        if fit_servers:
+            p0.append(min(max(held, _SERVERS_BOUNDS[0]), _SERVERS_BOUNDS[1]))
+        try:
+            fit = _curve_fit(model, x, y, p0, (lower, upper))
+        except (RuntimeError, ValueError) as exc:
+            errors.append(str(exc))
+            continue
+        if best is None or fit[2] < best[2]:
+            best, servers = fit, held
     if best is None:
         raise ModelError(f"the queueing fit did not converge: {errors[-1] if errors else ''}")
     popt, pcov, _ = best
     params = {
         "lat_min_ms": popt[0] * ys,
         "iops_max": popt[1] * xs,
-        "servers": popt[2] if fit_m else servers,
+        "servers": float(popt[2]) if fit_servers else servers,
     }
     if outstanding is not None:
-        params["outstanding"] = outstanding
-    scales = np.array([ys, xs] + ([1.0] if fit_m else []))
+        params["outstanding"] = float(outstanding)
+    scales = np.array([ys, xs] + ([1.0] if fit_servers else []))
     cov = np.zeros((len(params), len(params)))
     cov[: len(scales), : len(scales)] = pcov * np.outer(scales, scales)
     return params, cov
@@ -274,31 +296,12 @@ def refit_queueing_latency(
 
     Raises
     ------
-    RuntimeError, ValueError
+    anfperf.ModelError
         The fit did not converge.
     """
     x, y = np.asarray(iops, float), np.asarray(lat_ms, float)
-    servers, outstanding = float(start["servers"]), start.get("outstanding")
-    xs, ys = float(np.max(x)), float(np.min(y))
-
-    def model(load, s, m, k=servers):
-        return np.asarray(queueing_latency(load, s * ys, m * xs, k, outstanding))
-
-    p0 = [start["lat_min_ms"] / ys, max(start["iops_max"] / xs, 1.0 + 1e-3)]
-    lower, upper = [1e-6, 1.0 + 1e-6], [np.inf, 1e4]
-    if fit_servers:
-        p0.append(min(max(servers, _SERVERS_BOUNDS[0]), _SERVERS_BOUNDS[1]))
-        lower.append(_SERVERS_BOUNDS[0])
-        upper.append(_SERVERS_BOUNDS[1])
-    popt, _, _ = _curve_fit(model, x, y, p0, (lower, upper))
-    out = {
-        "lat_min_ms": popt[0] * ys,
-        "iops_max": popt[1] * xs,
-        "servers": float(popt[2]) if fit_servers else servers,
-    }
-    if outstanding is not None:
-        out["outstanding"] = float(outstanding)
-    return out
+    params, _ = _queueing_least_squares(x, y, [start], fit_servers, start.get("outstanding"))
+    return params
 
 
 def queueing_iops_at_latency(

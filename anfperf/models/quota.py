@@ -160,7 +160,9 @@ def volume_types() -> tuple[str, ...]:
     return tuple(dict.fromkeys(volume_limits()["volume_type"]))
 
 
-def _limit_row(level: str, volume_type: str, rule: str) -> pd.Series:
+def volume_limit_row(level: str, volume_type: str, rule: str) -> pd.Series:
+    """The row of the volume_limits table for a level, volume type and rule (a ModelError
+    naming the rules there are when there is none)."""
     known = volume_types()
     if volume_type not in known:
         raise ModelError(f"volume_type must be one of {known}, got {volume_type!r}")
@@ -179,7 +181,7 @@ def _limit_row(level: str, volume_type: str, rule: str) -> pd.Series:
 
 def volume_type_cap(level: str, volume_type: str = "regular", rule: str = "current") -> float:
     """Most throughput a volume of a type can have at a level, whatever its quota [MiB/s]."""
-    return float(_limit_row(level, volume_type, rule)["max_mib_s"])
+    return float(volume_limit_row(level, volume_type, rule)["max_mib_s"])
 
 
 def volume_size_range(
@@ -190,7 +192,7 @@ def volume_size_range(
     With `cool_access`, the cool-access table's range where it has one (current rules): large
     volumes 2,400 GiB .. 7.2 PiB.
     """
-    row = _limit_row(level, volume_type, rule)
+    row = volume_limit_row(level, volume_type, rule)
     sizes = _cool_access_sizes(volume_type) if cool_access and rule == "current" else None
     return sizes or (float(row["min_tib"]), float(row["max_tib"]))
 

@@ -29,7 +29,7 @@ from anfperf.errors import ModelError
 from anfperf.models._common import summary_rows
 from anfperf.models._fitting import MS_PER_S
 from anfperf.models.band import case_band, predict_band
-from anfperf.models.blend import fit_throughput_curve, throughput_curve
+from anfperf.models.blend import PARTING_NOTE, fit_throughput_curve, throughput_curve
 from anfperf.models.littles_law import iops_at_concurrency
 from anfperf.models.mix import fit_mix, mix_throughput
 from anfperf.models.queueing import queueing_latency, refit_queueing_latency
@@ -448,7 +448,7 @@ def _add_throughput_model(
         hovertemplate=f"fitted ({weights}): %{{y:,.0f}} IOPS at %{{x:,.0f}}<extra></extra>",
     )  # fmt: skip
     fig.add_vline(x=float(n.max()), line={"color": "#999", "dash": "dot", "width": 1})
-    if any("do not show where throughput stops growing" in note for note in fit.notes):
+    if any(note.startswith(PARTING_NOTE) for note in fit.notes):
         _note(fig, f"{prefix}past {n.max():g} in flight the models part: the band widens")
     return float(band["upper"][ok].max()) if ok.any() else 0.0
 
