@@ -8,7 +8,7 @@ single row carries all the I/O, otherwise they are NaN.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 
 import numpy as np
 import pandas as pd
@@ -99,11 +99,15 @@ def percentiles_by_histogram(
 
 
 def merge_bins(histograms: Sequence[dict]) -> dict:
-    """Add latency histograms bin by bin."""
+    """Add latency histograms bin by bin (in integers: counts stay exact at any size)."""
     ns = np.concatenate([np.asarray(h["ns"], dtype=np.int64) for h in histograms])
     count = np.concatenate([np.asarray(h["count"], dtype=np.int64) for h in histograms])
-    keys, inverse = np.unique(ns, return_inverse=True)
-    return {"ns": keys, "count": np.bincount(inverse, weights=count).astype(np.int64)}
+    if not len(ns):
+        return {"ns": ns, "count": count}
+    order = np.argsort(ns, kind="stable")
+    ns, count = ns[order], count[order]
+    starts = np.flatnonzero(np.concatenate(([True], ns[1:] != ns[:-1])))
+    return {"ns": ns[starts], "count": np.add.reduceat(count, starts)}
 
 
 _NS_BITS = 36  # bin values below 2**36 ns (19 hours) share an int64 key with their group
@@ -157,7 +161,7 @@ def combine(frame: pd.DataFrame, by: Sequence[str], **assign: object) -> pd.Data
     if frame.empty:
         return conform(frame.iloc[0:0])
     df = frame.reset_index(drop=True)
-    groups = _Groups(group_ids(df, by))
+    groups = Groups(group_ids(df, by))
     out: dict[str, object] = {}
     # Identity and configuration: keep a value only where the group agrees on it.
     for name in COLUMN_NAMES:
@@ -169,13 +173,52 @@ def combine(frame: pd.DataFrame, by: Sequence[str], **assign: object) -> pd.Data
             first = first.where(groups.uniform(codes))
         out[name] = first
 
-    iops = _floats(df, "iops")
+    ident = [c for c in _JOB_IDENTITY if c in df.columns]
+    first_of_job = ~pd.DataFrame({"g": groups.gid, **{c: df[c] for c in ident}}).duplicated()
+    bins = df["lat_bins"].tolist() if "lat_bins" in df else [None] * len(df)
+    out.update(
+        combine_measures(lambda name: _floats(df, name), bins, groups, first_of_job.to_numpy())
+    )
+
+    result = pd.DataFrame(out, index=pd.RangeIndex(groups.n))
+    for key, value in assign.items():
+        result[key] = value
+    return conform(result)
+
+
+def combine_measures(
+    values: Callable[[str], np.ndarray],
+    bins: list,
+    groups: Groups,
+    first_of_job: np.ndarray,
+) -> dict[str, object]:
+    """The measured columns of combined rows, by the rules in this module's docstring.
+
+    Parameters
+    ----------
+    values : callable
+        ``values(column)``: the rows' float values of a measured column (NaN where missing).
+    bins : list
+        The rows' latency histograms (None where missing).
+    groups : Groups
+        The group of every row.
+    first_of_job : numpy.ndarray
+        bool per row: the first row of its job (source file, host, job, step) in its group;
+        concurrency (`outstanding`, `queue_depth`) is counted once per job.
+
+    Returns
+    -------
+    dict
+        Column -> one value per group (arrays; `lat_bins` a list).
+    """
+    out: dict[str, object] = {}
+    iops = values("iops")
     active = iops > 0
     out["iops"] = groups.sum_or_nan(iops)
-    out["bw_mib_s"] = groups.sum_or_nan(_floats(df, "bw_mib_s"))
+    out["bw_mib_s"] = groups.sum_or_nan(values("bw_mib_s"))
     weight = groups.sum(np.where(active, iops, 0.0))
-    mean = _floats(df, "lat_mean_ms")
-    std = _floats(df, "lat_std_ms")
+    mean = values("lat_mean_ms")
+    std = values("lat_std_ms")
     with np.errstate(invalid="ignore", divide="ignore"):
         unknown = groups.any(active & np.isnan(mean)) | (weight <= 0)
         mu = groups.sum(np.where(active, iops * mean, 0.0)) / weight
@@ -184,23 +227,19 @@ def combine(frame: pd.DataFrame, by: Sequence[str], **assign: object) -> pd.Data
     unknown_sd = unknown | groups.any(active & np.isnan(std))
     out["lat_std_ms"] = np.where(unknown_sd, np.nan, np.sqrt(np.maximum(ex2 - mu**2, 0.0)))
     # Extremes over the rows that did I/O (a direction without I/O has no latency).
-    out["lat_min_ms"] = groups.reduce(np.fmin, np.where(active, _floats(df, "lat_min_ms"), np.nan))
-    out["lat_max_ms"] = groups.reduce(np.fmax, np.where(active, _floats(df, "lat_max_ms"), np.nan))
+    out["lat_min_ms"] = groups.reduce(np.fmin, np.where(active, values("lat_min_ms"), np.nan))
+    out["lat_max_ms"] = groups.reduce(np.fmax, np.where(active, values("lat_max_ms"), np.nan))
     for name in ("cpu_user_pct", "cpu_sys_pct"):
-        out[name] = groups.nanmean(_floats(df, name))
-    ident = [c for c in _JOB_IDENTITY if c in df.columns]
-    first_of_job = ~pd.DataFrame({"g": groups.gid, **{c: df[c] for c in ident}}).duplicated()
+        out[name] = groups.nanmean(values(name))
     for name in _PER_JOB_SUMS:
-        out[name] = groups.sum_or_nan(_floats(df, name), where=first_of_job.to_numpy(), skipna=True)
-    out.update(_combined_percentiles(df, groups, active))
-
-    result = pd.DataFrame(out, index=pd.RangeIndex(groups.n))
-    for key, value in assign.items():
-        result[key] = value
-    return conform(result)
+        out[name] = groups.sum_or_nan(values(name), where=first_of_job, skipna=True)
+    out.update(_combined_percentiles(values, bins, groups, active))
+    return out
 
 
-def _combined_percentiles(df: pd.DataFrame, groups: _Groups, active: np.ndarray) -> dict:
+def _combined_percentiles(
+    values: Callable[[str], np.ndarray], bins: list, groups: Groups, active: np.ndarray
+) -> dict:
     """Percentile columns and `lat_bins` of the combined rows.
 
     From merged histograms where every row that did I/O has one; else copied from the one row
@@ -211,10 +250,9 @@ def _combined_percentiles(df: pd.DataFrame, groups: _Groups, active: np.ndarray)
     pct = {c: np.full(groups.n, np.nan) for c in pct_cols}
     single = n_active == 1
     for c in pct_cols:
-        one = groups.reduce(np.fmax, np.where(active, _floats(df, c), np.nan))
+        one = groups.reduce(np.fmax, np.where(active, values(c), np.nan))
         pct[c][single] = one[single]
     merged_bins: list[object] = [None] * groups.n
-    bins = df["lat_bins"].tolist() if "lat_bins" in df else [None] * len(df)
     has_bins = np.fromiter((isinstance(b, dict) for b in bins), bool, len(bins))
     complete = groups.all(has_bins | ~active) & (n_active > 0)
     if complete.any():
@@ -267,7 +305,7 @@ def _floats(df: pd.DataFrame, name: str) -> np.ndarray:
     return df[name].to_numpy(dtype=float, na_value=np.nan)
 
 
-class _Groups:
+class Groups:
     """Group-wise reductions over numpy arrays, given each row's group number."""
 
     def __init__(self, gid: np.ndarray):

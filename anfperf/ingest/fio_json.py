@@ -49,6 +49,7 @@ Mapping rules (see :func:`read_fio_json` for the columns):
 
 from __future__ import annotations
 
+import codecs
 import json
 import logging
 import math
@@ -57,17 +58,22 @@ import re
 import warnings
 from datetime import UTC, datetime
 from functools import lru_cache
+from typing import TYPE_CHECKING, NamedTuple
 
 import numpy as np
 import orjson
 import pandas as pd
 
 from anfperf.errors import ParseError
-from anfperf.ingest._frame import finalize
+from anfperf.ingest import fio_doc
 from anfperf.ingest._source import PathOrBuffer, read_bytes
 from anfperf.ingest.combine import merge_bins, percentiles_from_bins
 from anfperf.ingest.fio_bins import plat_idx_to_val
+from anfperf.ingest.fio_doc import UNSET, Block, Doc, Entry, Latency, Percentiles, num
 from anfperf.ingest.registry import Format
+
+if TYPE_CHECKING:
+    from anfperf.ingest.fio_table import FioTable
 
 log = logging.getLogger(__name__)
 
@@ -132,6 +138,7 @@ DEFAULT_OPTIONS: dict[str, str] = {"rw": "read", "bs": "4k", "iodepth": "1", "nu
 #: Where a fio JSON document can start: an object whose first key is one fio writes first,
 #: anywhere in the text (stray text from a shell redirect may precede it on the same line).
 _DOC_START = re.compile(r'\{\s*"(?:fio version|jobs|client_stats|global options)"')
+_DOC_START_BYTES = re.compile(_DOC_START.pattern.encode())
 #: fio's message when a signal ends the run early (SIGTERM, SIGINT ...).
 _SIGNALLED = re.compile(r"terminating on signal \d+")
 #: Failed decodes a scan gives up after: each can read to the end of the file, so hostile
@@ -205,73 +212,133 @@ def read_fio_json(path_or_buffer: PathOrBuffer, *, run_id: str | None = None) ->
         latency (NaN).
     """
     data, source = read_bytes(path_or_buffer)
-    rows = _parse_fio_json(data, source)
-    return finalize(rows, source=source, run_id=run_id)
+    table = _table()
+    table.add(data, source, run_id=run_id)
+    return table.frame()
 
 
-def _parse_fio_json(data: bytes, source: str) -> list[dict]:
-    """Rows (plain dicts of schema columns, no 'total' rows) of one fio JSON output.
+def _table() -> FioTable:
+    # fio_table builds on this module's parser: imported when first used
+    from anfperf.ingest.fio_table import FioTable
 
-    Kept free of pandas so that many files can be parsed and finalized together quickly.
+    return FioTable()
+
+
+class Parsed(NamedTuple):
+    """The rows of one fio JSON output, without 'total' rows (see :mod:`anfperf.ingest.fio_table`).
+
+    ``entries``: one tuple per job entry that did I/O, its values in :data:`ENTRY_COLUMNS`;
+    ``blocks``: one tuple per direction row, its entry's position in `entries` then its values
+    in :data:`BLOCK_COLUMNS` (json+ histograms may still be JSON bytes);
+    ``interrupted``: fio said it was stopped by a signal.
     """
+
+    entries: list[tuple]
+    blocks: list[tuple]
+    interrupted: bool
+
+
+#: Values of a job entry, shared by its direction rows.
+ENTRY_COLUMNS = (
+    "tool_version", "host", "job", "step", "timestamp", "error", "cpu_user_pct", "cpu_sys_pct",
+    "pattern", "read_pct", "iodepth", "numjobs", "outstanding",
+)  # fmt: skip
+#: Values of a direction row (after its entry's position).
+BLOCK_COLUMNS = (
+    "direction", "bs_kib", "rate_limit_iops", "runtime_s", "iops", "bw_mib_s",
+    "lat_mean_ms", "lat_min_ms", "lat_max_ms", "lat_std_ms", *PERCENTILE_KEYS, "lat_bins",
+)  # fmt: skip
+_BINS = 1 + BLOCK_COLUMNS.index("lat_bins")  # positions in a block tuple
+_PERCENTILES = slice(1 + BLOCK_COLUMNS.index("lat_p50_ms"), _BINS)
+
+
+def _parse_fio_json(data: bytes, source: str) -> Parsed:
+    """The rows of one fio JSON output, checked, with warnings for what was left out."""
     docs, outside = _documents(data, source)
-    rows: list[dict] = []
+    entries: list[tuple] = []
+    blocks: list[tuple] = []
     failed: list[tuple[str, int]] = []
     unmeasured = 0
     step0 = 0
-    n_entries = 0
     for doc in docs:
-        doc_rows, n, doc_failed, doc_unmeasured = _document_rows(doc, source, step0)
-        rows.extend(doc_rows)
+        n, doc_failed, doc_unmeasured = _document_rows(doc, source, step0, entries, blocks)
         failed.extend(doc_failed)
         unmeasured += doc_unmeasured
         step0 += n
-        n_entries += n
-    if n_entries == 0:
+    if step0 == 0:
         raise ParseError(source, "fio JSON with no jobs ('jobs' / 'client_stats' missing or empty)")
     if failed:
         what = ", ".join(f"{name!r} (error {code}{_strerror(code)})" for name, code in failed)
-        if not rows:
+        if not blocks:
             said = _error_text(outside)
             raise ParseError(
                 source,
                 f"no fio job completed: {what}" + (f"; fio said: {said}" if said else ""),
             )
-        warnings.warn(f"{source}: dropped fio jobs that failed without I/O: {what}", stacklevel=3)
-    if not rows:
-        raise ParseError(source, f"none of the {n_entries} fio jobs did any I/O")
-    _warn_outside_text(outside, source)
+        warnings.warn(f"{source}: dropped fio jobs that failed without I/O: {what}", stacklevel=4)
+    if not blocks:
+        raise ParseError(source, f"none of the {step0} fio jobs did any I/O")
+    if outside:
+        _warn_outside_text(outside, source)
     signal = next((m for chunk in outside if (m := _SIGNALLED.search(chunk))), None)
     if signal:  # fio wrote what it had measured when it was told to stop
         warnings.warn(
             f"{source}: fio was stopped ({signal[0]}): the rows cover less than the planned run "
             "and are flagged 'interrupted'",
-            stacklevel=3,
+            stacklevel=4,
         )
-        for row in rows:
-            row["interrupted"] = True
     if unmeasured:
         warnings.warn(
             f"{source}: fio did not measure latency for {unmeasured} job direction(s) "
             "(gtod_reduce / disable_lat?): latencies are NaN",
-            stacklevel=3,
+            stacklevel=4,
         )
-    return rows
+    return Parsed(entries, blocks, signal is not None)
 
 
 # --------------------------------------------------------------------------- finding the JSON
 
 
-def _documents(data: bytes, source: str) -> tuple[list[dict], list[str]]:
+def _documents(data: bytes, source: str) -> tuple[list[Doc], list[str]]:
     """The fio JSON documents in `data` and the pieces of text outside them."""
+    docs, outside = _typed_documents(data)
+    if docs:
+        return docs, outside
+    docs, outside = _json_documents(data, source)
+    return [fio_doc.from_json(doc, source) for doc in docs], outside
+
+
+def _typed_documents(data: bytes) -> tuple[list[Doc], list[str]]:
+    """Fast path: a file that is one fio document, maybe after text (fio's own messages, or
+    ``--output-format=normal,json``), decoded straight into records. ([], []) otherwise."""
+    start = 0
+    if data[:1] != b"{" and data.lstrip()[:1] != b"{":
+        if data[:3] == codecs.BOM_UTF8:  # for the generic path, which removes it
+            return [], []
+        match = _DOC_START_BYTES.search(data)
+        if match is None:
+            return [], []
+        start = match.start()
+    try:
+        doc = fio_doc.decode(memoryview(data)[start:] if start else data)
+    except fio_doc.DECODE_ERRORS:
+        return [], []
+    if not start:
+        return [doc], []
+    if doc.jobs is None and doc.client_stats is None and doc.version is None:
+        return [], []  # other JSON after text: the generic scan tells what it is
+    return [doc], [data[:start].decode("utf-8", "replace"), ""]
+
+
+def _json_documents(data: bytes, source: str) -> tuple[list[dict], list[str]]:
+    """The fio JSON documents in `data` decoded as JSON, and the text outside them."""
     stripped = data.lstrip()
     if not stripped:
         raise ParseError(source, "empty file")
     first_error: BaseException | None = None
     if stripped[:1] == b"{":
-        # Fast path: a file that is just the JSON. orjson decodes UTF-8 JSON about twice as fast
-        # as json, which decides the speed of reading thousands of fio files; json takes what
-        # orjson refuses (UTF-16/32, NaN literals, integers beyond 64 bits).
+        # A file that is just the JSON: orjson decodes UTF-8 JSON about twice as fast as json;
+        # json takes what orjson refuses (UTF-16/32, NaN literals, integers beyond 64 bits).
         try:
             doc = orjson.loads(data)
         except orjson.JSONDecodeError:
@@ -413,236 +480,211 @@ def _strerror(code: int) -> str:
 # --------------------------------------------------------------------------- one document
 
 
-def _document_rows(doc: dict, source: str, step0: int) -> tuple[list[dict], int, list, int]:
-    """Rows of one document; also the number of job entries, failed jobs, unmeasured blocks."""
-    version = doc.get("fio version")
+def _document_rows(
+    doc: Doc, source: str, step0: int, entries: list[tuple], blocks: list[tuple]
+) -> tuple[int, list, int]:
+    """Add the rows of one document to `entries` and `blocks`; the number of job entries, the
+    failed jobs and the latency blocks fio did not measure."""
+    version = doc.version
     tool_version = _text(version) if isinstance(version, str) else None
     timestamp = _timestamp(doc)
-    entries = _entries(doc, source)
-    global_options = doc.get("global options")
-    hosts = _client_hosts(entries)
-    keys = [_clone_key(entry) for _, entry in entries]  # type: ignore[arg-type]
+    jobs = _entries(doc)
+    global_options = doc.options
+    hosts = _client_hosts(jobs)
+    keys = [_clone_key(entry) for _, entry in jobs]
     clones: dict[tuple, int] = {}
     for key in keys:
         clones[key] = clones.get(key, 0) + 1
-    rows: list[dict] = []
     failed: list[tuple[str, int]] = []
     unmeasured = 0
-    all_clients: list[tuple[int, dict]] = []
-    per_host: list[tuple[dict, list[dict]]] = []
+    all_clients: list[tuple[int, Entry]] = []
+    per_host: list[tuple[dict, str, list[tuple]]] = []
 
-    for i, (is_client, entry) in enumerate(entries):
+    for i, (is_client, entry) in enumerate(jobs):
         name = keys[i][0]
         if is_client and name == ALL_CLIENTS:
             all_clients.append((i, entry))
             continue
         options, reported = _options(entry, global_options)
         config = _with_outstanding(_cached_config(options, reported), clones[keys[i]])
-        error = _int(entry.get("error")) or 0
+        error = _int(entry.error) or 0
         host = hosts.get(keys[i][2:], "localhost") if is_client else (keys[i][2] or "localhost")
-        base = _base_row(source, tool_version, timestamp, host, name, step0 + i, entry, error)
-        entry_rows, n_unmeasured = _direction_rows(entry, base, config)
+        entry_blocks, n_unmeasured = _direction_blocks(entry, config, len(entries))
         unmeasured += n_unmeasured
-        if error and not entry_rows:
+        if error and not entry_blocks:
             failed.append((name, error))
             continue
         if error:
             warnings.warn(
                 f"{source}: fio job {name!r} reported error {error}{_strerror(error)}; "
                 "its results are kept with error set",
-                stacklevel=4,
+                stacklevel=5,
             )
-        rows.extend(entry_rows)
-        per_host.append((config, entry_rows))
+        if entry_blocks:
+            entries.append(_entry_values(tool_version, host, name, step0 + i, timestamp, error,
+                                         entry, config))  # fmt: skip
+            blocks.extend(entry_blocks)
+        per_host.append((config, name, entry_blocks))
 
     for i, entry in all_clients:
-        entry_rows, n_unmeasured = _all_clients_rows(
-            entry, per_host, source, tool_version, timestamp, step0 + i
-        )
+        names = {name for _, name, host_blocks in per_host if host_blocks}
+        name = names.pop() if len(names) == 1 else ALL_CLIENTS
+        config = _common_config([config for config, _, _ in per_host])
+        entry_blocks, n_unmeasured = _direction_blocks(entry, config, len(entries))
         unmeasured += n_unmeasured
-        rows.extend(entry_rows)
-    return rows, len(entries), failed, unmeasured
+        if entry_blocks:
+            host_blocks = [b for _, _, bs in per_host for b in bs]
+            entry_blocks = _fill_all_clients_bins(entry_blocks, host_blocks)
+            error = _int(entry.error) or 0
+            entries.append(_entry_values(tool_version, "all", name, step0 + i, timestamp, error,
+                                         entry, config))  # fmt: skip
+            blocks.extend(entry_blocks)
+    return len(jobs), failed, unmeasured
 
 
-def _entries(doc: dict, source: str) -> list[tuple[bool, dict]]:
+def _entries(doc: Doc) -> list[tuple[bool, Entry]]:
     """The job entries of a document: (whether a client/server entry, the entry)."""
-    entries: list[tuple[bool, dict]] = []
-    for key in ("jobs", "client_stats"):
-        value = doc.get(key)
-        if value is None:
-            continue
-        if not isinstance(value, list):
-            raise ParseError(source, f"'{key}' is not a list of jobs")
-        entries.extend((key == "client_stats", entry) for entry in value)
-    for i, (_, entry) in enumerate(entries):
-        if not isinstance(entry, dict):
-            raise ParseError(source, f"job entry {i} is not a JSON object")
-    return entries
+    entries = [(False, entry) for entry in doc.jobs or ()]
+    return entries + [(True, entry) for entry in doc.client_stats or ()]
 
 
-def _all_clients_rows(
-    entry: dict,
-    per_host: list[tuple[dict, list[dict]]],
-    source: str,
+def _entry_values(
     tool_version: str | None,
-    timestamp: datetime | None,
-    step: int,
-) -> tuple[list[dict], int]:
-    """Rows of the "All clients" aggregate: the name and settings its hosts share."""
-    names = {row["job"] for _, entry_rows in per_host for row in entry_rows}
-    name = names.pop() if len(names) == 1 else ALL_CLIENTS
-    config = _common_config([config for config, _ in per_host])
-    error = _int(entry.get("error")) or 0
-    base = _base_row(source, tool_version, timestamp, "all", name, step, entry, error)
-    entry_rows, n_unmeasured = _direction_rows(entry, base, config)
-    _fill_all_clients_bins(entry_rows, [r for _, rs in per_host for r in rs])
-    return entry_rows, n_unmeasured
-
-
-def _base_row(
-    source: str,
-    tool_version: str | None,
-    timestamp: datetime | None,
     host: str,
     name: str,
     step: int,
-    entry: dict,
+    timestamp: datetime | None,
     error: int,
-) -> dict:
-    return {
-        "tool": TOOL,
-        "tool_version": tool_version,
-        "source_file": source,
-        "host": host,
-        "job": name,
-        "workload": name,
-        "step": step,
-        "timestamp": timestamp,
-        "is_summary": True,
-        "is_warmup": False,
-        "error": error,
-        "cpu_user_pct": _num(entry.get("usr_cpu")),
-        "cpu_sys_pct": _num(entry.get("sys_cpu")),
-    }
+    entry: Entry,
+    config: dict,
+) -> tuple:
+    """An entry's values, in :data:`ENTRY_COLUMNS` order."""
+    return (
+        tool_version, host, name, step, timestamp, error, entry.usr_cpu, entry.sys_cpu,
+        config["pattern"], config["read_pct"], config["iodepth"], config["numjobs"],
+        config["outstanding"],
+    )  # fmt: skip
 
 
-def _direction_rows(entry: dict, base: dict, config: dict) -> tuple[list[dict], int]:
-    rows = []
+def _direction_blocks(entry: Entry, config: dict, at: int) -> tuple[list[tuple], int]:
+    """The direction rows of an entry (at position `at`), and how many fio did not time."""
+    blocks = []
     unmeasured = 0
     bs_kib, rate_iops = config["bs_kib"], config["rate_iops"]
-    for key, direction in DIRECTION_KEYS.items():
-        block = entry.get(key)
-        if not isinstance(block, dict) or not _did_io(block):
+    for block, direction in (
+        (entry.read, "read"),
+        (entry.write, "write"),
+        (entry.trim, "trim"),
+        (entry.mixed, "total"),  # unified_rw_reporting: every direction together
+    ):
+        if block is None or not (
+            block.total_ios > 0 or block.io_bytes > 0 or block.io_kbytes > 0  # did I/O
+        ):
             continue
-        bw_bytes = _num(block.get("bw_bytes"))
-        row = {
-            **base,
-            "direction": direction,
-            "pattern": config["pattern"],
-            "read_pct": config["read_pct"],
-            "iodepth": config["iodepth"],
-            "numjobs": config["numjobs"],
-            "outstanding": config["outstanding"],
-            "bs_kib": bs_kib.get(direction, _NAN),
-            "rate_limit_iops": rate_iops.get(direction, _NAN),
-            "runtime_s": _num(block.get("runtime")) / 1000.0,
-            "iops": _num(block.get("iops")),
-            "bw_mib_s": (
-                bw_bytes / 2**20 if bw_bytes == bw_bytes else _num(block.get("bw")) / 1024.0
-            ),
-        }
-        if not _latency(block, row):
-            unmeasured += 1
-        rows.append(row)
-    return rows, unmeasured
-
-
-def _did_io(block: dict) -> bool:
-    return (
-        _num(block.get("total_ios")) > 0
-        or _num(block.get("io_bytes")) > 0
-        or _num(block.get("io_kbytes")) > 0
-    )
+        bw_bytes = block.bw_bytes
+        latency, measured = _latency(block)
+        unmeasured += not measured
+        blocks.append((
+            at, direction, bs_kib.get(direction, _NAN), rate_iops.get(direction, _NAN),
+            block.runtime / 1000.0, block.iops,
+            bw_bytes / 2**20 if bw_bytes == bw_bytes else block.bw / 1024.0,
+            *latency,
+        ))  # fmt: skip
+    return blocks, unmeasured
 
 
 # --------------------------------------------------------------------------- latency
 
 
-def _latency(block: dict, row: dict) -> bool:
-    """Fill the latency columns of `row` from a direction block; False if fio did not measure."""
-    if "lat_ns" in block or "clat_ns" in block:
-        keys, per_ms, ns_per_unit = LATENCY_KEYS_NS, NS_PER_MS, 1
+def _latency(block: Block) -> tuple[tuple, bool]:
+    """Latency values of a direction block (mean, min, max, stddev [ms], the percentiles [ms],
+    the histogram); and whether fio measured the latency."""
+    if block.lat_ns is not UNSET or block.clat_ns is not UNSET:
+        lat, clat, slat = block.lat_ns, block.clat_ns, block.slat_ns
+        per_ms, ns_per_unit = NS_PER_MS, 1
     else:
-        keys, per_ms, ns_per_unit = LATENCY_KEYS_US, US_PER_MS, 1000
-    lat, clat, slat = (block.get(k) for k in keys)
-    lat = lat if isinstance(lat, dict) else None
-    clat = clat if isinstance(clat, dict) else None
-    slat = slat if isinstance(slat, dict) else None
+        lat, clat, slat = block.lat, block.clat, block.slat
+        per_ms, ns_per_unit = US_PER_MS, 1000
+    lat = lat if isinstance(lat, Latency) else None
+    clat = clat if isinstance(clat, Latency) else None
+    slat = slat if isinstance(slat, Latency) else None
 
     measured = True
     lat_measured = _measured(lat)
     if lat_measured:
         # Divide (not multiply by 1e-6): 101888 ns is then exactly the float nearest 0.101888.
-        row["lat_mean_ms"] = _num(lat.get("mean")) / per_ms
-        row["lat_min_ms"] = _num(lat.get("min")) / per_ms
-        row["lat_max_ms"] = _num(lat.get("max")) / per_ms
-        row["lat_std_ms"] = _num(lat.get("stddev")) / per_ms
+        moments = (lat.mean / per_ms, lat.min / per_ms, lat.max / per_ms, lat.stddev / per_ms)
     else:
         # disable_lat: the total latency is the submission plus the completion latency.
-        clat_mean = _num(clat.get("mean")) if _measured(clat) else _NAN
-        slat_mean = _num(slat.get("mean")) if _measured(slat) else 0.0
-        row["lat_mean_ms"] = (clat_mean + slat_mean) / per_ms
-        row["lat_min_ms"] = row["lat_max_ms"] = row["lat_std_ms"] = _NAN
+        clat_mean = clat.mean if _measured(clat) else _NAN
+        slat_mean = slat.mean if _measured(slat) else 0.0
+        moments = ((clat_mean + slat_mean) / per_ms, _NAN, _NAN, _NAN)
         measured = clat_mean == clat_mean
 
     # Percentiles and histogram of the total latency when fio computed them, else of clat.
-    if lat is not None and ("percentile" in lat or "bins" in lat):
+    if lat is not None and (lat.percentile is not UNSET or lat.bins is not UNSET):
         src, src_measured = lat, lat_measured
     else:
         src, src_measured = clat, _measured(clat)
-    pct = src.get("percentile") if src_measured else None
-    if isinstance(pct, dict) and pct:
-        for column, value in _percentiles(pct).items():
-            row[column] = value / per_ms
+    pct = src.percentile if src_measured else None
+    if type(pct) is Percentiles:
+        percentiles = (pct.p50 / per_ms, pct.p90 / per_ms, pct.p95 / per_ms, pct.p99 / per_ms,
+                       pct.p999 / per_ms)  # fmt: skip
+    elif isinstance(pct, dict) and pct:
+        percentiles = tuple(value / per_ms for value in _percentiles(pct))
     else:
-        row.update(_NO_PERCENTILES)
-    row["lat_bins"] = _bins(src.get("bins"), ns_per_unit) if src_measured else None
-    return measured
+        percentiles = _NO_PERCENTILES
+    bins = src.bins if src_measured else None
+    # fio 3.x's histograms as JSON bytes are made arrays later, all files' at once (fio_table)
+    if not (ns_per_unit == 1 and fio_doc.is_raw(bins)):
+        bins = _bins(bins, ns_per_unit)
+    return (*moments, *percentiles, bins), measured
 
 
-_NO_PERCENTILES = dict.fromkeys(PERCENTILE_KEYS, _NAN)
+_NO_PERCENTILES = (_NAN,) * len(PERCENTILE_KEYS)
 
 
-def _measured(block: dict | None) -> bool:
+def _measured(block: Latency | None) -> bool:
     """Whether fio timed the I/O of a latency block (it writes zeros and N=0 when it did not)."""
-    if block is None or ("N" in block and not _num(block.get("N")) > 0):
+    if block is None or (block.N is not UNSET and not num(block.N) > 0):
         return False
     # All zeros (without N in fio < 3.5): no timing, or a broken clock; never a real 0 latency.
-    return _num(block.get("mean")) > 0 or _num(block.get("max")) > 0
+    return block.mean > 0 or block.max > 0
 
 
-def _percentiles(pct: dict) -> dict[str, float]:
-    out = {column: _num(pct.get(key, _NAN)) for column, key in PERCENTILE_KEYS.items()}
-    if all(v != v for v in out.values()):
+def _percentiles(pct: dict) -> tuple[float, ...]:
+    """fio's percentiles of :data:`PERCENTILE_KEYS`, in order (NaN where missing)."""
+    out = [num(pct.get(key, _NAN)) for key in PERCENTILE_KEYS.values()]
+    if all(v != v for v in out):
         # Keys not in fio's usual '%f' spelling: match them by value.
         by_value = {}
         for key, value in pct.items():
-            p = _num(key)
+            p = num(key)
             if p == p:
                 by_value[round(p, 6)] = value
-        for column, key in PERCENTILE_KEYS.items():
-            out[column] = _num(by_value.get(round(_PERCENTILE_VALUES[key], 6), _NAN))
-    return out
+        out = [num(by_value.get(round(_PERCENTILE_VALUES[key], 6), _NAN))
+               for key in PERCENTILE_KEYS.values()]  # fmt: skip
+    return tuple(out)
 
 
 def _bins(raw: object, ns_per_unit: int) -> dict | None:
-    """A json+ histogram as ``{'ns': int64 array, 'count': int64 array}``; None if unusable."""
+    """A json+ histogram as ``{'ns': int64 array, 'count': int64 array}``; None if unusable.
+
+    `raw` is the decoded JSON value, or its bytes (a :class:`msgspec.Raw` from
+    :func:`anfperf.ingest.fio_doc.decode`).
+    """
+    if fio_doc.is_raw(raw):  # left undecoded by fio_doc.decode
+        data = bytes(raw)  # type: ignore[arg-type]
+        if ns_per_unit == 1:
+            fast = _decimal_bins(data)
+            if fast is not _NOT_DECIMAL:
+                return fast
+        try:
+            raw = orjson.loads(data)
+        except orjson.JSONDecodeError:  # integers beyond 64 bits: not a usable histogram
+            return None
     if not isinstance(raw, dict) or not raw:
         return None
-    if ns_per_unit == 1 and "FIO_IO_U_PLAT_NR" not in raw:
-        fast = _decimal_bins(raw)
-        if fast is not _NOT_DECIMAL:
-            return fast
     try:
         if "FIO_IO_U_PLAT_NR" in raw:  # fio 2.x: bucket index -> count, usec buckets
             bits = int(raw["FIO_IO_U_PLAT_BITS"])
@@ -673,61 +715,124 @@ def _bins(raw: object, ns_per_unit: int) -> dict | None:
 
 
 _NOT_DECIMAL = object()
-_DIGITS_AND_SPACE = b"0123456789 "
+#: The bytes of a JSON object of decimal keys and counts, and their punctuation as separators.
+_DECIMAL_JSON = b'0123456789{}":, \t\r\n'
+_PUNCTUATION_TO_SPACE = bytes.maketrans(b'{}":,', b"     ")
 
 
-def _decimal_bins(raw: dict) -> dict | None | object:
-    """:func:`_bins` of fio 3.x's own histograms (plain decimal ns keys), with a third of the
-    work: json+ files hold several such dicts of ~300 bins each, and converting them was half
-    the time spent building rows. `_NOT_DECIMAL` for any other keys."""
-    try:
-        keys = " ".join(raw).encode("ascii")
-    except (UnicodeEncodeError, TypeError):  # TypeError: keys not text (not from JSON)
+def _decimal_bins(data: bytes) -> dict | None | object:
+    """:func:`_bins` of fio 3.x's own histograms (``{"<ns>": count, ...}`` in increasing ns)
+    straight from the JSON bytes: json+ files hold several of ~300 bins each, and making them
+    dicts first and arrays after was most of the time spent reading such files.
+    `_NOT_DECIMAL` for anything else (read as a dict then)."""
+    n_bins = data.count(b":")
+    # digits and punctuation only, one object, every key quoted and no value quoted
+    if data.translate(None, _DECIMAL_JSON) or data.count(b"{") != 1 or not n_bins:
         return _NOT_DECIMAL
-    if keys.translate(None, _DIGITS_AND_SPACE):  # anything but digits and separators
+    if data.count(b'"') != 2 * n_bins:
         return _NOT_DECIMAL
-    ns = np.fromstring(keys, dtype=np.int64, sep=" ")  # digits only: never negative
-    if len(ns) != len(raw) or ns.max() >= _INT64_MAX:  # fromstring saturates
-        return None
     try:
-        count = np.fromiter(raw.values(), dtype=np.int64, count=len(raw))
-    except (TypeError, ValueError, OverflowError):
-        return None
-    if count.min() < 0 or count.sum() <= 0:
+        numbers = _parse_decimal_json(data)
+    except ValueError:  # text numpy cannot read to its end
+        return _NOT_DECIMAL
+    if len(numbers) != 2 * n_bins or numbers.max() >= _INT64_MAX:  # fromstring saturates
+        return _NOT_DECIMAL
+    ns, count = numbers[0::2].copy(), numbers[1::2].copy()
+    if n_bins > 1 and not (ns[1:] > ns[:-1]).all():  # repeated keys: a dict keeps the last
+        return _NOT_DECIMAL
+    if count.sum() <= 0:
         return None
     return {"ns": ns, "count": count}
 
 
-def _fill_all_clients_bins(all_rows: list[dict], host_rows: list[dict]) -> None:
+def _decimal_bins_many(datas: list) -> list:
+    """:func:`_decimal_bins` of many histograms (JSON bytes or :class:`msgspec.Raw`), parsed in
+    one pass: the per-call cost of numpy was most of the cost of each. The same checks hold
+    for all together, else each is parsed alone."""
+    compact = b",".join(datas).translate(None, _JSON_SPACE)
+    n_bins = compact.count(b":")
+    if (
+        compact.count(b"{") != len(datas)  # one object each, none nested
+        or compact.count(b'"') != 2 * n_bins  # every key quoted, no value quoted
+        or compact.translate(None, _DECIMAL_JSON)  # nothing but digits and punctuation
+    ):
+        return [_decimal_bins(bytes(data)) for data in datas]
+    # '{' becomes a minus sign: each histogram's first key is negative, marking where it starts
+    try:
+        numbers = np.fromstring(compact.translate(_BRACE_TO_MINUS, b'"'), np.int64, sep=" ")
+    except ValueError:  # text numpy cannot read to its end ('{}' gives a lone '-')
+        return [_decimal_bins(bytes(data)) for data in datas]
+    starts = np.flatnonzero(numbers < 0)
+    if (
+        len(numbers) != 2 * n_bins
+        or len(starts) != len(datas)  # a key '0' stays 0: no mark
+        or (starts % 2).any()
+        or numbers.max() >= _INT64_MAX  # fromstring saturates
+        or numbers.min() <= -_INT64_MAX
+    ):
+        return [_decimal_bins(bytes(data)) for data in datas]
+    numbers[starts] = -numbers[starts]
+    ns, count = numbers[0::2].copy(), numbers[1::2].copy()
+    first = np.zeros(len(ns), dtype=bool)
+    first[starts // 2] = True
+    if not ((ns[1:] > ns[:-1]) | first[1:]).all():  # repeated keys somewhere
+        return [_decimal_bins(bytes(data)) for data in datas]
+    bounds = [*(starts // 2).tolist(), len(ns)]
+    sums = np.add.reduceat(count, starts // 2).tolist()
+    return [
+        {"ns": ns[a:b], "count": count[a:b]} if counted > 0 else None
+        for a, b, counted in zip(bounds[:-1], bounds[1:], sums, strict=True)
+    ]
+
+
+_JSON_SPACE = b" \t\r\n"
+_BRACE_TO_MINUS = bytes.maketrans(b"{}:,", b"-   ")
+
+
+def _parse_decimal_json(data: bytes) -> np.ndarray:
+    """The numbers of JSON made of digits and punctuation, in order (numpy's text parser is
+    twice as fast without the indentation fio writes)."""
+    return np.fromstring(data.translate(_PUNCTUATION_TO_SPACE, _JSON_SPACE), np.int64, sep=" ")
+
+
+def _fill_all_clients_bins(all_blocks: list[tuple], host_blocks: list[tuple]) -> list[tuple]:
     """Percentiles of "All clients" from its hosts' merged histograms when fio gave none."""
-    for row in all_rows:
-        if row["lat_bins"] is not None or not all(row[c] != row[c] for c in PERCENTILE_KEYS):
+    out = []
+    for block in all_blocks:
+        if block[_BINS] is not None or not all(v != v for v in block[_PERCENTILES]):
+            out.append(block)
             continue
-        hists = [r["lat_bins"] for r in host_rows if r["direction"] == row["direction"]]
+        hists = [_histogram(b[_BINS]) for b in host_blocks if b[1] == block[1]]
         if not hists or any(h is None for h in hists):
+            out.append(block)
             continue
         merged = merge_bins(hists)
-        row["lat_bins"] = merged
         values = percentiles_from_bins(
             merged, [_PERCENTILE_VALUES[k] for k in PERCENTILE_KEYS.values()]
         )
-        for column, value in zip(PERCENTILE_KEYS, values, strict=True):
-            row[column] = float(value)
+        out.append((*block[: _PERCENTILES.start], *map(float, values), merged))
+    return out
+
+
+def _histogram(bins: object) -> dict | None:
+    """A histogram as arrays, whether still JSON bytes or not."""
+    return _bins(bins, 1) if fio_doc.is_raw(bins) else bins  # type: ignore[return-value]
 
 
 # --------------------------------------------------------------------------- configuration
 
 
-def _options(entry: dict, global_options: object) -> tuple[dict, bool]:
+def _options(entry: Entry, global_options: object) -> tuple[dict, bool]:
     """The entry's options: job options over global options; whether fio reported any."""
-    job = entry.get("job options")
+    job = entry.job_options
     reported = isinstance(job, dict)
     if isinstance(global_options, list):
         # fio >= 3.40 client mode: one global options object per client.
-        key = _host_key(entry)
+        key = _host_key(entry.hostname, entry.port)
         dicts = [g for g in global_options if isinstance(g, dict)]
         global_options = next(
-            (g for g in dicts if _host_key(g) == key), dicts[0] if dicts else None
+            (g for g in dicts if _host_key(g.get("hostname"), g.get("port")) == key),
+            dicts[0] if dicts else None,
         )
     merged: dict = {}
     if isinstance(global_options, dict):
@@ -778,8 +883,8 @@ def _config(options: dict, reported: bool) -> dict:
     if mode is not None:
         pattern, read_pct = mode
         if read_pct is None:
-            mix_read = _num(opt("rwmixread"))
-            mix_write = _num(opt("rwmixwrite"))
+            mix_read = num(opt("rwmixread"))
+            mix_write = num(opt("rwmixwrite"))
             if 0 <= mix_read <= 100:
                 read_pct = mix_read
             elif 0 <= mix_write <= 100:
@@ -787,7 +892,7 @@ def _config(options: dict, reported: bool) -> dict:
             else:
                 read_pct = 50.0
         if pattern == "random":
-            random_pct = _num(_first(opt("percentage_random")))
+            random_pct = num(_first(opt("percentage_random")))
             if random_pct == 0:
                 pattern = "sequential"
             elif 0 < random_pct < 100:
@@ -799,7 +904,7 @@ def _config(options: dict, reported: bool) -> dict:
     bs = _per_direction(opt("bs", "blocksize"), DEFAULT_OPTIONS["bs"] if reported else None)
     config["bs_kib"] = {d: _size_bytes(v, kb_base) / 1024.0 for d, v in bs.items()}
     rates = _per_direction(opt("rate_iops"), None)
-    config["rate_iops"] = {d: v for d, v in ((d, _num(v)) for d, v in rates.items()) if v > 0}
+    config["rate_iops"] = {d: v for d, v in ((d, num(v)) for d, v in rates.items()) if v > 0}
     _same_for_total(config["bs_kib"])
     _same_for_total(config["rate_iops"])
 
@@ -903,25 +1008,25 @@ def _flag(value: str | None) -> bool:
 # --------------------------------------------------------------------------- hosts and values
 
 
-def _clone_key(entry: dict) -> tuple[str, str, str, str]:
+def _clone_key(entry: Entry) -> tuple[str, str, str, str]:
     return (
-        _text(entry.get("jobname")),
-        _text(entry.get("groupid")),
-        _text(entry.get("hostname")),
-        _text(entry.get("port")),
+        _text(entry.jobname),
+        _text(entry.groupid),
+        _text(entry.hostname),
+        _text(entry.port),
     )
 
 
-def _host_key(entry: dict) -> tuple[str, str]:
-    return _text(entry.get("hostname")), _text(entry.get("port"))
+def _host_key(hostname: object, port: object) -> tuple[str, str]:
+    return _text(hostname), _text(port)
 
 
-def _client_hosts(entries: list[tuple[bool, object]]) -> dict[tuple[str, str], str]:
+def _client_hosts(entries: list[tuple[bool, Entry]]) -> dict[tuple[str, str], str]:
     """Host name of each client (hostname, port): 'hostname:port' where ports tell them apart."""
     ports: dict[str, set[str]] = {}
     for is_client, entry in entries:
-        if is_client and _text(entry.get("jobname")) != ALL_CLIENTS:
-            hostname, port = _host_key(entry)
+        if is_client and _text(entry.jobname) != ALL_CLIENTS:
+            hostname, port = _host_key(entry.hostname, entry.port)
             ports.setdefault(hostname, set()).add(port)
     names = {}
     for hostname, seen in ports.items():
@@ -931,10 +1036,10 @@ def _client_hosts(entries: list[tuple[bool, object]]) -> dict[tuple[str, str], s
     return names
 
 
-def _timestamp(doc: dict) -> datetime | None:
-    seconds = _num(doc.get("timestamp_ms")) / 1000.0
+def _timestamp(doc: Doc) -> datetime | None:
+    seconds = num(doc.timestamp_ms) / 1000.0
     if not _TS_RANGE[0] < seconds < _TS_RANGE[1]:
-        seconds = _num(doc.get("timestamp"))
+        seconds = num(doc.timestamp)
     if not _TS_RANGE[0] < seconds < _TS_RANGE[1]:
         return None
     return datetime.fromtimestamp(seconds, tz=UTC)
@@ -951,17 +1056,9 @@ def _text(value: object) -> str:
     return str(value)
 
 
-def _num(value: object) -> float:
-    """A JSON value as a float; NaN when it is not a number."""
-    try:
-        return float(value)  # type: ignore[arg-type]  # int, float or a numeric string
-    except (TypeError, ValueError, OverflowError):
-        return _NAN
-
-
 def _int(value: object) -> int | None:
     """A JSON value as an int64 (Int64 columns); None when it is not a whole number."""
-    number = _num(value)
+    number = num(value)
     if number != number or number in (math.inf, -math.inf) or number != int(number):
         return None
     number = int(number)
@@ -977,7 +1074,7 @@ FORMAT = Format(
     title="fio JSON",
     tool=TOOL,
     sniff=_sniff,
-    parse_rows=_parse_fio_json,
+    table=_table,
     read=read_fio_json,
     suffixes=(".json", ".txt"),
 )

@@ -51,6 +51,12 @@ class Format:
         ``parse_rows(data, source) -> list[dict]``: rows of schema columns from the whole
         (un-gzipped) bytes, without `run_id`, `source_file` or 'total' rows. :func:`read_many`
         gathers the rows of many files and builds one frame: the fast path for many small files.
+    table : callable, optional
+        ``table() -> collector``: gathers many inputs column by column, the fastest path for
+        thousands of small files (fio JSON: :class:`anfperf.ingest.fio_table.FioTable`):
+        ``collector.add(data, source, run_id=, origin=)`` parses one input (a ParseError adds
+        nothing of it), ``collector.frame()`` gives the tidy frame of all, totals included.
+        :func:`read_many` prefers it to `parse_rows`.
     read : callable, optional
         ``read(path_or_buffer, *, run_id=None) -> DataFrame``: the tidy frame of one input. By
         default built from `parse_rows`.
@@ -72,6 +78,7 @@ class Format:
     sniff: Callable[[bytes], bool]
     tool: str | None = None
     parse_rows: Callable[[bytes, str], list[dict]] | None = None
+    table: Callable[[], Any] | None = None
     read: Callable[..., Any] | None = None
     by_path: bool = False
     sniff_folder: Callable[[str], bool] | None = None
@@ -79,8 +86,10 @@ class Format:
     not_result: str | None = None
 
     def __post_init__(self) -> None:
-        if self.not_result is None and self.parse_rows is None and self.read is None:
-            raise ValueError(f"format {self.name!r}: give parse_rows or read (or not_result)")
+        if self.not_result is None and not (self.parse_rows or self.read or self.table):
+            raise ValueError(
+                f"format {self.name!r}: give parse_rows, table or read (or not_result)"
+            )
         if self.not_result is None and not self.tool:
             raise ValueError(f"format {self.name!r}: a result format needs its tool name")
 

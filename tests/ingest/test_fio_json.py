@@ -23,7 +23,7 @@ import pytest
 
 from anfperf.errors import ParseError
 from anfperf.ingest.combine import combine
-from anfperf.ingest.fio_json import _parse_fio_json, plat_idx_to_val, read_fio_json
+from anfperf.ingest.fio_json import ENTRY_COLUMNS, _parse_fio_json, plat_idx_to_val, read_fio_json
 from tests.conftest import DATA, PUBLIC, require_corpus
 
 FIO_DATA = DATA / "fio"
@@ -585,9 +585,10 @@ def test_gzip_and_text_buffers(tmp_path):
 def test_run_id_and_plain_rows():
     frame = read_fio_json(FIO_DATA / "randread_qd4.json", run_id="r42")
     assert set(frame["run_id"]) == {"r42"}
-    rows = _parse_fio_json((FIO_DATA / "randread_qd4.json").read_bytes(), "x.json")
-    assert [r["direction"] for r in rows] == ["read"]  # totals are finalize's job
-    assert all(isinstance(r, dict) and r["source_file"] == "x.json" for r in rows)
+    parsed = _parse_fio_json((FIO_DATA / "randread_qd4.json").read_bytes(), "x.json")
+    # one job entry, one direction row (the totals are added by FioTable, for many files)
+    assert [e[ENTRY_COLUMNS.index("job")] for e in parsed.entries] == ["randread-qd4"]
+    assert [b[1] for b in parsed.blocks] == ["read"] and not parsed.interrupted
 
 
 def test_bench_smoke_is_paired_against_orjson_with_text_prefixed_files(tmp_path):

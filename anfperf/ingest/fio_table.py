@@ -1,0 +1,234 @@
+"""Many fio JSON outputs into one tidy frame, built column by column.
+
+Reading thousands of small fio files is the bulk case, and after decoding what costs is the
+work per row. :class:`FioTable` keeps each file's rows as tuples (the job entries' values and
+their direction rows', :class:`anfperf.ingest.fio_json.Parsed`), then works per column: the
+json+ histograms of all files become arrays in one pass, every job's 'total' row is combined
+in one vectorised pass (by :func:`anfperf.ingest.combine.combine_measures`, the rules
+:func:`~anfperf.ingest.combine.add_totals` applies), each column gets its dtype once and the
+values of a job entry or a file are converted once, not once per row.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+import numpy as np
+import pandas as pd
+
+from anfperf.ingest import fio_doc
+from anfperf.ingest._frame import Origin, flag_stopped, run_origin
+from anfperf.ingest.combine import Groups, combine_measures
+from anfperf.ingest.fio_json import (
+    _NOT_DECIMAL,
+    BLOCK_COLUMNS,
+    ENTRY_COLUMNS,
+    TOOL,
+    _bins,
+    _decimal_bins_many,
+    _parse_fio_json,
+)
+from anfperf.schema import COLUMNS, conform, empty_frame, tool_dtype
+
+#: Direction-row values that may differ between the rows of one job entry; all else in a row
+#: is its entry's or its file's, the same for each of them.
+_PER_DIRECTION = ("bs_kib", "rate_limit_iops", "runtime_s")
+_FILE_COLUMNS = ("source_file", "run_id")
+_NAN = float("nan")
+
+
+class FioTable:
+    """The rows of many fio JSON outputs, and their tidy frame.
+
+    Examples
+    --------
+    >>> table = FioTable()
+    >>> table.add(data, "host1/randread.json")  # doctest: +SKIP
+    >>> frame = table.frame()  # doctest: +SKIP
+    """
+
+    def __init__(self) -> None:
+        self._entries: list[tuple] = []
+        self._entry_file: list[int] = []
+        self._blocks: list[tuple] = []
+        self._block_entry: list[int] = []
+        self._files: list[tuple[str, str, str | None, bool]] = []  # source, run id, host, stopped
+
+    def add(
+        self, data: bytes, source: str, *, run_id: str | None = None, origin: Origin | None = None
+    ) -> None:
+        """Parse one fio JSON output (un-gzipped bytes).
+
+        Parameters
+        ----------
+        data : bytes
+            The file's content.
+        source : str
+            Its name, for `source_file` and messages.
+        run_id : str, optional
+            Run id of its rows; by default the file's own (:func:`run_origin`).
+        origin : Origin, optional
+            The file's :func:`run_origin`, when the caller has looked it up.
+
+        Raises
+        ------
+        anfperf.errors.ParseError
+            The file is no fio result or is damaged; nothing of it is added.
+        """
+        parsed = _parse_fio_json(data, source)
+        origin = origin if origin is not None else run_origin(source)
+        flag_stopped([], source, origin.stopped)  # its warning; the rows are flagged in frame()
+        stopped = parsed.interrupted or bool(origin.stopped)
+        self._files.append((source, run_id or origin.run_id, origin.host, stopped))
+        offset = len(self._entries)
+        self._entries.extend(parsed.entries)
+        self._entry_file.extend([len(self._files) - 1] * len(parsed.entries))
+        self._blocks.extend(parsed.blocks)
+        self._block_entry.extend(offset + block[0] for block in parsed.blocks)
+
+    def __len__(self) -> int:
+        return len(self._blocks)
+
+    def frame(self) -> pd.DataFrame:
+        """The tidy frame: every file's rows in order, then a 'total' row per job without one."""
+        if not self._blocks:
+            return empty_frame()
+        entry = np.array(self._block_entry, dtype=np.int64)
+        values = dict(zip(BLOCK_COLUMNS, list(zip(*self._blocks, strict=True))[1:], strict=True))
+        blocks = {name: _typed(name, column) for name, column in values.items()}
+        blocks["lat_bins"] = _histograms_as_arrays(blocks["lat_bins"])
+        entries = _entry_columns(self._entries, self._entry_file, self._files)
+        totals = _totals(blocks, entries, entry)
+        rows_entry = np.concatenate([entry, totals.pop("entry", entry[:0])])
+        columns = {}
+        for name, column in blocks.items():  # the direction rows' values, then the totals'
+            columns[name] = _concat(column, _typed(name, totals[name])) if totals else column
+        for name, column in entries.items():
+            if name in totals:  # combined (CPU, concurrency): the rows' own, then the totals'
+                columns[name] = _concat(column.take(entry), _typed(name, totals[name]))
+            elif name != "_file":
+                columns[name] = column.take(rows_entry)
+        columns["workload"] = columns["job"]
+        return _typed_frame(columns, len(rows_entry))
+
+
+def _histograms_as_arrays(bins: np.ndarray) -> np.ndarray:
+    """The histograms still in JSON bytes made arrays, all in one pass (in place)."""
+    at = [i for i, hist in enumerate(bins) if fio_doc.is_raw(hist)]
+    if at:
+        converted = _decimal_bins_many([bins[i] for i in at])
+        for i, hist in zip(at, converted, strict=True):
+            bins[i] = hist if hist is not _NOT_DECIMAL else _bins(bins[i], 1)
+    return bins
+
+
+def _entry_columns(entries: list[tuple], entry_file: list[int], files: list[tuple]) -> dict:
+    """The entries' values as typed arrays (one per column), with their files' values; the host
+    of entries fio labelled 'localhost' is the one the runner's folder names, if any."""
+    values = dict(zip(ENTRY_COLUMNS, map(list, zip(*entries, strict=True)), strict=True))
+    file_of = np.array(entry_file, dtype=np.int64)
+    hosts = values["host"]
+    for i, f in enumerate(entry_file):
+        named = files[f][2]
+        if named and hosts[i] == "localhost":
+            hosts[i] = named
+    out = {name: _typed(name, column) for name, column in values.items()}
+    for j, name in enumerate(_FILE_COLUMNS):
+        out[name] = _typed(name, [f[j] for f in files]).take(file_of)
+    out["interrupted"] = np.array([f[3] for f in files], dtype=bool)[file_of]
+    out["_file"] = file_of
+    return out
+
+
+def _totals(blocks: dict, entries: dict, entry: np.ndarray) -> dict:
+    """The 'total' row of every job entry that has per-direction rows only (its entry's rows
+    are consecutive): column -> values, and ``entry``: the entry of each. {} when none."""
+    is_total = np.asarray(blocks["direction"] == "total", dtype=bool)
+    has_total = np.bincount(entry, weights=is_total) > 0
+    rows = np.flatnonzero(~has_total[entry])
+    if not len(rows):
+        return {}
+    new = np.ones(len(rows), dtype=bool)
+    new[1:] = entry[rows][1:] != entry[rows][:-1]
+    groups = Groups(np.cumsum(new) - 1)
+
+    def values(name: str) -> np.ndarray:
+        if name in blocks:
+            return blocks[name][rows]
+        if name in entries:
+            return _floats(entries[name].take(entry[rows]))
+        return np.full(len(rows), _NAN)
+
+    bins = blocks["lat_bins"][rows].tolist()
+    out = combine_measures(values, bins, groups, first_of_job=new)  # a group is one job
+    for name in _PER_DIRECTION:
+        per_row = values(name)
+        codes, _ = pd.factorize(per_row, use_na_sentinel=False)
+        out[name] = np.where(groups.uniform(codes), per_row[groups.first_row], _NAN)
+    out["direction"] = ["total"] * groups.n
+    out["entry"] = entry[rows[groups.first_row]]
+    return out
+
+
+def _floats(values: object) -> np.ndarray:
+    if isinstance(values, np.ndarray):
+        return values.astype(float)
+    return values.to_numpy(dtype=float, na_value=_NAN)  # type: ignore[attr-defined]
+
+
+def _concat(first: object, second: object) -> object:
+    """Two typed arrays (numpy or pandas) of the same dtype, one after the other."""
+    if isinstance(first, np.ndarray):
+        return np.concatenate([first, second])  # type: ignore[list-item]
+    return type(first)._concat_same_type([first, second])  # type: ignore[attr-defined]
+
+
+_DTYPES = {name: dtype for name, dtype, _unit, _meaning in COLUMNS}
+
+
+def _typed(name: str, values: Sequence) -> object:
+    """`values` as the array of the schema's dtype for column `name`."""
+    dtype = _DTYPES[name]
+    if name == "tool":
+        return pd.Categorical(values, dtype=tool_dtype())
+    if isinstance(dtype, pd.CategoricalDtype):
+        return pd.Categorical(values, dtype=dtype)
+    if dtype == "float64":
+        return np.array(values, dtype=float)
+    if dtype in ("Int64", "string"):
+        return pd.array(values, dtype=dtype)
+    if dtype == "bool":
+        return np.array(values, dtype=bool)
+    if name == "lat_bins":
+        column = np.empty(len(values), dtype=object)
+        column[:] = values
+        return column
+    return pd.to_datetime(values, utc=True).as_unit("ns").array
+
+
+def _typed_frame(columns: dict[str, object], n: int) -> pd.DataFrame:
+    """The conformed frame from typed columns (the constant and missing ones made here)."""
+    out = {}
+    for name, dtype, _unit, _meaning in COLUMNS:
+        values = columns.get(name)
+        if name == "tool":
+            values = pd.Categorical.from_codes(
+                np.full(n, tool_dtype().categories.get_loc(TOOL)), dtype=tool_dtype()
+            )
+        elif name in ("is_summary", "is_warmup"):
+            values = np.full(n, name == "is_summary")
+        elif values is None:
+            values = _missing(dtype, n)
+        out[name] = values
+    return conform(pd.DataFrame(out, copy=False))  # conformed already: conform only checks
+
+
+def _missing(dtype: object, n: int) -> object:
+    """A column of `n` missing values of `dtype`."""
+    if dtype == "float64":
+        return np.full(n, _NAN)
+    if dtype == "Int64":
+        return pd.arrays.IntegerArray(np.zeros(n, dtype=np.int64), np.ones(n, dtype=bool))
+    if dtype == "bool":
+        return np.zeros(n, dtype=bool)
+    return pd.array([None] * n, dtype=dtype)
