@@ -490,6 +490,7 @@ def _document_rows(
     timestamp = _timestamp(doc)
     jobs = _entries(doc)
     global_options = doc.options
+    global_items = tuple(global_options.items()) if isinstance(global_options, dict) else None
     hosts = _client_hosts(jobs)
     keys = [_clone_key(entry) for _, entry in jobs]
     clones: dict[tuple, int] = {}
@@ -505,8 +506,7 @@ def _document_rows(
         if is_client and name == ALL_CLIENTS:
             all_clients.append((i, entry))
             continue
-        options, reported = _options(entry, global_options)
-        config = _with_outstanding(_cached_config(options, reported), clones[keys[i]])
+        config = _entry_config(entry, global_options, global_items, clones[keys[i]])
         error = _int(entry.error) or 0
         host = hosts.get(keys[i][2:], "localhost") if is_client else (keys[i][2] or "localhost")
         entry_blocks, n_unmeasured = _direction_blocks(entry, config, len(entries))
@@ -843,17 +843,29 @@ def _options(entry: Entry, global_options: object) -> tuple[dict, bool]:
     return merged, reported
 
 
-def _cached_config(options: dict, reported: bool) -> dict:
-    # Clones (numjobs) and repeated runs share their options: work each set out once.
-    try:
-        return _config_of_items(tuple(options.items()), reported)
-    except TypeError:  # an unhashable option value: not fio's own output
-        return _config(options, reported)
+def _entry_config(
+    entry: Entry, global_options: object, global_items: tuple | None, n_clones: int
+) -> dict:
+    """The workload configuration of a job entry (whose (name, group, host) has `n_clones`
+    entries): its options over the document's, worked out once per distinct set (clones and
+    repeated runs share theirs). Shared between entries: never modify it."""
+    job = entry.job_options
+    if not isinstance(global_options, list):
+        job_items = tuple(job.items()) if isinstance(job, dict) else None
+        try:
+            return _config_of_items(global_items, job_items, n_clones == 1)
+        except TypeError:  # an unhashable option value: not fio's own output
+            pass
+    options, reported = _options(entry, global_options)
+    return _with_outstanding(_config(options, reported), n_clones)
 
 
 @lru_cache(maxsize=512)
-def _config_of_items(items: tuple, reported: bool) -> dict:
-    return _config(dict(items), reported)
+def _config_of_items(global_items: tuple | None, job_items: tuple | None, lone: bool) -> dict:
+    merged = dict(global_items or ())
+    merged.update(job_items or ())
+    config = _config(merged, reported=global_items is not None or job_items is not None)
+    return _with_outstanding(config, 1 if lone else 2)
 
 
 def _config(options: dict, reported: bool) -> dict:

@@ -15,8 +15,8 @@ from collections.abc import Sequence
 
 import numpy as np
 import pandas as pd
+from msgspec import Raw
 
-from anfperf.ingest import fio_doc
 from anfperf.ingest._frame import Origin, flag_stopped, run_origin
 from anfperf.ingest.combine import Groups, combine_measures
 from anfperf.ingest.fio_json import (
@@ -49,10 +49,9 @@ class FioTable:
 
     def __init__(self) -> None:
         self._entries: list[tuple] = []
-        self._entry_file: list[int] = []
-        self._blocks: list[tuple] = []
-        self._block_entry: list[int] = []
+        self._blocks: list[tuple] = []  # each starts with its entry's position in its file
         self._files: list[tuple[str, str, str | None, bool]] = []  # source, run id, host, stopped
+        self._sizes: list[tuple[int, int]] = []  # each file's number of entries and of blocks
 
     def add(
         self, data: bytes, source: str, *, run_id: str | None = None, origin: Origin | None = None
@@ -80,11 +79,9 @@ class FioTable:
         flag_stopped([], source, origin.stopped)  # its warning; the rows are flagged in frame()
         stopped = parsed.interrupted or bool(origin.stopped)
         self._files.append((source, run_id or origin.run_id, origin.host, stopped))
-        offset = len(self._entries)
+        self._sizes.append((len(parsed.entries), len(parsed.blocks)))
         self._entries.extend(parsed.entries)
-        self._entry_file.extend([len(self._files) - 1] * len(parsed.entries))
         self._blocks.extend(parsed.blocks)
-        self._block_entry.extend(offset + block[0] for block in parsed.blocks)
 
     def __len__(self) -> int:
         return len(self._blocks)
@@ -93,11 +90,14 @@ class FioTable:
         """The tidy frame: every file's rows in order, then a 'total' row per job without one."""
         if not self._blocks:
             return empty_frame()
-        entry = np.array(self._block_entry, dtype=np.int64)
-        values = dict(zip(BLOCK_COLUMNS, list(zip(*self._blocks, strict=True))[1:], strict=True))
-        blocks = {name: _typed(name, column) for name, column in values.items()}
+        n_entries, n_blocks = (np.array(n, dtype=np.int64) for n in zip(*self._sizes, strict=True))
+        entry_file = np.repeat(np.arange(len(self._files)), n_entries)
+        at, *values = zip(*self._blocks, strict=True)
+        # each block's entry: its position in its file, after the entries of the files before
+        entry = np.array(at, dtype=np.int64) + np.repeat(np.cumsum(n_entries) - n_entries, n_blocks)
+        blocks = {name: _typed(name, v) for name, v in zip(BLOCK_COLUMNS, values, strict=True)}
         blocks["lat_bins"] = _histograms_as_arrays(blocks["lat_bins"])
-        entries = _entry_columns(self._entries, self._entry_file, self._files)
+        entries = _entry_columns(self._entries, entry_file, self._files)
         totals = _totals(blocks, entries, entry)
         rows_entry = np.concatenate([entry, totals.pop("entry", entry[:0])])
         columns = {}
@@ -114,7 +114,7 @@ class FioTable:
 
 def _histograms_as_arrays(bins: np.ndarray) -> np.ndarray:
     """The histograms still in JSON bytes made arrays, all in one pass (in place)."""
-    at = [i for i, hist in enumerate(bins) if fio_doc.is_raw(hist)]
+    at = [i for i, hist in enumerate(bins) if type(hist) is Raw]
     if at:
         converted = _decimal_bins_many([bins[i] for i in at])
         for i, hist in zip(at, converted, strict=True):
@@ -122,16 +122,16 @@ def _histograms_as_arrays(bins: np.ndarray) -> np.ndarray:
     return bins
 
 
-def _entry_columns(entries: list[tuple], entry_file: list[int], files: list[tuple]) -> dict:
+def _entry_columns(entries: list[tuple], file_of: np.ndarray, files: list[tuple]) -> dict:
     """The entries' values as typed arrays (one per column), with their files' values; the host
     of entries fio labelled 'localhost' is the one the runner's folder names, if any."""
-    values = dict(zip(ENTRY_COLUMNS, map(list, zip(*entries, strict=True)), strict=True))
-    file_of = np.array(entry_file, dtype=np.int64)
-    hosts = values["host"]
-    for i, f in enumerate(entry_file):
-        named = files[f][2]
-        if named and hosts[i] == "localhost":
-            hosts[i] = named
+    values = dict(zip(ENTRY_COLUMNS, zip(*entries, strict=True), strict=True))
+    if any(f[2] for f in files):
+        named = [files[f][2] for f in file_of.tolist()]
+        values["host"] = [
+            name if name and host == "localhost" else host
+            for host, name in zip(values["host"], named, strict=True)
+        ]
     out = {name: _typed(name, column) for name, column in values.items()}
     for j, name in enumerate(_FILE_COLUMNS):
         out[name] = _typed(name, [f[j] for f in files]).take(file_of)
