@@ -15,7 +15,7 @@ import os
 import re
 import warnings
 from collections.abc import Iterable
-from typing import Literal, NamedTuple
+from typing import Any, Literal, NamedTuple
 
 import pandas as pd
 
@@ -216,7 +216,9 @@ def _read_one(fmt: Format, path: str, run_id: str | None) -> pd.DataFrame:
 
 
 def expand_paths(
-    paths: Iterable[str | os.PathLike], problems: list[tuple[str, str]] | None = None
+    paths: Iterable[str | os.PathLike],
+    problems: list[tuple[str, str]] | None = None,
+    seen: set[str] | None = None,
 ) -> list[str]:
     """Result files and output folders (Vdbench runs) named by `paths`, folders searched
     recursively.
@@ -225,9 +227,10 @@ def expand_paths(
     (:func:`anfperf.ingest.registry.result_suffixes`), ``.gz``, ``.out`` and no suffix at all.
     Symbolic links to folders are followed (each real folder once, so a link loop ends);
     folders that cannot be listed are added to `problems` as (folder, reason) when given.
+    `seen` holds the real paths of folders walked already (by earlier calls), skipped here.
     """
     out: list[str] = []
-    seen: set[str] = set()  # real paths of the folders walked
+    seen = set() if seen is None else seen
     suffixes = (*result_suffixes(), *_GENERIC_SUFFIXES)
 
     def unreadable(exc: OSError) -> None:
@@ -336,59 +339,93 @@ def read_all(
 def _read_many(
     paths: Iterable[str | os.PathLike], run_id: str | None, *, raise_errors: bool
 ) -> ReadResult:
-    batches: dict[Format, list[dict]] = {}  # format -> rows of its files, one frame each
-    tables: dict[Format, object] = {}  # format -> its collector of many files (Format.table)
-    frames: list[pd.DataFrame] = []
-    origins: dict = {}  # folder -> (run id, host) from a runner manifest, looked up once
-    problems: list[tuple[str, str]] = []
-    found = expand_paths(paths, problems)
-    if problems and raise_errors:
-        folder, reason = problems[0]
-        raise ParseError(folder, f"cannot be read ({reason})")
-    skipped = [Skipped(folder, f"cannot be read ({reason})") for folder, reason in problems]
-    for path in found:
+    reader = _Reader(run_id, raise_errors)
+    walked: set[str] = set()  # real paths of the folders searched
+    for item in paths:
+        item = os.fspath(item)
+        if reader.read(item):
+            continue
+        # a folder of inputs (found when reading it failed: no stat per file of thousands)
+        problems: list[tuple[str, str]] = []
+        found = expand_paths([item], problems, walked)
+        for folder, reason in problems:
+            reader.skip(ParseError(folder, f"cannot be read ({reason})"))
+        for path in found:
+            reader.read(path)
+    return reader.result()
+
+
+class _Reader:
+    """What :func:`read_many` gathers: a collector per format that has one, rows per format
+    that parses rows, frames of the others; and the inputs skipped."""
+
+    def __init__(self, run_id: str | None, raise_errors: bool) -> None:
+        self.run_id = run_id
+        self.raise_errors = raise_errors
+        self.tables: dict[Format, Any] = {}  # format -> its collector of many files
+        self.batches: dict[Format, list[dict]] = {}  # format -> rows of its files
+        self.frames: list[pd.DataFrame] = []
+        self.origins: dict = {}  # folder -> (run id, host) from a runner manifest, looked up once
+        self.skipped: list[Skipped] = []
+
+    def skip(self, exc: ParseError) -> None:
+        if self.raise_errors:
+            raise exc
+        self.skipped.append(Skipped(exc.source, exc.reason, exc.line))
+
+    def read(self, path: str) -> bool:
+        """Read one file or output folder; False for a folder of inputs, to be searched."""
         try:
             # the format from the first bytes: a file that is no result is never read whole
             fmt, data = _detect_reading(path)
-            if fmt.table is not None:
-                if data is None:
-                    data, source = read_bytes(path)
-                else:
-                    source = printable_path(path)
-                table = tables.get(fmt)
-                if table is None:
-                    table = tables[fmt] = fmt.table()
-                table.add(data, source, run_id=run_id, origin=run_origin(source, origins))
-            elif fmt.parse_rows is not None:
-                # many small files: gather plain rows and build one frame per format
-                if data is None:
-                    data, source = read_bytes(path)
-                else:
-                    source = printable_path(path)
-                rows = fmt.parse_rows(data, source)
-                _stamp(rows, source, run_id, run_origin(source, origins))
-                batches.setdefault(fmt, []).extend(rows)
-            elif fmt.read is not None and not fmt.by_path:
-                # read once: hand the bytes over rather than reading the file again
-                data, source = read_bytes(path)
-                buffer = io.BytesIO(data)
-                buffer.name = source
-                frames.append(fmt.read(buffer, run_id=run_id))
-            else:  # by path (Vdbench finds its companion reports next to it), or not a result
-                frames.append(_read_one(fmt, path, run_id))
         except ParseError as exc:
-            if raise_errors:
-                raise
-            skipped.append(Skipped(exc.source, exc.reason, exc.line))
-    frames[:0] = [
-        *(table.frame() for table in tables.values()),
-        *(finalize(rows, source="<many>") for rows in batches.values()),
-    ]
-    if not frames:
-        return ReadResult(empty_frame(), skipped)
-    if len(frames) == 1:
-        return ReadResult(frames[0], skipped)
-    return ReadResult(conform(pd.concat(frames, ignore_index=True)), skipped)
+            if os.path.isdir(path) and folder_format(path) is None:
+                return False
+            self.skip(exc)
+            return True
+        try:
+            self._gather(fmt, path, data)
+        except ParseError as exc:
+            self.skip(exc)
+        return True
+
+    def _gather(self, fmt: Format, path: str, data: bytes | None) -> None:
+        run_id = self.run_id
+        if fmt.table is not None or fmt.parse_rows is not None:
+            if data is None:
+                data, source = read_bytes(path)
+            else:
+                source = printable_path(path)
+            origin = run_origin(source, self.origins)
+            if fmt.table is not None:  # many small files: one collector gathers them
+                table = self.tables.get(fmt)
+                if table is None:
+                    table = self.tables[fmt] = fmt.table()
+                table.add(data, source, run_id=run_id, origin=origin)
+            else:  # gather plain rows and build one frame per format
+                rows = fmt.parse_rows(data, source)
+                _stamp(rows, source, run_id, origin)
+                self.batches.setdefault(fmt, []).extend(rows)
+        elif fmt.read is not None and not fmt.by_path:
+            # read once: hand the bytes over rather than reading the file again
+            data, source = read_bytes(path)
+            buffer = io.BytesIO(data)
+            buffer.name = source
+            self.frames.append(fmt.read(buffer, run_id=run_id))
+        else:  # by path (Vdbench finds its companion reports next to it), or not a result
+            self.frames.append(_read_one(fmt, path, run_id))
+
+    def result(self) -> ReadResult:
+        frames = [
+            *(table.frame() for table in self.tables.values()),
+            *(finalize(rows, source="<many>") for rows in self.batches.values()),
+            *self.frames,
+        ]
+        if not frames:
+            return ReadResult(empty_frame(), self.skipped)
+        if len(frames) == 1:
+            return ReadResult(frames[0], self.skipped)
+        return ReadResult(conform(pd.concat(frames, ignore_index=True)), self.skipped)
 
 
 def _stamp(rows: list[dict], source: str, run_id: str | None, origin) -> None:

@@ -252,19 +252,20 @@ _BINS = 1 + BLOCK_COLUMNS.index("lat_bins")  # positions in a block tuple
 _PERCENTILES = slice(1 + BLOCK_COLUMNS.index("lat_p50_ms"), _BINS)
 
 
+class _OtherSpelling(Exception):
+    """Percentiles whose keys the typed decoding does not know: decode the file as JSON."""
+
+
 def _parse_fio_json(data: bytes, source: str) -> Parsed:
     """The rows of one fio JSON output, checked, with warnings for what was left out."""
     docs, outside = _documents(data, source)
-    entries: list[tuple] = []
-    blocks: list[tuple] = []
-    failed: list[tuple[str, int]] = []
-    unmeasured = 0
-    step0 = 0
-    for doc in docs:
-        n, doc_failed, doc_unmeasured = _document_rows(doc, source, step0, entries, blocks)
-        failed.extend(doc_failed)
-        unmeasured += doc_unmeasured
-        step0 += n
+    try:
+        entries, blocks, failed, unmeasured, step0, notes = _rows(docs, source)
+    except _OtherSpelling:
+        docs, outside = _documents(data, source, typed=False)
+        entries, blocks, failed, unmeasured, step0, notes = _rows(docs, source)
+    for note in notes:
+        warnings.warn(note, stacklevel=4)
     if step0 == 0:
         raise ParseError(source, "fio JSON with no jobs ('jobs' / 'client_stats' missing or empty)")
     if failed:
@@ -296,12 +297,29 @@ def _parse_fio_json(data: bytes, source: str) -> Parsed:
     return Parsed(entries, blocks, signal is not None)
 
 
+def _rows(docs: list[Doc], source: str) -> tuple[list, list, list, int, int, list[str]]:
+    """Entries and direction rows of the documents; failed jobs, unmeasured latency blocks,
+    job entries, and warnings to give."""
+    entries: list[tuple] = []
+    blocks: list[tuple] = []
+    failed: list[tuple[str, int]] = []
+    notes: list[str] = []
+    unmeasured = 0
+    step0 = 0
+    for doc in docs:
+        n, doc_failed, doc_unmeasured = _document_rows(doc, source, step0, entries, blocks, notes)
+        failed.extend(doc_failed)
+        unmeasured += doc_unmeasured
+        step0 += n
+    return entries, blocks, failed, unmeasured, step0, notes
+
+
 # --------------------------------------------------------------------------- finding the JSON
 
 
-def _documents(data: bytes, source: str) -> tuple[list[Doc], list[str]]:
+def _documents(data: bytes, source: str, typed: bool = True) -> tuple[list[Doc], list[str]]:
     """The fio JSON documents in `data` and the pieces of text outside them."""
-    docs, outside = _typed_documents(data)
+    docs, outside = _typed_documents(data) if typed else ([], [])
     if docs:
         return docs, outside
     docs, outside = _json_documents(data, source)
@@ -481,10 +499,15 @@ def _strerror(code: int) -> str:
 
 
 def _document_rows(
-    doc: Doc, source: str, step0: int, entries: list[tuple], blocks: list[tuple]
+    doc: Doc,
+    source: str,
+    step0: int,
+    entries: list[tuple],
+    blocks: list[tuple],
+    notes: list[str],
 ) -> tuple[int, list, int]:
-    """Add the rows of one document to `entries` and `blocks`; the number of job entries, the
-    failed jobs and the latency blocks fio did not measure."""
+    """Add the rows of one document to `entries` and `blocks` (and warnings to `notes`); the
+    number of job entries, the failed jobs and the latency blocks fio did not measure."""
     version = doc.version
     tool_version = _text(version) if isinstance(version, str) else None
     timestamp = _timestamp(doc)
@@ -515,10 +538,9 @@ def _document_rows(
             failed.append((name, error))
             continue
         if error:
-            warnings.warn(
+            notes.append(
                 f"{source}: fio job {name!r} reported error {error}{_strerror(error)}; "
-                "its results are kept with error set",
-                stacklevel=5,
+                "its results are kept with error set"
             )
         if entry_blocks:
             entries.append(_entry_values(tool_version, host, name, step0 + i, timestamp, error,
@@ -553,7 +575,7 @@ def _entry_values(
     host: str,
     name: str,
     step: int,
-    timestamp: datetime | None,
+    timestamp: int | None,
     error: int,
     entry: Entry,
     config: dict,
@@ -628,6 +650,8 @@ def _latency(block: Block) -> tuple[tuple, bool]:
         src, src_measured = clat, _measured(clat)
     pct = src.percentile if src_measured else None
     if type(pct) is Percentiles:
+        if pct.none_read():  # keys in another spelling: the JSON itself tells
+            raise _OtherSpelling
         percentiles = (pct.p50 / per_ms, pct.p90 / per_ms, pct.p95 / per_ms, pct.p99 / per_ms,
                        pct.p999 / per_ms)  # fmt: skip
     elif isinstance(pct, dict) and pct:
@@ -1048,13 +1072,18 @@ def _client_hosts(entries: list[tuple[bool, Entry]]) -> dict[tuple[str, str], st
     return names
 
 
-def _timestamp(doc: Doc) -> datetime | None:
+def _timestamp(doc: Doc) -> int | None:
+    """The document's time [ns since 1970, UTC], to the microsecond as a datetime holds it."""
     seconds = num(doc.timestamp_ms) / 1000.0
     if not _TS_RANGE[0] < seconds < _TS_RANGE[1]:
         seconds = num(doc.timestamp)
     if not _TS_RANGE[0] < seconds < _TS_RANGE[1]:
         return None
-    return datetime.fromtimestamp(seconds, tz=UTC)
+    since = datetime.fromtimestamp(seconds, tz=UTC) - _EPOCH
+    return ((since.days * 86_400 + since.seconds) * 1_000_000 + since.microseconds) * 1000
+
+
+_EPOCH = datetime(1970, 1, 1, tzinfo=UTC)
 
 
 def _text(value: object) -> str:

@@ -203,7 +203,12 @@ def _typed(name: str, values: Sequence) -> object:
         column = np.empty(len(values), dtype=object)
         column[:] = values
         return column
-    return pd.to_datetime(values, utc=True).as_unit("ns").array
+    # ns since 1970 (fio_json._timestamp), None where unknown
+    ns = np.array([_NAT if v is None else v for v in values], dtype=np.int64)
+    return pd.to_datetime(ns, unit="ns", utc=True).array
+
+
+_NAT = np.iinfo(np.int64).min  # what datetime64 reads as NaT
 
 
 def _typed_frame(columns: dict[str, object], n: int) -> pd.DataFrame:
