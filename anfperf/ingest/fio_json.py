@@ -56,7 +56,6 @@ import math
 import os
 import re
 import warnings
-from datetime import UTC, datetime
 from functools import lru_cache
 from typing import TYPE_CHECKING, NamedTuple
 
@@ -530,7 +529,9 @@ def _document_rows(
             all_clients.append((i, entry))
             continue
         config = _entry_config(entry, global_options, global_items, clones[keys[i]])
-        error = _int(entry.error) or 0
+        error = entry.error
+        if type(error) is not int or not -_INT64_MAX <= error <= _INT64_MAX:
+            error = _int(error) or 0
         host = hosts.get(keys[i][2:], "localhost") if is_client else (keys[i][2] or "localhost")
         entry_blocks, n_unmeasured = _direction_blocks(entry, config, len(entries))
         unmeasured += n_unmeasured
@@ -775,11 +776,9 @@ def _decimal_bins_many(datas: list) -> list:
     for all together, else each is parsed alone."""
     compact = b",".join(datas).translate(None, _JSON_SPACE)
     n_bins = compact.count(b":")
-    if (
-        compact.count(b"{") != len(datas)  # one object each, none nested
-        or compact.count(b'"') != 2 * n_bins  # every key quoted, no value quoted
-        or compact.translate(None, _DECIMAL_JSON)  # nothing but digits and punctuation
-    ):
+    # (one object each, none nested: the marks below count them)
+    if compact.count(b'"') != 2 * n_bins or compact.translate(None, _DECIMAL_JSON):
+        # a value quoted, or anything but digits and punctuation
         return [_decimal_bins(bytes(data)) for data in datas]
     # '{' becomes a minus sign: each histogram's first key is negative, marking where it starts
     try:
@@ -1079,11 +1078,10 @@ def _timestamp(doc: Doc) -> int | None:
         seconds = num(doc.timestamp)
     if not _TS_RANGE[0] < seconds < _TS_RANGE[1]:
         return None
-    since = datetime.fromtimestamp(seconds, tz=UTC) - _EPOCH
-    return ((since.days * 86_400 + since.seconds) * 1_000_000 + since.microseconds) * 1000
-
-
-_EPOCH = datetime(1970, 1, 1, tzinfo=UTC)
+    # datetime.fromtimestamp's rounding (CPython _PyTime_DoubleToDenominator): whole seconds,
+    # and the fraction to the microsecond, half to even; without making a datetime per file
+    fraction, whole = math.modf(seconds)
+    return (int(whole) * 1_000_000 + round(fraction * 1e6)) * 1000
 
 
 def _text(value: object) -> str:
