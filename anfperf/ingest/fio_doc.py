@@ -90,7 +90,7 @@ class Entry(msgspec.Struct, gc=False, rename={"job_options": "job options"}):
     hostname: Any = None
     port: Any = None
     error: Any = None
-    job_options: Any = None
+    job_options: Raw = UNSET  # its JSON bytes (decode: read once per distinct set), or the value
     usr_cpu: float = _NAN
     sys_cpu: float = _NAN
     read: Block | None = None
@@ -105,7 +105,7 @@ class Doc(msgspec.Struct, gc=False, rename={"version": "fio version", "options":
     version: Any = None
     timestamp: Any = None
     timestamp_ms: Any = None
-    options: Any = None
+    options: Raw = UNSET  # "global options": its JSON bytes (decode), or the value (from_json)
     jobs: list[Entry] | None = None
     client_stats: list[Entry] | None = None
 
@@ -150,7 +150,7 @@ def from_json(doc: dict, source: str) -> Doc:
         version=doc.get("fio version"),
         timestamp=doc.get("timestamp"),
         timestamp_ms=doc.get("timestamp_ms"),
-        options=doc.get("global options"),
+        options=doc.get("global options", UNSET),
         **{key: [_entry(e) for e in value] for key, value in lists.items()},
     )
 
@@ -163,7 +163,7 @@ def _entry(entry: dict) -> Entry:
         hostname=entry.get("hostname"),
         port=entry.get("port"),
         error=entry.get("error"),
-        job_options=entry.get("job options"),
+        job_options=entry.get("job options", UNSET),
         usr_cpu=num(entry.get("usr_cpu")),
         sys_cpu=num(entry.get("sys_cpu")),
         **blocks,

@@ -62,6 +62,7 @@ from typing import TYPE_CHECKING, NamedTuple
 import numpy as np
 import orjson
 import pandas as pd
+from msgspec import Raw
 
 from anfperf.errors import ParseError
 from anfperf.ingest import fio_doc
@@ -512,7 +513,9 @@ def _document_rows(
     timestamp = _timestamp(doc)
     jobs = _entries(doc)
     global_options = doc.options
-    global_items = tuple(global_options.items()) if isinstance(global_options, dict) else None
+    if type(global_options) is Raw and bytes(global_options)[:1] == b"[":
+        global_options = _json_value(global_options)  # fio >= 3.40 client mode: one per client
+    global_key = _options_key(global_options)
     hosts = _client_hosts(jobs)
     keys = [_clone_key(entry) for _, entry in jobs]
     clones: dict[tuple, int] = {}
@@ -528,7 +531,7 @@ def _document_rows(
         if is_client and name == ALL_CLIENTS:
             all_clients.append((i, entry))
             continue
-        config = _entry_config(entry, global_options, global_items, clones[keys[i]])
+        config = _entry_config(entry, global_options, global_key, clones[keys[i]])
         error = entry.error
         if type(error) is not int or not -_INT64_MAX <= error <= _INT64_MAX:
             error = _int(error) or 0
@@ -847,7 +850,7 @@ def _histogram(bins: object) -> dict | None:
 
 def _options(entry: Entry, global_options: object) -> tuple[dict, bool]:
     """The entry's options: job options over global options; whether fio reported any."""
-    job = entry.job_options
+    job = _json_value(entry.job_options)
     reported = isinstance(job, dict)
     if isinstance(global_options, list):
         # fio >= 3.40 client mode: one global options object per client.
@@ -857,6 +860,7 @@ def _options(entry: Entry, global_options: object) -> tuple[dict, bool]:
             (g for g in dicts if _host_key(g.get("hostname"), g.get("port")) == key),
             dicts[0] if dicts else None,
         )
+    global_options = _json_value(global_options)
     merged: dict = {}
     if isinstance(global_options, dict):
         merged.update(global_options)
@@ -866,29 +870,49 @@ def _options(entry: Entry, global_options: object) -> tuple[dict, bool]:
     return merged, reported
 
 
-def _entry_config(
-    entry: Entry, global_options: object, global_items: tuple | None, n_clones: int
-) -> dict:
+def _entry_config(entry: Entry, global_options: object, global_key: object, n_clones: int) -> dict:
     """The workload configuration of a job entry (whose (name, group, host) has `n_clones`
-    entries): its options over the document's, worked out once per distinct set (clones and
-    repeated runs share theirs). Shared between entries: never modify it."""
-    job = entry.job_options
+    entries): its options over the document's (`global_key`: theirs as :func:`_options_key`),
+    worked out once per distinct set (clones and repeated runs share theirs). Shared between
+    entries: never modify it."""
     if not isinstance(global_options, list):
-        job_items = tuple(job.items()) if isinstance(job, dict) else None
         try:
-            return _config_of_items(global_items, job_items, n_clones == 1)
+            return _config_of(global_key, _options_key(entry.job_options), n_clones == 1)
         except TypeError:  # an unhashable option value: not fio's own output
             pass
     options, reported = _options(entry, global_options)
     return _with_outstanding(_config(options, reported), n_clones)
 
 
+def _options_key(value: object) -> bytes | tuple | None:
+    """A hashable stand-in for an options object: its JSON bytes as typed decoding left them,
+    or its items; None for no object."""
+    if type(value) is Raw:
+        return bytes(value)
+    return tuple(value.items()) if isinstance(value, dict) else None
+
+
 @lru_cache(maxsize=512)
-def _config_of_items(global_items: tuple | None, job_items: tuple | None, lone: bool) -> dict:
-    merged = dict(global_items or ())
-    merged.update(job_items or ())
-    config = _config(merged, reported=global_items is not None or job_items is not None)
-    return _with_outstanding(config, 1 if lone else 2)
+def _config_of(global_key: bytes | tuple | None, job_key: bytes | tuple | None, lone: bool) -> dict:
+    merged: dict = {}
+    reported = False
+    for key in (global_key, job_key):
+        options = _json_value(key) if isinstance(key, bytes) else dict(key or ())
+        if isinstance(options, dict) and key is not None:
+            merged.update(options)
+            reported = True
+    return _with_outstanding(_config(merged, reported), 1 if lone else 2)
+
+
+def _json_value(value: object) -> object:
+    """JSON bytes (or a :class:`msgspec.Raw`) decoded; anything else as it is."""
+    if type(value) is Raw or isinstance(value, bytes):
+        data = bytes(value)  # type: ignore[arg-type]
+        try:
+            return orjson.loads(data)
+        except orjson.JSONDecodeError:  # what orjson refuses (integers beyond 64 bits)
+            return json.loads(data)
+    return None if value is UNSET else value
 
 
 def _config(options: dict, reported: bool) -> dict:
