@@ -460,7 +460,9 @@ def _json_error(source: str, exc: BaseException) -> ParseError:
 
 
 def _warn_outside_text(outside: list[str], source: str) -> None:
-    lines = [line.strip() for chunk in outside for line in _lines(chunk) if line.strip()]
+    if not any(chunk.strip() for chunk in outside):
+        return
+    lines = [line for chunk in outside for line in map(str.strip, _lines(chunk)) if line]
     if lines:
         log.debug("%s: text outside the fio JSON: %r", source, lines)
         warnings.warn(
@@ -513,10 +515,10 @@ def _document_rows(
     timestamp = _timestamp(doc)
     jobs = _entries(doc)
     global_options = doc.options
-    if type(global_options) is Raw and bytes(global_options)[:1] == b"[":
-        global_options = _json_value(global_options)  # fio >= 3.40 client mode: one per client
     global_key = _options_key(global_options)
-    hosts = _client_hosts(jobs)
+    if isinstance(global_key, bytes) and global_key[:1] == b"[":
+        global_options = _json_value(global_key)  # fio >= 3.40 client mode: one per client
+    hosts = _client_hosts(jobs) if doc.client_stats else {}
     keys = [_clone_key(entry) for _, entry in jobs]
     clones: dict[tuple, int] = {}
     for key in keys:
@@ -547,8 +549,8 @@ def _document_rows(
                 "its results are kept with error set"
             )
         if entry_blocks:
-            entries.append(_entry_values(tool_version, host, name, step0 + i, timestamp, error,
-                                         entry, config))  # fmt: skip
+            entries.append((tool_version, host, name, step0 + i, timestamp, error,
+                            entry.usr_cpu, entry.sys_cpu, *_config_values(config)))  # fmt: skip
             blocks.extend(entry_blocks)
         per_host.append((config, name, entry_blocks))
 
@@ -562,8 +564,8 @@ def _document_rows(
             host_blocks = [b for _, _, bs in per_host for b in bs]
             entry_blocks = _fill_all_clients_bins(entry_blocks, host_blocks)
             error = _int(entry.error) or 0
-            entries.append(_entry_values(tool_version, "all", name, step0 + i, timestamp, error,
-                                         entry, config))  # fmt: skip
+            entries.append((tool_version, "all", name, step0 + i, timestamp, error,
+                            entry.usr_cpu, entry.sys_cpu, *_config_values(config)))  # fmt: skip
             blocks.extend(entry_blocks)
     return len(jobs), failed, unmeasured
 
@@ -574,22 +576,10 @@ def _entries(doc: Doc) -> list[tuple[bool, Entry]]:
     return entries + [(True, entry) for entry in doc.client_stats or ()]
 
 
-def _entry_values(
-    tool_version: str | None,
-    host: str,
-    name: str,
-    step: int,
-    timestamp: int | None,
-    error: int,
-    entry: Entry,
-    config: dict,
-) -> tuple:
-    """An entry's values, in :data:`ENTRY_COLUMNS` order."""
-    return (
-        tool_version, host, name, step, timestamp, error, entry.usr_cpu, entry.sys_cpu,
-        config["pattern"], config["read_pct"], config["iodepth"], config["numjobs"],
-        config["outstanding"],
-    )  # fmt: skip
+def _config_values(config: dict) -> tuple:
+    """The configuration's part of an entry's values (the last of :data:`ENTRY_COLUMNS`)."""
+    return (config["pattern"], config["read_pct"], config["iodepth"], config["numjobs"],
+            config["outstanding"])  # fmt: skip
 
 
 def _direction_blocks(entry: Entry, config: dict, at: int) -> tuple[list[tuple], int]:

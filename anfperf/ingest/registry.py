@@ -115,7 +115,10 @@ def formats() -> tuple[Format, ...]:
     """The registered formats, in the order their `sniff` is tried."""
     if not _loaded:
         _load_builtins()
-    return tuple(_formats)
+    found = _derived.get("formats")  # asked once per file read: made once per change
+    if found is None:
+        found = _derived["formats"] = tuple(_formats)
+    return found
 
 
 def get_format(name: str) -> Format:
