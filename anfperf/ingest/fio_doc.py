@@ -202,8 +202,3 @@ def num(value: object) -> float:
         return float(value)  # type: ignore[arg-type]  # int, float or a numeric string
     except (TypeError, ValueError, OverflowError):
         return _NAN
-
-
-def is_raw(value: object) -> bool:
-    """Whether `value` is a json+ histogram left undecoded by :func:`decode`."""
-    return type(value) is Raw

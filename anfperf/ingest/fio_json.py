@@ -653,8 +653,11 @@ def _latency(block: Block) -> tuple[tuple, bool]:
     else:
         percentiles = _NO_PERCENTILES
     bins = src.bins if src_measured else None
-    # fio 3.x's histograms as JSON bytes are made arrays later, all files' at once (fio_table)
-    if not (ns_per_unit == 1 and fio_doc.is_raw(bins)):
+    if ns_per_unit == 1 and type(bins) is Raw:
+        # fio 3.x's histograms stay JSON bytes, made arrays later, all files' at once
+        # (fio_table); copied: the Raw would keep the whole file in memory
+        bins = bytes(bins)
+    else:
         bins = _bins(bins, ns_per_unit)
     return (*moments, *percentiles, bins), measured
 
@@ -688,10 +691,10 @@ def _percentiles(pct: dict) -> tuple[float, ...]:
 def _bins(raw: object, ns_per_unit: int) -> dict | None:
     """A json+ histogram as ``{'ns': int64 array, 'count': int64 array}``; None if unusable.
 
-    `raw` is the decoded JSON value, or its bytes (a :class:`msgspec.Raw` from
-    :func:`anfperf.ingest.fio_doc.decode`).
+    `raw` is the decoded JSON value, or its JSON bytes (:class:`msgspec.Raw` or bytes, as
+    :func:`anfperf.ingest.fio_doc.decode` left it).
     """
-    if fio_doc.is_raw(raw):  # left undecoded by fio_doc.decode
+    if type(raw) is bytes or type(raw) is Raw:  # left undecoded by fio_doc.decode
         data = bytes(raw)  # type: ignore[arg-type]
         if ns_per_unit == 1:
             fast = _decimal_bins(data)
@@ -764,7 +767,7 @@ def _decimal_bins(data: bytes) -> dict | None | object:
 
 
 def _decimal_bins_many(datas: list) -> list:
-    """:func:`_decimal_bins` of many histograms (JSON bytes or :class:`msgspec.Raw`), parsed in
+    """:func:`_decimal_bins` of many histograms (JSON bytes), parsed in
     one pass: the per-call cost of numpy was most of the cost of each. The same checks hold
     for all together, else each is parsed alone."""
     compact = b",".join(datas).translate(None, _JSON_SPACE)
@@ -832,7 +835,7 @@ def _fill_all_clients_bins(all_blocks: list[tuple], host_blocks: list[tuple]) ->
 
 def _histogram(bins: object) -> dict | None:
     """A histogram as arrays, whether still JSON bytes or not."""
-    return _bins(bins, 1) if fio_doc.is_raw(bins) else bins  # type: ignore[return-value]
+    return _bins(bins, 1) if type(bins) is bytes else bins  # type: ignore[return-value]
 
 
 # --------------------------------------------------------------------------- configuration

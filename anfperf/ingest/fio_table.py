@@ -15,7 +15,6 @@ from collections.abc import Sequence
 
 import numpy as np
 import pandas as pd
-from msgspec import Raw
 
 from anfperf.ingest._frame import Origin, flag_stopped, run_origin
 from anfperf.ingest.combine import Groups, combine_measures
@@ -114,7 +113,7 @@ class FioTable:
 
 def _histograms_as_arrays(bins: np.ndarray) -> np.ndarray:
     """The histograms still in JSON bytes made arrays, all in one pass (in place)."""
-    at = [i for i, hist in enumerate(bins) if type(hist) is Raw]
+    at = [i for i, hist in enumerate(bins) if type(hist) is bytes]
     if at:
         converted = _decimal_bins_many([bins[i] for i in at])
         for i, hist in zip(at, converted, strict=True):
