@@ -362,8 +362,9 @@ class _Reader:
     def __init__(self, run_id: str | None, raise_errors: bool) -> None:
         self.run_id = run_id
         self.raise_errors = raise_errors
-        self.tables: dict[Format, Any] = {}  # format -> its collector of many files
-        self.batches: dict[Format, list[dict]] = {}  # format -> rows of its files
+        # by format name (a Format hashes all its fields: once per file adds up)
+        self.tables: dict[str, Any] = {}  # format -> its collector of many files
+        self.batches: dict[str, list[dict]] = {}  # format -> rows of its files
         self.frames: list[pd.DataFrame] = []
         self.origins: dict = {}  # folder -> (run id, host) from a runner manifest, looked up once
         self.skipped: list[Skipped] = []
@@ -398,14 +399,14 @@ class _Reader:
                 source = printable_path(path)
             origin = run_origin(source, self.origins)
             if fmt.table is not None:  # many small files: one collector gathers them
-                table = self.tables.get(fmt)
+                table = self.tables.get(fmt.name)
                 if table is None:
-                    table = self.tables[fmt] = fmt.table()
+                    table = self.tables[fmt.name] = fmt.table()
                 table.add(data, source, run_id=run_id, origin=origin)
             else:  # gather plain rows and build one frame per format
                 rows = fmt.parse_rows(data, source)
                 _stamp(rows, source, run_id, origin)
-                self.batches.setdefault(fmt, []).extend(rows)
+                self.batches.setdefault(fmt.name, []).extend(rows)
         elif fmt.read is not None and not fmt.by_path:
             # read once: hand the bytes over rather than reading the file again
             data, source = read_bytes(path)

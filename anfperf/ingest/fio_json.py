@@ -758,6 +758,8 @@ def _decimal_bins(data: bytes) -> dict | None | object:
         return _NOT_DECIMAL
     if len(numbers) != 2 * n_bins or numbers.max() >= _INT64_MAX:  # fromstring saturates
         return _NOT_DECIMAL
+    if _digit_runs(data) != len(numbers):  # whitespace inside a key ("1 2")
+        return _NOT_DECIMAL
     ns, count = numbers[0::2].copy(), numbers[1::2].copy()
     if n_bins > 1 and not (ns[1:] > ns[:-1]).all():  # repeated keys: a dict keeps the last
         return _NOT_DECIMAL
@@ -770,7 +772,8 @@ def _decimal_bins_many(datas: list) -> list:
     """:func:`_decimal_bins` of many histograms (JSON bytes), parsed in
     one pass: the per-call cost of numpy was most of the cost of each. The same checks hold
     for all together, else each is parsed alone."""
-    compact = b",".join(datas).translate(None, _JSON_SPACE)
+    joined = b",".join(datas)
+    compact = joined.translate(None, _JSON_SPACE)
     n_bins = compact.count(b":")
     # (one object each, none nested: the marks below count them)
     if compact.count(b'"') != 2 * n_bins or compact.translate(None, _DECIMAL_JSON):
@@ -784,6 +787,7 @@ def _decimal_bins_many(datas: list) -> list:
     starts = np.flatnonzero(numbers < 0)
     if (
         len(numbers) != 2 * n_bins
+        or _digit_runs(joined) != len(numbers)  # whitespace inside a key ("1 2")
         or len(starts) != len(datas)  # a key '0' stays 0: no mark
         or (starts % 2).any()
         or numbers.max() >= _INT64_MAX  # fromstring saturates
@@ -806,6 +810,15 @@ def _decimal_bins_many(datas: list) -> list:
 
 _JSON_SPACE = b" \t\r\n"
 _BRACE_TO_MINUS = bytes.maketrans(b"{}:,", b"-   ")
+
+
+def _digit_runs(data: bytes) -> int:
+    """How many numbers the digits of `data` (which starts with no digit) make, whitespace
+    kept: more than the numbers parsed with it removed when it sat inside one."""
+    return data.translate(_DIGIT_TO_D).count(b" d")
+
+
+_DIGIT_TO_D = bytes(ord("d") if 48 <= b <= 57 else ord(" ") for b in range(256))
 
 
 def _parse_decimal_json(data: bytes) -> np.ndarray:

@@ -96,6 +96,8 @@ _TRICKY = [
     b'{"99999999999999999999": 1}',  # beyond int64
     b'{"5": 1.5}',
     b'{"-5": 1}',
+    b'{"1 2": 1}',  # whitespace inside a key: not bin 12
+    b'{"12": 1 }',
 ]
 
 
