@@ -770,6 +770,8 @@ def _decimal_bins_many(datas: list) -> list:
     """:func:`_decimal_bins` of many histograms (JSON bytes), parsed in
     one pass: the per-call cost of numpy was most of the cost of each. The same checks hold
     for all together, else each is parsed alone."""
+    if not datas:
+        return []
     joined = b",".join(datas)
     n_bins = joined.count(b":")
     # (one object each, none nested: the marks below count them)

@@ -19,6 +19,7 @@ import pandas as pd
 from anfperf.ingest._frame import Origin, flag_stopped, run_origin
 from anfperf.ingest.combine import Groups, combine_measures
 from anfperf.ingest.fio_json import (
+    _BINS,
     _NOT_DECIMAL,
     BLOCK_COLUMNS,
     ENTRY_COLUMNS,
@@ -51,6 +52,7 @@ class FioTable:
         self._blocks: list[tuple] = []  # each starts with its entry's position in its file
         self._files: list[tuple[str, str, str | None, bool]] = []  # source, run id, host, stopped
         self._sizes: list[tuple[int, int]] = []  # each file's number of entries and of blocks
+        self._pending: list[int] = []  # blocks whose histogram is still JSON bytes
 
     def add(
         self, data: bytes, source: str, *, run_id: str | None = None, origin: Origin | None = None
@@ -80,7 +82,27 @@ class FioTable:
         self._files.append((source, run_id or origin.run_id, origin.host, stopped))
         self._sizes.append((len(parsed.entries), len(parsed.blocks)))
         self._entries.extend(parsed.entries)
+        start = len(self._blocks)
         self._blocks.extend(parsed.blocks)
+        self._pending.extend(
+            start + i for i, block in enumerate(parsed.blocks) if type(block[_BINS]) is bytes
+        )
+        if len(self._pending) >= _HISTOGRAMS_PER_PASS:
+            self._histograms_as_arrays()
+
+    def _histograms_as_arrays(self) -> None:
+        """Parse the histograms still in JSON bytes, many in one pass: numpy's cost per call is
+        then small, and the memory of one pass (a few MiB) is reused by the next."""
+        at, self._pending = self._pending, []
+        if not at:
+            return
+        blocks = self._blocks
+        converted = _decimal_bins_many([blocks[i][_BINS] for i in at])
+        for i, hist in zip(at, converted, strict=True):
+            block = blocks[i]
+            if hist is _NOT_DECIMAL:
+                hist = _bins(block[_BINS], 1)
+            blocks[i] = (*block[:_BINS], hist)
 
     def __len__(self) -> int:
         return len(self._blocks)
@@ -89,13 +111,13 @@ class FioTable:
         """The tidy frame: every file's rows in order, then a 'total' row per job without one."""
         if not self._blocks:
             return empty_frame()
+        self._histograms_as_arrays()
         n_entries, n_blocks = (np.array(n, dtype=np.int64) for n in zip(*self._sizes, strict=True))
         entry_file = np.repeat(np.arange(len(self._files)), n_entries)
         at, *values = zip(*self._blocks, strict=True)
         # each block's entry: its position in its file, after the entries of the files before
         entry = np.array(at, dtype=np.int64) + np.repeat(np.cumsum(n_entries) - n_entries, n_blocks)
         blocks = {name: _typed(name, v) for name, v in zip(BLOCK_COLUMNS, values, strict=True)}
-        blocks["lat_bins"] = _histograms_as_arrays(blocks["lat_bins"])
         entries = _entry_columns(self._entries, entry_file, self._files)
         totals = _totals(blocks, entries, entry)
         rows_entry = np.concatenate([entry, totals.pop("entry", entry[:0])])
@@ -111,14 +133,8 @@ class FioTable:
         return _typed_frame(columns, len(rows_entry))
 
 
-def _histograms_as_arrays(bins: np.ndarray) -> np.ndarray:
-    """The histograms still in JSON bytes made arrays, all in one pass (in place)."""
-    at = [i for i, hist in enumerate(bins) if type(hist) is bytes]
-    if at:
-        converted = _decimal_bins_many([bins[i] for i in at])
-        for i, hist in zip(at, converted, strict=True):
-            bins[i] = hist if hist is not _NOT_DECIMAL else _bins(bins[i], 1)
-    return bins
+#: Histograms parsed together (see FioTable._histograms_as_arrays).
+_HISTOGRAMS_PER_PASS = 256
 
 
 def _entry_columns(entries: list[tuple], file_of: np.ndarray, files: list[tuple]) -> dict:
