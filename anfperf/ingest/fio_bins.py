@@ -1,8 +1,13 @@
-"""fio's latency histogram buckets (``stat.h``/``stat.c``), shared by the JSON and log readers."""
+"""fio's latency histograms: json+ ``bins`` as arrays, and the bucket values of ``stat.h``/``stat.c``
+(shared by the JSON and log readers)."""
 
 from __future__ import annotations
 
 import numpy as np
+import orjson
+from msgspec import Raw
+
+from anfperf.ingest.fio_doc import INT64_MAX
 
 #: 2**PLAT_BITS buckets per group (``FIO_IO_U_PLAT_BITS``, ``FIO_IO_U_PLAT_VAL``).
 PLAT_BITS = 6
@@ -35,3 +40,131 @@ def plat_idx_to_val(idx: np.ndarray, bits: int = PLAT_BITS, val: int = PLAT_VAL)
     k = idx % val
     grouped = base + k * np.left_shift(1, error_bits) + np.left_shift(1, error_bits - 1)
     return np.where(idx < (val << 1), idx, grouped)
+
+
+def histogram(raw: object, ns_per_unit: int) -> dict | None:
+    """A json+ histogram as ``{'ns': int64 array, 'count': int64 array}``; None if unusable.
+
+    `raw` is the decoded JSON value, or its JSON bytes (:class:`msgspec.Raw` or bytes, as
+    :func:`anfperf.ingest.fio_doc.decode` left it).
+    """
+    if type(raw) is bytes or type(raw) is Raw:  # left undecoded by fio_doc.decode
+        data = bytes(raw)  # type: ignore[arg-type]
+        if ns_per_unit == 1:
+            fast = decimal_histogram(data)
+            if fast is not NOT_DECIMAL:
+                return fast
+        try:
+            raw = orjson.loads(data)
+        except orjson.JSONDecodeError:  # integers beyond 64 bits: not a usable histogram
+            return None
+    if not isinstance(raw, dict) or not raw:
+        return None
+    try:
+        if "FIO_IO_U_PLAT_NR" in raw:  # fio 2.x: bucket index -> count, usec buckets
+            bits = int(raw["FIO_IO_U_PLAT_BITS"])
+            val = int(raw["FIO_IO_U_PLAT_VAL"])
+            pairs = [(int(k), v) for k, v in raw.items() if not k.startswith("FIO_")]
+            idx = np.array([k for k, _ in pairs], dtype=np.int64)
+            count = np.fromiter((v for _, v in pairs), dtype=np.int64, count=len(pairs))
+            keep = count > 0
+            ns = plat_idx_to_val(idx[keep], bits, val) * ns_per_unit
+            count = count[keep]
+        else:
+            keys = " ".join(raw)
+            if keys.isascii() and keys.replace(" ", "").isdigit():
+                # fio's plain decimal keys: numpy parses them in one go (3x faster than int()).
+                ns = np.fromstring(keys, dtype=np.int64, sep=" ")
+            else:
+                ns = np.array(list(raw), dtype=np.int64)
+            if len(ns) != len(raw) or (ns >= INT64_MAX).any():  # fromstring saturates
+                return None
+            if ns_per_unit != 1:
+                ns = ns * ns_per_unit
+            count = np.fromiter(raw.values(), dtype=np.int64, count=len(raw))
+    except (TypeError, ValueError, OverflowError, KeyError):
+        return None
+    if count.size == 0 or (count < 0).any() or (ns < 0).any() or count.sum() <= 0:
+        return None
+    return {"ns": ns, "count": count}
+
+
+NOT_DECIMAL = object()
+#: The bytes of a JSON object of decimal keys and counts, and their punctuation as separators.
+_DECIMAL_JSON = b'0123456789{}":, \t\r\n'
+_PUNCTUATION_TO_SPACE = bytes.maketrans(b'{}":,', b"     ")
+
+
+def decimal_histogram(data: bytes) -> dict | None | object:
+    """:func:`histogram` of fio 3.x's own histograms (``{"<ns>": count, ...}`` in increasing ns)
+    straight from the JSON bytes: json+ files hold several of ~300 bins each, and making them
+    dicts first and arrays after was most of the time spent reading such files.
+    `NOT_DECIMAL` for anything else (read as a dict then)."""
+    n_bins = data.count(b":")
+    # digits and punctuation only, one object, every key quoted and no value quoted
+    if data.translate(None, _DECIMAL_JSON) or data.count(b"{") != 1 or not n_bins:
+        return NOT_DECIMAL
+    if data.count(b'"') != 2 * n_bins:
+        return NOT_DECIMAL
+    try:
+        numbers = _parse_decimal_json(data)
+    except ValueError:  # text numpy cannot read to its end
+        return NOT_DECIMAL
+    if len(numbers) != 2 * n_bins or numbers.max() >= INT64_MAX:  # fromstring saturates
+        return NOT_DECIMAL
+    ns, count = numbers[0::2].copy(), numbers[1::2].copy()
+    if n_bins > 1 and not (ns[1:] > ns[:-1]).all():  # repeated keys: a dict keeps the last
+        return NOT_DECIMAL
+    if count.sum() <= 0:
+        return None
+    return {"ns": ns, "count": count}
+
+
+def decimal_histograms(datas: list) -> list:
+    """:func:`decimal_histogram` of many histograms (JSON bytes), parsed in
+    one pass: the per-call cost of numpy was most of the cost of each. The same checks hold
+    for all together, else each is parsed alone."""
+    if not datas:
+        return []
+    joined = b",".join(datas)
+    n_bins = joined.count(b":")
+    # (one object each, none nested: the marks below count them)
+    if joined.count(b'"') != 2 * n_bins or joined.translate(None, _DECIMAL_JSON):
+        # a value quoted, or anything but digits and punctuation
+        return [decimal_histogram(bytes(data)) for data in datas]
+    # '{' becomes a minus sign: each histogram's first key is negative, marking where it starts.
+    # Whitespace stays: inside a key ("1 2") it makes one number too many.
+    try:
+        numbers = np.fromstring(joined.translate(_BRACE_TO_MINUS, b'"'), np.int64, sep=" ")
+    except ValueError:  # text numpy cannot read to its end ('{}' gives a lone '-')
+        return [decimal_histogram(bytes(data)) for data in datas]
+    starts = np.flatnonzero(numbers < 0)
+    if (
+        len(numbers) != 2 * n_bins
+        or len(starts) != len(datas)  # a key '0' stays 0: no mark
+        or (starts % 2).any()
+        or numbers.max() >= INT64_MAX  # fromstring saturates
+        or numbers.min() <= -INT64_MAX
+    ):
+        return [decimal_histogram(bytes(data)) for data in datas]
+    numbers[starts] = -numbers[starts]
+    ns, count = numbers[0::2].copy(), numbers[1::2].copy()
+    first = np.zeros(len(ns), dtype=bool)
+    first[starts // 2] = True
+    if not ((ns[1:] > ns[:-1]) | first[1:]).all():  # repeated keys somewhere
+        return [decimal_histogram(bytes(data)) for data in datas]
+    bounds = [*(starts // 2).tolist(), len(ns)]
+    sums = np.add.reduceat(count, starts // 2).tolist()
+    return [
+        {"ns": ns[a:b], "count": count[a:b]} if counted > 0 else None
+        for a, b, counted in zip(bounds[:-1], bounds[1:], sums, strict=True)
+    ]
+
+
+_BRACE_TO_MINUS = bytes.maketrans(b"{}:,", b"-   ")
+
+
+def _parse_decimal_json(data: bytes) -> np.ndarray:
+    """The numbers of JSON made of digits and punctuation, in order (whitespace inside a key,
+    "1 2", makes two)."""
+    return np.fromstring(data.translate(_PUNCTUATION_TO_SPACE), np.int64, sep=" ")

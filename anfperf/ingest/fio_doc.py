@@ -21,6 +21,7 @@ from anfperf.errors import ParseError
 
 __all__ = [
     "UNSET", "Doc", "Entry", "Block", "Latency", "Percentiles", "decode", "from_json", "DECODE_ERRORS",
+    "num", "text", "whole_number",
 ]  # fmt: skip
 
 _NAN = math.nan
@@ -202,3 +203,28 @@ def num(value: object) -> float:
         return float(value)  # type: ignore[arg-type]  # int, float or a numeric string
     except (TypeError, ValueError, OverflowError):
         return _NAN
+
+
+def text(value: object) -> str:
+    """A JSON value as text for a string column: '' for nothing, lone surrogates replaced."""
+    if isinstance(value, str):
+        if value.isascii():
+            return value
+        # JSON may carry lone surrogates ("\ud800") that no text column can store.
+        return value.encode("utf-8", "replace").decode("utf-8")
+    if value is None or isinstance(value, dict | list):
+        return ""
+    return str(value)
+
+
+def whole_number(value: object) -> int | None:
+    """A JSON value as an int64 (Int64 columns); None when it is not a whole number."""
+    number = num(value)
+    if number != number or number in (math.inf, -math.inf) or number != int(number):
+        return None
+    number = int(number)
+    return number if -INT64_MAX <= number <= INT64_MAX else None
+
+
+#: The largest value of an Int64 column.
+INT64_MAX = 2**63 - 1

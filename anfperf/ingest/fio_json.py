@@ -56,10 +56,8 @@ import math
 import os
 import re
 import warnings
-from functools import lru_cache
 from typing import TYPE_CHECKING, NamedTuple
 
-import numpy as np
 import orjson
 import pandas as pd
 from msgspec import Raw
@@ -68,8 +66,26 @@ from anfperf.errors import ParseError
 from anfperf.ingest import fio_doc
 from anfperf.ingest._source import PathOrBuffer, read_bytes
 from anfperf.ingest.combine import merge_bins, percentiles_from_bins
-from anfperf.ingest.fio_bins import plat_idx_to_val
-from anfperf.ingest.fio_doc import UNSET, Block, Doc, Entry, Latency, Percentiles, num
+from anfperf.ingest.fio_bins import histogram
+from anfperf.ingest.fio_config import (
+    common_config,
+    entry_config,
+    host_key,
+    json_value,
+    options_key,
+)
+from anfperf.ingest.fio_doc import (
+    INT64_MAX,
+    UNSET,
+    Block,
+    Doc,
+    Entry,
+    Latency,
+    Percentiles,
+    num,
+    text,
+    whole_number,
+)
 from anfperf.ingest.registry import Format
 
 if TYPE_CHECKING:
@@ -88,9 +104,6 @@ DIRECTION_KEYS: dict[str, str] = {
     "mixed": "total",
 }
 
-#: Position of a direction in fio's per-direction option values ("bs=4k,64k" = read 4k, write 64k).
-DDIR_INDEX: dict[str, int] = {"read": 0, "write": 1, "trim": 2}
-
 #: Latency block names (total, completion, submission) and their units per ms, by fio generation.
 LATENCY_KEYS_NS = ("lat_ns", "clat_ns", "slat_ns")
 LATENCY_KEYS_US = ("lat", "clat", "slat")
@@ -105,34 +118,12 @@ PERCENTILE_KEYS: dict[str, str] = {
     "lat_p99_ms": "99.000000",
     "lat_p999_ms": "99.900000",
 }
+
 _PERCENTILE_VALUES = {key: float(key) for key in PERCENTILE_KEYS.values()}
 
 #: The aggregate entry of client/server runs.
 ALL_CLIENTS = "All clients"
 
-#: fio ``rw=`` -> (pattern, requested read %); None = from rwmixread/rwmixwrite (default 50).
-RW_MODES: dict[str, tuple[str, float | None]] = {
-    "read": ("sequential", 100.0),
-    "write": ("sequential", 0.0),
-    "trim": ("sequential", 0.0),
-    "rw": ("sequential", None),
-    "readwrite": ("sequential", None),
-    "trimwrite": ("sequential", 0.0),
-    "randread": ("random", 100.0),
-    "randwrite": ("random", 0.0),
-    "randtrim": ("random", 0.0),
-    "randrw": ("random", None),
-    "randtrimwrite": ("random", 0.0),
-}
-
-#: Engines that complete each I/O before issuing the next: iodepth has no effect on them.
-SYNC_ENGINES = frozenset(
-    {"sync", "psync", "vsync", "pvsync", "pvsync2", "mmap", "falloc", "ftruncate", "e4defrag",
-     "filecreate", "filestat", "filedelete", "dircreate", "dirstat", "dirdelete", "splice"}
-)  # fmt: skip
-
-#: fio's defaults for options a job did not set (applied only when fio reported options).
-DEFAULT_OPTIONS: dict[str, str] = {"rw": "read", "bs": "4k", "iodepth": "1", "numjobs": "1"}
 
 # A JSON document starts with '{' at the beginning of a line (fio never indents its outer brace).
 #: Where a fio JSON document can start: an object whose first key is one fio writes first,
@@ -144,8 +135,6 @@ _SIGNALLED = re.compile(r"terminating on signal \d+")
 #: Failed decodes a scan gives up after: each can read to the end of the file, so hostile
 #: text of many truncated objects would otherwise cost quadratic time.
 MAX_FAILED_DECODES = 64
-_SIZE = re.compile(r"^\s*(\d+(?:\.\d*)?)\s*([kmgtpe]?)(i?)b?\s*$", re.IGNORECASE)
-_INT64_MAX = 2**63 - 1
 # Unix seconds accepted as a timestamp (1973 .. 2262, the datetime64[ns] limit).
 _TS_RANGE = (1e8, 9.2e9)
 _NAN = math.nan
@@ -271,7 +260,7 @@ def _parse_fio_json(data: bytes, source: str) -> Parsed:
     if failed:
         what = ", ".join(f"{name!r} (error {code}{_strerror(code)})" for name, code in failed)
         if not blocks:
-            said = _error_text(outside)
+            said = _errortext(outside)
             raise ParseError(
                 source,
                 f"no fio job completed: {what}" + (f"; fio said: {said}" if said else ""),
@@ -280,7 +269,7 @@ def _parse_fio_json(data: bytes, source: str) -> Parsed:
     if not blocks:
         raise ParseError(source, f"none of the {step0} fio jobs did any I/O")
     if outside:
-        _warn_outside_text(outside, source)
+        _warn_outsidetext(outside, source)
     signal = next((m for chunk in outside if (m := _SIGNALLED.search(chunk))), None)
     if signal:  # fio wrote what it had measured when it was told to stop
         warnings.warn(
@@ -459,7 +448,7 @@ def _json_error(source: str, exc: BaseException) -> ParseError:
     return ParseError(source, f"invalid JSON: {exc}")
 
 
-def _warn_outside_text(outside: list[str], source: str) -> None:
+def _warn_outsidetext(outside: list[str], source: str) -> None:
     if not any(chunk.strip() for chunk in outside):
         return
     lines = [line for chunk in outside for line in map(str.strip, _lines(chunk)) if line]
@@ -477,7 +466,7 @@ def _lines(chunk: str) -> list[str]:
     return chunk.replace("\r", "\n").split("\n")
 
 
-def _error_text(outside: list[str]) -> str:
+def _errortext(outside: list[str]) -> str:
     """fio's own words before the JSON (its error messages), for a ParseError."""
     before = outside[0] if outside else ""
     lines = [
@@ -511,13 +500,13 @@ def _document_rows(
     """Add the rows of one document to `entries` and `blocks` (and warnings to `notes`); the
     number of job entries, the failed jobs and the latency blocks fio did not measure."""
     version = doc.version
-    tool_version = _text(version) if isinstance(version, str) else None
+    tool_version = text(version) if isinstance(version, str) else None
     timestamp = _timestamp(doc)
     jobs = _entries(doc)
     global_options = doc.options
-    global_key = _options_key(global_options)
+    global_key = options_key(global_options)
     if isinstance(global_key, bytes) and global_key[:1] == b"[":
-        global_options = _json_value(global_key)  # fio >= 3.40 client mode: one per client
+        global_options = json_value(global_key)  # fio >= 3.40 client mode: one per client
     hosts = _client_hosts(jobs) if doc.client_stats else {}
     keys = [_clone_key(entry) for _, entry in jobs]
     clones: dict[tuple, int] = {}
@@ -533,10 +522,10 @@ def _document_rows(
         if is_client and name == ALL_CLIENTS:
             all_clients.append((i, entry))
             continue
-        config = _entry_config(entry, global_options, global_key, clones[keys[i]])
+        config = entry_config(entry, global_options, global_key, clones[keys[i]])
         error = entry.error
-        if type(error) is not int or not -_INT64_MAX <= error <= _INT64_MAX:
-            error = _int(error) or 0
+        if type(error) is not int or not -INT64_MAX <= error <= INT64_MAX:
+            error = whole_number(error) or 0
         host = hosts.get(keys[i][2:], "localhost") if is_client else (keys[i][2] or "localhost")
         entry_blocks, n_unmeasured = _direction_blocks(entry, config, len(entries))
         unmeasured += n_unmeasured
@@ -557,13 +546,13 @@ def _document_rows(
     for i, entry in all_clients:
         names = {name for _, name, host_blocks in per_host if host_blocks}
         name = names.pop() if len(names) == 1 else ALL_CLIENTS
-        config = _common_config([config for config, _, _ in per_host])
+        config = common_config([config for config, _, _ in per_host])
         entry_blocks, n_unmeasured = _direction_blocks(entry, config, len(entries))
         unmeasured += n_unmeasured
         if entry_blocks:
             host_blocks = [b for _, _, bs in per_host for b in bs]
             entry_blocks = _fill_all_clients_bins(entry_blocks, host_blocks)
-            error = _int(entry.error) or 0
+            error = whole_number(entry.error) or 0
             entries.append((tool_version, "all", name, step0 + i, timestamp, error,
                             entry.usr_cpu, entry.sys_cpu, *_config_values(config)))  # fmt: skip
             blocks.extend(entry_blocks)
@@ -658,7 +647,7 @@ def _latency(block: Block) -> tuple[tuple, bool]:
         # (fio_table); copied: the Raw would keep the whole file in memory
         bins = bytes(bins)
     else:
-        bins = _bins(bins, ns_per_unit)
+        bins = histogram(bins, ns_per_unit)
     return (*moments, *percentiles, bins), measured
 
 
@@ -688,134 +677,6 @@ def _percentiles(pct: dict) -> tuple[float, ...]:
     return tuple(out)
 
 
-def _bins(raw: object, ns_per_unit: int) -> dict | None:
-    """A json+ histogram as ``{'ns': int64 array, 'count': int64 array}``; None if unusable.
-
-    `raw` is the decoded JSON value, or its JSON bytes (:class:`msgspec.Raw` or bytes, as
-    :func:`anfperf.ingest.fio_doc.decode` left it).
-    """
-    if type(raw) is bytes or type(raw) is Raw:  # left undecoded by fio_doc.decode
-        data = bytes(raw)  # type: ignore[arg-type]
-        if ns_per_unit == 1:
-            fast = _decimal_bins(data)
-            if fast is not _NOT_DECIMAL:
-                return fast
-        try:
-            raw = orjson.loads(data)
-        except orjson.JSONDecodeError:  # integers beyond 64 bits: not a usable histogram
-            return None
-    if not isinstance(raw, dict) or not raw:
-        return None
-    try:
-        if "FIO_IO_U_PLAT_NR" in raw:  # fio 2.x: bucket index -> count, usec buckets
-            bits = int(raw["FIO_IO_U_PLAT_BITS"])
-            val = int(raw["FIO_IO_U_PLAT_VAL"])
-            pairs = [(int(k), v) for k, v in raw.items() if not k.startswith("FIO_")]
-            idx = np.array([k for k, _ in pairs], dtype=np.int64)
-            count = np.fromiter((v for _, v in pairs), dtype=np.int64, count=len(pairs))
-            keep = count > 0
-            ns = plat_idx_to_val(idx[keep], bits, val) * ns_per_unit
-            count = count[keep]
-        else:
-            keys = " ".join(raw)
-            if keys.isascii() and keys.replace(" ", "").isdigit():
-                # fio's plain decimal keys: numpy parses them in one go (3x faster than int()).
-                ns = np.fromstring(keys, dtype=np.int64, sep=" ")
-            else:
-                ns = np.array(list(raw), dtype=np.int64)
-            if len(ns) != len(raw) or (ns >= _INT64_MAX).any():  # fromstring saturates
-                return None
-            if ns_per_unit != 1:
-                ns = ns * ns_per_unit
-            count = np.fromiter(raw.values(), dtype=np.int64, count=len(raw))
-    except (TypeError, ValueError, OverflowError, KeyError):
-        return None
-    if count.size == 0 or (count < 0).any() or (ns < 0).any() or count.sum() <= 0:
-        return None
-    return {"ns": ns, "count": count}
-
-
-_NOT_DECIMAL = object()
-#: The bytes of a JSON object of decimal keys and counts, and their punctuation as separators.
-_DECIMAL_JSON = b'0123456789{}":, \t\r\n'
-_PUNCTUATION_TO_SPACE = bytes.maketrans(b'{}":,', b"     ")
-
-
-def _decimal_bins(data: bytes) -> dict | None | object:
-    """:func:`_bins` of fio 3.x's own histograms (``{"<ns>": count, ...}`` in increasing ns)
-    straight from the JSON bytes: json+ files hold several of ~300 bins each, and making them
-    dicts first and arrays after was most of the time spent reading such files.
-    `_NOT_DECIMAL` for anything else (read as a dict then)."""
-    n_bins = data.count(b":")
-    # digits and punctuation only, one object, every key quoted and no value quoted
-    if data.translate(None, _DECIMAL_JSON) or data.count(b"{") != 1 or not n_bins:
-        return _NOT_DECIMAL
-    if data.count(b'"') != 2 * n_bins:
-        return _NOT_DECIMAL
-    try:
-        numbers = _parse_decimal_json(data)
-    except ValueError:  # text numpy cannot read to its end
-        return _NOT_DECIMAL
-    if len(numbers) != 2 * n_bins or numbers.max() >= _INT64_MAX:  # fromstring saturates
-        return _NOT_DECIMAL
-    ns, count = numbers[0::2].copy(), numbers[1::2].copy()
-    if n_bins > 1 and not (ns[1:] > ns[:-1]).all():  # repeated keys: a dict keeps the last
-        return _NOT_DECIMAL
-    if count.sum() <= 0:
-        return None
-    return {"ns": ns, "count": count}
-
-
-def _decimal_bins_many(datas: list) -> list:
-    """:func:`_decimal_bins` of many histograms (JSON bytes), parsed in
-    one pass: the per-call cost of numpy was most of the cost of each. The same checks hold
-    for all together, else each is parsed alone."""
-    if not datas:
-        return []
-    joined = b",".join(datas)
-    n_bins = joined.count(b":")
-    # (one object each, none nested: the marks below count them)
-    if joined.count(b'"') != 2 * n_bins or joined.translate(None, _DECIMAL_JSON):
-        # a value quoted, or anything but digits and punctuation
-        return [_decimal_bins(bytes(data)) for data in datas]
-    # '{' becomes a minus sign: each histogram's first key is negative, marking where it starts.
-    # Whitespace stays: inside a key ("1 2") it makes one number too many.
-    try:
-        numbers = np.fromstring(joined.translate(_BRACE_TO_MINUS, b'"'), np.int64, sep=" ")
-    except ValueError:  # text numpy cannot read to its end ('{}' gives a lone '-')
-        return [_decimal_bins(bytes(data)) for data in datas]
-    starts = np.flatnonzero(numbers < 0)
-    if (
-        len(numbers) != 2 * n_bins
-        or len(starts) != len(datas)  # a key '0' stays 0: no mark
-        or (starts % 2).any()
-        or numbers.max() >= _INT64_MAX  # fromstring saturates
-        or numbers.min() <= -_INT64_MAX
-    ):
-        return [_decimal_bins(bytes(data)) for data in datas]
-    numbers[starts] = -numbers[starts]
-    ns, count = numbers[0::2].copy(), numbers[1::2].copy()
-    first = np.zeros(len(ns), dtype=bool)
-    first[starts // 2] = True
-    if not ((ns[1:] > ns[:-1]) | first[1:]).all():  # repeated keys somewhere
-        return [_decimal_bins(bytes(data)) for data in datas]
-    bounds = [*(starts // 2).tolist(), len(ns)]
-    sums = np.add.reduceat(count, starts // 2).tolist()
-    return [
-        {"ns": ns[a:b], "count": count[a:b]} if counted > 0 else None
-        for a, b, counted in zip(bounds[:-1], bounds[1:], sums, strict=True)
-    ]
-
-
-_BRACE_TO_MINUS = bytes.maketrans(b"{}:,", b"-   ")
-
-
-def _parse_decimal_json(data: bytes) -> np.ndarray:
-    """The numbers of JSON made of digits and punctuation, in order (whitespace inside a key,
-    "1 2", makes two)."""
-    return np.fromstring(data.translate(_PUNCTUATION_TO_SPACE), np.int64, sep=" ")
-
-
 def _fill_all_clients_bins(all_blocks: list[tuple], host_blocks: list[tuple]) -> list[tuple]:
     """Percentiles of "All clients" from its hosts' merged histograms when fio gave none."""
     out = []
@@ -837,226 +698,10 @@ def _fill_all_clients_bins(all_blocks: list[tuple], host_blocks: list[tuple]) ->
 
 def _histogram(bins: object) -> dict | None:
     """A histogram as arrays, whether still JSON bytes or not."""
-    return _bins(bins, 1) if type(bins) is bytes else bins  # type: ignore[return-value]
+    return histogram(bins, 1) if type(bins) is bytes else bins  # type: ignore[return-value]
 
 
 # --------------------------------------------------------------------------- configuration
-
-
-def _options(entry: Entry, global_options: object) -> tuple[dict, bool]:
-    """The entry's options: job options over global options; whether fio reported any."""
-    job = _json_value(entry.job_options)
-    reported = isinstance(job, dict)
-    if isinstance(global_options, list):
-        # fio >= 3.40 client mode: one global options object per client.
-        key = _host_key(entry.hostname, entry.port)
-        dicts = [g for g in global_options if isinstance(g, dict)]
-        global_options = next(
-            (g for g in dicts if _host_key(g.get("hostname"), g.get("port")) == key),
-            dicts[0] if dicts else None,
-        )
-    global_options = _json_value(global_options)
-    merged: dict = {}
-    if isinstance(global_options, dict):
-        merged.update(global_options)
-        reported = True
-    if isinstance(job, dict):
-        merged.update(job)
-    return merged, reported
-
-
-def _entry_config(entry: Entry, global_options: object, global_key: object, n_clones: int) -> dict:
-    """The workload configuration of a job entry (whose (name, group, host) has `n_clones`
-    entries): its options over the document's (`global_key`: theirs as :func:`_options_key`),
-    worked out once per distinct set (clones and repeated runs share theirs). Shared between
-    entries: never modify it."""
-    if not isinstance(global_options, list):
-        try:
-            return _config_of(global_key, _options_key(entry.job_options), n_clones == 1)
-        except TypeError:  # an unhashable option value: not fio's own output
-            pass
-    options, reported = _options(entry, global_options)
-    return _with_outstanding(_config(options, reported), n_clones)
-
-
-def _options_key(value: object) -> bytes | tuple | None:
-    """A hashable stand-in for an options object: its JSON bytes as typed decoding left them,
-    or its items; None for no object."""
-    if type(value) is Raw:
-        return bytes(value)
-    return tuple(value.items()) if isinstance(value, dict) else None
-
-
-@lru_cache(maxsize=512)
-def _config_of(global_key: bytes | tuple | None, job_key: bytes | tuple | None, lone: bool) -> dict:
-    merged: dict = {}
-    reported = False
-    for key in (global_key, job_key):
-        options = _json_value(key) if isinstance(key, bytes) else dict(key or ())
-        if isinstance(options, dict) and key is not None:
-            merged.update(options)
-            reported = True
-    return _with_outstanding(_config(merged, reported), 1 if lone else 2)
-
-
-def _json_value(value: object) -> object:
-    """JSON bytes (or a :class:`msgspec.Raw`) decoded; anything else as it is."""
-    if type(value) is Raw or isinstance(value, bytes):
-        data = bytes(value)  # type: ignore[arg-type]
-        try:
-            return orjson.loads(data)
-        except orjson.JSONDecodeError:  # what orjson refuses (integers beyond 64 bits)
-            return json.loads(data)
-    return None if value is UNSET else value
-
-
-def _config(options: dict, reported: bool) -> dict:
-    """Workload configuration of a job entry from its (merged) options.
-
-    The result is shared between rows (and cached): never modify it.
-    """
-
-    def opt(*names: str) -> str | None:
-        for name in names:
-            value = options.get(name)
-            if isinstance(value, str):
-                return value.strip()
-            if isinstance(value, int | float) and not isinstance(value, bool):
-                return str(value)
-        if reported:
-            return DEFAULT_OPTIONS.get(names[0])
-        return None
-
-    config: dict = {
-        "pattern": None, "read_pct": _NAN, "iodepth": None, "numjobs": None,
-        "outstanding": None, "bs_kib": {}, "rate_iops": {}, "per_clone_depth": None,
-        "group_reporting": False,
-    }  # fmt: skip
-    rw = opt("rw", "readwrite")
-    mode = RW_MODES.get(rw.split(":")[0].strip().lower()) if rw else None
-    if mode is not None:
-        pattern, read_pct = mode
-        if read_pct is None:
-            mix_read = num(opt("rwmixread"))
-            mix_write = num(opt("rwmixwrite"))
-            if 0 <= mix_read <= 100:
-                read_pct = mix_read
-            elif 0 <= mix_write <= 100:
-                read_pct = 100.0 - mix_write
-            else:
-                read_pct = 50.0
-        if pattern == "random":
-            random_pct = num(_first(opt("percentage_random")))
-            if random_pct == 0:
-                pattern = "sequential"
-            elif 0 < random_pct < 100:
-                pattern = "mixed"
-        config["pattern"] = pattern
-        config["read_pct"] = read_pct
-
-    kb_base = 1000 if opt("kb_base") == "1000" else 1024
-    bs = _per_direction(opt("bs", "blocksize"), DEFAULT_OPTIONS["bs"] if reported else None)
-    config["bs_kib"] = {d: _size_bytes(v, kb_base) / 1024.0 for d, v in bs.items()}
-    rates = _per_direction(opt("rate_iops"), None)
-    config["rate_iops"] = {d: v for d, v in ((d, num(v)) for d, v in rates.items()) if v > 0}
-    _same_for_total(config["bs_kib"])
-    _same_for_total(config["rate_iops"])
-
-    iodepth = _int(opt("iodepth"))
-    config["iodepth"] = iodepth
-    config["numjobs"] = _int(opt("numjobs"))
-    engine = (opt("ioengine") or "").split(":")[0].strip().lower()
-    if iodepth is not None:
-        config["per_clone_depth"] = 1 if engine in SYNC_ENGINES else iodepth
-    config["group_reporting"] = _flag(opt("group_reporting"))
-    return config
-
-
-def _with_outstanding(config: dict, n_entries: int) -> dict:
-    """`config` with ``outstanding`` for an entry whose (name, group, host) has `n_entries`.
-
-    With group_reporting fio folds a job's numjobs clones into one entry; without it each clone
-    has its own entry. fio does not list group_reporting in the options when it was given on the
-    command line, so a lone entry of a numjobs > 1 job counts as folded too.
-    """
-    depth = config.get("per_clone_depth")
-    numjobs = config["numjobs"]
-    if depth is None:
-        return config
-    folded = numjobs is not None and (config["group_reporting"] or (numjobs > 1 and n_entries == 1))
-    outstanding = depth * numjobs if folded else depth
-    return {**config, "outstanding": min(outstanding, _INT64_MAX)}
-
-
-def _common_config(configs: list[dict]) -> dict:
-    """Configuration of "All clients": what its hosts agree on; concurrency adds up."""
-    out: dict = {
-        "pattern": None, "read_pct": _NAN, "iodepth": None, "numjobs": None,
-        "outstanding": None, "bs_kib": {}, "rate_iops": {}, "per_clone_depth": None,
-        "group_reporting": False,
-    }  # fmt: skip
-    if not configs:
-        return out
-    for key in ("pattern", "read_pct", "iodepth", "numjobs"):
-        values = [c[key] for c in configs]
-        if all(v == values[0] for v in values[1:]):
-            out[key] = values[0]
-    for key in ("bs_kib", "rate_iops"):
-        first = configs[0][key]
-        out[key] = {d: v for d, v in first.items() if all(c[key].get(d) == v for c in configs)}
-    outstanding = [c["outstanding"] for c in configs]
-    if all(v is not None for v in outstanding):
-        out["outstanding"] = min(sum(outstanding), _INT64_MAX)
-    return out
-
-
-def _per_direction(value: str | None, default: str | None) -> dict[str, str]:
-    """fio's 'read,write,trim' option values: one value is all; an empty one is the default;
-    missing trailing ones repeat the last."""
-    if value is None:
-        return {}
-    if "," not in value:
-        value = value or default
-        return dict.fromkeys(DDIR_INDEX, value) if value else {}
-    parts = [p.strip() for p in value.split(",")]
-    out = {}
-    for direction, i in DDIR_INDEX.items():
-        part = parts[0] if len(parts) == 1 else (parts[i] if i < len(parts) else parts[-1])
-        part = part or default
-        if part:
-            out[direction] = part
-    return out
-
-
-def _same_for_total(values: dict) -> None:
-    # The 'mixed' (total) block gets a value only when the directions agree.
-    distinct = set(values.values())
-    if len(distinct) == 1 and len(values) == len(DDIR_INDEX):
-        values["total"] = distinct.pop()
-
-
-@lru_cache(maxsize=256)
-def _size_bytes(text: str, kb_base: int) -> float:
-    """fio size '4k', '64K', '1m', '4096', '8KiB' -> bytes (k = 1024 unless kb_base=1000)."""
-    match = _SIZE.match(text)
-    if not match:
-        return _NAN
-    number, prefix, binary = match.groups()
-    power = "kmgtpe".find(prefix.lower()) + 1 if prefix else 0
-    base = 1024 if binary else kb_base
-    try:
-        return float(number) * base**power
-    except OverflowError:  # pragma: no cover - at most 1024**6
-        return _NAN
-
-
-def _first(value: str | None) -> str | None:
-    return value.split(",")[0] if value else value
-
-
-def _flag(value: str | None) -> bool:
-    # fio prints boolean options as '1' or '' (set without a value).
-    return value is not None and value.strip().lower() not in ("0", "false", "no", "off")
 
 
 # --------------------------------------------------------------------------- hosts and values
@@ -1064,23 +709,19 @@ def _flag(value: str | None) -> bool:
 
 def _clone_key(entry: Entry) -> tuple[str, str, str, str]:
     return (
-        _text(entry.jobname),
-        _text(entry.groupid),
-        _text(entry.hostname),
-        _text(entry.port),
+        text(entry.jobname),
+        text(entry.groupid),
+        text(entry.hostname),
+        text(entry.port),
     )
-
-
-def _host_key(hostname: object, port: object) -> tuple[str, str]:
-    return _text(hostname), _text(port)
 
 
 def _client_hosts(entries: list[tuple[bool, Entry]]) -> dict[tuple[str, str], str]:
     """Host name of each client (hostname, port): 'hostname:port' where ports tell them apart."""
     ports: dict[str, set[str]] = {}
     for is_client, entry in entries:
-        if is_client and _text(entry.jobname) != ALL_CLIENTS:
-            hostname, port = _host_key(entry.hostname, entry.port)
+        if is_client and text(entry.jobname) != ALL_CLIENTS:
+            hostname, port = host_key(entry.hostname, entry.port)
             ports.setdefault(hostname, set()).add(port)
     names = {}
     for hostname, seen in ports.items():
@@ -1101,26 +742,6 @@ def _timestamp(doc: Doc) -> int | None:
     # and the fraction to the microsecond, half to even; without making a datetime per file
     fraction, whole = math.modf(seconds)
     return (int(whole) * 1_000_000 + round(fraction * 1e6)) * 1000
-
-
-def _text(value: object) -> str:
-    if isinstance(value, str):
-        if value.isascii():
-            return value
-        # JSON may carry lone surrogates ("\ud800") that no text column can store.
-        return value.encode("utf-8", "replace").decode("utf-8")
-    if value is None or isinstance(value, dict | list):
-        return ""
-    return str(value)
-
-
-def _int(value: object) -> int | None:
-    """A JSON value as an int64 (Int64 columns); None when it is not a whole number."""
-    number = num(value)
-    if number != number or number in (math.inf, -math.inf) or number != int(number):
-        return None
-    number = int(number)
-    return number if -_INT64_MAX <= number <= _INT64_MAX else None
 
 
 def _sniff(head: bytes) -> bool:

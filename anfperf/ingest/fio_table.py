@@ -18,14 +18,12 @@ import pandas as pd
 
 from anfperf.ingest._frame import Origin, flag_stopped, run_origin
 from anfperf.ingest.combine import Groups, combine_measures
+from anfperf.ingest.fio_bins import NOT_DECIMAL, decimal_histograms, histogram
 from anfperf.ingest.fio_json import (
     _BINS,
-    _NOT_DECIMAL,
     BLOCK_COLUMNS,
     ENTRY_COLUMNS,
     TOOL,
-    _bins,
-    _decimal_bins_many,
     _parse_fio_json,
 )
 from anfperf.schema import COLUMNS, conform, empty_frame, tool_dtype
@@ -97,11 +95,11 @@ class FioTable:
         if not at:
             return
         blocks = self._blocks
-        converted = _decimal_bins_many([blocks[i][_BINS] for i in at])
+        converted = decimal_histograms([blocks[i][_BINS] for i in at])
         for i, hist in zip(at, converted, strict=True):
             block = blocks[i]
-            if hist is _NOT_DECIMAL:
-                hist = _bins(block[_BINS], 1)
+            if hist is NOT_DECIMAL:
+                hist = histogram(block[_BINS], 1)
             blocks[i] = (*block[:_BINS], hist)
 
     def __len__(self) -> int:

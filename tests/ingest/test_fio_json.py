@@ -23,7 +23,8 @@ import pytest
 
 from anfperf.errors import ParseError
 from anfperf.ingest.combine import combine
-from anfperf.ingest.fio_json import ENTRY_COLUMNS, _parse_fio_json, plat_idx_to_val, read_fio_json
+from anfperf.ingest.fio_bins import histogram, plat_idx_to_val
+from anfperf.ingest.fio_json import ENTRY_COLUMNS, _parse_fio_json, read_fio_json
 from tests.conftest import DATA, PUBLIC, require_corpus
 
 FIO_DATA = DATA / "fio"
@@ -606,12 +607,10 @@ def test_bench_smoke_is_paired_against_orjson_with_text_prefixed_files(tmp_path)
      {"99999999999999999999": 1}, {"5": -1}, {"5": 0}, {"5": 1.5}, {"5": "3"}, {"\u0663": 1},
      {"": 1}, {"1 2": 1}, {"3": 2, "1": 5}],
 )  # fmt: skip
-def test_the_fast_path_for_decimal_bins_agrees_with_the_general_one(raw, monkeypatch):
-    from anfperf.ingest import fio_json
-
-    fast = fio_json._bins(raw, 1)
-    monkeypatch.setattr(fio_json, "_decimal_bins", lambda raw: fio_json._NOT_DECIMAL)
-    general = fio_json._bins(raw, 1)
+def test_the_fast_path_for_decimal_bins_agrees_with_the_general_one(raw):
+    # json+ histograms as the typed decoding leaves them (JSON bytes) and as a decoded dict
+    fast = histogram(json.dumps(raw).encode(), 1)
+    general = histogram(raw, 1)
     assert (fast is None) == (general is None)
     if fast is not None:
         assert fast["ns"].tolist() == general["ns"].tolist()

@@ -19,7 +19,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from anfperf.errors import ParseError
-from anfperf.ingest import add_totals, fio_doc, fio_json, read_many
+from anfperf.ingest import add_totals, fio_bins, fio_doc, fio_json, read_many
 from anfperf.ingest.fio_table import FioTable
 from tests.conftest import DATA, PUBLIC, require_corpus
 from tests.ingest.frames import assert_same_frame
@@ -105,12 +105,12 @@ _TRICKY = [
 def test_histograms_parsed_together_equal_each_parsed_as_a_dict(tricky):
     good = _hist_json([1000, 2000, 4096], [3, 0, 7], spaces="\n  ")
     batch = [good, tricky, good]
-    many = fio_json._decimal_bins_many(batch)
+    many = fio_bins.decimal_histograms(batch)
     for data, got in zip(batch, many, strict=True):
-        if got is fio_json._NOT_DECIMAL:  # the caller then reads it as a dict
-            got = fio_json._bins(msgspec.Raw(data), 1)
+        if got is fio_bins.NOT_DECIMAL:  # the caller then reads it as a dict
+            got = fio_bins.histogram(msgspec.Raw(data), 1)
         try:
-            want = fio_json._bins(orjson.loads(data), 1)
+            want = fio_bins.histogram(orjson.loads(data), 1)
         except orjson.JSONDecodeError:
             want = None
         if want is None or got is None:
