@@ -127,7 +127,7 @@ class FioTable:
                 columns[name] = _concat(column.take(entry), _typed(name, totals[name]))
             elif name != "_file":
                 columns[name] = column.take(rows_entry)
-        columns["workload"] = columns["job"]
+        columns["workload"] = columns["job"].copy()  # fio's job name is its workload
         return _typed_frame(columns, len(rows_entry))
 
 
@@ -193,7 +193,7 @@ def _concat(first: object, second: object) -> object:
     """Two typed arrays (numpy or pandas) of the same dtype, one after the other."""
     if isinstance(first, np.ndarray):
         return np.concatenate([first, second])  # type: ignore[list-item]
-    return type(first)._concat_same_type([first, second])  # type: ignore[attr-defined]
+    return pd.concat([pd.Series(first), pd.Series(second)], ignore_index=True).array
 
 
 _DTYPES = {name: dtype for name, dtype, _unit, _meaning in COLUMNS}
@@ -202,8 +202,6 @@ _DTYPES = {name: dtype for name, dtype, _unit, _meaning in COLUMNS}
 def _typed(name: str, values: Sequence) -> object:
     """`values` as the array of the schema's dtype for column `name`."""
     dtype = _DTYPES[name]
-    if name == "tool":
-        return pd.Categorical(values, dtype=tool_dtype())
     if isinstance(dtype, pd.CategoricalDtype):
         return pd.Categorical(values, dtype=dtype)
     if dtype == "float64":
