@@ -38,7 +38,7 @@ lint: install
 	$(BIN)/ruff format --check anfperf tests benchmarks
 
 test: install sysdeps lint
-	$(BIN)/python -m pytest -q tests $(if $(NOTEBOOKS),--nbval-lax $(NOTEBOOKS))
+	$(BIN)/python -m pytest -q tests $(if $(NOTEBOOKS),--nbval-lax --nbval-cell-timeout=600 $(NOTEBOOKS))
 
 # The demo: a real fio sweep of this machine's disk (local executor, no SSH; about 2 minutes),
 # stored, modelled and rendered to reports/demo/report.html. `anfperf demo --no-measure` makes
