@@ -54,8 +54,9 @@ def executed(tmp_path_factory):
     return nbformat.read(out, as_version=4)
 
 
-#: Longest a cell may run (each takes seconds): a hang fails the test, not the whole CI run.
-CELL_TIMEOUT_S = 300
+#: Longest a cell may run (each takes seconds, a few more in a cold kernel): a hang costs two
+#: minutes and a retry, not the whole CI run.
+CELL_TIMEOUT_S = 120
 
 
 def outputs(nb):
