@@ -95,18 +95,7 @@ log = logging.getLogger(__name__)
 
 TOOL = "fio"
 
-#: fio's per-direction blocks -> schema direction. 'mixed' (unified_rw_reporting) is every
-#: direction together, i.e. the 'total' row.
-DIRECTION_KEYS: dict[str, str] = {
-    "read": "read",
-    "write": "write",
-    "trim": "trim",
-    "mixed": "total",
-}
-
-#: Latency block names (total, completion, submission) and their units per ms, by fio generation.
-LATENCY_KEYS_NS = ("lat_ns", "clat_ns", "slat_ns")
-LATENCY_KEYS_US = ("lat", "clat", "slat")
+#: Latency units per ms: fio >= 3.0 (lat_ns, clat_ns, slat_ns) and fio 2.x (lat, clat, slat).
 NS_PER_MS = 1e6
 US_PER_MS = 1e3
 
