@@ -98,8 +98,9 @@ def _detect(path_or_bytes: str | os.PathLike | bytes, source: str | None = None)
 
 def _detect_reading(
     path_or_bytes: str | os.PathLike | bytes, source: str | None = None
-) -> tuple[Format, bytes | None]:
-    """The format, and the whole content when detection read it all (a small plain file)."""
+) -> tuple[Format, bytes | None, str]:
+    """The format, the whole content when detection read it all (a small plain file), and the
+    input's name for `source_file` and messages."""
     whole = None
     if isinstance(path_or_bytes, str | os.PathLike):
         path = os.fspath(path_or_bytes)
@@ -111,11 +112,12 @@ def _detect_reading(
                 raise
             fmt = folder_format(path)
             if fmt is not None:
-                return fmt, None
+                return fmt, None, source
             raise ParseError(source, "folder without a Vdbench flatfile.html") from None
     else:
         head = path_or_bytes[:_SNIFF_BYTES]
-    return _sniff(head, source or "<bytes>"), whole
+    source = source or "<bytes>"
+    return _sniff(head, source), whole, source
 
 
 def _sniff(head: bytes, source: str) -> Format:
@@ -378,25 +380,23 @@ class _Reader:
         """Read one file or output folder; False for a folder of inputs, to be searched."""
         try:
             # the format from the first bytes: a file that is no result is never read whole
-            fmt, data = _detect_reading(path)
+            fmt, data, source = _detect_reading(path)
         except ParseError as exc:
             if os.path.isdir(path) and folder_format(path) is None:
                 return False
             self.skip(exc)
             return True
         try:
-            self._gather(fmt, path, data)
+            self._gather(fmt, path, data, source)
         except ParseError as exc:
             self.skip(exc)
         return True
 
-    def _gather(self, fmt: Format, path: str, data: bytes | None) -> None:
+    def _gather(self, fmt: Format, path: str, data: bytes | None, source: str) -> None:
         run_id = self.run_id
         if fmt.table is not None or fmt.parse_rows is not None:
             if data is None:
                 data, source = read_bytes(path)
-            else:
-                source = printable_path(path)
             origin = run_origin(source, self.origins)
             if fmt.table is not None:  # many small files: one collector gathers them
                 table = self.tables.get(fmt.name)

@@ -137,16 +137,23 @@ def flag_stopped(rows: list[dict] | pd.DataFrame, source: str, stopped: str | No
     """Mark rows of a run stopped before its planned end (in place), with a warning."""
     if not stopped:
         return
-    warnings.warn(
-        f"{source}: the run was stopped before its planned end ({stopped}): its rows are "
-        "flagged 'interrupted'",
-        stacklevel=3,
-    )
+    warn_stopped(source, stopped, stacklevel=4)
     if isinstance(rows, pd.DataFrame):
         rows["interrupted"] = True
         return
     for row in rows:
         row["interrupted"] = True
+
+
+def warn_stopped(source: str, stopped: str | None, stacklevel: int = 3) -> None:
+    """Warn that `source` comes from a run stopped before its planned end (its rows are then
+    flagged 'interrupted'); nothing when it was not."""
+    if stopped:
+        warnings.warn(
+            f"{source}: the run was stopped before its planned end ({stopped}): its rows are "
+            "flagged 'interrupted'",
+            stacklevel=stacklevel,
+        )
 
 
 def label_local_host(rows: list[dict] | pd.DataFrame, host: str | None) -> None:

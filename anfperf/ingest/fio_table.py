@@ -16,7 +16,7 @@ from collections.abc import Sequence
 import numpy as np
 import pandas as pd
 
-from anfperf.ingest._frame import Origin, flag_stopped, run_origin
+from anfperf.ingest._frame import Origin, run_origin, warn_stopped
 from anfperf.ingest.combine import Groups, combine_measures
 from anfperf.ingest.fio_bins import NOT_DECIMAL, decimal_histograms, histogram
 from anfperf.ingest.fio_json import (
@@ -75,7 +75,7 @@ class FioTable:
         """
         parsed = _parse_fio_json(data, source)
         origin = origin if origin is not None else run_origin(source)
-        flag_stopped([], source, origin.stopped)  # its warning; the rows are flagged in frame()
+        warn_stopped(source, origin.stopped)  # the rows are flagged in frame()
         stopped = parsed.interrupted or bool(origin.stopped)
         self._files.append((source, run_id or origin.run_id, origin.host, stopped))
         self._sizes.append((len(parsed.entries), len(parsed.blocks)))

@@ -52,6 +52,15 @@ class ToolAdapter:
         """
         raise NotImplementedError(f"{self.name} renders no files")
 
+    @staticmethod
+    def per_host(workload: Workload, hosts: Sequence[str]) -> list[tuple[str, str | None, int]]:
+        """(file stem, host, number of hosts) for each host's share of `workload`; one share
+        for all when no hosts are named (stem: the workload's name, host None)."""
+        n_hosts = max(len(hosts), 1)
+        if not hosts:
+            return [(workload.name, None, n_hosts)]
+        return [(f"{workload.name}-{host}", host, n_hosts) for host in hosts]
+
     # -- launching (the runner) ----------------------------------------------------------------
 
     def expected_duration_s(self, workload: Workload) -> float:

@@ -25,12 +25,10 @@ class DiskSpdTool(ToolAdapter):
         self, workload: Workload, volumes: Sequence[str], hosts: Sequence[str] = (), **options: Any
     ) -> dict[str, str]:
         files = {}
-        for host in hosts or [None]:
-            stem = workload.name if host is None else f"{workload.name}-{host}"
+        for stem, host, n_hosts in self.per_host(workload, hosts):
             cmds = render_diskspd_commands(
-                workload, volumes, host=host, n_hosts=max(len(hosts), 1),
-                max_iops=options.get("max_iops"),
-            )  # fmt: skip
+                workload, volumes, host=host, n_hosts=n_hosts, max_iops=options.get("max_iops")
+            )
             # every argument is from a checked, quote-free character set, so the plain join
             # is also what cmd.exe / PowerShell need (shlex quotes '\\')
             files[f"{stem}.diskspd.txt"] = "".join(" ".join(c) + "\n" for c in cmds)

@@ -54,14 +54,12 @@ class FioTool(ToolAdapter):
     def render_files(
         self, workload: Workload, volumes: Sequence[str], hosts: Sequence[str] = (), **options: Any
     ) -> dict[str, str]:
-        files = {}
-        for host in hosts or [None]:
-            stem = workload.name if host is None else f"{workload.name}-{host}"
-            files[f"{stem}.fio"] = render_fio_jobfile(
-                workload, volumes, host=host, n_hosts=max(len(hosts), 1),
-                max_iops=options.get("max_iops"),
-            )  # fmt: skip
-        return files
+        return {
+            f"{stem}.fio": render_fio_jobfile(
+                workload, volumes, host=host, n_hosts=n_hosts, max_iops=options.get("max_iops")
+            )
+            for stem, host, n_hosts in self.per_host(workload, hosts)
+        }
 
     def tasks(
         self,
