@@ -133,10 +133,11 @@ def decimal_histograms(datas: list) -> list:
         # a value quoted, or anything but digits and punctuation
         return [decimal_histogram(bytes(data)) for data in datas]
     # '{' becomes a minus sign: each histogram's first key is negative, marking where it starts.
-    # Whitespace stays: inside a key ("1 2") it makes one number too many.
+    # numpy reads numbers between commas (skipping whitespace around them) twice as fast as
+    # numbers between whitespace, and stops at whitespace inside a key ("1 2").
     try:
-        numbers = np.fromstring(joined.translate(_BRACE_TO_MINUS, b'"'), np.int64, sep=" ")
-    except ValueError:  # text numpy cannot read to its end ('{}' gives a lone '-')
+        numbers = np.fromstring(joined.translate(_BRACE_TO_MINUS, b'}"'), np.int64, sep=",")
+    except ValueError:  # text numpy cannot read to its end ('{}' gives a lone '-', "1 2")
         return [decimal_histogram(bytes(data)) for data in datas]
     starts = np.flatnonzero(numbers < 0)
     if (
@@ -161,7 +162,7 @@ def decimal_histograms(datas: list) -> list:
     ]
 
 
-_BRACE_TO_MINUS = bytes.maketrans(b"{}:,", b"-   ")
+_BRACE_TO_MINUS = bytes.maketrans(b"{:", b"-,")
 
 
 def _parse_decimal_json(data: bytes) -> np.ndarray:

@@ -98,6 +98,7 @@ _TRICKY = [
     b'{"-5": 1}',
     b'{"1 2": 1}',  # whitespace inside a key: not bin 12
     b'{"12": 1 }',
+    b'{ "12" :\n 1 , " 13":2}',  # whitespace around keys and values, and inside one's quotes
 ]
 
 
