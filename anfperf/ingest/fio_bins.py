@@ -92,6 +92,7 @@ def histogram(raw: object, ns_per_unit: int) -> dict | None:
 NOT_DECIMAL = object()
 #: The bytes of a JSON object of decimal keys and counts, and their punctuation as separators.
 _DECIMAL_JSON = b'0123456789{}":, \t\r\n'
+_DIGITS_AND_WHITESPACE = b"0123456789 \t\r\n"
 _PUNCTUATION_TO_SPACE = bytes.maketrans(b'{}":,', b"     ")
 
 
@@ -127,9 +128,10 @@ def decimal_histograms(datas: list) -> list:
     if not datas:
         return []
     joined = b",".join(datas)
-    n_bins = joined.count(b":")
+    punctuation = joined.translate(None, _DIGITS_AND_WHITESPACE)  # a fifth of the bytes
+    n_bins = punctuation.count(b":")
     # (one object each, none nested: the marks below count them)
-    if joined.count(b'"') != 2 * n_bins or joined.translate(None, _DECIMAL_JSON):
+    if punctuation.count(b'"') != 2 * n_bins or punctuation.translate(None, _DECIMAL_JSON):
         # a value quoted, or anything but digits and punctuation
         return [decimal_histogram(bytes(data)) for data in datas]
     # '{' becomes a minus sign: each histogram's first key is negative, marking where it starts.
