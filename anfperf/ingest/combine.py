@@ -86,13 +86,16 @@ def percentiles_by_histogram(
         or not ((np.diff(ns) > 0) | new_group[1:]).all()
     ):
         return np.array([percentiles_from_bins(h, percentiles) for h in histograms])
-    cum = np.cumsum(count)
-    local = (cum - np.repeat(cum[starts] - count[starts], sizes)).astype(np.float64)
-    totals = local[starts + sizes - 1]
+    cum = np.cumsum(count)  # over all histograms, in integers
+    before = cum[starts] - count[starts]  # each histogram's cumulative count starts after this
+    totals = (cum[starts + sizes - 1] - before).astype(np.float64)
     targets = wanted[None, :] * totals[:, None]  # the same product as percentiles_from_bins
-    # searchsorted(side='left') within each histogram: how many cumulative counts fall short
-    below = local[:, None] < np.repeat(targets, sizes, axis=0)
-    idx = np.minimum(np.add.reduceat(below, starts, axis=0), sizes[:, None] - 1)
+    # searchsorted(side='left') within each histogram: how many of its cumulative counts fall
+    # short of the target. Counts are whole, so short of the target is short of its ceiling,
+    # which one search of the shared cumulative count finds for all histograms.
+    reach = np.ceil(targets).astype(np.int64) + before[:, None]
+    below = np.searchsorted(cum, reach.ravel(), side="left").reshape(reach.shape)
+    idx = np.clip(below - starts[:, None], 0, sizes[:, None] - 1)
     out = ns.astype(np.float64)[starts[:, None] + idx] / 1e6
     out[totals <= 0] = np.nan
     return out
@@ -125,14 +128,22 @@ def merge_bins_by_group(groups: Sequence[Sequence[dict]]) -> list[dict]:
     gid = np.repeat(np.arange(len(groups), dtype=np.int64), per_group)
     if len(ns) and 0 <= ns.min() and ns.max() < 1 << _NS_BITS and len(groups) < 1 << 26:
         # one int64 key (group, bin): a stable sort of it is ten times faster than lexsort
-        order = np.argsort((gid << _NS_BITS) | ns, kind="stable")
+        key = (gid << _NS_BITS) | ns
+        order = np.argsort(key, kind="stable")
+        key, count = key[order], count[order]
+        new = np.ones(len(key), dtype=bool)
+        np.not_equal(key[1:], key[:-1], out=new[1:])
+        starts = np.flatnonzero(new)
+        key = key[starts]
+        keys, key_gid = key & ((1 << _NS_BITS) - 1), key >> _NS_BITS
     else:
         order = np.lexsort((ns, gid))  # by group, then bin
-    ns, gid, count = ns[order], gid[order], count[order]
-    new = np.ones(len(ns), dtype=bool)
-    new[1:] = (ns[1:] != ns[:-1]) | (gid[1:] != gid[:-1])
-    starts = np.flatnonzero(new)
-    keys, sums, key_gid = ns[starts], np.add.reduceat(count, starts), gid[starts]
+        ns, gid, count = ns[order], gid[order], count[order]
+        new = np.ones(len(ns), dtype=bool)
+        new[1:] = (ns[1:] != ns[:-1]) | (gid[1:] != gid[:-1])
+        starts = np.flatnonzero(new)
+        keys, key_gid = ns[starts], gid[starts]
+    sums = np.add.reduceat(count, starts)
     bounds = np.searchsorted(key_gid, np.arange(len(groups) + 1))
     return [
         {"ns": keys[a:b], "count": sums[a:b]} for a, b in zip(bounds[:-1], bounds[1:], strict=True)

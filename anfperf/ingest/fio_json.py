@@ -704,12 +704,11 @@ def _histogram(bins: object) -> dict | None:
 
 
 def _clone_key(entry: Entry) -> tuple[str, str, str, str]:
-    return (
-        text(entry.jobname),
-        text(entry.groupid),
-        text(entry.hostname),
-        text(entry.port),
-    )
+    name, group, hostname, port = entry.jobname, entry.groupid, entry.hostname, entry.port
+    if hostname is None and port is None and type(group) is int and type(name) is str:
+        # a 'jobs' entry as fio writes it: what text() gives, without its four calls
+        return (name if name.isascii() else text(name), str(group), "", "")
+    return (text(name), text(group), text(hostname), text(port))
 
 
 def _client_hosts(entries: list[tuple[bool, Entry]]) -> dict[tuple[str, str], str]:

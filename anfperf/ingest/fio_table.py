@@ -19,6 +19,7 @@ import pandas as pd
 from anfperf.ingest._frame import Origin, run_origin, warn_stopped
 from anfperf.ingest.combine import Groups, combine_measures
 from anfperf.ingest.fio_bins import NOT_DECIMAL, decimal_histograms, histogram
+from anfperf.ingest.fio_doc import INT64_MAX
 from anfperf.ingest.fio_json import (
     _BINS,
     BLOCK_COLUMNS,
@@ -193,19 +194,41 @@ def _concat(first: object, second: object) -> object:
     """Two typed arrays (numpy or pandas) of the same dtype, one after the other."""
     if isinstance(first, np.ndarray):
         return np.concatenate([first, second])  # type: ignore[list-item]
-    return pd.concat([pd.Series(first), pd.Series(second)], ignore_index=True).array
+    # the extension array interface's own concatenation: a tenth of the time of pd.concat
+    return type(first)._concat_same_type([first, second])  # type: ignore[attr-defined]
 
 
 _DTYPES = {name: dtype for name, dtype, _unit, _meaning in COLUMNS}
 
 
+class _Codes(dict):
+    """Category -> code of a categorical column; -1 (missing) for anything else."""
+
+    def __missing__(self, key: object) -> int:
+        return -1
+
+
+_CODES = {
+    name: _Codes((category, code) for code, category in enumerate(dtype.categories))
+    for name, dtype in _DTYPES.items()
+    if isinstance(dtype, pd.CategoricalDtype)
+}
+
+
 def _typed(name: str, values: Sequence) -> object:
     """`values` as the array of the schema's dtype for column `name`."""
     dtype = _DTYPES[name]
-    if isinstance(dtype, pd.CategoricalDtype):
-        return pd.Categorical(values, dtype=dtype)
+    if isinstance(dtype, pd.CategoricalDtype):  # by codes: a third of the time of Categorical()
+        codes = _CODES[name]
+        return pd.Categorical.from_codes(
+            np.fromiter(map(codes.__getitem__, values), np.int8, len(values)), dtype=dtype
+        )
     if dtype == "float64":
         return np.array(values, dtype=float)
+    if dtype == "Int64" and not isinstance(values, np.ndarray) and _all_int(values):
+        # straight into an array: a third of pd.array's time (which checks each value's type)
+        data = np.array(values, dtype=np.int64)
+        return pd.arrays.IntegerArray(data, np.zeros(len(data), dtype=bool))
     if dtype in ("Int64", "string"):
         return pd.array(values, dtype=dtype)
     if dtype == "bool":
@@ -217,6 +240,13 @@ def _typed(name: str, values: Sequence) -> object:
     # ns since 1970 (fio_json._timestamp), None where unknown
     ns = np.array([_NAT if v is None else v for v in values], dtype=np.int64)
     return pd.to_datetime(ns, unit="ns", utc=True).array
+
+
+def _all_int(values: Sequence) -> bool:
+    """Whether every value is an int within int64 (whole_number's values, None aside)."""
+    return all(type(v) is int for v in values) and (
+        not values or -INT64_MAX <= min(values) and max(values) <= INT64_MAX
+    )
 
 
 _NAT = np.iinfo(np.int64).min  # what datetime64 reads as NaT
