@@ -9,12 +9,14 @@ exported too. The frame's columns are documented in :mod:`anfperf.schema`.
 
 from __future__ import annotations
 
+import contextlib
+import gc
 import io
 import logging
 import os
 import re
 import warnings
-from collections.abc import Iterable
+from collections.abc import Iterable, Iterator
 from typing import Any, Literal, NamedTuple
 
 import pandas as pd
@@ -338,7 +340,32 @@ def read_all(
         return _read_many(paths, run_id, raise_errors=False)
 
 
+@contextlib.contextmanager
+def _collection_paused() -> Iterator[None]:
+    """Cyclic garbage collection paused while many files are read, then as it was.
+
+    The rows kept until the frame is built are tens of thousands of containers: the collector
+    went over them again and again, and over the whole heap once per some thousand files, for
+    nothing (reading makes no reference cycles): 6 % of the time of reading 10,000 fio files.
+    """
+    if not gc.isenabled():
+        yield
+        return
+    gc.disable()
+    try:
+        yield
+    finally:
+        gc.enable()
+
+
 def _read_many(
+    paths: Iterable[str | os.PathLike], run_id: str | None, *, raise_errors: bool
+) -> ReadResult:
+    with _collection_paused():
+        return _read_paths(paths, run_id, raise_errors=raise_errors)
+
+
+def _read_paths(
     paths: Iterable[str | os.PathLike], run_id: str | None, *, raise_errors: bool
 ) -> ReadResult:
     reader = _Reader(run_id, raise_errors)

@@ -267,11 +267,12 @@ def _combined_percentiles(
     has_bins = np.fromiter((isinstance(b, dict) for b in bins), bool, len(bins))
     complete = groups.all(has_bins | ~active) & (n_active > 0)
     if complete.any():
-        order, bounds = groups.order, groups.bounds
+        # (as lists: numpy's scalars cost more than all else here)
+        order, bounds, is_active = groups.order.tolist(), groups.bounds.tolist(), active.tolist()
         wanted = [PERCENTILE_COLUMNS[c] for c in pct_cols]
         to_merge: dict[int, list[dict]] = {}
-        for g in np.flatnonzero(complete):
-            rows = [i for i in order[bounds[g] : bounds[g + 1]] if active[i]]
+        for g in np.flatnonzero(complete).tolist():
+            rows = [i for i in order[bounds[g] : bounds[g + 1]] if is_active[i]]
             if len(rows) == 1:  # nothing to merge: its own histogram and percentiles
                 merged_bins[g] = bins[rows[0]]
             else:

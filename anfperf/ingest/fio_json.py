@@ -728,7 +728,12 @@ def _client_hosts(entries: list[tuple[bool, Entry]]) -> dict[tuple[str, str], st
 
 def _timestamp(doc: Doc) -> int | None:
     """The document's time [ns since 1970, UTC], to the microsecond as a datetime holds it."""
-    seconds = num(doc.timestamp_ms) / 1000.0
+    ms = doc.timestamp_ms
+    if type(ms) is int and _TS_RANGE[0] * 1000 < ms < 2**31 * 1000:
+        # what the rounding below gives for fio's whole milliseconds until 2038 (where a
+        # float's error stays under half a microsecond)
+        return ms * 1_000_000
+    seconds = num(ms) / 1000.0
     if not _TS_RANGE[0] < seconds < _TS_RANGE[1]:
         seconds = num(doc.timestamp)
     if not _TS_RANGE[0] < seconds < _TS_RANGE[1]:

@@ -196,3 +196,21 @@ def test_any_fio_documents_total_as_add_totals_does(docs):
     frame = table.frame()
     assert_same_frame(frame, add_totals(frame.iloc[: len(table)]))
     assert not math.isnan(frame["iops"].sum()) or frame.empty
+
+
+def test_whole_millisecond_timestamps_equal_the_float_rounding():
+    # _timestamp returns fio's whole milliseconds as they are where the rounding through a
+    # float second count gives the same (until 2038); a datetime holds microseconds
+    from anfperf.ingest.fio_doc import Doc
+    from anfperf.ingest.fio_json import _TS_RANGE, _timestamp
+
+    def through_float(ms: int) -> int:
+        fraction, whole = math.modf(ms / 1000.0)
+        return (int(whole) * 1_000_000 + round(fraction * 1e6)) * 1000
+
+    rng = np.random.default_rng(7)
+    low, high = int(_TS_RANGE[0] * 1000) + 1, 2**31 * 1000 - 1
+    for ms in [low, high, 1_763_769_745_123, *rng.integers(low, high, 20_000).tolist()]:
+        assert _timestamp(Doc(timestamp_ms=ms)) == through_float(ms) == ms * 1_000_000
+    late = 2**31 * 1000 + 123  # beyond: the rounding itself decides
+    assert _timestamp(Doc(timestamp_ms=late)) == through_float(late)

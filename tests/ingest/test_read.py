@@ -183,3 +183,24 @@ def test_unknown_content_is_a_parse_error(tmp_path):
         read(tmp_path / "missing.json")
     with pytest.raises(ParseError, match="without a Vdbench flatfile"):
         detect_format(tmp_path)
+
+
+def test_read_many_leaves_garbage_collection_as_it_found_it(tmp_path):
+    # read_many pauses the cyclic collector while it reads (see _collection_paused)
+    import gc
+
+    good = DATA / "fio" / "randread_qd4.json"
+    bad = tmp_path / "bad.json"
+    bad.write_text('{"fio version": "fio-3.33", "jobs": [')
+    assert gc.isenabled()
+    assert len(read_many([good])) == 2
+    assert gc.isenabled()
+    with pytest.raises(ParseError, match="bad.json"):
+        read_many([good, bad])
+    assert gc.isenabled()  # after an error too
+    gc.disable()
+    try:
+        read_many([good])
+        assert not gc.isenabled()  # the caller's choice stands
+    finally:
+        gc.enable()
