@@ -62,7 +62,7 @@ def run_origin(source: str, cache: dict | None = None) -> Origin:
     """
     # Plain strings until a manifest or a Vdbench name needs Path: thousands of files of one
     # folder are the bulk case, and a Path per file costs more than the rest of this.
-    folder = os.path.dirname(source)
+    folder, name = os.path.split(source)
     if cache is not None and folder in cache:
         found = cache[folder]
     else:
@@ -71,7 +71,6 @@ def run_origin(source: str, cache: dict | None = None) -> Origin:
             cache[folder] = found
     if found is not None:
         return _manifest_origin(Path(source), *found)
-    name = os.path.basename(source)
     if name in ("", ".") or name in _GENERIC_NAMES or name.endswith(".histogram.html"):
         path = Path(source)
         name = path.name

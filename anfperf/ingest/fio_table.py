@@ -51,7 +51,7 @@ class FioTable:
         self._blocks: list[tuple] = []  # each starts with its entry's position in its file
         self._files: list[tuple[str, str, str | None, bool]] = []  # source, run id, host, stopped
         self._sizes: list[tuple[int, int]] = []  # each file's number of entries and of blocks
-        self._pending: list[int] = []  # blocks whose histogram is still JSON bytes
+        self._scanned = 0  # blocks before this one hold no histogram in JSON bytes
 
     def add(
         self, data: bytes, source: str, *, run_id: str | None = None, origin: Origin | None = None
@@ -81,21 +81,18 @@ class FioTable:
         self._files.append((source, run_id or origin.run_id, origin.host, stopped))
         self._sizes.append((len(parsed.entries), len(parsed.blocks)))
         self._entries.extend(parsed.entries)
-        start = len(self._blocks)
         self._blocks.extend(parsed.blocks)
-        self._pending.extend(
-            start + i for i, block in enumerate(parsed.blocks) if type(block[_BINS]) is bytes
-        )
-        if len(self._pending) >= _HISTOGRAMS_PER_PASS:
+        if len(self._blocks) - self._scanned >= _BLOCKS_PER_PASS:
             self._histograms_as_arrays()
 
     def _histograms_as_arrays(self) -> None:
         """Parse the histograms still in JSON bytes, many in one pass: numpy's cost per call is
         then small, and the memory of one pass (a few MiB) is reused by the next."""
-        at, self._pending = self._pending, []
+        blocks = self._blocks
+        at = [i for i in range(self._scanned, len(blocks)) if type(blocks[i][_BINS]) is bytes]
+        self._scanned = len(blocks)
         if not at:
             return
-        blocks = self._blocks
         converted = decimal_histograms([blocks[i][_BINS] for i in at])
         for i, hist in zip(at, converted, strict=True):
             block = blocks[i]
@@ -132,8 +129,8 @@ class FioTable:
         return _typed_frame(columns, len(rows_entry))
 
 
-#: Histograms parsed together (see FioTable._histograms_as_arrays).
-_HISTOGRAMS_PER_PASS = 256
+#: Direction rows whose histograms are parsed together (see FioTable._histograms_as_arrays).
+_BLOCKS_PER_PASS = 512
 
 
 def _entry_columns(entries: list[tuple], file_of: np.ndarray, files: list[tuple]) -> dict:
