@@ -259,7 +259,9 @@ def _parse_fio_json(data: bytes, source: str) -> Parsed:
         raise ParseError(source, f"none of the {step0} fio jobs did any I/O")
     if outside:
         _warn_outsidetext(outside, source)
-    signal = next((m for chunk in outside if (m := _SIGNALLED.search(chunk))), None)
+    signal = (
+        next((m for chunk in outside if (m := _SIGNALLED.search(chunk))), None) if outside else None
+    )
     if signal:  # fio wrote what it had measured when it was told to stop
         warnings.warn(
             f"{source}: fio was stopped ({signal[0]}): the rows cover less than the planned run "
@@ -496,7 +498,8 @@ def _document_rows(
     global_key = options_key(global_options)
     if isinstance(global_key, bytes) and global_key[:1] == b"[":
         global_options = json_value(global_key)  # fio >= 3.40 client mode: one per client
-    hosts = _client_hosts(jobs) if doc.client_stats else {}
+    client_mode = bool(doc.client_stats)
+    hosts = _client_hosts(jobs) if client_mode else {}
     keys = [_clone_key(entry) for _, entry in jobs]
     clones: dict[tuple, int] = {}
     for key in keys:
@@ -530,7 +533,8 @@ def _document_rows(
             entries.append((tool_version, host, name, step0 + i, timestamp, error,
                             entry.usr_cpu, entry.sys_cpu, *_config_values(config)))  # fmt: skip
             blocks.extend(entry_blocks)
-        per_host.append((config, name, entry_blocks))
+        if client_mode:  # what "All clients" is made of
+            per_host.append((config, name, entry_blocks))
 
     for i, entry in all_clients:
         names = {name for _, name, host_blocks in per_host if host_blocks}

@@ -130,7 +130,7 @@ class FioTable:
 
 
 #: Direction rows whose histograms are parsed together (see FioTable._histograms_as_arrays).
-_BLOCKS_PER_PASS = 512
+_BLOCKS_PER_PASS = 64
 
 
 def _entry_columns(entries: list[tuple], file_of: np.ndarray, files: list[tuple]) -> dict:
