@@ -117,7 +117,25 @@ _NS_BITS = 36  # bin values below 2**36 ns (19 hours) share an int64 key with th
 
 
 def merge_bins_by_group(groups: Sequence[Sequence[dict]]) -> list[dict]:
-    """:func:`merge_bins` of each group of histograms, all groups in one vectorised pass."""
+    """:func:`merge_bins` of each group of histograms, many groups in one vectorised pass."""
+    # Passes of some thousand bins: arrays of a megabyte each were fresh memory from the system
+    # at each step, and their page faults cost more than the merge (7 ms against 3 for the
+    # 200 read/write jobs of 1,000 fio files).
+    out: list[dict] = []
+    start, n_bins = 0, 0
+    for end, group in enumerate(groups):
+        if n_bins > _BINS_PER_PASS:
+            out.extend(_merge_groups(groups[start:end]))
+            start, n_bins = end, 0
+        n_bins += sum(len(h["ns"]) for h in group)
+    out.extend(_merge_groups(groups[start:]))
+    return out
+
+
+_BINS_PER_PASS = 8192
+
+
+def _merge_groups(groups: Sequence[Sequence[dict]]) -> list[dict]:
     if not groups:
         return []
     hists = [h for group in groups for h in group]

@@ -118,6 +118,8 @@ def test_merging_every_group_at_once_equals_merging_each():
     # and bins beyond 2**36 ns, which take the general sort
     far = [{"ns": h["ns"] + 2**40, "count": h["count"]} for h in hists]
     groups = [hists[:2], hists[2:], hists, hists[:1] * 2, far]
+    groups = groups * 20  # over 8192 bins: merged in several passes
+    assert sum(len(h["ns"]) for group in groups for h in group) > 3 * 8192
     for group, merged in zip(groups, merge_bins_by_group(groups), strict=True):
         expected = merge_bins(group)
         assert merged["ns"].tolist() == expected["ns"].tolist()
