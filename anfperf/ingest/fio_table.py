@@ -3,7 +3,7 @@
 Reading thousands of small fio files is the bulk case, and after decoding what costs is the
 work per row. :class:`FioTable` keeps each file's rows as tuples (the job entries' values and
 their direction rows', :class:`anfperf.ingest.fio_json.Parsed`), then works per column: the
-json+ histograms of all files become arrays in one pass, every job's 'total' row is combined
+json+ histograms become arrays many at a time (numpy, in passes), every job's 'total' row is combined
 in one vectorised pass (by :func:`anfperf.ingest.combine.combine_measures`, the rules
 :func:`~anfperf.ingest.combine.add_totals` applies), each column gets its dtype once and the
 values of a job entry or a file are converted once, not once per row.
@@ -87,7 +87,7 @@ class FioTable:
 
     def _histograms_as_arrays(self) -> None:
         """Parse the histograms still in JSON bytes, many in one pass: numpy's cost per call is
-        then small, and the memory of one pass (a few MiB) is reused by the next."""
+        then small, and the memory of one pass is reused by the next."""
         blocks = self._blocks
         at = [i for i in range(self._scanned, len(blocks)) if type(blocks[i][_BINS]) is bytes]
         self._scanned = len(blocks)
