@@ -3,8 +3,8 @@
 Reading thousands of small fio files is the bulk case, and after decoding what costs is the
 work per row. :class:`FioTable` keeps each file's rows as tuples (the job entries' values and
 their direction rows', :class:`anfperf.ingest.fio_json.Parsed`), then works per column: the
-json+ histograms become arrays many at a time (numpy, in passes), every job's 'total' row is combined
-in one vectorised pass (by :func:`anfperf.ingest.combine.combine_measures`, the rules
+json+ histograms become arrays many at a time (numpy, in passes), every job's 'total' row is
+combined in one vectorised pass (by :func:`anfperf.ingest.combine.combine_measures`, the rules
 :func:`~anfperf.ingest.combine.add_totals` applies), each column gets its dtype once and the
 values of a job entry or a file are converted once, not once per row.
 """
