@@ -207,7 +207,7 @@ class Parsed(NamedTuple):
 
     ``entries``: one tuple per job entry that did I/O, its values in :data:`ENTRY_COLUMNS`;
     ``blocks``: one tuple per direction row, its entry's position in `entries` then its values
-    in :data:`BLOCK_COLUMNS` (json+ histograms may still be JSON bytes);
+    in :data:`BLOCK_COLUMNS` (json+ histograms may still be JSON text, a :class:`msgspec.Raw`);
     ``interrupted``: fio said it was stopped by a signal.
     """
 
@@ -640,9 +640,7 @@ def _latency(block: Block) -> tuple[tuple, bool]:
         percentiles = _NO_PERCENTILES
     bins = src.bins
     if ns_per_unit == 1 and type(bins) is Raw:
-        # fio 3.x's histograms stay JSON bytes, made arrays later, all files' at once
-        # (fio_table); copied: the Raw would keep the whole file in memory
-        bins = bytes(bins)
+        pass  # fio 3.x's histograms stay JSON text, made arrays later, many at once (fio_table)
     elif bins is not UNSET:
         bins = histogram(bins, ns_per_unit)
     else:
@@ -697,8 +695,8 @@ def _fill_all_clients_bins(all_blocks: list[tuple], host_blocks: list[tuple]) ->
 
 
 def _histogram(bins: object) -> dict | None:
-    """A histogram as arrays, whether still JSON bytes or not."""
-    return histogram(bins, 1) if type(bins) is bytes else bins  # type: ignore[return-value]
+    """A histogram as arrays, whether still JSON text or not."""
+    return histogram(bins, 1) if type(bins) is Raw else bins  # type: ignore[return-value]
 
 
 # --------------------------------------------------------------------------- configuration

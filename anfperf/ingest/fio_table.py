@@ -15,6 +15,7 @@ from collections.abc import Sequence
 
 import numpy as np
 import pandas as pd
+from msgspec import Raw
 
 from anfperf.ingest._frame import Origin, run_origin, warn_stopped
 from anfperf.ingest.combine import Groups, combine_measures
@@ -51,7 +52,7 @@ class FioTable:
         self._blocks: list[tuple] = []  # each starts with its entry's position in its file
         self._files: list[tuple[str, str, str | None, bool]] = []  # source, run id, host, stopped
         self._sizes: list[tuple[int, int]] = []  # each file's number of entries and of blocks
-        self._scanned = 0  # blocks before this one hold no histogram in JSON bytes
+        self._scanned = 0  # blocks before this one hold no histogram still in JSON text
 
     def add(
         self, data: bytes, source: str, *, run_id: str | None = None, origin: Origin | None = None
@@ -86,10 +87,11 @@ class FioTable:
             self._histograms_as_arrays()
 
     def _histograms_as_arrays(self) -> None:
-        """Parse the histograms still in JSON bytes, many in one pass: numpy's cost per call is
-        then small, and the memory of one pass is reused by the next."""
+        """Parse the histograms still in JSON text, many in one pass: numpy's cost per call is
+        then small, and the memory of one pass is reused by the next. (Each is a msgspec Raw,
+        which keeps its file's bytes until then: passes are made every few dozen rows.)"""
         blocks = self._blocks
-        at = [i for i in range(self._scanned, len(blocks)) if type(blocks[i][_BINS]) is bytes]
+        at = [i for i in range(self._scanned, len(blocks)) if type(blocks[i][_BINS]) is Raw]
         self._scanned = len(blocks)
         if not at:
             return
