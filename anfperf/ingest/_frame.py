@@ -6,7 +6,6 @@ import json
 import logging
 import os
 import warnings
-from functools import lru_cache
 from pathlib import Path
 from typing import NamedTuple
 
@@ -76,15 +75,10 @@ def run_origin(source: str, cache: dict | None = None) -> Origin:
         name = path.name
         if name in _GENERIC_NAMES or name.endswith(".histogram.html"):
             return Origin(path.parent.name or name)
-    suffixes = _name_suffixes(all_suffixes())
+    suffixes = (*_GENERIC_SUFFIXES, *all_suffixes())
     while name.endswith(suffixes) and "." in name:
         name = name.rsplit(".", 1)[0]
     return Origin(name or source)
-
-
-@lru_cache(maxsize=4)
-def _name_suffixes(registered: tuple[str, ...]) -> tuple[str, ...]:
-    return (*_GENERIC_SUFFIXES, *registered)
 
 
 def _find_manifest(path: Path) -> tuple[int, dict | None] | None:

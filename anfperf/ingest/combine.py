@@ -146,21 +146,14 @@ def _merge_groups(groups: Sequence[Sequence[dict]]) -> list[dict]:
     gid = np.repeat(np.arange(len(groups), dtype=np.int64), per_group)
     if len(ns) and 0 <= ns.min() and ns.max() < 1 << _NS_BITS and len(groups) < 1 << 26:
         # one int64 key (group, bin): a stable sort of it is ten times faster than lexsort
-        key = (gid << _NS_BITS) | ns
-        order = np.argsort(key, kind="stable")
-        key, count = key[order], count[order]
-        new = np.ones(len(key), dtype=bool)
-        np.not_equal(key[1:], key[:-1], out=new[1:])
-        starts = np.flatnonzero(new)
-        key = key[starts]
-        keys, key_gid = key & ((1 << _NS_BITS) - 1), key >> _NS_BITS
+        order = np.argsort((gid << _NS_BITS) | ns, kind="stable")
     else:
         order = np.lexsort((ns, gid))  # by group, then bin
-        ns, gid, count = ns[order], gid[order], count[order]
-        new = np.ones(len(ns), dtype=bool)
-        new[1:] = (ns[1:] != ns[:-1]) | (gid[1:] != gid[:-1])
-        starts = np.flatnonzero(new)
-        keys, key_gid = ns[starts], gid[starts]
+    ns, gid, count = ns[order], gid[order], count[order]
+    new = np.ones(len(ns), dtype=bool)
+    new[1:] = (ns[1:] != ns[:-1]) | (gid[1:] != gid[:-1])
+    starts = np.flatnonzero(new)
+    keys, key_gid = ns[starts], gid[starts]
     sums = np.add.reduceat(count, starts)
     bounds = np.searchsorted(key_gid, np.arange(len(groups) + 1))
     return [

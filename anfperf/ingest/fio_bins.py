@@ -93,7 +93,6 @@ NOT_DECIMAL = object()
 #: The bytes of a JSON object of decimal keys and counts, and their punctuation as separators.
 _DECIMAL_JSON = b'0123456789{}":, \t\r\n'
 _DIGITS_AND_WHITESPACE = b"0123456789 \t\r\n"
-_PUNCTUATION_TO_SPACE = bytes.maketrans(b'{}":,', b"     ")
 
 
 def decimal_histogram(data: bytes) -> dict | None | object:
@@ -101,30 +100,23 @@ def decimal_histogram(data: bytes) -> dict | None | object:
     straight from the JSON bytes: json+ files hold several of ~300 bins each, and making them
     dicts first and arrays after was most of the time spent reading such files.
     `NOT_DECIMAL` for anything else (read as a dict then)."""
-    n_bins = data.count(b":")
-    # digits and punctuation only, one object, every key quoted and no value quoted
-    if data.translate(None, _DECIMAL_JSON) or data.count(b"{") != 1 or not n_bins:
-        return NOT_DECIMAL
-    if data.count(b'"') != 2 * n_bins:
-        return NOT_DECIMAL
-    try:
-        numbers = _parse_decimal_json(data)
-    except ValueError:  # text numpy cannot read to its end
-        return NOT_DECIMAL
-    if len(numbers) != 2 * n_bins or numbers.max() >= INT64_MAX:  # fromstring saturates
-        return NOT_DECIMAL
-    ns, count = numbers[0::2].copy(), numbers[1::2].copy()
-    if n_bins > 1 and not (ns[1:] > ns[:-1]).all():  # repeated keys: a dict keeps the last
-        return NOT_DECIMAL
-    if count.sum() <= 0:
-        return None
-    return {"ns": ns, "count": count}
+    return decimal_histograms([data])[0]
 
 
 def decimal_histograms(datas: list) -> list:
-    """:func:`decimal_histogram` of many histograms (JSON bytes), parsed in
-    one pass: the per-call cost of numpy was most of the cost of each. The same checks hold
-    for all together, else each is parsed alone."""
+    """:func:`decimal_histogram` of many histograms (JSON text: bytes or :class:`msgspec.Raw`),
+    parsed in one pass: the per-call cost of numpy was most of the cost of each. When the
+    checks fail for them together, each is parsed alone."""
+    together = _parsed_together(datas)
+    if together is not None:
+        return together
+    if len(datas) == 1:
+        return [NOT_DECIMAL]
+    return [decimal_histogram(data) for data in datas]
+
+
+def _parsed_together(datas: list) -> list | None:
+    """The histograms of `datas`, or None when they are not all fio's plain decimal ones."""
     if not datas:
         return []
     joined = b",".join(datas)
@@ -132,15 +124,14 @@ def decimal_histograms(datas: list) -> list:
     n_bins = punctuation.count(b":")
     # (one object each, none nested: the marks below count them)
     if punctuation.count(b'"') != 2 * n_bins or punctuation.translate(None, _DECIMAL_JSON):
-        # a value quoted, or anything but digits and punctuation
-        return [decimal_histogram(bytes(data)) for data in datas]
+        return None  # a value quoted, or anything but digits and punctuation
     # '{' becomes a minus sign: each histogram's first key is negative, marking where it starts.
     # numpy reads numbers between commas (skipping whitespace around them) twice as fast as
     # numbers between whitespace, and stops at whitespace inside a key ("1 2").
     try:
         numbers = np.fromstring(joined.translate(_BRACE_TO_MINUS, b'}"'), np.int64, sep=",")
     except ValueError:  # text numpy cannot read to its end ('{}' gives a lone '-', "1 2")
-        return [decimal_histogram(bytes(data)) for data in datas]
+        return None
     starts = np.flatnonzero(numbers < 0)
     if (
         len(numbers) != 2 * n_bins
@@ -149,13 +140,13 @@ def decimal_histograms(datas: list) -> list:
         or numbers.max() >= INT64_MAX  # fromstring saturates
         or numbers.min() <= -INT64_MAX
     ):
-        return [decimal_histogram(bytes(data)) for data in datas]
+        return None
     numbers[starts] = -numbers[starts]
     ns, count = numbers[0::2].copy(), numbers[1::2].copy()
     first = np.zeros(len(ns), dtype=bool)
     first[starts // 2] = True
-    if not ((ns[1:] > ns[:-1]) | first[1:]).all():  # repeated keys somewhere
-        return [decimal_histogram(bytes(data)) for data in datas]
+    if not ((ns[1:] > ns[:-1]) | first[1:]).all():  # repeated keys: a dict keeps the last
+        return None
     bounds = [*(starts // 2).tolist(), len(ns)]
     sums = np.add.reduceat(count, starts // 2).tolist()
     return [
@@ -165,9 +156,3 @@ def decimal_histograms(datas: list) -> list:
 
 
 _BRACE_TO_MINUS = bytes.maketrans(b"{:", b"-,")
-
-
-def _parse_decimal_json(data: bytes) -> np.ndarray:
-    """The numbers of JSON made of digits and punctuation, in order (whitespace inside a key,
-    "1 2", makes two)."""
-    return np.fromstring(data.translate(_PUNCTUATION_TO_SPACE), np.int64, sep=" ")

@@ -20,7 +20,6 @@ from msgspec import Raw
 from anfperf.ingest._frame import Origin, run_origin, warn_stopped
 from anfperf.ingest.combine import Groups, combine_measures
 from anfperf.ingest.fio_bins import NOT_DECIMAL, decimal_histograms, histogram
-from anfperf.ingest.fio_doc import INT64_MAX
 from anfperf.ingest.fio_json import (
     _BINS,
     BLOCK_COLUMNS,
@@ -224,10 +223,6 @@ def _typed(name: str, values: Sequence) -> object:
         )
     if dtype == "float64":
         return np.array(values, dtype=float)
-    if dtype == "Int64" and not isinstance(values, np.ndarray) and _all_int(values):
-        # straight into an array: a third of pd.array's time (which checks each value's type)
-        data = np.array(values, dtype=np.int64)
-        return pd.arrays.IntegerArray(data, np.zeros(len(data), dtype=bool))
     if dtype in ("Int64", "string"):
         return pd.array(values, dtype=dtype)
     if dtype == "bool":
@@ -239,13 +234,6 @@ def _typed(name: str, values: Sequence) -> object:
     # ns since 1970 (fio_json._timestamp), None where unknown
     ns = np.array([_NAT if v is None else v for v in values], dtype=np.int64)
     return pd.to_datetime(ns, unit="ns", utc=True).array
-
-
-def _all_int(values: Sequence) -> bool:
-    """Whether every value is an int within int64 (whole_number's values, None aside)."""
-    return all(type(v) is int for v in values) and (
-        not values or -INT64_MAX <= min(values) and max(values) <= INT64_MAX
-    )
 
 
 _NAT = np.iinfo(np.int64).min  # what datetime64 reads as NaT
