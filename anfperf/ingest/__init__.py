@@ -115,11 +115,15 @@ def _detect_reading(
             fmt = folder_format(path)
             if fmt is not None:
                 return fmt, None, source
-            raise ParseError(source, "folder without a Vdbench flatfile.html") from None
+            raise _NotARunFolder(source, "folder without a Vdbench flatfile.html") from None
     else:
         head = path_or_bytes[:_SNIFF_BYTES]
     source = source or "<bytes>"
     return _sniff(head, source), whole, source
+
+
+class _NotARunFolder(ParseError):
+    """A folder that is not one output (read_many searches it for inputs)."""
 
 
 def _sniff(head: bytes, source: str) -> Format:
@@ -408,9 +412,9 @@ class _Reader:
         try:
             # the format from the first bytes: a file that is no result is never read whole
             fmt, data, source = _detect_reading(path)
+        except _NotARunFolder:
+            return False
         except ParseError as exc:
-            if os.path.isdir(path) and folder_format(path) is None:
-                return False
             self.skip(exc)
             return True
         try:
