@@ -48,7 +48,6 @@ _SIZE = re.compile(r"^\s*(\d+(?:\.\d*)?)\s*([kmgtpe]?)(i?)b?\s*$", re.IGNORECASE
 def _options(entry: Entry, global_options: object) -> tuple[dict, bool]:
     """The entry's options: job options over global options; whether fio reported any."""
     job = json_value(entry.job_options)
-    reported = isinstance(job, dict)
     if isinstance(global_options, list):
         # fio >= 3.40 client mode: one global options object per client.
         key = host_key(entry.hostname, entry.port)
@@ -57,13 +56,18 @@ def _options(entry: Entry, global_options: object) -> tuple[dict, bool]:
             (g for g in dicts if host_key(g.get("hostname"), g.get("port")) == key),
             dicts[0] if dicts else None,
         )
-    global_options = json_value(global_options)
+    return _merged(json_value(global_options), job)
+
+
+def _merged(*options: object) -> tuple[dict, bool]:
+    """Option objects (decoded), each over the ones before; whether any was an object (fio
+    reported its options)."""
     merged: dict = {}
-    if isinstance(global_options, dict):
-        merged.update(global_options)
-        reported = True
-    if isinstance(job, dict):
-        merged.update(job)
+    reported = False
+    for value in options:
+        if isinstance(value, dict):
+            merged.update(value)
+            reported = True
     return merged, reported
 
 
@@ -91,14 +95,15 @@ def options_key(value: object) -> bytes | tuple | None:
 
 @lru_cache(maxsize=512)
 def _config_of(global_key: bytes | tuple | None, job_key: bytes | tuple | None, lone: bool) -> dict:
-    merged: dict = {}
-    reported = False
-    for key in (global_key, job_key):
-        options = json_value(key) if isinstance(key, bytes) else dict(key or ())
-        if isinstance(options, dict) and key is not None:
-            merged.update(options)
-            reported = True
+    merged, reported = _merged(_from_key(global_key), _from_key(job_key))
     return _with_outstanding(_config(merged, reported), 1 if lone else 2)
+
+
+def _from_key(key: bytes | tuple | None) -> object:
+    """The options object an :func:`options_key` stands for."""
+    if key is None:
+        return None
+    return json_value(key) if isinstance(key, bytes) else dict(key)
 
 
 def json_value(value: object) -> object:
