@@ -480,6 +480,37 @@ def _strerror(code: int) -> str:
 # --------------------------------------------------------------------------- one document
 
 
+class _Document(NamedTuple):
+    """What the rows of one document's job entries share."""
+
+    tool_version: str | None
+    timestamp: int | None  # ns since 1970
+    global_options: object  # "global options" (a list per client in fio >= 3.40 client mode)
+    global_key: object  # their options_key
+    jobs: list[tuple[bool, Entry]]  # (whether a client/server entry, the entry)
+    keys: list[tuple[str, str, str, str]]  # each entry's clone key
+    clones: dict[tuple, int]  # entries per clone key
+    hosts: dict[tuple[str, str], str] | None  # client mode: host name per (hostname, port)
+
+
+def _document(doc: Doc) -> _Document:
+    """The values a document's entries share."""
+    version = doc.version
+    global_options = doc.options
+    global_key = options_key(global_options)
+    if isinstance(global_key, bytes) and global_key[:1] == b"[":
+        global_options = json_value(global_key)  # fio >= 3.40 client mode: one per client
+    jobs = _entries(doc)
+    keys = [_clone_key(entry) for _, entry in jobs]
+    clones: dict[tuple, int] = {}
+    for key in keys:
+        clones[key] = clones.get(key, 0) + 1
+    return _Document(
+        text(version) if isinstance(version, str) else None, _timestamp(doc), global_options,
+        global_key, jobs, keys, clones, _client_hosts(jobs) if doc.client_stats else None,
+    )  # fmt: skip
+
+
 def _document_rows(
     doc: Doc,
     source: str,
@@ -490,66 +521,81 @@ def _document_rows(
 ) -> tuple[int, list, int]:
     """Add the rows of one document to `entries` and `blocks` (and warnings to `notes`); the
     number of job entries, the failed jobs and the latency blocks fio did not measure."""
-    version = doc.version
-    tool_version = text(version) if isinstance(version, str) else None
-    timestamp = _timestamp(doc)
-    jobs = _entries(doc)
-    global_options = doc.options
-    global_key = options_key(global_options)
-    if isinstance(global_key, bytes) and global_key[:1] == b"[":
-        global_options = json_value(global_key)  # fio >= 3.40 client mode: one per client
-    client_mode = bool(doc.client_stats)
-    hosts = _client_hosts(jobs) if client_mode else {}
-    keys = [_clone_key(entry) for _, entry in jobs]
-    clones: dict[tuple, int] = {}
-    for key in keys:
-        clones[key] = clones.get(key, 0) + 1
-    failed: list[tuple[str, int]] = []
-    unmeasured = 0
-    all_clients: list[tuple[int, Entry]] = []
-    per_host: list[tuple[dict, str, list[tuple]]] = []
+    d = _document(doc)
+    failed, unmeasured, per_host = _job_rows(d, source, step0, entries, blocks, notes)
+    for i, (is_client, entry) in enumerate(d.jobs):
+        if is_client and d.keys[i][0] == ALL_CLIENTS:
+            unmeasured += _all_clients_rows(d, step0 + i, entry, per_host, entries, blocks)
+    return len(d.jobs), failed, unmeasured
 
-    for i, (is_client, entry) in enumerate(jobs):
-        name = keys[i][0]
+
+def _job_rows(
+    d: _Document,
+    source: str,
+    step0: int,
+    entries: list[tuple],
+    blocks: list[tuple],
+    notes: list[str],
+) -> tuple[list[tuple[str, int]], int, list[tuple[dict, str, list[tuple]]]]:
+    """Add the rows of the document's job entries but "All clients"; the failed jobs, the
+    latency blocks fio did not measure, and in client mode each host's (configuration, job
+    name, direction rows): what "All clients" is made of."""
+    failed: list[tuple[str, int]] = []
+    per_host: list[tuple[dict, str, list[tuple]]] = []
+    unmeasured = 0
+    tool_version, timestamp, global_options, global_key, _, keys, clones, hosts = d
+    for i, (is_client, entry) in enumerate(d.jobs):
+        key = keys[i]
+        name = key[0]
         if is_client and name == ALL_CLIENTS:
-            all_clients.append((i, entry))
             continue
-        config = entry_config(entry, global_options, global_key, clones[keys[i]])
+        config = entry_config(entry, global_options, global_key, clones[key])
         error = entry.error
         if type(error) is not int or not -INT64_MAX <= error <= INT64_MAX:
             error = whole_number(error) or 0
-        host = hosts.get(keys[i][2:], "localhost") if is_client else (keys[i][2] or "localhost")
         entry_blocks, n_unmeasured = _direction_blocks(entry, config, len(entries))
         unmeasured += n_unmeasured
-        if error and not entry_blocks:
-            failed.append((name, error))
-            continue
         if error:
+            if not entry_blocks:
+                failed.append((name, error))
+                continue
             notes.append(
                 f"{source}: fio job {name!r} reported error {error}{_strerror(error)}; "
                 "its results are kept with error set"
             )
         if entry_blocks:
+            host = hosts.get(key[2:], "localhost") if is_client else (key[2] or "localhost")
             entries.append((tool_version, host, name, step0 + i, timestamp, error,
                             entry.usr_cpu, entry.sys_cpu, *_config_values(config)))  # fmt: skip
             blocks.extend(entry_blocks)
-        if client_mode:  # what "All clients" is made of
+        if hosts is not None:
             per_host.append((config, name, entry_blocks))
+    return failed, unmeasured, per_host
 
-    for i, entry in all_clients:
-        names = {name for _, name, host_blocks in per_host if host_blocks}
-        name = names.pop() if len(names) == 1 else ALL_CLIENTS
-        config = common_config([config for config, _, _ in per_host])
-        entry_blocks, n_unmeasured = _direction_blocks(entry, config, len(entries))
-        unmeasured += n_unmeasured
-        if entry_blocks:
-            host_blocks = [b for _, _, bs in per_host for b in bs]
-            entry_blocks = _fill_all_clients_bins(entry_blocks, host_blocks)
-            error = whole_number(entry.error) or 0
-            entries.append((tool_version, "all", name, step0 + i, timestamp, error,
-                            entry.usr_cpu, entry.sys_cpu, *_config_values(config)))  # fmt: skip
-            blocks.extend(entry_blocks)
-    return len(jobs), failed, unmeasured
+
+def _all_clients_rows(
+    d: _Document,
+    step: int,
+    entry: Entry,
+    per_host: list[tuple[dict, str, list[tuple]]],
+    entries: list[tuple],
+    blocks: list[tuple],
+) -> int:
+    """Add the rows of an "All clients" entry: the job name its hosts share, their common
+    configuration, and percentiles from their merged histograms where fio gave none; the
+    latency blocks fio did not measure."""
+    names = {name for _, name, host_blocks in per_host if host_blocks}
+    name = names.pop() if len(names) == 1 else ALL_CLIENTS
+    config = common_config([config for config, _, _ in per_host])
+    entry_blocks, unmeasured = _direction_blocks(entry, config, len(entries))
+    if entry_blocks:
+        host_blocks = [b for _, _, bs in per_host for b in bs]
+        entry_blocks = _fill_all_clients_bins(entry_blocks, host_blocks)
+        error = whole_number(entry.error) or 0
+        entries.append((d.tool_version, "all", name, step, d.timestamp, error,
+                        entry.usr_cpu, entry.sys_cpu, *_config_values(config)))  # fmt: skip
+        blocks.extend(entry_blocks)
+    return unmeasured
 
 
 def _entries(doc: Doc) -> list[tuple[bool, Entry]]:
