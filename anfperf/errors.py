@@ -7,7 +7,33 @@ one class. Errors carry structured fields (the file, the host, the reason) besid
 from __future__ import annotations
 
 import os
+import sys
+import warnings
 from collections.abc import Mapping, Sequence
+
+#: This package's folder: frames of files below it are anfperf's own.
+_PACKAGE_DIR = os.path.dirname(os.path.abspath(__file__)) + os.sep
+
+
+def warn(message: str, category: type[Warning] = UserWarning) -> None:
+    """Warn on behalf of the code that called anfperf (a notebook cell, a script, a test).
+
+    A warning raised deep inside a reader or a fit would otherwise name a line of anfperf's
+    own, whatever depth it was called from; this one names the first caller outside anfperf.
+
+    Parameters
+    ----------
+    message : str
+        The warning, naming the file, host or argument it is about.
+    category : type of Warning
+        Its class.
+    """
+    frame = sys._getframe(1)
+    level = 2  # warnings.warn's stacklevel of our caller
+    while frame.f_back is not None and frame.f_code.co_filename.startswith(_PACKAGE_DIR):
+        frame = frame.f_back
+        level += 1
+    warnings.warn(message, category, stacklevel=level)
 
 
 class AnfperfError(Exception):

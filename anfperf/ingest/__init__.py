@@ -15,13 +15,12 @@ import io
 import logging
 import os
 import re
-import warnings
 from collections.abc import Iterable, Iterator
 from typing import Any, Literal, NamedTuple
 
 import pandas as pd
 
-from anfperf.errors import ParseError
+from anfperf.errors import ParseError, warn
 from anfperf.ingest._frame import finalize, flag_stopped, label_local_host, run_origin
 from anfperf.ingest._source import (
     GZIP_MAGIC,
@@ -323,7 +322,7 @@ def read_many(
     with input_limit(max_mib):
         frame, skipped = _read_many(paths, run_id, raise_errors=errors == "raise")
     for item in skipped:
-        warnings.warn(f"skipped {item}", stacklevel=2)
+        warn(f"skipped {item}")
     return frame
 
 

@@ -5,12 +5,12 @@ from __future__ import annotations
 import json
 import logging
 import os
-import warnings
 from pathlib import Path
 from typing import NamedTuple
 
 import pandas as pd
 
+from anfperf.errors import warn
 from anfperf.ingest.combine import add_totals
 from anfperf.ingest.registry import all_suffixes
 from anfperf.schema import conform
@@ -91,10 +91,9 @@ def _find_manifest(path: Path) -> tuple[int, dict | None] | None:
             doc = json.loads(manifest.read_text())
         except (OSError, ValueError) as exc:
             why = getattr(exc, "strerror", None) or str(exc)
-            warnings.warn(
+            warn(
                 f"{manifest}: cannot be read ({why}): run id and hosts of {parent} taken from "
-                "its folder layout (<run_id>/<host>/...)",
-                stacklevel=2,
+                "its folder layout (<run_id>/<host>/...)"
             )
             return depth, None
         if isinstance(doc, dict) and isinstance(doc.get("run_id"), str) and doc["run_id"]:
@@ -130,7 +129,7 @@ def flag_stopped(rows: list[dict] | pd.DataFrame, source: str, stopped: str | No
     """Mark rows of a run stopped before its planned end (in place), with a warning."""
     if not stopped:
         return
-    warn_stopped(source, stopped, stacklevel=4)
+    warn_stopped(source, stopped)
     if isinstance(rows, pd.DataFrame):
         rows["interrupted"] = True
         return
@@ -138,14 +137,13 @@ def flag_stopped(rows: list[dict] | pd.DataFrame, source: str, stopped: str | No
         row["interrupted"] = True
 
 
-def warn_stopped(source: str, stopped: str | None, stacklevel: int = 3) -> None:
+def warn_stopped(source: str, stopped: str | None) -> None:
     """Warn that `source` comes from a run stopped before its planned end (its rows are then
     flagged 'interrupted'); nothing when it was not."""
     if stopped:
-        warnings.warn(
+        warn(
             f"{source}: the run was stopped before its planned end ({stopped}): its rows are "
-            "flagged 'interrupted'",
-            stacklevel=stacklevel,
+            "flagged 'interrupted'"
         )
 
 

@@ -55,14 +55,13 @@ import logging
 import math
 import os
 import re
-import warnings
 from typing import TYPE_CHECKING, NamedTuple
 
 import orjson
 import pandas as pd
 from msgspec import Raw
 
-from anfperf.errors import ParseError
+from anfperf.errors import ParseError, warn
 from anfperf.ingest import fio_doc
 from anfperf.ingest._source import PathOrBuffer, read_bytes
 from anfperf.ingest.combine import merge_bins, percentiles_from_bins
@@ -243,7 +242,7 @@ def _parse_fio_json(data: bytes, source: str) -> Parsed:
         docs, outside = _documents(data, source, typed=False)
         entries, blocks, failed, unmeasured, step0, notes = _rows(docs, source)
     for note in notes:
-        warnings.warn(note, stacklevel=4)
+        warn(note)
     if step0 == 0:
         raise ParseError(source, "fio JSON with no jobs ('jobs' / 'client_stats' missing or empty)")
     if failed:
@@ -254,7 +253,7 @@ def _parse_fio_json(data: bytes, source: str) -> Parsed:
                 source,
                 f"no fio job completed: {what}" + (f"; fio said: {said}" if said else ""),
             )
-        warnings.warn(f"{source}: dropped fio jobs that failed without I/O: {what}", stacklevel=4)
+        warn(f"{source}: dropped fio jobs that failed without I/O: {what}")
     if not blocks:
         raise ParseError(source, f"none of the {step0} fio jobs did any I/O")
     if outside:
@@ -263,16 +262,14 @@ def _parse_fio_json(data: bytes, source: str) -> Parsed:
         next((m for chunk in outside if (m := _SIGNALLED.search(chunk))), None) if outside else None
     )
     if signal:  # fio wrote what it had measured when it was told to stop
-        warnings.warn(
+        warn(
             f"{source}: fio was stopped ({signal[0]}): the rows cover less than the planned run "
-            "and are flagged 'interrupted'",
-            stacklevel=4,
+            "and are flagged 'interrupted'"
         )
     if unmeasured:
-        warnings.warn(
+        warn(
             f"{source}: fio did not measure latency for {unmeasured} job direction(s) "
-            "(gtod_reduce / disable_lat?): latencies are NaN",
-            stacklevel=4,
+            "(gtod_reduce / disable_lat?): latencies are NaN"
         )
     return Parsed(entries, blocks, signal is not None)
 
@@ -445,10 +442,9 @@ def _warn_outsidetext(outside: list[str], source: str) -> None:
     lines = [line for chunk in outside for line in map(str.strip, _lines(chunk)) if line]
     if lines:
         log.debug("%s: text outside the fio JSON: %r", source, lines)
-        warnings.warn(
+        warn(
             f"{source}: skipped {len(lines)} line(s) of text outside the fio JSON, "
-            f"first: {lines[0][:120]!r}",
-            stacklevel=4,
+            f"first: {lines[0][:120]!r}"
         )
 
 

@@ -46,7 +46,6 @@ from __future__ import annotations
 import logging
 import os
 import re
-import warnings
 from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import PurePath
@@ -58,7 +57,7 @@ import pyarrow as pa
 import pyarrow.compute as pc
 import pyarrow.csv as pacsv
 
-from anfperf.errors import ParseError
+from anfperf.errors import ParseError, warn
 from anfperf.ingest._source import GZIP_MAGIC, PathOrBuffer, read_bytes
 from anfperf.ingest.fio_bins import PLAT_VAL, plat_idx_to_val
 from anfperf.ingest.registry import Format
@@ -400,10 +399,7 @@ def _drop_partial_last_line(raw: _Input, n_fields: int) -> None:
     tail = raw.read(start, _TAIL_BYTES)
     body = tail.rstrip(b"\x00")
     if len(body) < len(tail):
-        warnings.warn(
-            f"{source}: dropped {len(tail) - len(body)} NUL bytes at the end (crashed writer?)",
-            stacklevel=3,
-        )
+        warn(f"{source}: dropped {len(tail) - len(body)} NUL bytes at the end (crashed writer?)")
     content = body.rstrip()
     if not content or b"\n" in body[len(content) :]:
         raw.truncate(start + len(body))  # ends with a whole line
@@ -416,10 +412,7 @@ def _drop_partial_last_line(raw: _Input, n_fields: int) -> None:
         raw.truncate(start + len(body))  # a whole line, only the newline is missing
         return
     # A cut line is never the first one: that was read whole (it set n_fields and was checked).
-    warnings.warn(
-        f"{source}: dropped the last line, cut short ({last[:40]!r}): truncated file",
-        stacklevel=3,
-    )
+    warn(f"{source}: dropped the last line, cut short ({last[:40]!r}): truncated file")
     raw.truncate(start + cut)
 
 

@@ -15,7 +15,6 @@ import io
 import logging
 import os
 import re
-import warnings
 from pathlib import Path
 from typing import NamedTuple
 
@@ -24,7 +23,7 @@ import pandas as pd
 import pyarrow as pa
 import pyarrow.compute as pc
 
-from anfperf.errors import ParseError
+from anfperf.errors import ParseError, warn
 from anfperf.ingest._frame import finalize
 from anfperf.ingest._source import PathOrBuffer, read_bytes
 from anfperf.ingest.registry import Format
@@ -241,10 +240,9 @@ def _end_of_rows(data: bytes, start: int, n_names: int, source: str) -> int:
             end = last_start
             continue
         if len(last.split()) < n_names:
-            warnings.warn(
+            warn(
                 f"{source}: last row has {len(last.split())} of {n_names} fields "
-                "(truncated file?); dropped",
-                stacklevel=4,  # the caller of read_vdbench
+                "(truncated file?); dropped"
             )
             end = last_start
             while end > start and data[end - 1 : end].isspace():
@@ -444,10 +442,9 @@ def _avg_first(
         which = ", ".join(
             f"{names[name_of[k]]} (step {inst_step[k]})" for k in np.flatnonzero(no_avg)[:5]
         )
-        warnings.warn(
+        warn(
             f"{source}: no avg_ row for rd={which}: run truncated or interrupted? "
-            "its interval rows are kept",
-            stacklevel=4,  # the caller of read_vdbench
+            "its interval rows are kept"
         )
     return np.where(no_avg, 2.0, avg_first)  # Vdbench always leaves out interval 1
 
@@ -633,10 +630,9 @@ def _timestamps(table: pd.DataFrame, comp: Companions, source: str) -> np.ndarra
         for k, name in enumerate(zones):
             off = utc_offset_for(str(name), comp)
             if off is None:
-                warnings.warn(
+                warn(
                     f"{source}: time zone {name!r} is ambiguous or unknown and summary.html does "
-                    "not give the UTC time; timestamps left NaT",
-                    stacklevel=4,
+                    "not give the UTC time; timestamps left NaT"
                 )
             else:
                 offsets[k] = np.timedelta64(int(off.total_seconds()), "s")

@@ -9,7 +9,6 @@ flatfile this costs less than pandas' own copies would.
 
 from __future__ import annotations
 
-import warnings
 from collections.abc import Callable
 from pathlib import Path
 
@@ -18,7 +17,7 @@ import pandas as pd
 import pyarrow as pa
 import pyarrow.compute as pc
 
-from anfperf.errors import ParseError
+from anfperf.errors import ParseError, warn
 from anfperf.ingest._source import read_bytes
 from anfperf.ingest.vdbench_companions import Companions, parse_host_report
 from anfperf.ingest.vdbench_records import Measures, WideRows
@@ -167,9 +166,7 @@ def host_rows(w: WideRows, comp: Companions) -> list[pd.DataFrame]:
         except ParseError:
             report = None
         if report is None:
-            warnings.warn(
-                f"{path}: host report cannot be read; its rows are left out", stacklevel=3
-            )
+            warn(f"{path}: host report cannot be read; its rows are left out")
             continue
         hw = _host_wide(report, w, host, src)
         if hw is not None:

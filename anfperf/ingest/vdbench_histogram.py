@@ -11,12 +11,11 @@ ten one-second interval rates).
 from __future__ import annotations
 
 import re
-import warnings
 
 import numpy as np
 import pandas as pd
 
-from anfperf.errors import ParseError
+from anfperf.errors import ParseError, warn
 from anfperf.ingest._source import PathOrBuffer, decode_text, read_bytes
 from anfperf.ingest.vdbench_companions import rd_instance
 
@@ -82,10 +81,9 @@ def read_vdbench_histogram(path: PathOrBuffer) -> pd.DataFrame:
         raise ParseError(source, "empty file")
     bins, skipped, unknown = _bins(decode_text(data, source), source)
     if skipped:
-        warnings.warn(
+        warn(
             f"{source}: {skipped} bins outside a known run definition block skipped"
-            + (f" (unknown blocks: {sorted(unknown)})" if unknown else ""),
-            stacklevel=2,
+            + (f" (unknown blocks: {sorted(unknown)})" if unknown else "")
         )
     jobs, steps, dirs, lo, hi, counts = zip(*bins, strict=True) if bins else ([],) * 6
     if not counts:

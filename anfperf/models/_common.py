@@ -5,7 +5,6 @@ from __future__ import annotations
 import functools
 import logging
 import math
-import warnings
 from collections.abc import Sequence
 from importlib import resources
 from importlib.resources.abc import Traversable
@@ -14,7 +13,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from anfperf.errors import ModelError
+from anfperf.errors import ModelError, warn
 
 log = logging.getLogger(__name__)
 
@@ -135,11 +134,10 @@ def check_points(
     if np.ptp(ya) <= 1e-12 * max(abs(float(ya.max())), 1.0):
         raise ModelError(f"{y_name} is constant ({ya[0]:g}): nothing to fit")
     if xa.size < recommended:
-        warnings.warn(
+        warn(
             f"only {xa.size} points: fits of this model want at least {recommended}; "
             "treat the parameters as rough",
             FewPointsWarning,
-            stacklevel=3,
         )
     order = np.argsort(xa, kind="stable")
     return xa[order], ya[order]
@@ -358,10 +356,7 @@ def sweep_points(
     ys = pd.to_numeric(rows[y], errors="coerce").astype(float)
     ok = np.isfinite(xs) & np.isfinite(ys)
     if not ok.all():
-        warnings.warn(
-            f"left out {int((~ok).sum())} of {len(rows)} runs without {x} or {y}",
-            stacklevel=2,
-        )
+        warn(f"left out {int((~ok).sum())} of {len(rows)} runs without {x} or {y}")
     rows = rows[ok].copy()
     if rows.empty:
         raise ModelError(f"no runs with both {x} and {y} in the frame")

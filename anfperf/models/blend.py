@@ -23,7 +23,7 @@ import warnings
 
 import numpy as np
 
-from anfperf.errors import ModelError
+from anfperf.errors import ModelError, warn
 from anfperf.models._common import FitResult, SaturationWarning, check_points, fit_inputs
 from anfperf.models._fitting import RECOMMENDED_POINTS, _scalar
 from anfperf.models.mva import fit_mva_throughput, mva_throughput
@@ -152,7 +152,7 @@ def fit_throughput_curve(concurrency: object, throughput: object) -> FitResult:
     ]
     notes += _extrapolation_notes(fits, params, x, y)
     for note in notes[1:]:
-        warnings.warn(note, SaturationWarning, stacklevel=2)
+        warn(note, SaturationWarning)
     return FitResult(
         params,
         model="throughput_curve",

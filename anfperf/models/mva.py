@@ -3,12 +3,11 @@
 from __future__ import annotations
 
 import math
-import warnings
 
 import numpy as np
 from scipy.optimize import least_squares
 
-from anfperf.errors import ModelError
+from anfperf.errors import ModelError, warn
 from anfperf.models._common import (
     FitResult,
     SaturationWarning,
@@ -160,7 +159,7 @@ def fit_mva_throughput(concurrency: object, throughput: object) -> FitResult:
             f"ceiling 1000 / demand_ms = {MS_PER_S / params['demand_ms']:.4g}, an extrapolation"
         )
         notes.append(note)
-        warnings.warn(note, SaturationWarning, stacklevel=2)
+        warn(note, SaturationWarning)
     return FitResult(
         params,
         model="mva_throughput",

@@ -3,12 +3,11 @@
 from __future__ import annotations
 
 import math
-import warnings
 
 import numpy as np
 from scipy.optimize import brentq
 
-from anfperf.errors import ModelError
+from anfperf.errors import ModelError, warn
 from anfperf.models._common import (
     FitResult,
     SaturationWarning,
@@ -171,7 +170,7 @@ def fit_queueing_latency(
             f"iops_max ({params['iops_max']:.4g}); the maximum is an extrapolation"
         )
         notes.append(note)
-        warnings.warn(note, SaturationWarning, stacklevel=2)
+        warn(note, SaturationWarning)
     fixed = {} if fit_m else {"servers": fixed_m}
     if outstanding is not None:
         fixed["outstanding"] = outstanding

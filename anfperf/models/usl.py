@@ -10,12 +10,11 @@ throughput at a concurrency, at a latency SLO (through Little's law, R = N / X),
 from __future__ import annotations
 
 import math
-import warnings
 from collections.abc import Callable
 
 import numpy as np
 
-from anfperf.errors import ModelError
+from anfperf.errors import ModelError, warn
 from anfperf.models._common import (
     FitResult,
     SaturationWarning,
@@ -133,7 +132,7 @@ def fit_usl(
     params, cov = _usl_params(candidates[chosen], scale, fixed)
     saturation = _usl_saturation_notes(params, float(np.max(x)), float(np.max(y)))
     for note in saturation:
-        warnings.warn(note, SaturationWarning, stacklevel=2)
+        warn(note, SaturationWarning)
     result = FitResult(
         params,
         model="usl",

@@ -204,3 +204,21 @@ def test_read_many_leaves_garbage_collection_as_it_found_it(tmp_path):
         assert not gc.isenabled()  # the caller's choice stands
     finally:
         gc.enable()
+
+
+def _warned_here(call) -> list[warnings.WarningMessage]:
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        call()
+    assert caught, "expected a warning"
+    return caught
+
+
+@pytest.mark.parametrize("reader", [read, read_many, read_all], ids=lambda f: f.__name__)
+def test_reader_warnings_name_the_callers_line_not_anfperfs(reader):
+    # fio's text before its JSON is reported; the warning points at the line that asked to read
+    # (a notebook cell, a script), not at a line inside anfperf/ingest
+    path = DATA / "fio" / "normal_and_json.txt"
+    caught = _warned_here(lambda: reader([path] if reader is not read else path))
+    assert [w.filename for w in caught] == [__file__] * len(caught)
+    assert any("outside the fio JSON" in str(w.message) for w in caught)

@@ -258,3 +258,11 @@ def test_kneedle():
     assert 7 < knee_x < 10
     with pytest.raises(ModelError):
         kneedle(x, x, curve="sideways")
+
+
+def test_fit_warnings_name_the_callers_line():
+    n = np.array([1, 2, 4, 8, 16, 32], dtype=float)
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        fit_usl(n, 1000 * n)
+    assert caught and {w.filename for w in caught} == {__file__}
