@@ -45,11 +45,11 @@ from anfperf.models.quota import (
     volume_size_range,
     volume_type_cap,
 )
+from anfperf.units import GIB_PER_TIB
 
 log = logging.getLogger(__name__)
 
 HOURS_PER_MONTH = 730.0
-GIB_PER_TIB = 1024.0
 #: Latency assumed when neither a latency, a curve nor an SLO is given [ms]: ANF's "average
 #: latency of less than 1 millisecond" (the EDA article), rounded up.
 DEFAULT_LAT_MS = 1.0

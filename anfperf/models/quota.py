@@ -37,12 +37,9 @@ import pandas as pd
 
 from anfperf.errors import ModelError
 from anfperf.models._common import load_table
+from anfperf.units import BYTES_PER_MIB, GIB_PER_TIB, KIB_PER_MIB
 
 log = logging.getLogger(__name__)
-
-GIB_PER_TIB = 1024.0
-KIB_PER_MIB = 1024.0
-BYTES_PER_MIB = 2.0**20
 
 
 def service_levels() -> pd.DataFrame:
