@@ -35,8 +35,8 @@ from anfperf.models import (
     usl_latency_ms,
     usl_throughput_at_latency,
 )
-from anfperf.models._fitting import MS_PER_S
 from anfperf.models.queueing import KNEE_FACTOR
+from anfperf.units import MS_PER_S
 
 #: Distinct steps a run needs to count as a sweep.
 MIN_SWEEP_POINTS = 3

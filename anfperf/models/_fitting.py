@@ -14,7 +14,6 @@ from anfperf.models._common import (
     check_points,
 )
 
-MS_PER_S = 1000.0
 #: Points a fit should have before its parameters are trusted (the public USL fitters' rule).
 RECOMMENDED_POINTS = 6
 #: Share of a fitted maximum the data must reach to count as having seen saturation.

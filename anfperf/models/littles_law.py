@@ -23,11 +23,10 @@ import pandas as pd
 
 from anfperf.errors import ModelError
 from anfperf.models._common import summary_rows
+from anfperf.units import KIB_PER_MIB, MS_PER_S
 
 log = logging.getLogger(__name__)
 
-MS_PER_S = 1000.0
-KIB_PER_MIB = 1024.0
 #: More I/Os in flight than any system keeps (and than an int64 holds safely): a unit slip.
 MAX_OUTSTANDING = 1e15
 

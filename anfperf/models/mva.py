@@ -15,12 +15,12 @@ from anfperf.models._common import (
     fit_inputs,
 )
 from anfperf.models._fitting import (
-    MS_PER_S,
     RECOMMENDED_POINTS,
     SATURATION_SHARE,
     _aicc,
     _scalar,
 )
+from anfperf.units import MS_PER_S
 
 #: Largest concurrency :func:`mva_throughput` evaluates (its recursion is one step per I/O).
 MVA_MAX_N = 1_000_000

@@ -23,10 +23,8 @@ import numpy as np
 
 from anfperf.errors import ModelError
 from anfperf.models._common import FitResult, check_points, load_table
+from anfperf.units import KIB_PER_MIB, US_PER_S
 
-#: Microseconds per second, KiB per MiB.
-US_PER_S = 1e6
-KIB_PER_MIB = 1024.0
 #: Block sizes a sweep should have before the two costs are trusted.
 RECOMMENDED_POINTS = 4
 

@@ -17,11 +17,11 @@ import numpy as np
 from scipy.optimize import brentq
 
 from anfperf.errors import ModelError
-from anfperf.models._fitting import MS_PER_S
 from anfperf.models.blend import throughput_curve
 from anfperf.models.mva import mva_throughput
 from anfperf.models.queueing import queueing_latency
 from anfperf.models.usl import usl, usl_peak
+from anfperf.units import MS_PER_S
 
 _USL = ("lam", "sigma", "kappa")
 _MVA = ("demand_ms", "delay_ms")

@@ -45,11 +45,11 @@ from anfperf.models.quota import (
     volume_size_range,
     volume_type_cap,
 )
+from anfperf.units import GIB_PER_TIB
 
 log = logging.getLogger(__name__)
 
 HOURS_PER_MONTH = 730.0
-GIB_PER_TIB = 1024.0
 #: Latency assumed when neither a latency, a curve nor an SLO is given [ms]: ANF's "average
 #: latency of less than 1 millisecond" (the EDA article), rounded up.
 DEFAULT_LAT_MS = 1.0
@@ -110,6 +110,29 @@ class Plan:
 
 #: Block size from which a workload without a stated pattern is taken as sequential [KiB].
 LARGE_BLOCK_KIB = 64
+
+#: One row of a plan's reasoning: step, decision, value, why.
+_Step = tuple[str, str, str, str]
+
+
+@dataclass(frozen=True)
+class _Target:
+    """Step 1 of a plan: the target in both units and what else sizes the options."""
+
+    bw: float  # [MiB/s]
+    rate: float  # [1/s]
+    bs_kib: float
+    read_pct: float  # [%]
+    capacity_tib: float
+    pattern: str
+    assumed: str  # how the pattern was assumed, or ''
+
+    def step(self) -> _Step:
+        """The target's row of the reasoning."""
+        return ("target", f"{self.bw:,.1f} MiB/s = {self.rate:,.0f} IOPS", f"{self.bw:.6g}",
+                f"{self.bs_kib:g} KiB blocks, {self.read_pct:g} % reads, {self.pattern}"
+                f"{self.assumed}"
+                + (f", at least {self.capacity_tib:g} TiB" if self.capacity_tib else ""))  # fmt: skip
 
 
 def plan(
@@ -181,49 +204,25 @@ def plan(
         No target, or no option meets it.
     """
     _check_inputs(bs_kib, bw_mib_s, iops, lat_ms, lat_slo_ms, prices, read_pct, capacity_tib)
-    bw, rate = _target(bw_mib_s, iops, bs_kib)
-    pattern, assumed = _pattern(pattern, bs_kib)
-    steps: list[tuple[str, str, str, str]] = [
-        ("target", f"{bw:,.1f} MiB/s = {rate:,.0f} IOPS", f"{bw:.6g}",
-         f"{bs_kib:g} KiB blocks, {read_pct:g} % reads, {pattern}{assumed}"
-         + (f", at least {capacity_tib:g} TiB" if capacity_tib else ""))
-    ]  # fmt: skip
-    storage = _storage_options(
-        bw, rate, bs_kib, read_pct, capacity_tib, pattern, levels, prices, rule, volume_types
-    )
+    target = _target(bw_mib_s, iops, bs_kib, read_pct, capacity_tib, pattern)
+    storage = _storage_options(target, levels, prices, rule, volume_types)
     best = _best_storage(storage)
-    steps.append(("storage", f"{best['level']} {best['volume_type']} volume, "
-                  f"{best['quota_tib']:.2f} TiB", f"{best['quota_tib']:.6g}",
-                  best["why"] + f"; ranked first of {int(storage['feasible'].sum())} feasible "
-                  f"by {best['ranked_by']}"))  # fmt: skip
-    lat, outstanding, concurrency_steps = _concurrency(rate, lat_ms, curve, lat_slo_ms)
-    steps += concurrency_steps
-    clients = _client_options(
-        bw, rate, read_pct, outstanding, pattern, vm_sizes, nconnect, nfs_version
-    )
-    vm = clients.iloc[0]
-    vm_count = int(vm["vm_count"])
-    threads = math.ceil(outstanding / vm_count)
-    within = f"; within the SLO of {lat_slo_ms:g} ms" if lat_slo_ms is not None else ""
-    steps += [
-        ("clients", f"{vm_count} x {vm['vm_size']}", f"{vm_count}",
-         vm["why"] + f"; fewest total vCPUs of {len(clients)} sizes"),
-        ("threads per VM", f"{threads}", f"{threads}",
-         f"{outstanding} outstanding I/O over {vm_count} VMs (threads, or iodepth x numjobs)"
-         + within),
-    ]  # fmt: skip
+    lat, outstanding, concurrency_steps = _concurrency(target.rate, lat_ms, curve, lat_slo_ms)
+    clients = _client_options(target, outstanding, vm_sizes, nconnect, nfs_version)
+    vm, threads, client_steps = _client_choice(clients, outstanding, lat_slo_ms)
+    steps = [target.step(), _storage_step(best, storage), *concurrency_steps, *client_steps]
     return Plan(
         level=str(best["level"]),
         volume_type=str(best["volume_type"]),
         quota_tib=float(best["quota_tib"]),
         throughput_limit_mib_s=float(best["limit_mib_s"]),
         vm_size=str(vm["vm_size"]),
-        vm_count=vm_count,
+        vm_count=int(vm["vm_count"]),
         threads_per_vm=int(threads),
         outstanding=outstanding,
         lat_ms=float(lat),
-        bw_mib_s=float(bw),
-        iops=float(rate),
+        bw_mib_s=float(target.bw),
+        iops=float(target.rate),
         reasoning=pd.DataFrame(steps, columns=["step", "decision", "value", "why"]),
         storage_options=storage,
         client_options=clients,
@@ -253,6 +252,20 @@ def _check_inputs(
         raise ModelError("capacity_tib must be >= 0")
 
 
+def _target(
+    bw_mib_s: float | None,
+    iops: float | None,
+    bs_kib: float,
+    read_pct: float,
+    capacity_tib: float,
+    pattern: str | None,
+) -> _Target:
+    """Step 1: the target in MiB/s and IOPS, and its pattern (assumed when not given)."""
+    bw, rate = _rates(bw_mib_s, iops, bs_kib)
+    pattern, assumed = _pattern(pattern, bs_kib)
+    return _Target(bw, rate, bs_kib, read_pct, capacity_tib, pattern, assumed)
+
+
 def _pattern(pattern: str | None, bs_kib: float) -> tuple[str, str]:
     """The access pattern, and a note when it was assumed from the block size."""
     if pattern is not None:
@@ -274,9 +287,17 @@ def _best_storage(storage: pd.DataFrame) -> pd.Series:
     return feasible.iloc[0]
 
 
+def _storage_step(best: pd.Series, storage: pd.DataFrame) -> _Step:
+    """Step 2's row of the reasoning: the storage option chosen, and how it was ranked."""
+    return ("storage", f"{best['level']} {best['volume_type']} volume, "
+            f"{best['quota_tib']:.2f} TiB", f"{best['quota_tib']:.6g}",
+            best["why"] + f"; ranked first of {int(storage['feasible'].sum())} feasible "
+            f"by {best['ranked_by']}")  # fmt: skip
+
+
 def _concurrency(
     rate: float, lat_ms: float | None, curve: Mapping[str, float] | None, lat_slo_ms: float | None
-) -> tuple[float, int, list[tuple[str, str, str, str]]]:
+) -> tuple[float, int, list[_Step]]:
     """Latency at the target rate, the outstanding I/O it needs (Little's law), their steps."""
     lat, lat_why = _latency(rate, lat_ms, curve, lat_slo_ms)
     if lat_slo_ms is not None and lat > lat_slo_ms * (1 + 1e-9):
@@ -319,7 +340,7 @@ def _plausible(name: str, value: float | None) -> None:
         raise ModelError(f"{name} must be a number within {low:g} .. {high:g}, got {value!r}")
 
 
-def _target(bw_mib_s: float | None, iops: float | None, bs_kib: float) -> tuple[float, float]:
+def _rates(bw_mib_s: float | None, iops: float | None, bs_kib: float) -> tuple[float, float]:
     if not bs_kib or not bs_kib > 0:
         raise ModelError("bs_kib must be > 0")
     if (bw_mib_s is None) == (iops is None):
@@ -334,12 +355,7 @@ def _target(bw_mib_s: float | None, iops: float | None, bs_kib: float) -> tuple[
 
 
 def _storage_options(
-    bw: float,
-    rate: float,
-    bs_kib: float,
-    read_pct: float,
-    capacity_tib: float,
-    pattern: str | None,
+    target: _Target,
     levels: Sequence[str],
     prices: Mapping[str, float] | None,
     rule: str,
@@ -350,20 +366,7 @@ def _storage_options(
     for raw in levels:
         level = level_name(raw)
         for volume_type in volume_types:
-            rows.append(
-                _storage_option(
-                    level,
-                    volume_type,
-                    bw,
-                    rate,
-                    bs_kib,
-                    read_pct,
-                    capacity_tib,
-                    pattern,
-                    prices,
-                    rule,
-                )  # fmt: skip
-            )
+            rows.append(_storage_option(level, volume_type, target, prices, rule))
     frame = pd.DataFrame(rows)
     frame["level_order"] = frame["level"].map(order)
     if prices:
@@ -383,15 +386,12 @@ def _storage_options(
 def _storage_option(
     level: str,
     volume_type: str,
-    bw: float,
-    rate: float,
-    bs_kib: float,
-    read_pct: float,
-    capacity_tib: float,
-    pattern: str | None,
+    target: _Target,
     prices: Mapping[str, float] | None,
     rule: str,
 ) -> dict:
+    bw, capacity_tib, pattern = target.bw, target.capacity_tib, target.pattern
+    bs_kib, read_pct = target.bs_kib, target.read_pct
     out = {
         "level": level,
         "volume_type": volume_type,
@@ -505,15 +505,13 @@ def _latency(
 
 
 def _client_options(
-    bw: float,
-    rate: float,
-    read_pct: float,
+    target: _Target,
     outstanding: int,
-    pattern: str | None,
     vm_sizes: Sequence[str] | None,
     nconnect: int,
     nfs_version: str,
 ) -> pd.DataFrame:
+    bw, rate, read_pct, pattern = target.bw, target.rate, target.read_pct, target.pattern
     table = vm_network()
     if vm_sizes is not None:
         wanted = {vm_size_name(s) for s in vm_sizes}
@@ -549,3 +547,21 @@ def _client_options(
     if frame.empty:
         raise ModelError("no client VM sizes to choose from")
     return frame.sort_values(["total_vcpus", "vm_count"], kind="stable").reset_index(drop=True)
+
+
+def _client_choice(
+    clients: pd.DataFrame, outstanding: int, lat_slo_ms: float | None
+) -> tuple[pd.Series, int, list[_Step]]:
+    """Steps 4 and 5: the first client option, the threads per VM, and their rows."""
+    vm = clients.iloc[0]
+    vm_count = int(vm["vm_count"])
+    threads = math.ceil(outstanding / vm_count)
+    within = f"; within the SLO of {lat_slo_ms:g} ms" if lat_slo_ms is not None else ""
+    steps = [
+        ("clients", f"{vm_count} x {vm['vm_size']}", f"{vm_count}",
+         vm["why"] + f"; fewest total vCPUs of {len(clients)} sizes"),
+        ("threads per VM", f"{threads}", f"{threads}",
+         f"{outstanding} outstanding I/O over {vm_count} VMs (threads, or iodepth x numjobs)"
+         + within),
+    ]  # fmt: skip
+    return vm, threads, steps

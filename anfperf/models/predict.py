@@ -38,6 +38,7 @@ from anfperf.models.quota import (
     volume_type_cap,
 )
 from anfperf.models.quota import cool_access as cool_access_table
+from anfperf.units import MS_PER_S
 
 log = logging.getLogger(__name__)
 
@@ -137,7 +138,7 @@ def littles_law_iops(
         return rate_at(curve, n)
     if lat_ms is None or not lat_ms > 0:
         raise ModelError("give lat_ms > 0 or a fitted curve for Little's law")
-    x = n / (float(lat_ms) / 1000.0)
+    x = n / (float(lat_ms) / MS_PER_S)
     return x, f"{n:g} in flight / {lat_ms:g} ms = {x:,.0f} IOPS"
 
 

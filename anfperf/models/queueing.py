@@ -15,11 +15,11 @@ from anfperf.models._common import (
     fit_inputs,
 )
 from anfperf.models._fitting import (
-    MS_PER_S,
     RECOMMENDED_POINTS,
     _curve_fit,
     _scalar,
 )
+from anfperf.units import MS_PER_S
 
 #: Knee of the queueing curve: the load at which latency reaches this multiple of lat_min_ms.
 KNEE_FACTOR = 2.0

@@ -9,7 +9,8 @@ and its date.
   (regular 4,500 MiB/s, Standard 1,600; large volumes 12,800 since Jul 2024 -- rule 'current';
   per-level caps 1,600 / 6,400 / 10,240 in Nov 2023 -- rule '2023-11'; the public calculator's
   10,240 for Ultra -- rule 'calculator'). 100 GiB Premium -> 6.25 MiB/s.
-- Manual QoS: volumes share the pool's size times its rate; each volume 1 .. 4,500 MiB/s.
+- Manual QoS: volumes share the pool's size times its rate; each volume 1 .. 4,500 MiB/s (the
+  Flexible row of volume_limits.csv, :func:`manual_qos_range_mib_s`).
 - Flexible (manual QoS only): 128 MiB/s per pool whatever its size, more purchasable up to
   640 MiB/s per pool TiB.
 - Elastic (shared QoS): the pool's 32 MiB/s per pool TiB is shared by its volumes, which have
@@ -36,15 +37,9 @@ import pandas as pd
 
 from anfperf.errors import ModelError
 from anfperf.models._common import load_table
+from anfperf.units import BYTES_PER_MIB, GIB_PER_TIB, KIB_PER_MIB
 
 log = logging.getLogger(__name__)
-
-GIB_PER_TIB = 1024.0
-KIB_PER_MIB = 1024.0
-BYTES_PER_MIB = 2.0**20
-#: Manual-QoS throughput a single volume may be given [MiB/s].
-MANUAL_QOS_VOLUME_MIN_MIB_S = 1.0
-MANUAL_QOS_VOLUME_MAX_MIB_S = 4500.0
 
 
 def service_levels() -> pd.DataFrame:
@@ -182,6 +177,16 @@ def volume_limit_row(level: str, volume_type: str, rule: str) -> pd.Series:
 def volume_type_cap(level: str, volume_type: str = "regular", rule: str = "current") -> float:
     """Most throughput a volume of a type can have at a level, whatever its quota [MiB/s]."""
     return float(volume_limit_row(level, volume_type, rule)["max_mib_s"])
+
+
+def manual_qos_range_mib_s() -> tuple[float, float]:
+    """Least and most manual-QoS throughput one regular volume may be given [MiB/s]: 1 .. 4,500.
+
+    The regular, current row of Flexible (a manual-QoS-only level) in
+    anfperf/data/volume_limits.csv: its min_mib_s and max_mib_s.
+    """
+    row = volume_limit_row("Flexible", "regular", "current")
+    return float(row["min_mib_s"]), float(row["max_mib_s"])
 
 
 def volume_size_range(
@@ -381,17 +386,13 @@ def manual_qos(
         else [(f"volume{i + 1}", v) for i, v in enumerate(volumes_mib_s)]
     )
     pool_limit = float(pool_throughput_limit(pool_tib, level))
+    least, most = manual_qos_range_mib_s()
     rows = []
     for name, value in items:
         bw = float(value)
-        ok = MANUAL_QOS_VOLUME_MIN_MIB_S <= bw <= MANUAL_QOS_VOLUME_MAX_MIB_S
-        reason = (
-            "ok"
-            if ok
-            else f"a volume takes {MANUAL_QOS_VOLUME_MIN_MIB_S:g} .. "
-            f"{MANUAL_QOS_VOLUME_MAX_MIB_S:g} MiB/s"
-        )
-        rows.append((str(name), bw, MANUAL_QOS_VOLUME_MAX_MIB_S, ok, reason))
+        ok = least <= bw <= most
+        reason = "ok" if ok else f"a volume takes {least:g} .. {most:g} MiB/s"
+        rows.append((str(name), bw, most, ok, reason))
     total = float(sum(r[1] for r in rows))
     left = pool_limit - total
     pool_ok = left >= -1e-9

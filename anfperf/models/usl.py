@@ -22,7 +22,6 @@ from anfperf.models._common import (
     fit_inputs,
 )
 from anfperf.models._fitting import (
-    MS_PER_S,
     RECOMMENDED_POINTS,
     SATURATION_SHARE,
     _aicc,
@@ -30,6 +29,7 @@ from anfperf.models._fitting import (
     _scalar,
     kneedle,
 )
+from anfperf.units import MS_PER_S
 
 #: Starting (sigma, kappa) pairs of the USL fit: the public fitters' 0.1 / 0.01, 0.01 / 1e-4,
 #: and smaller ones for sweeps to hundreds of outstanding I/Os.

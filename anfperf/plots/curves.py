@@ -27,7 +27,6 @@ import plotly.graph_objects as go
 from anfperf import findings
 from anfperf.errors import ModelError
 from anfperf.models._common import summary_rows
-from anfperf.models._fitting import MS_PER_S
 from anfperf.models.band import case_band, predict_band
 from anfperf.models.blend import PARTING_NOTE, fit_throughput_curve, throughput_curve
 from anfperf.models.littles_law import iops_at_concurrency
@@ -43,6 +42,7 @@ from anfperf.plots._style import (
     figure,
     hover,
 )
+from anfperf.units import MS_PER_S
 
 __all__ = ["latency_curve", "mix", "scaling"]
 

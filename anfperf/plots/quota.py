@@ -38,7 +38,7 @@ def level_line(
     Standard / Premium / Ultra: :func:`anfperf.models.quota.throughput_limit` (auto QoS).
     Flexible (manual QoS only): the most one volume gets when it fills its pool, quota = pool
     size: :func:`anfperf.models.quota.pool_throughput_limit`, at most the manual-QoS maximum of
-    a volume (:data:`anfperf.models.quota.MANUAL_QOS_VOLUME_MAX_MIB_S`).
+    a volume (:func:`anfperf.models.quota.manual_qos_range_mib_s`).
 
     Parameters
     ----------
@@ -49,7 +49,7 @@ def level_line(
     """
     if q.level_name(level) == "Flexible":
         pool = np.asarray(q.pool_throughput_limit(quota_tib, "Flexible"), dtype=float)
-        return np.minimum(pool, q.MANUAL_QOS_VOLUME_MAX_MIB_S)
+        return np.minimum(pool, q.manual_qos_range_mib_s()[1])
     return np.asarray(q.throughput_limit(quota_tib, level, volume_type, rule), dtype=float)
 
 
@@ -60,7 +60,7 @@ def _corners(level: str, volume_type: str, rule: str) -> list[float]:
         per_tib = float(row["pool_max_mib_s_per_tib"])
         return [
             float(row["pool_baseline_mib_s"]) / per_tib,
-            q.MANUAL_QOS_VOLUME_MAX_MIB_S / per_tib,
+            q.manual_qos_range_mib_s()[1] / per_tib,
         ]
     return [q.volume_type_cap(level, volume_type, rule) / q.level_rate(level)]
 
@@ -176,7 +176,7 @@ def _level_lines(
         flexible = each == "Flexible"
         if flexible:
             each_lo, each_hi = sizes
-            caps.setdefault(q.MANUAL_QOS_VOLUME_MAX_MIB_S, []).append(_FLEXIBLE_CAP)
+            caps.setdefault(q.manual_qos_range_mib_s()[1], []).append(_FLEXIBLE_CAP)
             label = "Flexible (one volume filling its pool)"
         else:
             each_lo, each_hi = q.volume_size_range(each, volume_type, rule)

@@ -15,6 +15,8 @@ from anfperf.models.quota import (
     cool_access,
     cool_access_rate,
     level_rate,
+    manual_qos,
+    manual_qos_range_mib_s,
     pool_throughput_limit,
     quota_needed,
     service_levels,
@@ -242,3 +244,28 @@ def test_planner_and_cli_take_nconnect_defaults_from_the_table(edited_tables, ca
     assert "nconnect=4)" in fig.layout.title.text
     assert main(["plan", "--bw-mib-s", "1000", "--bs-kib", "64"]) == 0
     assert "NFSv3 nconnect=4: 512 in flight per VM" in capsys.readouterr().out
+
+
+# Item 8 of issue 11: the manual-QoS range of a volume is the Flexible row of volume_limits.csv
+
+
+def test_manual_qos_range_is_the_flexible_row(edited_tables):
+    from anfperf.plots.quota import level_line
+
+    assert manual_qos_range_mib_s() == (1, 4500)
+    assert manual_qos(100, "Ultra", [4500]).loc[0, "ok"]
+    flexible = {"volume_type": "regular", "rule": "current", "level": "Flexible"}
+    _edit(edited_tables, "volume_limits", flexible, "max_mib_s", 3000)
+    _edit(edited_tables, "volume_limits", flexible, "min_mib_s", 2)
+    assert manual_qos_range_mib_s() == (2, 3000)
+    checked = manual_qos(100, "Ultra", {"big": 4500, "small": 1.5, "fits": 3000})
+    by = checked.set_index("name")
+    assert not by.loc["big", "ok"] and not by.loc["small", "ok"] and by.loc["fits", "ok"]
+    assert by.loc["big", "reason"] == "a volume takes 2 .. 3000 MiB/s"
+    assert by.loc["fits", "limit_mib_s"] == 3000
+    # the quota chart's Flexible line stops at the table's maximum too
+    assert level_line([1.0, 10.0], "Flexible").tolist() == [640.0, 3000.0]
+    # and the planner: 3,500 MiB/s is above a Flexible regular volume's 3,000
+    prices = {"Flexible": 0.0003, "Flexible throughput": 0.01}
+    with pytest.raises(ModelError, match="3000 MiB/s cap"):
+        plan(bw_mib_s=3500, bs_kib=64, levels=["Flexible"], prices=prices)

@@ -48,7 +48,7 @@ def test_flexible_is_one_volume_filling_its_pool():
     fig = quota_model(quota_tib=4, level="Premium", bs_kib=64)
     flexible = lines(fig)["Flexible"]
     pool = q.pool_throughput_limit(SAMPLE_QUOTAS, "Flexible")  # 128 baseline, 640 per TiB
-    expected = np.minimum(pool, q.MANUAL_QOS_VOLUME_MAX_MIB_S)  # a volume gets 4,500 at most
+    expected = np.minimum(pool, q.manual_qos_range_mib_s()[1])  # a volume gets 4,500 at most
     assert drawn(flexible, SAMPLE_QUOTAS) == pytest.approx(expected, rel=1e-12)
     assert drawn(flexible, [0.1, 1.0, 10.0]) == pytest.approx([128.0, 640.0, 4500.0])
     assert flexible.line.dash == "dashdot"

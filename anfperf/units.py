@@ -1,0 +1,18 @@
+"""Unit conversion factors, one home for the whole package.
+
+Sizes are binary (KiB = 1024 bytes, MiB = 2**20 bytes, TiB = 1024 GiB), as the tidy frame's
+columns are (:mod:`anfperf.schema`); times are decimal.
+"""
+
+from __future__ import annotations
+
+#: Bytes per MiB.
+BYTES_PER_MIB = 2.0**20
+#: KiB per MiB.
+KIB_PER_MIB = 1024.0
+#: GiB per TiB.
+GIB_PER_TIB = 1024.0
+#: Milliseconds per second.
+MS_PER_S = 1000.0
+#: Microseconds per second.
+US_PER_S = 1e6
