@@ -6,6 +6,8 @@ columns are (:mod:`anfperf.schema`); times are decimal.
 
 from __future__ import annotations
 
+#: Bytes per KiB.
+BYTES_PER_KIB = 1024.0
 #: Bytes per MiB.
 BYTES_PER_MIB = 2.0**20
 #: KiB per MiB.
@@ -16,3 +18,7 @@ GIB_PER_TIB = 1024.0
 MS_PER_S = 1000.0
 #: Microseconds per second.
 US_PER_S = 1e6
+#: Nanoseconds per millisecond (fio >= 3.0 reports latencies in ns).
+NS_PER_MS = 1e6
+#: Microseconds per millisecond (fio 2.x reports latencies in us).
+US_PER_MS = 1e3

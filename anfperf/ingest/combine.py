@@ -14,6 +14,7 @@ import numpy as np
 import pandas as pd
 
 from anfperf.schema import COLUMN_NAMES, KEY_COLUMNS, PERCENTILE_COLUMNS, conform
+from anfperf.units import NS_PER_MS
 
 # Columns summed over distinct (source_file, host, job, step): concurrency adds across hosts and
 # jobs but must not be counted once per direction of the same job.
@@ -41,7 +42,7 @@ def percentiles_from_bins(
     cum = np.cumsum(count[order])
     idx = np.searchsorted(cum, np.asarray(percentiles) / 100.0 * total, side="left")
     idx = np.minimum(idx, len(cum) - 1)
-    return ns[order][idx] / 1e6
+    return ns[order][idx] / NS_PER_MS
 
 
 #: Counts up to this stay exact in float64, and so do their sums.
@@ -96,7 +97,7 @@ def percentiles_by_histogram(
     reach = np.ceil(targets).astype(np.int64) + before[:, None]
     below = np.searchsorted(cum, reach.ravel(), side="left").reshape(reach.shape)
     idx = np.clip(below - starts[:, None], 0, sizes[:, None] - 1)
-    out = ns.astype(np.float64)[starts[:, None] + idx] / 1e6
+    out = ns.astype(np.float64)[starts[:, None] + idx] / NS_PER_MS
     out[totals <= 0] = np.nan
     return out
 

@@ -20,10 +20,10 @@ from anfperf.ingest._frame import finalize
 from anfperf.ingest._source import read_bytes
 from anfperf.ingest.registry import Format
 from anfperf.schema import PERCENTILE_COLUMNS
+from anfperf.units import BYTES_PER_MIB
 
 log = logging.getLogger(__name__)
 
-MIB = 2**20
 #: Percentile rows of DiskSpd's latency table that map onto schema columns.
 PERCENTILES = {v: k for k, v in PERCENTILE_COLUMNS.items()}
 #: (direction, count element, bytes element, mean-latency element, stdev element, bucket element)
@@ -148,7 +148,7 @@ def _span_rows(
                 continue
             row = {
                 **base, **cfg, "job": path, "workload": path, "direction": direction,
-                "iops": ios / seconds, "bw_mib_s": totals[bytes_tag] / seconds / MIB,
+                "iops": ios / seconds, "bw_mib_s": totals[bytes_tag] / seconds / BYTES_PER_MIB,
             }  # fmt: skip
             # The span-level latency table covers all targets: it is this target's own
             # only when there is a single target.

@@ -12,6 +12,7 @@ import orjson
 from msgspec import Raw
 
 from anfperf.ingest.fio_doc import INT64_MAX, UNSET, Entry, num, text, whole_number
+from anfperf.units import BYTES_PER_KIB
 
 _NAN = math.nan
 
@@ -163,7 +164,7 @@ def _config(options: dict, reported: bool) -> dict:
 
     kb_base = 1000 if opt("kb_base") == "1000" else 1024
     bs = _per_direction(opt("bs", "blocksize"), DEFAULT_OPTIONS["bs"] if reported else None)
-    config["bs_kib"] = {d: _size_bytes(v, kb_base) / 1024.0 for d, v in bs.items()}
+    config["bs_kib"] = {d: _size_bytes(v, kb_base) / BYTES_PER_KIB for d, v in bs.items()}
     rates = _per_direction(opt("rate_iops"), None)
     config["rate_iops"] = {d: v for d, v in ((d, num(v)) for d, v in rates.items()) if v > 0}
     _same_for_total(config["bs_kib"])

@@ -86,6 +86,7 @@ from anfperf.ingest.fio_doc import (
     whole_number,
 )
 from anfperf.ingest.registry import Format
+from anfperf.units import BYTES_PER_MIB, KIB_PER_MIB, MS_PER_S, NS_PER_MS, US_PER_MS
 
 if TYPE_CHECKING:
     from anfperf.ingest.fio_table import FioTable
@@ -94,9 +95,6 @@ log = logging.getLogger(__name__)
 
 TOOL = "fio"
 
-#: Latency units per ms: fio >= 3.0 (lat_ns, clat_ns, slat_ns) and fio 2.x (lat, clat, slat).
-NS_PER_MS = 1e6
-US_PER_MS = 1e3
 
 #: Schema percentile column -> fio's key in a "percentile" object.
 PERCENTILE_KEYS: dict[str, str] = {
@@ -626,8 +624,8 @@ def _direction_blocks(entry: Entry, config: dict, at: int) -> tuple[list[tuple],
         unmeasured += not measured
         blocks.append((
             at, direction, bs_kib.get(direction, _NAN), rate_iops.get(direction, _NAN),
-            block.runtime / 1000.0, block.iops,
-            bw_bytes / 2**20 if bw_bytes == bw_bytes else block.bw / 1024.0,
+            block.runtime / MS_PER_S, block.iops,
+            bw_bytes / BYTES_PER_MIB if bw_bytes == bw_bytes else block.bw / KIB_PER_MIB,
             *latency,
         ))  # fmt: skip
     return blocks, unmeasured
@@ -777,7 +775,7 @@ def _timestamp(doc: Doc) -> int | None:
         # what the rounding below gives for fio's whole milliseconds until 2038 (where a
         # float's error stays under half a microsecond)
         return ms * 1_000_000
-    seconds = num(ms) / 1000.0
+    seconds = num(ms) / MS_PER_S
     if not _TS_RANGE[0] < seconds < _TS_RANGE[1]:
         seconds = num(doc.timestamp)
     if not _TS_RANGE[0] < seconds < _TS_RANGE[1]:

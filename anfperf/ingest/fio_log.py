@@ -61,6 +61,7 @@ from anfperf.errors import ParseError, warn
 from anfperf.ingest._source import GZIP_MAGIC, PathOrBuffer, read_bytes
 from anfperf.ingest.fio_bins import PLAT_VAL, plat_idx_to_val
 from anfperf.ingest.registry import Format
+from anfperf.units import BYTES_PER_KIB, KIB_PER_MIB, MS_PER_S, NS_PER_MS, US_PER_MS
 
 logger = logging.getLogger(__name__)
 
@@ -77,10 +78,10 @@ LOG_KINDS: dict[str, str | None] = {
 }
 _KIND_ALIASES = {"hist": "clat_hist"}
 _LATENCY_KINDS = ("lat", "clat", "slat")
-_DIVISORS = {"bw": 1024.0, "iops": 1.0}  # log value / divisor = column value
+_DIVISORS = {"bw": KIB_PER_MIB, "iops": 1.0}  # log value / divisor = column value
 
 #: Latency units of value logs: unit -> divisor to milliseconds.
-LATENCY_UNITS: dict[str, float] = {"ns": 1e6, "us": 1e3}
+LATENCY_UNITS: dict[str, float] = {"ns": NS_PER_MS, "us": US_PER_MS}
 
 DIRECTIONS = ("read", "write", "trim")  # fio ddir 0, 1, 2
 
@@ -457,14 +458,14 @@ def _parse_values(
     value_name = LOG_KINDS[kind]
     divisor = _DIVISORS.get(kind) or LATENCY_UNITS[unit]
     out: dict[str, object] = {
-        "time_s": _scaled(col.pop("time"), 1000.0),
+        "time_s": _scaled(col.pop("time"), MS_PER_S),
         "direction": pd.Categorical.from_codes(_codes(ddir), categories=DIRECTIONS),
         value_name: _scaled(col.pop("value"), divisor),
     }
     del ddir
     if "value_max" in col:
         out[_max_name(value_name)] = _scaled(col.pop("value_max"), divisor)
-    bs_kib = _scaled(col.pop("bs"), 1024.0)
+    bs_kib = _scaled(col.pop("bs"), BYTES_PER_KIB)
     windowed = bs_kib == 0  # fio writes 0 for bs, offset and issue time on windowed lines
     bs_kib[windowed] = np.nan
     out["bs_kib"] = bs_kib
@@ -562,11 +563,11 @@ def _parse_hist(raw: _Input, n_fields: int) -> dict[str, object]:
     counts, samples = counts[keep], samples[keep]
     pct = _hist_percentiles(counts, samples, bin_ns, list(HIST_PERCENTILES.values()))
     out: dict[str, object] = {
-        "time_s": time_ms[keep] / 1000.0,
+        "time_s": time_ms[keep] / MS_PER_S,
         "direction": pd.Categorical.from_codes(ddir[keep].astype(np.int8), categories=DIRECTIONS),
-        "bs_kib": np.where(bs[keep] == 0, np.nan, bs[keep] / 1024.0),
+        "bs_kib": np.where(bs[keep] == 0, np.nan, bs[keep] / BYTES_PER_KIB),
         "samples": pd.arrays.IntegerArray(samples, np.zeros(len(samples), dtype=bool)),
-        "clat_mean_ms": (counts @ bin_ns) / samples / 1e6 if len(samples) else np.zeros(0),
+        "clat_mean_ms": (counts @ bin_ns) / samples / NS_PER_MS if len(samples) else np.zeros(0),
     }
     for i, name in enumerate(HIST_PERCENTILES):
         out[name] = pct[:, i]
@@ -585,7 +586,7 @@ def _check_counts(counts: np.ndarray, time_ms: np.ndarray, ddir: np.ndarray, sou
     for d in np.unique(ddir):  # each direction's interval starts at its previous line
         rows = np.flatnonzero(ddir == d)
         prev[rows[1:]] = time_ms[rows[:-1]]
-    seconds = np.maximum(time_ms - prev, 1) / 1000.0
+    seconds = np.maximum(time_ms - prev, 1) / MS_PER_S
     bad |= counts.sum(axis=1, dtype=np.float64) / seconds > MAX_PLAUSIBLE_IOPS
     if bad.any():
         row = int(np.flatnonzero(bad)[0])
