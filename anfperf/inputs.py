@@ -7,6 +7,7 @@ them into the tidy frame and the list of fio logs, with clear errors when nothin
 from __future__ import annotations
 
 import glob
+import html
 import os
 import warnings
 from collections.abc import Iterable, Sequence
@@ -25,6 +26,7 @@ def load_inputs(
     *,
     store: str | os.PathLike | None = None,
     run_ids: Sequence[str] | None = None,
+    notes: list[str] | None = None,
 ) -> pd.DataFrame:
     """The tidy frame of a report's inputs.
 
@@ -37,6 +39,10 @@ def load_inputs(
         A Parquet store (``anfperf ingest --out DIR``) to read instead of `paths`.
     run_ids : sequence of str, optional
         Keep only these runs; each must be present. None or empty: every run.
+    notes : list of str, optional
+        When given, what reading the raw outputs has to say (files skipped and why, text
+        outside fio's JSON, runs stopped early, ...) is added to it instead of being warned: a
+        report shows it as part of the page rather than as a stream of warnings.
 
     Returns
     -------
@@ -59,9 +65,7 @@ def load_inputs(
 
         # DuckDB reads only the partitions of the runs asked for, and checks they are there
         return load_store(store, run_ids=run_ids)
-    from anfperf.ingest import read_many
-
-    frame = read_many(list(paths), errors="warn")
+    frame = _read_paths(list(paths), notes)
     if frame.empty:
         raise AnfperfError("no benchmark results in " + ", ".join(map(str, paths)))
     if run_ids:
@@ -70,6 +74,58 @@ def load_inputs(
         if missing:
             raise AnfperfError(f"run id(s) {missing} not found; the inputs hold: {sorted(present)}")
         frame = frame[frame["run_id"].isin(list(run_ids))].reset_index(drop=True)
+    return frame
+
+
+class Notes:
+    """A titled list of notes that a notebook shows as part of the page (HTML, escaped), and
+    nothing at all when there are none.
+
+    Parameters
+    ----------
+    title : str
+        What the notes are, e.g. "Notes from reading the inputs".
+    notes : sequence of str
+        The notes, as :func:`load_inputs` gathers them.
+    limit : int
+        Notes shown at most; the rest are counted.
+    """
+
+    def __init__(self, title: str, notes: Sequence[str], limit: int = 20) -> None:
+        self.title = title
+        self.notes = list(notes)
+        self.limit = limit
+
+    def _repr_html_(self) -> str:
+        if not self.notes:
+            return ""
+        items = "".join(f"<li>{html.escape(n)}</li>" for n in self.notes[: self.limit])
+        more = len(self.notes) - self.limit
+        if more > 0:
+            items += f"<li>... and {more} more</li>"
+        return f"<p><strong>{html.escape(self.title)}</strong></p><ul>{items}</ul>"
+
+    def __repr__(self) -> str:
+        if not self.notes:
+            return ""
+        shown = [f"- {n}" for n in self.notes[: self.limit]]
+        more = len(self.notes) - self.limit
+        return "\n".join(
+            [f"{self.title}:", *shown, *([f"- ... and {more} more"] if more > 0 else [])]
+        )
+
+
+def _read_paths(paths: list, notes: list[str] | None) -> pd.DataFrame:
+    """read_many of `paths`, skipping what cannot be read; its warnings into `notes` if given."""
+    from anfperf.ingest import read_all, read_many
+
+    if notes is None:
+        return read_many(paths, errors="warn")
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        frame, skipped = read_all(paths)
+    notes.extend(dict.fromkeys(str(w.message) for w in caught))  # each once, in order
+    notes.extend(f"skipped {item}" for item in skipped)
     return frame
 
 

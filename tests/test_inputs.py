@@ -8,7 +8,7 @@ import pytest
 
 import anfperf
 from anfperf.errors import AnfperfError
-from anfperf.inputs import fio_log_paths, load_inputs
+from anfperf.inputs import Notes, fio_log_paths, load_inputs
 from anfperf.store import save_frame
 from tests.conftest import DATA, TESTS
 
@@ -43,3 +43,27 @@ def test_fio_logs_under_the_inputs_or_by_glob():
     assert sorted(p.name for p in some) == [
         "qd1_bw.1.log.gz", "qd1_clat.1.log.gz", "qd1_clat_hist.1.log.gz", "qd1_iops.1.log.gz"
     ]  # fmt: skip
+
+
+def test_notes_of_reading_are_data_not_warnings(tmp_path):
+    # what a report shows on its page: fio's text outside its JSON, a file that is no result
+    (tmp_path / "notes.txt").write_text("not a benchmark result\n")
+    paths = [DATA / "fio" / "normal_and_json.txt", DATA / "fio" / "randread_qd4.json",
+             tmp_path / "notes.txt"]  # fmt: skip
+    notes: list[str] = []
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")  # none escapes
+        frame = load_inputs(paths, notes=notes)
+    assert set(frame["source_file"]) == {str(p) for p in paths[:2]}
+    assert len(notes) == 2
+    assert "normal_and_json.txt: skipped" in notes[0] and "outside the fio JSON" in notes[0]
+    assert notes[1].startswith(f"skipped {tmp_path / 'notes.txt'}: ")
+    with pytest.warns(UserWarning, match="outside the fio JSON"):  # without notes: warned
+        load_inputs(paths[:2])
+
+
+def test_notes_show_escaped_and_nothing_when_empty():
+    shown = Notes("Notes", ["a <vm> note", "b & c"], limit=1)._repr_html_()
+    assert "&lt;vm&gt;" in shown and "<vm>" not in shown and "... and 1 more" in shown
+    assert "b &amp; c" not in shown
+    assert Notes("Notes", [])._repr_html_() == "" and repr(Notes("Notes", [])) == ""
