@@ -6,7 +6,6 @@ import argparse
 import logging
 import signal
 import sys
-import warnings
 from collections.abc import Sequence
 from collections.abc import Sequence as SequenceABC
 
@@ -52,11 +51,9 @@ def _ingest(args: argparse.Namespace) -> int:
     from anfperf.store import save_frame
     from anfperf.summary import format_table, summary_table
 
-    with warnings.catch_warnings(record=True) as caught:
-        warnings.simplefilter("always")
-        frame, skipped = read_all(args.paths, run_id=args.run_id, max_mib=args.max_file_mib)
-    for w in caught:
-        print(f"anfperf: warning: {w.message}", file=sys.stderr)
+    frame, skipped, notes = read_all(args.paths, run_id=args.run_id, max_mib=args.max_file_mib)
+    for note in notes:
+        print(f"anfperf: warning: {note}", file=sys.stderr)
     for item in skipped:
         print(f"anfperf: warning: skipped {item}", file=sys.stderr)
     if frame.empty:

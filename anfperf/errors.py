@@ -6,10 +6,12 @@ one class. Errors carry structured fields (the file, the host, the reason) besid
 
 from __future__ import annotations
 
+import contextlib
+import contextvars
 import os
 import sys
 import warnings
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 
 #: This package's folder: frames of files below it are anfperf's own.
 _PACKAGE_DIR = os.path.dirname(os.path.abspath(__file__)) + os.sep
@@ -20,6 +22,7 @@ def warn(message: str, category: type[Warning] = UserWarning) -> None:
 
     A warning raised deep inside a reader or a fit would otherwise name a line of anfperf's
     own, whatever depth it was called from; this one names the first caller outside anfperf.
+    Inside :func:`collected_warnings` it is gathered instead.
 
     Parameters
     ----------
@@ -28,12 +31,35 @@ def warn(message: str, category: type[Warning] = UserWarning) -> None:
     category : type of Warning
         Its class.
     """
+    sink = _collecting.get()
+    if sink is not None:
+        sink.append((message, category))
+        return
     frame = sys._getframe(1)
     level = 2  # warnings.warn's stacklevel of our caller
     while frame.f_back is not None and frame.f_code.co_filename.startswith(_PACKAGE_DIR):
         frame = frame.f_back
         level += 1
     warnings.warn(message, category, stacklevel=level)
+
+
+#: Where :func:`warn` gathers warnings instead of giving them (see :func:`collected_warnings`).
+_collecting: contextvars.ContextVar[list | None] = contextvars.ContextVar(
+    "anfperf_collected_warnings", default=None
+)
+
+
+@contextlib.contextmanager
+def collected_warnings() -> Iterator[list[tuple[str, type[Warning]]]]:
+    """Gather the warnings anfperf gives meanwhile as data, (message, category), instead of
+    giving them: a reader of thousands of files reports what it had to say once, at the end.
+    Local to the thread (and task) that entered it."""
+    sink: list[tuple[str, type[Warning]]] = []
+    token = _collecting.set(sink)
+    try:
+        yield sink
+    finally:
+        _collecting.reset(token)
 
 
 class AnfperfError(Exception):

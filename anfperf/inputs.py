@@ -121,10 +121,8 @@ def _read_paths(paths: list, notes: list[str] | None) -> pd.DataFrame:
 
     if notes is None:
         return read_many(paths, errors="warn")
-    with warnings.catch_warnings(record=True) as caught:
-        warnings.simplefilter("always")
-        frame, skipped = read_all(paths)
-    notes.extend(dict.fromkeys(str(w.message) for w in caught))  # each once, in order
+    frame, skipped, said = read_all(paths)
+    notes.extend(said)
     notes.extend(f"skipped {item}" for item in skipped)
     return frame
 

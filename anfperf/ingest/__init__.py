@@ -20,7 +20,7 @@ from typing import Any, Literal, NamedTuple
 
 import pandas as pd
 
-from anfperf.errors import ParseError, warn
+from anfperf.errors import ParseError, collected_warnings, warn
 from anfperf.ingest._frame import finalize, flag_stopped, label_local_host, run_origin
 from anfperf.ingest._source import (
     GZIP_MAGIC,
@@ -44,6 +44,7 @@ __all__ = [
     "combine",
     "detect_format",
     "percentiles_from_bins",
+    "MAX_WARNINGS",
     "ReadResult",
     "Skipped",
     "read",
@@ -281,10 +282,17 @@ class Skipped(NamedTuple):
 
 
 class ReadResult(NamedTuple):
-    """What :func:`read_all` read: the tidy frame, and the inputs it could not read."""
+    """What :func:`read_all` read: the tidy frame, the inputs it could not read, and what
+    reading had to say about the others (the warnings :func:`read_many` gives)."""
 
     frame: pd.DataFrame
     skipped: list[Skipped]
+    notes: list[str]  # each once, in the order met: text outside fio's JSON, runs stopped, ...
+
+
+#: Notes :func:`read_many` gives as warnings one by one; the rest are counted in one more (a
+#: batch of thousands of files written with fio's normal output too would flood the screen).
+MAX_WARNINGS = 20
 
 
 def read_many(
@@ -316,14 +324,39 @@ def read_many(
     -------
     pandas.DataFrame
         The tidy frame; `run_id` and `source_file` tell the rows' origins.
+
+    Warns
+    -----
+    UserWarning
+        What reading had to say (text outside fio's JSON, latencies fio did not measure, runs
+        stopped early, ...), once each, after reading: at most :data:`MAX_WARNINGS` of them and
+        a count of the rest (:func:`read_all` returns them all as data).
     """
     if errors not in ("raise", "warn"):
         raise ValueError(f"errors must be 'raise' or 'warn', not {errors!r}")
-    with input_limit(max_mib):
-        frame, skipped = _read_many(paths, run_id, raise_errors=errors == "raise")
+    caught: list[tuple[str, type[Warning]]] = []
+    try:
+        with input_limit(max_mib):
+            frame, skipped, _ = _read_many(
+                paths, run_id, raise_errors=errors == "raise", caught=caught
+            )
+    finally:  # what was said before a file stopped the reading is said too
+        _warn_notes(caught)
     for item in skipped:
         warn(f"skipped {item}")
     return frame
+
+
+def _warn_notes(caught: list[tuple[str, type[Warning]]]) -> None:
+    """Give the warnings gathered while reading: each once, at most MAX_WARNINGS of them."""
+    unique = list(dict.fromkeys(caught))
+    for message, category in unique[:MAX_WARNINGS]:
+        warn(message, category)
+    if len(unique) > MAX_WARNINGS:
+        warn(
+            f"... and {len(unique) - MAX_WARNINGS} more notes from reading these inputs "
+            "(anfperf.ingest.read_all returns them all as data)"
+        )
 
 
 def read_all(
@@ -337,7 +370,10 @@ def read_all(
     -------
     ReadResult
         ``frame``: the tidy frame of every input that could be read; ``skipped``: one
-        :class:`Skipped` (path, reason) per file or folder left out, in the order met.
+        :class:`Skipped` (path, reason) per file or folder left out, in the order met;
+        ``notes``: what reading the others had to say, which :func:`read_many` gives as
+        warnings (text outside fio's JSON, latencies fio did not measure, runs stopped early,
+        ...), each once, in the order met. Nothing is warned.
     """
     with input_limit(max_mib):
         return _read_many(paths, run_id, raise_errors=False)
@@ -362,15 +398,25 @@ def _collection_paused() -> Iterator[None]:
 
 
 def _read_many(
-    paths: Iterable[str | os.PathLike], run_id: str | None, *, raise_errors: bool
+    paths: Iterable[str | os.PathLike],
+    run_id: str | None,
+    *,
+    raise_errors: bool,
+    caught: list[tuple[str, type[Warning]]] | None = None,
 ) -> ReadResult:
-    with _collection_paused():
-        return _read_paths(paths, run_id, raise_errors=raise_errors)
+    """Read `paths`, the readers' warnings gathered into `caught` (and the result's notes)."""
+    with _collection_paused(), collected_warnings() as sink:
+        try:
+            frame, skipped = _read_paths(paths, run_id, raise_errors=raise_errors)
+        finally:
+            if caught is not None:
+                caught.extend(sink)
+    return ReadResult(frame, skipped, list(dict.fromkeys(message for message, _ in sink)))
 
 
 def _read_paths(
     paths: Iterable[str | os.PathLike], run_id: str | None, *, raise_errors: bool
-) -> ReadResult:
+) -> tuple[pd.DataFrame, list[Skipped]]:
     reader = _Reader(run_id, raise_errors)
     walked: set[str] = set()  # real paths of the folders searched
     for item in paths:
@@ -446,17 +492,17 @@ class _Reader:
         else:  # by path (Vdbench finds its companion reports next to it), or not a result
             self.frames.append(_read_one(fmt, path, run_id))
 
-    def result(self) -> ReadResult:
+    def result(self) -> tuple[pd.DataFrame, list[Skipped]]:
         frames = [
             *(table.frame() for table in self.tables.values()),
             *(finalize(rows, source="<many>") for rows in self.batches.values()),
             *self.frames,
         ]
         if not frames:
-            return ReadResult(empty_frame(), self.skipped)
+            return empty_frame(), self.skipped
         if len(frames) == 1:
-            return ReadResult(frames[0], self.skipped)
-        return ReadResult(conform(pd.concat(frames, ignore_index=True)), self.skipped)
+            return frames[0], self.skipped
+        return conform(pd.concat(frames, ignore_index=True)), self.skipped
 
 
 def _stamp(rows: list[dict], source: str, run_id: str | None, origin) -> None:

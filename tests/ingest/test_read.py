@@ -12,6 +12,7 @@ import pytest
 
 from anfperf.errors import ParseError
 from anfperf.ingest import (
+    MAX_WARNINGS,
     Skipped,
     detect_format,
     expand_paths,
@@ -152,7 +153,8 @@ def test_read_all_returns_the_skipped_files_as_data(tmp_path):
     log = next((DATA / "fio_logs").glob("*clat.1.log"))
     with warnings.catch_warnings():
         warnings.simplefilter("error")  # data, not warnings
-        frame, skipped = read_all([tmp_path, log])
+        frame, skipped, notes = read_all([tmp_path, log])
+    assert notes == []  # nothing to say about the one file read
     assert frame["run_id"].eq("good").all()
     assert (
         frame.query("direction == 'read'")["iops"].iloc[0]
@@ -214,7 +216,7 @@ def _warned_here(call) -> list[warnings.WarningMessage]:
     return caught
 
 
-@pytest.mark.parametrize("reader", [read, read_many, read_all], ids=lambda f: f.__name__)
+@pytest.mark.parametrize("reader", [read, read_many], ids=lambda f: f.__name__)
 def test_reader_warnings_name_the_callers_line_not_anfperfs(reader):
     # fio's text before its JSON is reported; the warning points at the line that asked to read
     # (a notebook cell, a script), not at a line inside anfperf/ingest
@@ -222,3 +224,42 @@ def test_reader_warnings_name_the_callers_line_not_anfperfs(reader):
     caught = _warned_here(lambda: reader([path] if reader is not read else path))
     assert [w.filename for w in caught] == [__file__] * len(caught)
     assert any("outside the fio JSON" in str(w.message) for w in caught)
+
+
+def test_read_all_returns_what_reading_had_to_say_as_notes():
+    paths = [DATA / "fio" / "normal_and_json.txt", DATA / "fio" / "gtod_reduce.json"] * 2
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")  # data, not warnings
+        result = read_all(paths)
+    assert result.skipped == [] and len(result.frame) > 0
+    assert len(result.notes) == 2  # each once
+    assert "normal_and_json.txt: skipped" in result.notes[0]
+    assert "gtod_reduce.json: fio did not measure latency" in result.notes[1]
+    with pytest.warns(UserWarning) as given:  # read_many says the same as warnings
+        read_many(paths)
+    assert [str(w.message) for w in given] == result.notes
+
+
+def test_read_many_gives_a_batch_of_warnings_once_not_a_flood(tmp_path):
+    text = (DATA / "fio" / "normal_and_json.txt").read_bytes()
+    n = MAX_WARNINGS + 7
+    for i in range(n):  # fio's normal output before the JSON in every file: a note each
+        (tmp_path / f"host{i:02d}.txt").write_bytes(text)
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        frame = read_many([tmp_path])
+    assert frame["source_file"].nunique() == n
+    assert len(caught) == MAX_WARNINGS + 1
+    assert all("outside the fio JSON" in str(w.message) for w in caught[:MAX_WARNINGS])
+    assert str(caught[-1].message).startswith("... and 7 more notes from reading these inputs")
+    assert len(read_all([tmp_path]).notes) == n  # all of them, as data
+
+
+def test_read_many_says_what_it_read_before_a_bad_file_stopped_it(tmp_path):
+    shutil.copy(DATA / "fio" / "normal_and_json.txt", tmp_path / "a.txt")
+    (tmp_path / "b.json").write_text('{"fio version": "fio-3.33", "jobs": [')
+    with (
+        pytest.warns(UserWarning, match="a.txt: skipped"),
+        pytest.raises(ParseError, match="b.json"),
+    ):
+        read_many([tmp_path])
