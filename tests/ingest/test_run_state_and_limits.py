@@ -39,8 +39,13 @@ def test_fio_stopped_by_a_signal_is_flagged_with_a_warning():
     raw = json.loads(path.read_text()[path.read_text().index("{") :])
     assert raw["jobs"][0]["job options"]["runtime"] == "30"
     assert raw["jobs"][0]["read"]["runtime"] < 3000  # ms: it ran about 2 s
-    with pytest.warns(UserWarning, match=r"fio was stopped \(terminating on signal 15\)"):
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
         frame = anfperf.read_many([path])
+    said = [str(w.message) for w in caught]
+    assert len(said) == 2, said  # fio's message before its JSON, and what it means
+    assert "skipped 1 line(s) of text outside the fio JSON" in said[0]
+    assert "fio was stopped (terminating on signal 15)" in said[1]
     assert frame["interrupted"].all() and len(frame) > 0  # before: a normal result
     normal = quietly(anfperf.read_many, [FIO / "randread_qd4.json"])
     assert not normal["interrupted"].any()
