@@ -96,23 +96,21 @@ class Notes:
         self.notes = list(notes)
         self.limit = limit
 
+    def _lines(self) -> list[str]:
+        """The notes shown, and a count of the rest."""
+        more = len(self.notes) - self.limit
+        return self.notes[: self.limit] + ([f"... and {more} more"] if more > 0 else [])
+
     def _repr_html_(self) -> str:
         if not self.notes:
             return ""
-        items = "".join(f"<li>{html.escape(n)}</li>" for n in self.notes[: self.limit])
-        more = len(self.notes) - self.limit
-        if more > 0:
-            items += f"<li>... and {more} more</li>"
+        items = "".join(f"<li>{html.escape(line)}</li>" for line in self._lines())
         return f"<p><strong>{html.escape(self.title)}</strong></p><ul>{items}</ul>"
 
     def __repr__(self) -> str:
         if not self.notes:
             return ""
-        shown = [f"- {n}" for n in self.notes[: self.limit]]
-        more = len(self.notes) - self.limit
-        return "\n".join(
-            [f"{self.title}:", *shown, *([f"- ... and {more} more"] if more > 0 else [])]
-        )
+        return "\n".join([f"{self.title}:", *(f"- {line}" for line in self._lines())])
 
 
 def _read_paths(paths: list, notes: list[str] | None) -> pd.DataFrame:
