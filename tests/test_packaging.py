@@ -15,6 +15,7 @@ from pathlib import Path
 import pytest
 import yaml
 
+from anfperf.models._common import DATA_FILES
 from tests.conftest import TESTS
 
 ROOT = TESTS.parent
@@ -69,10 +70,7 @@ def test_top_level_api_reads_real_output():
 
 #: The plan the README shows: Ultra, 35.16 TiB (4,500 MiB/s / 128 MiB/s per TiB).
 PLAN_ARGS = ["plan", "--bw-mib-s", "4500", "--bs-kib", "64", "--lat-slo-ms", "2"]
-TABLES = {
-    "service_levels.csv", "volume_limits.csv", "vm_network.csv", "nfs_client.csv",
-    "anf_benchmarks.csv", "cool_access.csv",
-}  # fmt: skip
+TABLES = set(DATA_FILES.values())  # the registered tables: the wheel carries them and no other
 
 
 @pytest.fixture(scope="module")

@@ -25,6 +25,7 @@ DATA_FILES = {
     "nfs_client": "nfs_client.csv",
     "anf_benchmarks": "anf_benchmarks.csv",
     "cool_access": "cool_access.csv",
+    "planning": "planning.csv",
 }
 
 # Found through the import system, not a path into the source tree: editable installs, wheels
@@ -77,12 +78,28 @@ def load_table(name: str) -> pd.DataFrame:
     Parameters
     ----------
     name : {'service_levels', 'volume_limits', 'vm_network', 'nfs_client', 'anf_benchmarks',
-            'cool_access'}
+            'cool_access', 'planning'}
         Table name; every table has a `source` (article file name) and a `date` column.
     """
     if name not in DATA_FILES:
         raise ModelError(f"no reference table {name!r}; known: {sorted(DATA_FILES)}")
     return _load(name).copy()
+
+
+def table_value(name: str, key: str) -> float:
+    """One fact of a key/value reference table ('nfs_client', 'planning'), by its key.
+
+    Raises
+    ------
+    anfperf.ModelError
+        No such table or key.
+    """
+    if name not in DATA_FILES:
+        raise ModelError(f"no reference table {name!r}; known: {sorted(DATA_FILES)}")
+    table = _load(name).set_index("key")
+    if key not in table.index:
+        raise ModelError(f"no {key!r} in {DATA_FILES[name]}; known: {sorted(table.index)}")
+    return float(table.loc[key, "value"])
 
 
 # --------------------------------------------------------------------------------------------

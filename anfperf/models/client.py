@@ -20,7 +20,7 @@ import numpy as np
 import pandas as pd
 
 from anfperf.errors import ModelError
-from anfperf.models._common import load_table
+from anfperf.models._common import load_table, table_value
 from anfperf.models.mix import mix_throughput
 from anfperf.models.quota import bw_to_iops, iops_to_bw, mbps_to_mib_s
 
@@ -82,10 +82,7 @@ def nfs_client_value(key: str) -> float:
     anfperf.ModelError
         No such key.
     """
-    table = load_table("nfs_client").set_index("key")
-    if key not in table.index:
-        raise ModelError(f"no NFS client fact {key!r}; known: {sorted(table.index)}")
-    return float(table.loc[key, "value"])
+    return table_value("nfs_client", key)
 
 
 def _check_nconnect(nconnect: int) -> int:

@@ -27,6 +27,7 @@ from dataclasses import dataclass, field
 import pandas as pd
 
 from anfperf.errors import ModelError
+from anfperf.models._common import table_value
 from anfperf.models.client import (
     nfs_inflight_limit,
     observed_per_client,
@@ -50,11 +51,6 @@ from anfperf.units import GIB_PER_TIB
 log = logging.getLogger(__name__)
 
 HOURS_PER_MONTH = 730.0
-#: Latency assumed when neither a latency, a curve nor an SLO is given [ms]: ANF's "average
-#: latency of less than 1 millisecond" (the EDA article), rounded up.
-DEFAULT_LAT_MS = 1.0
-#: Smallest capacity pool [TiB] (azure-netapp-files-cost-model.md, 2026-06-15).
-MIN_POOL_TIB = 1.0
 #: Key of `prices` for the Flexible level's throughput price [USD per MiB/s-hour].
 FLEXIBLE_THROUGHPUT_PRICE = "Flexible throughput"
 _DEFAULT_LEVELS = ("Standard", "Premium", "Ultra", "Flexible")
@@ -448,7 +444,7 @@ def _flexible_sizing(
     """Flexible (manual QoS): quota, limit, why, and the pool size the cost is paid on."""
     quota = max(capacity_tib, lo)
     baseline, per_tib = _flexible_pool_rates()
-    pool = max(quota, bw / per_tib, MIN_POOL_TIB)
+    pool = max(quota, bw / per_tib, table_value("planning", "min_pool_tib"))
     why = (
         f"manual QoS: {bw:,.1f} MiB/s bought on a {pool:.2f} TiB pool ({baseline:g} MiB/s "
         f"included, at most {per_tib:g} MiB/s per TiB; a Flexible regular volume "
@@ -501,7 +497,8 @@ def _latency(
         if not lat_slo_ms > 0:
             raise ModelError("lat_slo_ms must be > 0")
         return float(lat_slo_ms), "the SLO (the most concurrency it allows)"
-    return DEFAULT_LAT_MS, "assumed: ANF's sub-millisecond average, rounded up; pass lat_ms"
+    assumed = table_value("planning", "default_lat_ms")  # ANF's sub-millisecond average
+    return assumed, "assumed: ANF's sub-millisecond average, rounded up; pass lat_ms"
 
 
 def _client_options(

@@ -10,6 +10,7 @@ import pytest
 
 from anfperf.errors import ModelError
 from anfperf.models import _common, data_dir, gib_to_tib, load_table, plan
+from anfperf.models._common import table_value
 from anfperf.models.predict import predict_achievable, published_ceiling
 from anfperf.models.quota import (
     cool_access,
@@ -222,7 +223,7 @@ def test_nfs_client_values_are_the_tables():
     assert nfs_client_value("nconnect_max") == 16
     assert nfs_client_value("nconnect_recommended") == 8
     assert nfs_client_value("nfsv3_inflight_per_connection") == 128
-    with pytest.raises(ModelError, match="no NFS client fact 'nconnect'"):
+    with pytest.raises(ModelError, match="no 'nconnect' in nfs_client.csv"):
         nfs_client_value("nconnect")
 
 
@@ -269,3 +270,23 @@ def test_manual_qos_range_is_the_flexible_row(edited_tables):
     prices = {"Flexible": 0.0003, "Flexible throughput": 0.01}
     with pytest.raises(ModelError, match="3000 MiB/s cap"):
         plan(bw_mib_s=3500, bs_kib=64, levels=["Flexible"], prices=prices)
+
+
+def test_plan_reads_its_assumptions_from_the_planning_table(edited_tables):
+    # the smallest pool a Flexible plan pays for, and the latency assumed without a curve
+    prices = {"Flexible": 0.0003, "Flexible throughput": 0.01}
+    small = plan(bw_mib_s=200, bs_kib=64, levels=["Flexible"], prices=prices)
+    cost = small.storage_options.iloc[0]["cost_usd_month"]
+    assert cost == pytest.approx((1 * 1024 * 0.0003 + (200 - 128) * 0.01) * 730)  # a 1 TiB pool
+    assert (
+        small.lat_ms == 1.0 and "assumed" in small.reasoning.set_index("step").loc["latency", "why"]
+    )
+    _edit(edited_tables, "planning", {"key": "min_pool_tib"}, "value", 4)
+    _edit(edited_tables, "planning", {"key": "default_lat_ms"}, "value", 2)
+    edited = plan(bw_mib_s=200, bs_kib=64, levels=["Flexible"], prices=prices)
+    cost = edited.storage_options.iloc[0]["cost_usd_month"]
+    assert cost == pytest.approx((4 * 1024 * 0.0003 + (200 - 128) * 0.01) * 730)
+    assert edited.lat_ms == 2.0  # Little's law: 3,200 IOPS x 2 ms = 6.4 in flight, not 3.2
+    assert (small.outstanding, edited.outstanding) == (4, 7)
+    with pytest.raises(ModelError, match="no 'nope' in planning.csv"):
+        table_value("planning", "nope")
