@@ -95,7 +95,6 @@ log = logging.getLogger(__name__)
 
 TOOL = "fio"
 
-
 #: Schema percentile column -> fio's key in a "percentile" object.
 PERCENTILE_KEYS: dict[str, str] = {
     "lat_p50_ms": "50.000000",
@@ -516,10 +515,9 @@ def _document_rows(
     """Add the rows of one document to `entries` and `blocks` (and warnings to `notes`); the
     number of job entries, the failed jobs and the latency blocks fio did not measure."""
     d = _document(doc)
-    failed, unmeasured, per_host = _job_rows(d, source, step0, entries, blocks, notes)
-    for i, (is_client, entry) in enumerate(d.jobs):
-        if is_client and d.keys[i][0] == ALL_CLIENTS:
-            unmeasured += _all_clients_rows(d, step0 + i, entry, per_host, entries, blocks)
+    failed, unmeasured, per_host, all_clients = _job_rows(d, source, step0, entries, blocks, notes)
+    for i, entry in all_clients:
+        unmeasured += _all_clients_rows(d, step0 + i, entry, per_host, entries, blocks)
     return len(d.jobs), failed, unmeasured
 
 
@@ -530,18 +528,21 @@ def _job_rows(
     entries: list[tuple],
     blocks: list[tuple],
     notes: list[str],
-) -> tuple[list[tuple[str, int]], int, list[tuple[dict, str, list[tuple]]]]:
+) -> tuple[list[tuple[str, int]], int, list[tuple[dict, str, list[tuple]]], list[tuple]]:
     """Add the rows of the document's job entries but "All clients"; the failed jobs, the
-    latency blocks fio did not measure, and in client mode each host's (configuration, job
-    name, direction rows): what "All clients" is made of."""
+    latency blocks fio did not measure, in client mode each host's (configuration, job name,
+    direction rows): what "All clients" is made of, and the "All clients" entries (position,
+    entry)."""
     failed: list[tuple[str, int]] = []
     per_host: list[tuple[dict, str, list[tuple]]] = []
+    all_clients: list[tuple[int, Entry]] = []
     unmeasured = 0
-    tool_version, timestamp, global_options, global_key, _, keys, clones, hosts = d
-    for i, (is_client, entry) in enumerate(d.jobs):
+    tool_version, timestamp, global_options, global_key, jobs, keys, clones, hosts = d
+    for i, (is_client, entry) in enumerate(jobs):
         key = keys[i]
         name = key[0]
         if is_client and name == ALL_CLIENTS:
+            all_clients.append((i, entry))
             continue
         config = entry_config(entry, global_options, global_key, clones[key])
         error = entry.error
@@ -564,7 +565,7 @@ def _job_rows(
             blocks.extend(entry_blocks)
         if hosts is not None:
             per_host.append((config, name, entry_blocks))
-    return failed, unmeasured, per_host
+    return failed, unmeasured, per_host, all_clients
 
 
 def _all_clients_rows(
