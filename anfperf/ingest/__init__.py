@@ -348,13 +348,12 @@ def read_many(
 
 
 def _warn_notes(caught: list[tuple[str, type[Warning]]]) -> None:
-    """Give the warnings gathered while reading: each once, at most MAX_WARNINGS of them."""
-    unique = list(dict.fromkeys(caught))
-    for message, category in unique[:MAX_WARNINGS]:
+    """Give the warnings gathered while reading (each once already): at most MAX_WARNINGS."""
+    for message, category in caught[:MAX_WARNINGS]:
         warn(message, category)
-    if len(unique) > MAX_WARNINGS:
+    if len(caught) > MAX_WARNINGS:
         warn(
-            f"... and {len(unique) - MAX_WARNINGS} more notes from reading these inputs "
+            f"... and {len(caught) - MAX_WARNINGS} more notes from reading these inputs "
             "(anfperf.ingest.read_all returns them all as data)"
         )
 
@@ -404,14 +403,16 @@ def _read_many(
     raise_errors: bool,
     caught: list[tuple[str, type[Warning]]] | None = None,
 ) -> ReadResult:
-    """Read `paths`, the readers' warnings gathered into `caught` (and the result's notes)."""
+    """Read `paths`; the readers' warnings, each once, become the result's notes and are added
+    to `caught` (also when a file stops the reading: read_many still gives them)."""
     with _collection_paused(), collected_warnings() as sink:
         try:
             frame, skipped = _read_paths(paths, run_id, raise_errors=raise_errors)
         finally:
+            unique = list(dict.fromkeys(sink))
             if caught is not None:
-                caught.extend(sink)
-    return ReadResult(frame, skipped, list(dict.fromkeys(message for message, _ in sink)))
+                caught.extend(unique)
+    return ReadResult(frame, skipped, [message for message, _ in unique])
 
 
 def _read_paths(

@@ -81,9 +81,14 @@ def load_table(name: str) -> pd.DataFrame:
             'cool_access', 'planning'}
         Table name; every table has a `source` (article file name) and a `date` column.
     """
+    return _table(name).copy()
+
+
+def _table(name: str) -> pd.DataFrame:
+    """The cached table `name` (not to be changed), or a ModelError naming the known ones."""
     if name not in DATA_FILES:
         raise ModelError(f"no reference table {name!r}; known: {sorted(DATA_FILES)}")
-    return _load(name).copy()
+    return _load(name)
 
 
 def table_value(name: str, key: str) -> float:
@@ -94,9 +99,7 @@ def table_value(name: str, key: str) -> float:
     anfperf.ModelError
         No such table or key.
     """
-    if name not in DATA_FILES:
-        raise ModelError(f"no reference table {name!r}; known: {sorted(DATA_FILES)}")
-    table = _load(name).set_index("key")
+    table = _table(name).set_index("key")
     if key not in table.index:
         raise ModelError(f"no {key!r} in {DATA_FILES[name]}; known: {sorted(table.index)}")
     return float(table.loc[key, "value"])
