@@ -61,13 +61,16 @@ def run_origin(source: str, cache: dict | None = None) -> Origin:
     """
     # Plain strings until a manifest or a Vdbench name needs Path: thousands of files of one
     # folder are the bulk case, and a Path per file costs more than the rest of this.
-    folder, name = os.path.split(source)
-    if cache is not None and folder in cache:
-        found = cache[folder]
-    else:
+    if os.altsep is None:  # (the folder is only a key of `cache`: a partition does)
+        folder, _, name = source.rpartition(os.sep)
+    else:  # pragma: no cover - Windows
+        folder, name = os.path.split(source)
+    if cache is None:
         found = _find_manifest(Path(source))
-        if cache is not None:
-            cache[folder] = found
+    else:
+        found = cache.get(folder, _UNSEEN)
+        if found is _UNSEEN:
+            found = cache[folder] = _find_manifest(Path(source))
     if found is not None:
         return _manifest_origin(Path(source), *found)
     if name in ("", ".") or name in _GENERIC_NAMES or name.endswith(".histogram.html"):
@@ -75,10 +78,22 @@ def run_origin(source: str, cache: dict | None = None) -> Origin:
         name = path.name
         if name in _GENERIC_NAMES or name.endswith(".histogram.html"):
             return Origin(path.parent.name or name)
-    suffixes = (*_GENERIC_SUFFIXES, *all_suffixes())
+    suffixes = _name_suffixes()
     while name.endswith(suffixes) and "." in name:
         name = name.rsplit(".", 1)[0]
     return Origin(name or source)
+
+
+_UNSEEN = object()
+_suffixes_made: list[tuple[str, ...]] = [(), ()]  # the registry's suffixes, and ours with them
+
+
+def _name_suffixes() -> tuple[str, ...]:
+    """Endings a file name loses to name its run (made again when formats are registered)."""
+    registered = all_suffixes()
+    if registered is not _suffixes_made[0]:
+        _suffixes_made[:] = [registered, (*_GENERIC_SUFFIXES, *registered)]
+    return _suffixes_made[1]
 
 
 def _find_manifest(path: Path) -> tuple[int, dict | None] | None:

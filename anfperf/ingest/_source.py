@@ -22,6 +22,8 @@ def printable_path(path: str | os.PathLike) -> str:
     """A path as text that can be stored and printed: bytes that are not UTF-8 (a file system
     allows any) become ``\\xNN`` escapes instead of lone surrogates no encoder accepts."""
     text = os.fsdecode(path)
+    if text.isascii():  # (the bulk case: checked for thousands of files)
+        return text
     try:
         text.encode("utf-8")
     except UnicodeEncodeError:

@@ -189,11 +189,24 @@ def _with_outstanding(config: dict, n_entries: int) -> dict:
     """
     depth = config.get("per_clone_depth")
     numjobs = config["numjobs"]
-    if depth is None:
-        return config
-    folded = numjobs is not None and (config["group_reporting"] or (numjobs > 1 and n_entries == 1))
-    outstanding = depth * numjobs if folded else depth
-    return {**config, "outstanding": min(outstanding, INT64_MAX)}
+    if depth is not None:
+        folded = numjobs is not None and (
+            config["group_reporting"] or (numjobs > 1 and n_entries == 1)
+        )
+        outstanding = depth * numjobs if folded else depth
+        config = {**config, "outstanding": min(outstanding, INT64_MAX)}
+    return _with_values(config)
+
+
+#: The configuration's values in a row of a job entry (the last of fio_json.ENTRY_COLUMNS).
+ENTRY_VALUES = ("pattern", "read_pct", "iodepth", "numjobs", "outstanding")
+
+
+def _with_values(config: dict) -> dict:
+    """`config` with ``values``: those of :data:`ENTRY_VALUES` as a tuple, made once for all
+    the entries that share the configuration."""
+    config["values"] = tuple(config[key] for key in ENTRY_VALUES)
+    return config
 
 
 def common_config(configs: list[dict]) -> dict:
@@ -204,7 +217,7 @@ def common_config(configs: list[dict]) -> dict:
         "group_reporting": False,
     }  # fmt: skip
     if not configs:
-        return out
+        return _with_values(out)
     for key in ("pattern", "read_pct", "iodepth", "numjobs"):
         values = [c[key] for c in configs]
         if all(v == values[0] for v in values[1:]):
@@ -215,7 +228,7 @@ def common_config(configs: list[dict]) -> dict:
     outstanding = [c["outstanding"] for c in configs]
     if all(v is not None for v in outstanding):
         out["outstanding"] = min(sum(outstanding), INT64_MAX)
-    return out
+    return _with_values(out)
 
 
 def _per_direction(value: str | None, default: str | None) -> dict[str, str]:

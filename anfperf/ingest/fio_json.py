@@ -55,6 +55,7 @@ import logging
 import math
 import os
 import re
+from collections import Counter
 from typing import TYPE_CHECKING, NamedTuple
 
 import orjson
@@ -67,6 +68,7 @@ from anfperf.ingest._source import PathOrBuffer, read_bytes
 from anfperf.ingest.combine import merge_bins, percentiles_from_bins
 from anfperf.ingest.fio_bins import histogram
 from anfperf.ingest.fio_config import (
+    ENTRY_VALUES,
     common_config,
     entry_config,
     host_key,
@@ -215,7 +217,7 @@ class Parsed(NamedTuple):
 #: Values of a job entry, shared by its direction rows.
 ENTRY_COLUMNS = (
     "tool_version", "host", "job", "step", "timestamp", "error", "cpu_user_pct", "cpu_sys_pct",
-    "pattern", "read_pct", "iodepth", "numjobs", "outstanding",
+    *ENTRY_VALUES,
 )  # fmt: skip
 #: Values of a direction row (after its entry's position).
 BLOCK_COLUMNS = (
@@ -480,7 +482,8 @@ class _Document(NamedTuple):
     timestamp: int | None  # ns since 1970
     global_options: object  # "global options" (a list per client in fio >= 3.40 client mode)
     global_key: object  # their options_key
-    jobs: list[tuple[bool, Entry]]  # (whether a client/server entry, the entry)
+    jobs: list[Entry]  # the 'jobs' entries, then the 'client_stats' ones
+    n_jobs: int  # how many are 'jobs' entries (the rest are client/server entries)
     keys: list[tuple[str, str, str, str]]  # each entry's clone key
     clones: dict[tuple, int]  # entries per clone key
     hosts: dict[tuple[str, str], str] | None  # client mode: host name per (hostname, port)
@@ -493,14 +496,16 @@ def _document(doc: Doc) -> _Document:
     global_key = options_key(global_options)
     if isinstance(global_key, bytes) and global_key[:1] == b"[":
         global_options = json_value(global_key)  # fio >= 3.40 client mode: one per client
-    jobs = _entries(doc)
-    keys = [_clone_key(entry) for _, entry in jobs]
-    clones: dict[tuple, int] = {}
-    for key in keys:
-        clones[key] = clones.get(key, 0) + 1
+    jobs, clients = doc.jobs or [], doc.client_stats
+    if clients:
+        jobs = jobs + clients
+    keys = [_clone_key(entry) for entry in jobs]
+    # (most files hold one entry: a Counter costs more than all else here for it)
+    clones = Counter(keys) if len(keys) > 1 else dict.fromkeys(keys, 1)
     return _Document(
         text(version) if isinstance(version, str) else None, _timestamp(doc), global_options,
-        global_key, jobs, keys, clones, _client_hosts(jobs) if doc.client_stats else None,
+        global_key, jobs, len(jobs) - len(clients or ()), keys, clones,
+        _client_hosts(clients) if clients else None,
     )  # fmt: skip
 
 
@@ -537,34 +542,33 @@ def _job_rows(
     per_host: list[tuple[dict, str, list[tuple]]] = []
     all_clients: list[tuple[int, Entry]] = []
     unmeasured = 0
-    tool_version, timestamp, global_options, global_key, jobs, keys, clones, hosts = d
-    for i, (is_client, entry) in enumerate(jobs):
+    tool_version, timestamp, global_options, global_key, jobs, n_jobs, keys, clones, hosts = d
+    for i, entry in enumerate(jobs):
         key = keys[i]
         name = key[0]
-        if is_client and name == ALL_CLIENTS:
+        if i >= n_jobs and name == ALL_CLIENTS:
             all_clients.append((i, entry))
             continue
         config = entry_config(entry, global_options, global_key, clones[key])
         error = entry.error
-        if type(error) is not int or not -INT64_MAX <= error <= INT64_MAX:
+        if type(error) is not int or (error and not -INT64_MAX <= error <= INT64_MAX):
             error = whole_number(error) or 0
-        entry_blocks, n_unmeasured = _direction_blocks(entry, config, len(entries))
-        unmeasured += n_unmeasured
+        first = len(blocks)  # its direction rows go after this
+        unmeasured += _direction_blocks(entry, config, len(entries), blocks)
         if error:
-            if not entry_blocks:
+            if len(blocks) == first:
                 failed.append((name, error))
                 continue
             notes.append(
                 f"{source}: fio job {name!r} reported error {error}{_strerror(error)}; "
                 "its results are kept with error set"
             )
-        if entry_blocks:
-            host = hosts.get(key[2:], "localhost") if is_client else (key[2] or "localhost")
+        if len(blocks) > first:
+            host = hosts.get(key[2:], "localhost") if i >= n_jobs else (key[2] or "localhost")
             entries.append((tool_version, host, name, step0 + i, timestamp, error,
-                            entry.usr_cpu, entry.sys_cpu, *_config_values(config)))  # fmt: skip
-            blocks.extend(entry_blocks)
+                            entry.usr_cpu, entry.sys_cpu, *config["values"]))  # fmt: skip
         if hosts is not None:
-            per_host.append((config, name, entry_blocks))
+            per_host.append((config, name, blocks[first:]))
     return failed, unmeasured, per_host, all_clients
 
 
@@ -582,32 +586,20 @@ def _all_clients_rows(
     names = {name for _, name, host_blocks in per_host if host_blocks}
     name = names.pop() if len(names) == 1 else ALL_CLIENTS
     config = common_config([config for config, _, _ in per_host])
-    entry_blocks, unmeasured = _direction_blocks(entry, config, len(entries))
-    if entry_blocks:
+    first = len(blocks)
+    unmeasured = _direction_blocks(entry, config, len(entries), blocks)
+    if len(blocks) > first:
         host_blocks = [b for _, _, bs in per_host for b in bs]
-        entry_blocks = _fill_all_clients_bins(entry_blocks, host_blocks)
+        blocks[first:] = _fill_all_clients_bins(blocks[first:], host_blocks)
         error = whole_number(entry.error) or 0
         entries.append((d.tool_version, "all", name, step, d.timestamp, error,
-                        entry.usr_cpu, entry.sys_cpu, *_config_values(config)))  # fmt: skip
-        blocks.extend(entry_blocks)
+                        entry.usr_cpu, entry.sys_cpu, *config["values"]))  # fmt: skip
     return unmeasured
 
 
-def _entries(doc: Doc) -> list[tuple[bool, Entry]]:
-    """The job entries of a document: (whether a client/server entry, the entry)."""
-    entries = [(False, entry) for entry in doc.jobs or ()]
-    return entries + [(True, entry) for entry in doc.client_stats or ()]
-
-
-def _config_values(config: dict) -> tuple:
-    """The configuration's part of an entry's values (the last of :data:`ENTRY_COLUMNS`)."""
-    return (config["pattern"], config["read_pct"], config["iodepth"], config["numjobs"],
-            config["outstanding"])  # fmt: skip
-
-
-def _direction_blocks(entry: Entry, config: dict, at: int) -> tuple[list[tuple], int]:
-    """The direction rows of an entry (at position `at`), and how many fio did not time."""
-    blocks = []
+def _direction_blocks(entry: Entry, config: dict, at: int, blocks: list[tuple]) -> int:
+    """Add the direction rows of an entry (at position `at`) to `blocks`; how many fio did not
+    time."""
     unmeasured = 0
     bs_kib, rate_iops = config["bs_kib"], config["rate_iops"]
     for block, direction in (
@@ -629,7 +621,7 @@ def _direction_blocks(entry: Entry, config: dict, at: int) -> tuple[list[tuple],
             bw_bytes / BYTES_PER_MIB if bw_bytes == bw_bytes else block.bw / KIB_PER_MIB,
             *latency,
         ))  # fmt: skip
-    return blocks, unmeasured
+    return unmeasured
 
 
 # --------------------------------------------------------------------------- latency
@@ -754,11 +746,11 @@ def _clone_key(entry: Entry) -> tuple[str, str, str, str]:
     return (text(name), text(group), text(hostname), text(port))
 
 
-def _client_hosts(entries: list[tuple[bool, Entry]]) -> dict[tuple[str, str], str]:
+def _client_hosts(clients: list[Entry]) -> dict[tuple[str, str], str]:
     """Host name of each client (hostname, port): 'hostname:port' where ports tell them apart."""
     ports: dict[str, set[str]] = {}
-    for is_client, entry in entries:
-        if is_client and text(entry.jobname) != ALL_CLIENTS:
+    for entry in clients:
+        if text(entry.jobname) != ALL_CLIENTS:
             hostname, port = host_key(entry.hostname, entry.port)
             ports.setdefault(hostname, set()).add(port)
     names = {}

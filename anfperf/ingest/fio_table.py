@@ -222,6 +222,11 @@ def _typed(name: str, values: Sequence) -> object:
             np.fromiter(map(codes.__getitem__, values), np.int8, len(values)), dtype=dtype
         )
     if dtype == "float64":
+        if type(values) is tuple:  # a column of the rows: fromiter takes a third less time
+            try:
+                return np.fromiter(values, float, len(values))
+            except TypeError:  # None among them (missing): np.array makes it NaN
+                pass
         return np.array(values, dtype=float)
     if dtype in ("Int64", "string"):
         return pd.array(values, dtype=dtype)

@@ -99,6 +99,15 @@ _TRICKY = [
     b'{"1 2": 1}',  # whitespace inside a key: not bin 12
     b'{"12": 1 }',
     b'{ "12" :\n 1 , " 13":2}',  # whitespace around keys and values, and inside one's quotes
+    b'{"+5": 1}',  # signs, exponents, hexadecimal, literals: not fio's decimal text
+    b'{"5": +1}',
+    b'{"5": -1}',
+    b'{"5": 1e3}',
+    b'{"0x5": 1}',
+    b'{"5": true}',
+    b'{"5": [1]}',
+    b'{"\\u0035": 1}',  # an escaped digit
+    b'{"5": 1}{"6": 2}',  # two objects in one
 ]
 
 
