@@ -55,7 +55,6 @@ import logging
 import math
 import os
 import re
-from collections import Counter
 from typing import TYPE_CHECKING, NamedTuple
 
 import orjson
@@ -500,8 +499,9 @@ def _document(doc: Doc) -> _Document:
     if clients:
         jobs = jobs + clients
     keys = [_clone_key(entry) for entry in jobs]
-    # (most files hold one entry: a Counter costs more than all else here for it)
-    clones = Counter(keys) if len(keys) > 1 else dict.fromkeys(keys, 1)
+    clones: dict[tuple, int] = {}  # (a Counter costs more than all else here)
+    for key in keys:
+        clones[key] = clones.get(key, 0) + 1
     return _Document(
         text(version) if isinstance(version, str) else None, _timestamp(doc), global_options,
         global_key, jobs, len(jobs) - len(clients or ()), keys, clones,
@@ -661,23 +661,20 @@ def _latency(block: Block) -> tuple[tuple, bool]:
         src, src_measured = clat, clat is not None and _measured(clat)
     if not src_measured:
         return (*moments, *_NO_PERCENTILES, None), measured
+    bins = src.bins
+    if type(bins) is not Raw or ns_per_unit != 1:  # (fio 3.x's stay JSON text: see fio_table)
+        bins = None if bins is UNSET else histogram(bins, ns_per_unit)
     pct = src.percentile
-    if type(pct) is Percentiles:
-        if pct.none_read():  # keys in another spelling: the JSON itself tells
+    if type(pct) is Percentiles:  # (one tuple made: this runs for every row of every file)
+        p50 = pct.p50
+        if p50 != p50 and pct.none_read():  # keys in another spelling: the JSON itself tells
             raise _OtherSpelling
-        percentiles = (pct.p50 / per_ms, pct.p90 / per_ms, pct.p95 / per_ms, pct.p99 / per_ms,
-                       pct.p999 / per_ms)  # fmt: skip
-    elif isinstance(pct, dict) and pct:
+        return (*moments, p50 / per_ms, pct.p90 / per_ms, pct.p95 / per_ms, pct.p99 / per_ms,
+                pct.p999 / per_ms, bins), measured  # fmt: skip
+    if isinstance(pct, dict) and pct:
         percentiles = tuple(value / per_ms for value in _percentiles(pct))
     else:
         percentiles = _NO_PERCENTILES
-    bins = src.bins
-    if ns_per_unit == 1 and type(bins) is Raw:
-        pass  # fio 3.x's histograms stay JSON text, made arrays later, many at once (fio_table)
-    elif bins is not UNSET:
-        bins = histogram(bins, ns_per_unit)
-    else:
-        bins = None
     return (*moments, *percentiles, bins), measured
 
 

@@ -172,6 +172,29 @@ def test_read_all_returns_the_skipped_files_as_data(tmp_path):
     assert str(skipped[2]) == f"{log}: is a fio log, not a result: read it with read_fio_log()"
 
 
+@pytest.mark.parametrize("read_ahead", [1, 2, 32])
+def test_files_read_ahead_keep_their_order_and_their_errors(tmp_path, monkeypatch, read_ahead):
+    import anfperf.ingest as ingest
+
+    monkeypatch.setattr(ingest, "_READ_AHEAD", read_ahead)
+    good = (DATA / "fio" / "randread_qd4.json").read_bytes()
+    (tmp_path / "runs" / "x").mkdir(parents=True)
+    for name in ("a.json", "runs/x/b.json", "runs/c.json", "d.json"):
+        (tmp_path / name).write_bytes(good)
+    (tmp_path / "truncated.json").write_bytes(good[:100])  # detected, then fails to parse
+    (tmp_path / "hello.txt").write_text("hello\n")  # fails detection
+    paths = [tmp_path / n for n in ("a.json", "truncated.json", "runs", "hello.txt", "d.json")]
+    frame, skipped, _ = read_all(paths)
+    reads = frame.query("direction == 'read'")
+    # the folder's files in its place (its own files, then its subfolders')
+    assert reads["run_id"].tolist() == ["a", "c", "b", "d"]
+    assert [s.path for s in skipped] == [str(tmp_path / "truncated.json"),
+                                         str(tmp_path / "hello.txt")]  # fmt: skip
+    # the first bad file in order stops read_many, though a later one was detected bad first
+    with pytest.raises(ParseError, match="truncated.json"):
+        read_many(paths)
+
+
 def test_unknown_content_is_a_parse_error(tmp_path):
     odd = tmp_path / "notes.txt"
     odd.write_text("hello\n")
