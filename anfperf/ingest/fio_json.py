@@ -435,14 +435,14 @@ def _json_error(source: str, exc: BaseException) -> ParseError:
 
 
 def _warn_outsidetext(outside: list[str], source: str) -> None:
-    if not any(chunk.strip() for chunk in outside):
-        return
-    lines = [line for chunk in outside for line in map(str.strip, _lines(chunk)) if line]
+    lines = [
+        line for chunk in outside if chunk for line in _lines(chunk) if line and not line.isspace()
+    ]
     if lines:
         log.debug("%s: text outside the fio JSON: %r", source, lines)
         warn(
             f"{source}: skipped {len(lines)} line(s) of text outside the fio JSON, "
-            f"first: {lines[0][:120]!r}"
+            f"first: {lines[0].strip()[:120]!r}"
         )
 
 
