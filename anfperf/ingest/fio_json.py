@@ -123,6 +123,7 @@ _SIGNALLED = re.compile(r"terminating on signal \d+")
 MAX_FAILED_DECODES = 64
 # Unix seconds accepted as a timestamp (1973 .. 2262, the datetime64[ns] limit).
 _TS_RANGE = (1e8, 9.2e9)
+_TS_MS_WHOLE = (int(_TS_RANGE[0] * 1000), 2**31 * 1000)  # fio's whole ms until 2038: see below
 _NAN = math.nan
 
 
@@ -761,7 +762,7 @@ def _client_hosts(clients: list[Entry]) -> dict[tuple[str, str], str]:
 def _timestamp(doc: Doc) -> int | None:
     """The document's time [ns since 1970, UTC], to the microsecond as a datetime holds it."""
     ms = doc.timestamp_ms
-    if type(ms) is int and _TS_RANGE[0] * 1000 < ms < 2**31 * 1000:
+    if type(ms) is int and _TS_MS_WHOLE[0] < ms < _TS_MS_WHOLE[1]:
         # what the rounding below gives for fio's whole milliseconds until 2038 (where a
         # float's error stays under half a microsecond)
         return ms * 1_000_000

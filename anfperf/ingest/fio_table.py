@@ -228,6 +228,13 @@ def _typed(name: str, values: Sequence) -> object:
             except TypeError:  # None among them (missing): np.array makes it NaN
                 pass
         return np.array(values, dtype=float)
+    if dtype == "Int64" and type(values) is tuple:
+        try:  # all whole numbers (the usual case): without pandas' inference, a fifth of its time
+            data = np.fromiter(values, np.int64, len(values))
+        except (TypeError, OverflowError):  # None (missing) among them
+            pass
+        else:
+            return pd.arrays.IntegerArray(data, np.zeros(len(data), dtype=bool))
     if dtype in ("Int64", "string"):
         return pd.array(values, dtype=dtype)
     if dtype == "bool":
