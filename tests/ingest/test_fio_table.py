@@ -14,6 +14,7 @@ import warnings
 import msgspec
 import numpy as np
 import orjson
+import pandas as pd
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
@@ -223,3 +224,22 @@ def test_whole_millisecond_timestamps_equal_the_float_rounding():
         assert _timestamp(Doc(timestamp_ms=ms)) == through_float(ms) == ms * 1_000_000
     late = 2**31 * 1000 + 123  # beyond: the rounding itself decides
     assert _timestamp(Doc(timestamp_ms=late)) == through_float(late)
+
+
+@pytest.mark.parametrize(
+    ("name", "values"),
+    [
+        ("job", ("a", None, "b")),  # pyarrow makes the strings
+        ("job", ("a", 5)),  # not all str: pandas converts them
+        ("step", (1, 2, 3)),  # whole numbers: straight to an IntegerArray
+        ("step", (1, None)),  # a missing one: pandas
+        ("iops", (1.5, float("nan"))),
+        ("iops", (1.5, None)),  # None is NaN, as np.array makes it
+    ],
+)
+def test_typed_columns_equal_what_pandas_makes(name, values):
+    from anfperf.ingest.fio_table import _DTYPES, _typed
+
+    got = pd.Series(_typed(name, values))
+    want = pd.Series(values, dtype=_DTYPES[name])
+    pd.testing.assert_series_equal(got, want)
