@@ -113,8 +113,9 @@ def json_value(value: object) -> object:
         data = bytes(value)  # type: ignore[arg-type]
         try:
             return orjson.loads(data)
-        except orjson.JSONDecodeError:  # what orjson refuses (integers beyond 64 bits)
-            return json.loads(data)
+        except orjson.JSONDecodeError:  # what orjson refuses: integers beyond 64 bits, and
+            # bytes that are not UTF-8 (typed decoding leaves them in skipped text): replaced
+            return json.loads(data.decode("utf-8", "replace"))
     return None if value is UNSET else value
 
 

@@ -615,3 +615,16 @@ def test_the_fast_path_for_decimal_bins_agrees_with_the_general_one(raw):
     if fast is not None:
         assert fast["ns"].tolist() == general["ns"].tolist()
         assert fast["count"].tolist() == general["count"].tolist()
+
+
+def test_bytes_that_are_not_utf8_in_the_job_options_are_replaced(tmp_path):
+    # found by the fuzz test: the typed decoding skips the options' text unchecked, and
+    # decoding them later raised a bare UnicodeDecodeError
+    data = (FIO_DATA / "randread_qd4.json").read_bytes()
+    at = data.index(b'"name" : "', data.index(b'"job options"')) + len(b'"name" : "')
+    path = tmp_path / "bad_byte.json"
+    path.write_bytes(data[:at] + b"\x80" + data[at:])
+    frame = read_fio_json(path)
+    want = read_fio_json(FIO_DATA / "randread_qd4.json")
+    cols = ["job", "direction", "pattern", "iodepth", "bs_kib", "iops"]
+    pd.testing.assert_frame_equal(frame[cols], want[cols])
