@@ -99,10 +99,20 @@ def table_value(name: str, key: str) -> float:
     anfperf.ModelError
         No such table or key.
     """
-    table = _table(name).set_index("key")
-    if key not in table.index:
-        raise ModelError(f"no {key!r} in {DATA_FILES[name]}; known: {sorted(table.index)}")
-    return float(table.loc[key, "value"])
+    table = _table(name)
+    made = _key_values.get(name)
+    if made is None or made[0] is not table:  # (made again when the table is loaded again)
+        values = dict(zip(table["key"], table["value"].astype(float), strict=True))
+        made = _key_values[name] = (table, values)
+    values = made[1]
+    if key not in values:
+        raise ModelError(f"no {key!r} in {DATA_FILES[name]}; known: {sorted(values)}")
+    return values[key]
+
+
+# table name -> (the loaded table, its key -> value): a plan asks for some 35 facts, and indexing
+# the table for each was a sixth of its time
+_key_values: dict[str, tuple[pd.DataFrame, dict[str, float]]] = {}
 
 
 # --------------------------------------------------------------------------------------------
