@@ -12,7 +12,7 @@ import pandas as pd
 
 from anfperf.errors import warn
 from anfperf.ingest.combine import add_totals
-from anfperf.ingest.registry import all_suffixes
+from anfperf.ingest.registry import all_suffixes, derived
 from anfperf.schema import conform
 
 log = logging.getLogger(__name__)
@@ -78,22 +78,18 @@ def run_origin(source: str, cache: dict | None = None) -> Origin:
         name = path.name
         if name in _GENERIC_NAMES or name.endswith(".histogram.html"):
             return Origin(path.parent.name or name)
-    suffixes = _name_suffixes()
+    suffixes = derived("run_name_suffixes", _name_suffixes)
     while name.endswith(suffixes) and "." in name:
         name = name.rsplit(".", 1)[0]
     return Origin(name or source)
 
 
 _UNSEEN = object()
-_suffixes_made: list[tuple[str, ...]] = [(), ()]  # the registry's suffixes, and ours with them
 
 
-def _name_suffixes() -> tuple[str, ...]:
-    """Endings a file name loses to name its run (made again when formats are registered)."""
-    registered = all_suffixes()
-    if registered is not _suffixes_made[0]:
-        _suffixes_made[:] = [registered, (*_GENERIC_SUFFIXES, *registered)]
-    return _suffixes_made[1]
+def _name_suffixes(formats: tuple) -> tuple[str, ...]:
+    """Endings a file name loses to name its run: ours, and the registered formats'."""
+    return (*_GENERIC_SUFFIXES, *all_suffixes())
 
 
 def _find_manifest(path: Path) -> tuple[int, dict | None] | None:

@@ -162,7 +162,9 @@ def unregister_format(name: str) -> None:
         _derived.clear()
 
 
-def _derive(key: str, make: Callable[[tuple[Format, ...]], tuple]) -> tuple:
+def derived(key: str, make: Callable[[tuple[Format, ...]], tuple]) -> tuple:
+    """``make(formats())``, made once per change of the registered formats and kept as `key`
+    (what other modules derive from the formats, e.g. the endings a run's file name loses)."""
     found = _derived.get(key)
     if found is None:
         found = _derived[key] = make(formats())
@@ -171,12 +173,12 @@ def _derive(key: str, make: Callable[[tuple[Format, ...]], tuple]) -> tuple:
 
 def tools() -> tuple[str, ...]:
     """Tools of the registered result formats, each once (the `tool` column's categories)."""
-    return _derive("tools", lambda fs: tuple(dict.fromkeys(f.tool for f in fs if f.tool)))
+    return derived("tools", lambda fs: tuple(dict.fromkeys(f.tool for f in fs if f.tool)))
 
 
 def result_suffixes() -> tuple[str, ...]:
     """File name endings that may hold a result, for searching folders."""
-    return _derive(
+    return derived(
         "results",
         lambda fs: tuple(dict.fromkeys(s for f in fs if f.not_result is None for s in f.suffixes)),
     )
@@ -184,7 +186,7 @@ def result_suffixes() -> tuple[str, ...]:
 
 def all_suffixes() -> tuple[str, ...]:
     """File name endings of every registered format (results or not)."""
-    return _derive("all", lambda fs: tuple(dict.fromkeys(s for f in fs for s in f.suffixes)))
+    return derived("all", lambda fs: tuple(dict.fromkeys(s for f in fs for s in f.suffixes)))
 
 
 def folder_format(path: str | os.PathLike) -> Format | None:
