@@ -472,8 +472,9 @@ class _Reader:
             elif isinstance(found, ParseError):
                 self.skip(found)
             else:
+                fmt, data, source = found
                 try:
-                    self._gather(found[0], path, found[1], found[2])
+                    self._gather(fmt, path, data, source)
                 except ParseError as exc:
                     self.skip(exc)
 
