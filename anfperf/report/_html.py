@@ -23,6 +23,8 @@ import os
 from pathlib import Path
 from typing import Any
 
+from anfperf.report._sections import fold_sections
+
 logger = logging.getLogger(__name__)
 
 PLOTLY_MIMETYPE = "application/vnd.plotly.v1+json"
@@ -50,12 +52,28 @@ _TEMPLATE = """\
 {%- endblock html_head_css -%}
 {%- block body_header -%}
 {{ super() }}
-{{ resources.anfperf_header }}
+{{ resources.anfperf_status }}
 {%- endblock body_header -%}
 {% block body_footer %}
+{%- if not resources.anfperf_about_used %}
+<details class="anfperf-section anfperf-about" id="section-about"><summary><h2>About this report</h2></summary>
+{{ resources.anfperf_about }}
+</details>
+{%- endif %}
 {{ resources.anfperf_footer }}
+<script type="text/javascript">{{ resources.anfperf_js }}</script>
 {{ super() }}
 {% endblock body_footer %}
+"""
+
+# A figure drawn inside a folded section has no width yet: draw it again when it unfolds.
+_JS = """
+document.querySelectorAll('details.anfperf-section').forEach(function (d) {
+  d.addEventListener('toggle', function () {
+    if (!d.open || !window.Plotly) return;
+    d.querySelectorAll('.plotly-graph-div').forEach(function (g) { Plotly.Plots.resize(g); });
+  });
+});
 """
 
 _CSS = """
@@ -69,6 +87,16 @@ _CSS = """
 .anfperf-provenance code { font-size: 12px; word-break: break-all; }
 .anfperf-provenance .anfperf-failed { color: #b42318; font-weight: bold; }
 .anfperf-provenance .anfperf-default { color: #6b7280; }
+.anfperf-status { font-family: var(--jp-ui-font-family, sans-serif); font-size: 14px;
+  border: 1px solid #D55E00; border-radius: 6px; background: #fff5f0; padding: 8px 14px;
+  margin: 8px 0 12px 0; color: #b42318; font-weight: bold; }
+details.anfperf-section { border-top: 1px solid #d0d7de; margin: 6px 0; padding: 2px 0; }
+details.anfperf-section > summary { cursor: pointer; list-style-position: outside;
+  margin-left: 1.2em; }
+details.anfperf-section > summary h2, details.anfperf-section > summary h3 {
+  display: inline; font-size: 18px; margin: 0; }
+details.anfperf-section > summary::marker { color: #6b7280; }
+.anfperf-section-body { padding: 4px 0 8px 0; }
 .anfperf-footer { font-family: var(--jp-ui-font-family, sans-serif); font-size: 12px; color: #6b7280; margin: 24px 0 8px 0; }
 """
 
@@ -127,6 +155,7 @@ def _make_preprocessor(show_code: bool):
                 div_id = f"anfperf-fig-{index}-{k}"
                 output["data"] = {"text/html": _figure_html(spec, div_id)}
                 resources["anfperf_figures"] = resources.get("anfperf_figures", 0) + 1
+            fold_sections(cell, resources)
             return cell, resources
 
     return _PlotlyPreprocessor()
@@ -208,6 +237,16 @@ def provenance_html(meta: dict) -> str:
     return "\n".join(p for p in parts if p)
 
 
+def _status_html(meta: dict) -> str:
+    """A failed report says so at the top of the page, before anything else."""
+    if not meta.get("error"):
+        return ""
+    return (
+        '<div class="anfperf-status">The notebook stopped with an error: '
+        f"{html.escape(str(meta['error']))}. The output below ends where it stopped.</div>"
+    )
+
+
 def _footer_html(meta: dict) -> str:
     version = html.escape(str(meta.get("version", "?")))
     return (
@@ -258,7 +297,9 @@ def export_html(
     resources = {
         "metadata": {"name": meta["name"]},
         "anfperf_css": _CSS,
-        "anfperf_header": provenance_html(meta),
+        "anfperf_status": _status_html(meta),
+        "anfperf_about": provenance_html(meta),
+        "anfperf_js": _JS,
         "anfperf_footer": _footer_html(meta),
     }
     # a first pass finds out whether there are figures: plotly.js (4-5 MB) only goes into
