@@ -108,3 +108,104 @@ def check_report(page, html_path: str | os.PathLike, screenshot_path: str | os.P
         "text": page.inner_text("body"),
         "screenshot": Path(screenshot_path),
     }
+
+
+#: The two screens a report is read on.
+SCREENS = ({"width": 1366, "height": 768}, {"width": 1920, "height": 1080})
+
+# Every element whose right edge passes the viewport and that is not inside a box that
+# scrolls sideways (a wide table's own box), as "tag.class: text".
+_OVERFLOWING_JS = """
+() => {
+  const w = document.documentElement.clientWidth;
+  const scrolls = (el) => {
+    for (let p = el.parentElement; p; p = p.parentElement) {
+      const s = getComputedStyle(p).overflowX;
+      if ((s === 'auto' || s === 'scroll') && p.getBoundingClientRect().right <= w + 1) return true;
+    }
+    return false;
+  };
+  const out = [];
+  for (const el of document.body.querySelectorAll('*')) {
+    const r = el.getBoundingClientRect();
+    if (r.width === 0 || r.height === 0) continue;
+    if (r.right > w + 1 && !scrolls(el)) {
+      out.push(`${el.tagName.toLowerCase()}.${el.className}: ${(el.innerText || '').slice(0, 40)}`);
+    }
+  }
+  return out.slice(0, 10);
+}
+"""
+
+# Table cells that show a value no reader should see, and tables with a pandas index.
+_BAD_CELLS_JS = """
+() => {
+  const bad = [];
+  for (const td of document.querySelectorAll('td')) {
+    const t = td.innerText.trim();
+    if (/^(nan|NaN|<NA>|NaT|None|inf|-inf|True|False)$/.test(t)) bad.push(t);
+  }
+  const indexed = [...document.querySelectorAll('table')].filter(
+    (t) => t.querySelector('tbody th') || (t.querySelector('thead th') && !t.querySelector('thead th').innerText.trim())
+  ).length;
+  return {bad: bad.slice(0, 10), indexed};
+}
+"""
+
+# Graph divs without a drawn trace.
+_EMPTY_GRAPHS_JS = """
+(cls) => [...document.querySelectorAll('.' + cls)].filter(
+  (g) => !(g.data && g.data.length && g.querySelector('g.trace, g.barlayer g.point, g.heatmaplayer'))
+).map((g) => g.id)
+"""
+
+
+def check_layout(page, html_path, screenshot_stem, first_screen: list[str]) -> dict:
+    """A report as read at 1366x768 and 1920x1080, its folded sections opened.
+
+    Asserts, on each screen: every selector of `first_screen` (the headline cards, the key
+    chart, ...) lies within the first viewport; nothing runs past the right edge except inside
+    its own scroll box; no table cell shows NaN, <NA>, inf, True/False and no table has an
+    index column; every plotly chart has drawn traces. Saves ``<stem>-<width>.png`` (the first
+    screen) and ``<stem>-<width>-full.png`` (the whole page, sections open).
+
+    Returns
+    -------
+    dict
+        Per width: {'height': page height [px], 'boxes': {selector: bounding box}}.
+    """
+    from anfperf.report import GRAPH_CLASS
+
+    out = {}
+    url = Path(html_path).resolve().as_uri()
+    for screen in SCREENS:
+        page.set_viewport_size(screen)
+        page.goto(url, wait_until="load")
+        if page.locator(f".{GRAPH_CLASS}").count():
+            page.wait_for_function("() => typeof window.Plotly === 'object'", timeout=15_000)
+        boxes = {}
+        for selector in first_screen:
+            box = page.locator(selector).first.bounding_box()
+            assert box is not None, f"{selector} is not on the page"
+            assert box["y"] + box["height"] <= screen["height"], (
+                f"{selector} ends at {box['y'] + box['height']:.0f} px, below the first "
+                f"screen ({screen['width']}x{screen['height']})"
+            )
+            assert box["x"] + box["width"] <= screen["width"], f"{selector} is cut at the right"
+            boxes[selector] = box
+        page.screenshot(path=f"{screenshot_stem}-{screen['width']}.png")
+        page.evaluate("document.querySelectorAll('details').forEach((d) => { d.open = true; })")
+        page.wait_for_timeout(300)
+        overflowing = page.evaluate(_OVERFLOWING_JS)
+        assert not overflowing, f"wider than the {screen['width']} px page: {overflowing}"
+        cells = page.evaluate(_BAD_CELLS_JS)
+        assert not cells["bad"], f"table cells a reader should not see: {cells['bad']}"
+        assert not cells["indexed"], f"{cells['indexed']} table(s) with an index column"
+        empty = page.evaluate(_EMPTY_GRAPHS_JS, GRAPH_CLASS)
+        assert not empty, f"charts without a drawn trace: {empty}"
+        page.screenshot(path=f"{screenshot_stem}-{screen['width']}-full.png", full_page=True)
+        out[screen["width"]] = {
+            "height": page.evaluate("document.body.scrollHeight"),
+            "boxes": boxes,
+        }
+    return out

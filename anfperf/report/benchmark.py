@@ -1,0 +1,474 @@
+"""What the benchmark report shows, worked out from the findings: verdict, cards, tables.
+
+The notebook ``benchmark_report.ipynb`` is a thin shell over this module and
+:mod:`anfperf.report.page`: :func:`main_run` picks the run the page leads with, :func:`headline`
+says what the data mean in one paragraph and a row of cards, :func:`runs_table` and
+:func:`steps_table` are the tables a person reads. Every number comes from
+:mod:`anfperf.findings` (never typed into the notebook).
+"""
+
+from __future__ import annotations
+
+import math
+
+import pandas as pd
+
+from anfperf import findings
+from anfperf.report.page import Card, Table, format_number, table
+
+#: Kinds of run that have a load curve, most telling first.
+SWEEP_KINDS = (findings.KIND_CONCURRENCY, findings.KIND_RATE)
+
+
+def _cached(numbers: pd.DataFrame) -> pd.Series:
+    if "cached" in numbers:
+        return numbers["cached"].fillna(False).astype(bool)
+    return pd.Series(False, index=numbers.index)
+
+
+def trusted(numbers: pd.DataFrame) -> pd.DataFrame:
+    """The runs whose numbers stand for the storage: those not served from a client cache."""
+    return numbers[~_cached(numbers)]
+
+
+def main_run(numbers: pd.DataFrame, run_id: str | None = None) -> str | None:
+    """The run the page leads with: `run_id`, else the load curve with the highest peak.
+
+    Load curves (concurrency sweeps, rate-limited curves) with a knee come first, then any load
+    curve, then any run; runs served from a client cache only when nothing else is there.
+    """
+    if run_id is not None:
+        return run_id
+    if numbers.empty:
+        return None
+    pool = trusted(numbers)
+    pool = pool if not pool.empty else numbers
+    sweeps = pool[pool["kind"].isin(SWEEP_KINDS)]
+    with_knee = sweeps[sweeps["knee_iops"].notna()]
+    for candidates in (with_knee, sweeps, pool):
+        if not candidates.empty:
+            peak = pd.to_numeric(candidates["peak_iops"], errors="coerce").fillna(-1.0)
+            return str(candidates.loc[peak.idxmax(), "run_id"])
+    return None
+
+
+def _row(numbers: pd.DataFrame, run_id: str) -> pd.Series:
+    return numbers[numbers["run_id"] == run_id].iloc[0]
+
+
+def _best(numbers: pd.DataFrame, column: str) -> pd.Series | None:
+    values = pd.to_numeric(numbers[column], errors="coerce")
+    return numbers.loc[values.idxmax()] if values.notna().any() else None
+
+
+def _ms(value: float) -> str:
+    return f"{format_number(value)} ms"
+
+
+def headline(numbers: pd.DataFrame, quota: dict | None, *, run_id: str | None = None) -> dict:
+    """The verdict paragraph and the headline cards of a benchmark report.
+
+    Parameters
+    ----------
+    numbers : pandas.DataFrame
+        :func:`anfperf.findings.key_numbers` (with its `cached` flag where known).
+    quota : dict or None
+        :func:`anfperf.findings.quota_check` of the operating point, with ``volume`` (how the
+        volume was described, e.g. "Premium, 4 TiB (assumed)") added; None when no ANF verdict
+        applies, with ``quota_skipped`` in... see `skip_reason`.
+    run_id : str, optional
+        The run to lead with (:func:`main_run`).
+
+    Returns
+    -------
+    dict
+        ``verdict`` (str), ``cards`` (list of :class:`anfperf.report.page.Card`), ``main_run``.
+    """
+    main = main_run(numbers, run_id)
+    good = trusted(numbers)
+    sentences: list[str] = []
+    out_cards: list[Card] = []
+    if good.empty:
+        good = numbers
+    peak = _best(good, "peak_iops")
+    if peak is not None:
+        out_cards.append(
+            Card(
+                "Peak IOPS",
+                format_number(peak["peak_iops"]),
+                f"{peak['run_id']} · {_ms(peak['lat_at_peak_ms'])} mean",
+            )
+        )
+        sentences.append(
+            f"The highest rate measured is **{format_number(peak['peak_iops'])} IOPS** "
+            f"({peak['run_id']}, {_ms(peak['lat_at_peak_ms'])} mean latency)"
+        )
+    bw = _best(good, "peak_bw_mib_s")
+    if bw is not None:
+        out_cards.append(
+            Card(
+                "Peak throughput", f"{format_number(bw['peak_bw_mib_s'])} MiB/s", str(bw["run_id"])
+            )
+        )
+        sentences[-1:] = (
+            [
+                sentences[-1]
+                + f" and the highest throughput **{format_number(bw['peak_bw_mib_s'])} "
+                f"MiB/s** ({bw['run_id']})."
+            ]
+            if sentences
+            else [f"The highest throughput is {format_number(bw['peak_bw_mib_s'])} MiB/s."]
+        )
+    if main is not None:
+        row = _row(numbers, main)
+        _curve_cards(row, out_cards, sentences)
+    cached = numbers[_cached(numbers)]
+    if not cached.empty:
+        names = ", ".join(cached["run_id"].astype(str))
+        sentences.append(f"Set apart, served from a client cache rather than the storage: {names}.")
+    _quota_card(quota, out_cards, sentences)
+    return {"verdict": " ".join(sentences), "cards": out_cards, "main_run": main}
+
+
+def _curve_cards(row: pd.Series, out_cards: list[Card], sentences: list[str]) -> None:
+    """Knee and IOPS at the SLO of the run the page leads with."""
+    run = str(row["run_id"])
+    slo = float(row["lat_slo_ms"])
+    if pd.notna(row.get("knee_iops")):
+        out_cards.append(
+            Card(
+                "Knee",
+                f"{format_number(row['knee_iops'])} IOPS",
+                f"{run} · latency doubles at {_ms(row['knee_lat_ms'])}",
+            )
+        )
+        sentences.append(
+            f"In {run}, latency doubles its unloaded value past about "
+            f"{format_number(row['knee_iops'])} IOPS (the knee)"
+        )
+    measured, model = row.get("iops_at_slo_measured"), row.get("iops_at_slo_model")
+    if pd.notna(measured):
+        value, how = measured, "measured"
+    elif pd.notna(model):
+        value, how = model, "fitted curve, beyond the measured loads"
+    else:
+        value, how = math.nan, ""
+    if not math.isnan(value):
+        out_cards.append(Card(f"IOPS at {slo:g} ms", format_number(value), f"{run} · {how}"))
+        join = "; " if sentences and sentences[-1].startswith(f"In {run}") else f"In {run}, "
+        text = f"it sustains {format_number(value)} IOPS at the {slo:g} ms objective ({how})."
+        if join == "; ":
+            sentences[-1] += join + text
+        else:
+            sentences.append(join + text[0].lower() + text[1:])
+    elif sentences and sentences[-1].startswith(f"In {run}"):
+        sentences[-1] += "."
+
+
+def _quota_card(quota: dict | None, out_cards: list[Card], sentences: list[str]) -> None:
+    if quota is None:
+        return
+    if quota.get("skipped"):
+        out_cards.append(Card("What binds", "no ANF verdict", quota["skipped"], "warn"))
+        sentences.append(f"No verdict against the ANF bandwidth model: {quota['skipped']}.")
+        return
+    share = quota["share_pct"]
+    over = share > findings.OVER_MODEL_PCT
+    out_cards.append(
+        Card(
+            "What binds",
+            f"{quota['binding']}",
+            f"{format_number(quota['predicted_bw_mib_s'])} MiB/s on {quota['volume']}; "
+            f"measured {format_number(share)} %",
+            "bad" if over else "",
+        )
+    )
+    text = (
+        f"Against the ANF bandwidth model ({quota['volume']}) the {quota['binding']} binds at "
+        f"{format_number(quota['predicted_bw_mib_s'])} MiB/s; {quota['run_id']} reached "
+        f"{format_number(quota['measured_bw_mib_s'])} MiB/s, {format_number(share)} % of it"
+    )
+    if over:
+        text += ": far above what such a volume allows, so these data are not from it"
+    sentences.append(text + ".")
+
+
+#: Columns of the runs table, in order.
+RUN_COLUMNS = [
+    "run_id", "tool", "kind", "points", "peak_iops", "peak_bw_mib_s", "lat_at_peak_ms",
+    "lat_min_ms", "knee_iops", "knee_lat_ms", "iops_at_slo_measured", "iops_at_slo_model",
+]  # fmt: skip
+
+
+def runs_table(numbers: pd.DataFrame, *, caption: str = "") -> Table:
+    """One row per run: what it is and its headline numbers (runs from a cache marked)."""
+    shown = numbers.copy()
+    cached = _cached(shown)
+    shown["run_id"] = shown["run_id"].astype(str).where(~cached, shown["run_id"] + " (cache)")
+    slo = numbers["lat_slo_ms"].dropna()
+    at = f" {slo.iloc[0]:g} ms" if len(slo) else ""
+    labels = {
+        "iops_at_slo_measured": f"IOPS at{at} (measured)",
+        "iops_at_slo_model": f"IOPS at{at} (fitted)",
+    }
+    return table(shown, [c for c in RUN_COLUMNS if c in shown], labels=labels, caption=caption)
+
+
+#: Columns of a run's job-step table, in order; empty ones are left out.
+STEP_COLUMNS = [
+    "job", "pattern", "bs_kib", "read_pct", "outstanding", "rate_limit_iops", "hosts", "iops",
+    "bw_mib_s", "lat_mean_ms", "lat_p99_ms",
+]  # fmt: skip
+
+
+def steps_table(rows: pd.DataFrame, run_id: str, *, caption: str = "") -> Table:
+    """A run's job steps (whole-run numbers, all hosts together) as a table for people.
+
+    Parameters
+    ----------
+    rows : pandas.DataFrame
+        :func:`anfperf.models.summary_rows` (or :func:`anfperf.summary.summary_table`) of the
+        report's frame.
+    run_id : str
+        The run.
+    """
+    from anfperf.summary import job_labels
+
+    run = rows[rows["run_id"] == run_id].copy()
+    run["job"] = job_labels(run) if not run.empty else run["job"]
+    if "hosts" in run and pd.to_numeric(run["hosts"], errors="coerce").fillna(1).le(1).all():
+        run = run.drop(columns="hosts")
+    return table(
+        run,
+        [c for c in STEP_COLUMNS if c in run],
+        labels={"rate_limit_iops": "Requested rate [IOPS]"},
+        caption=caption,
+    )
+
+
+# --- the ANF verdict ---------------------------------------------------------------------------
+
+#: The volume assumed when neither the parameters nor the manifests describe it.
+ASSUMED_LEVEL, ASSUMED_QUOTA_TIB = "Premium", 4.0
+
+
+def quota_verdict(
+    analysis,
+    prov: dict,
+    *,
+    level: str | None = None,
+    quota_tib: float | None = None,
+    volume_type: str = "regular",
+    vm_size: str | None = None,
+    vm_count: int = 1,
+    run_id: str | None = None,
+) -> dict:
+    """The operating point against the ANF bandwidth model, or why there is no verdict.
+
+    Parameters
+    ----------
+    analysis : anfperf.findings.Analysis
+        The report's analysis.
+    prov : dict
+        :func:`anfperf.provenance.run_provenance` of the inputs (its hosts say where runs ran).
+    level, quota_tib : str and float, optional
+        The volume measured; None where not given: a run whose manifest shows no NFS mount then
+        gets no verdict, others are set against :data:`ASSUMED_LEVEL` / :data:`ASSUMED_QUOTA_TIB`
+        (said so in ``volume``).
+    volume_type, vm_size, vm_count
+        As in :func:`anfperf.findings.quota_check`.
+    run_id : str, optional
+        The run set against the model; None: the one with the highest MiB/s not served from a
+        client cache.
+
+    Returns
+    -------
+    dict
+        :func:`anfperf.findings.quota_check`'s dict with ``run_id``, ``label``, ``point`` (the
+        operating point), ``volume`` (e.g. "Premium, 4 TiB (assumed)"), ``level``,
+        ``quota_tib``, ``volume_type``, ``vm_size``, ``vm_count``; or ``{"skipped": reason}``.
+    """
+    from anfperf.errors import AnfperfError
+
+    try:
+        point = findings.operating_point(analysis.frame, run_id=run_id, rows=analysis.rows)
+    except AnfperfError as exc:
+        return {"skipped": str(exc)}
+    given = level is not None and quota_tib is not None
+    applies, reason = findings.anf_verdict_applies(prov, level, quota_tib, run_id=point["run_id"])
+    if not applies:
+        return {"skipped": reason}
+    assumed = not given
+    level = level or ASSUMED_LEVEL
+    quota_tib = float(quota_tib if quota_tib is not None else ASSUMED_QUOTA_TIB)
+    check = findings.quota_check(
+        point["bw_mib_s"], bs_kib=point["bs_kib"], read_pct=point["read_pct"], level=level,
+        quota_tib=quota_tib, volume_type=volume_type, pattern=point["pattern"],
+        vm_size=vm_size, vm_count=vm_count,
+    )  # fmt: skip
+    volume = f"{level}, {format_number(quota_tib)} TiB" + (" (assumed)" if assumed else "")
+    return {
+        **check, "run_id": point["run_id"], "label": point["label"], "point": point,
+        "volume": volume, "level": level, "quota_tib": quota_tib, "volume_type": volume_type,
+        "vm_size": vm_size, "vm_count": vm_count, "assumed": assumed, "reason": reason,
+    }  # fmt: skip
+
+
+def quota_section(quota: dict, draw) -> object:
+    """The "Measured against the ANF bandwidth model" section: chart and limits, or a line.
+
+    `draw` is :func:`anfperf.plots.quota_model` (passed in: this module draws nothing).
+    """
+    from anfperf.report.page import Section, text
+
+    title = "Measured against the ANF bandwidth model"
+    if quota.get("skipped"):
+        return Section(title, [text(f"No verdict: {quota['skipped']}.")], open=True, key="anf")
+    point = quota["point"]
+    figure = draw(
+        quota_tib=quota["quota_tib"], level=quota["level"], bs_kib=point["bs_kib"],
+        read_pct=point["read_pct"], measured_bw_mib_s=point["bw_mib_s"],
+        measured_label=point["label"], pattern=point["pattern"],
+        volume_type=quota["volume_type"], vm_size=quota["vm_size"], vm_count=quota["vm_count"],
+    )  # fmt: skip
+    note = (
+        f"The run with the highest throughput not served from a client cache, {point['label']}, "
+        f"against a {quota['volume']} volume."
+    )
+    if quota.get("assumed"):
+        note += " The volume is assumed: pass level and quota_tib to describe the one measured."
+    limits = table(
+        quota["constraints"],
+        [c for c in ("constraint", "bw_mib_s", "binding", "detail", "source")
+         if c in quota["constraints"]],
+        labels={"bw_mib_s": "Allows [MiB/s]"},
+        caption="Every limit of this scenario; the least of them binds.",
+    )  # fmt: skip
+    return Section(title, [text(note), figure, limits], open=True, key="anf")
+
+
+# --- charts and sections --------------------------------------------------------------------
+
+
+def key_chart(charts: list, run_id: str | None):
+    """The chart the page leads with: the main run's first drawn chart (its latency curve)."""
+    for chart in charts:
+        if chart.run_id == run_id and chart.figure is not None:
+            return chart
+    return None
+
+
+def runs_caption(analysis) -> str:
+    """What the runs table holds, in one line."""
+    n = len(analysis.numbers)
+    tools = sorted(analysis.frame["tool"].dropna().astype(str).unique())
+    return (
+        f"{n} run{'s' if n != 1 else ''} ({', '.join(tools)}): whole-run rates, all hosts "
+        "together, warm-up excluded. Knee: where the fitted latency doubles its unloaded value."
+    )
+
+
+def run_sections(analysis, charts: list, main: str | None, shown=None) -> list:
+    """One folding section per run, most telling first: its charts, steps and notes.
+
+    The chart already shown at the top of the page (`shown`) is not repeated; a chart with
+    nothing to draw is one line of text.
+    """
+    from anfperf.report.page import Section, text
+
+    order = _run_order(analysis.numbers, main)
+    by_run: dict[str, list] = {r: [] for r in order}
+    for chart in charts:
+        if chart is shown:
+            continue
+        by_run.setdefault(chart.run_id, []).append(chart)
+    sections = []
+    numbers = analysis.numbers.set_index("run_id")
+    kinds = analysis.kinds.set_index("run_id")
+    for run_id, run_charts in by_run.items():
+        if run_id not in numbers.index:  # charts of no one run (fio logs)
+            title, items = "fio interval logs", []
+        else:
+            row = numbers.loc[run_id]
+            title = f"{run_id}: {row['kind']}, {int(row['points'])} point" + (
+                "s" if int(row["points"]) != 1 else ""
+            )
+            if "cached" in kinds and bool(kinds.loc[run_id].get("cached", False)):
+                reason = kinds.loc[run_id].get("cache_reason") or "served from a client cache"
+                title += " — client cache"
+                items = [text(f"Not the storage's numbers: {reason}.")]
+            else:
+                items = []
+        for chart in run_charts:
+            if chart.figure is None:
+                items.append(text(f"{chart.heading}: not drawn ({chart.note})."))
+            else:
+                items.append(chart.figure)
+        if run_id in numbers.index:
+            items.append(steps_table(analysis.rows, run_id, caption="Job steps"))
+            notes = str(numbers.loc[run_id].get("notes") or "")
+            if notes:
+                items.append(text("Fit notes: " + notes))
+        sections.append(Section(title, items, open=run_id == main, key=f"run-{run_id}"))
+    return sections
+
+
+def _run_order(numbers: pd.DataFrame, main: str | None) -> list[str]:
+    """Runs in order of importance: the main run, load curves, mix sweeps, single points,
+    runs served from a client cache last; by peak IOPS within each."""
+    rank = {findings.KIND_CONCURRENCY: 0, findings.KIND_RATE: 0, findings.KIND_MIX: 1}
+    key = numbers.assign(
+        _main=numbers["run_id"].ne(main).astype(int),
+        _cache=_cached(numbers).astype(int),
+        _kind=numbers["kind"].map(rank).fillna(2),
+        _peak=-pd.to_numeric(numbers["peak_iops"], errors="coerce").fillna(0.0),
+    )
+    key = key.sort_values(["_main", "_cache", "_kind", "_peak"], kind="stable")
+    return key["run_id"].astype(str).tolist()
+
+
+def about_items(
+    frame: pd.DataFrame,
+    prov: dict,
+    notes: list[str],
+    *,
+    kinds: pd.DataFrame | None = None,
+    render_command: str = "",
+) -> list:
+    """What goes into "About this report": what was read, notes, provenance, how to render."""
+    from anfperf.report.page import HTML, bullets, text
+
+    files = prov["inputs"]
+    items: list = [
+        text(
+            f"{frame['run_id'].nunique()} runs, {len(frame):,} rows from "
+            f"{frame['source_file'].nunique()} result files; {len(files)} input files, "
+            f"{int(files['bytes'].sum()) if len(files) else 0:,} bytes (SHA-256 of each below)."
+        )
+    ]
+    if notes:
+        items += [text("Notes from reading the inputs:"), bullets(notes)]
+    runs = prov["runs"]
+    if kinds is not None:
+        runs = runs.merge(kinds[["run_id", "kind"]], on="run_id", how="left")
+    items.append(table(runs, caption="Runs, from the result files"))
+    if prov["hosts"].empty:
+        items.append(
+            text(
+                "No runner manifest among the inputs: hosts and mounts are not recorded (only "
+                "what the result files say)."
+            )
+        )
+    else:
+        items.append(table(prov["hosts"], caption="Hosts, from the runner's manifests"))
+        items.append(table(prov["workloads"], caption="Workloads, from the runner's manifests"))
+    if render_command:
+        import html
+
+        items.append(
+            HTML(
+                "<p>Render this report again with:</p>"
+                f"<pre><code>{html.escape(render_command)}</code></pre>"
+            )
+        )
+    return items
