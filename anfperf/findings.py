@@ -2,22 +2,32 @@
 
 A report states its conclusions from these functions, never from hand-written text:
 
+- :func:`analyse` does all of it once for a report: the whole-run rows, the kinds and the key
+  numbers of a frame (an :class:`Analysis`), the summary rows computed a single time.
 - :func:`run_kinds` tells what each run is: a concurrency sweep (threads / iodepth steps), a
   load curve (rate-limited steps, Vdbench ``iorate=curve``), a read/write-mix sweep, or single
-  points. The report draws the charts that apply to each kind.
+  points; and whether a client cache served it (:func:`cache_verdict`): buffered I/O, or a
+  latency no network round trip reaches. The report draws the charts that apply to each kind
+  and lists cached runs apart: they are never the peak (:func:`peak_run`) nor the point set
+  against the ANF model (:func:`operating_point`).
 - :func:`key_numbers` gives one row per run: peak IOPS and MiB/s, the knee of its
   latency-vs-load curve and the IOPS at a latency SLO, read off the measured points and a
   fitted curve: the USL for concurrency sweeps (:func:`anfperf.models.fit_usl`, latency by
   Little's law), the queueing curve for load curves (:func:`anfperf.models.fit_queueing_latency`).
 - :func:`quota_check` sets a measured rate against the ANF bandwidth model
-  (:func:`anfperf.models.predict_achievable`) and names the binding constraint.
+  (:func:`anfperf.models.predict_achievable`) and names the binding constraint;
+  :func:`anf_verdict_applies` says whether such a verdict is meaningful at all (a run on a local
+  disk gets none unless a level and quota are given).
 - :func:`sentences` turns those numbers into the report's conclusions.
 """
 
 from __future__ import annotations
 
 import math
+import os
 import warnings
+from collections.abc import Iterable
+from dataclasses import dataclass
 
 import numpy as np
 import pandas as pd
@@ -26,6 +36,7 @@ from anfperf.errors import AnfperfError, ModelError
 from anfperf.models import (
     fit_queueing_latency,
     fit_usl,
+    nfs_client_value,
     predict_achievable,
     queueing_iops_at_latency,
     queueing_knee,
@@ -56,28 +67,99 @@ KIND_SINGLE = "single points"
 KEY_COLUMNS = [
     "run_id", "tool", "kind", "points", "peak_iops", "peak_bw_mib_s", "lat_at_peak_ms",
     "lat_min_ms", "knee_iops", "knee_lat_ms", "lat_slo_ms", "iops_at_slo_measured",
-    "iops_at_slo_model", "fit_r2", "notes",
+    "iops_at_slo_model", "fit_r2", "notes", "cached", "cache_reason",
 ]  # fmt: skip
+#: Columns of :func:`run_kinds`.
+KIND_COLUMNS = ["run_id", "tool", "kind", "points", "hosts", "cached", "cache_reason"]
 
 
-def run_kinds(frame: pd.DataFrame) -> pd.DataFrame:
+@dataclass(frozen=True)
+class Analysis:
+    """What a report concludes from a tidy frame, worked out once (:func:`analyse`).
+
+    Attributes
+    ----------
+    frame : pandas.DataFrame
+        The tidy frame (:mod:`anfperf.schema`).
+    rows : pandas.DataFrame
+        :func:`anfperf.models.summary_rows` of `frame`: one whole-run row per run x job step.
+    kinds : pandas.DataFrame
+        :func:`run_kinds`: kind, points, hosts and the `cached` flag of every run.
+    numbers : pandas.DataFrame
+        :func:`key_numbers` at `lat_slo_ms`.
+    lat_slo_ms : float
+        Latency objective [ms] of `numbers`.
+    """
+
+    frame: pd.DataFrame
+    rows: pd.DataFrame
+    kinds: pd.DataFrame
+    numbers: pd.DataFrame
+    lat_slo_ms: float
+
+    def operating_point(self, run_id: str | None = None) -> dict:
+        """:func:`operating_point` of the frame, from the rows already worked out."""
+        return operating_point(self.frame, run_id=run_id, rows=self.rows, kinds=self.kinds)
+
+    def peak_run(self) -> pd.Series | None:
+        """:func:`peak_run` of the key numbers."""
+        return peak_run(self.numbers)
+
+
+def analyse(frame: pd.DataFrame, *, lat_slo_ms: float = 1.0) -> Analysis:
+    """Whole-run rows, run kinds and key numbers of a frame, the rows computed once.
+
+    A report asks for these many times (the headline, each chart, the conclusions); computing
+    :func:`anfperf.models.summary_rows` once and passing it on (``rows=``) saves doing it for
+    each.
+
+    Parameters
+    ----------
+    frame : pandas.DataFrame
+        Tidy frame (:mod:`anfperf.schema`).
+    lat_slo_ms : float
+        Latency objective [ms] (mean response time) of the key numbers.
+
+    Returns
+    -------
+    Analysis
+
+    Raises
+    ------
+    anfperf.ModelError
+        `frame` has no whole-run rows, or `lat_slo_ms` is not > 0.
+    """
+    rows = summary_rows(frame)
+    kinds = run_kinds(frame, rows=rows)
+    numbers = key_numbers(frame, lat_slo_ms=lat_slo_ms, rows=rows, kinds=kinds)
+    return Analysis(frame, rows, kinds, numbers, float(lat_slo_ms))
+
+
+def run_kinds(frame: pd.DataFrame, *, rows: pd.DataFrame | None = None) -> pd.DataFrame:
     """What each run of a tidy frame is, from its whole-run rows.
 
     Parameters
     ----------
     frame : pandas.DataFrame
         Tidy frame (:mod:`anfperf.schema`).
+    rows : pandas.DataFrame, optional
+        :func:`anfperf.models.summary_rows` of `frame`, when already worked out.
 
     Returns
     -------
     pandas.DataFrame
-        One row per run: run_id, tool, kind (:data:`KIND_CONCURRENCY`, :data:`KIND_RATE`,
-        :data:`KIND_MIX` or :data:`KIND_SINGLE`), points (whole-run rows), hosts (distinct
-        client hosts, the 'all' aggregate left out).
+        One row per run, columns :data:`KIND_COLUMNS`: run_id, tool, kind
+        (:data:`KIND_CONCURRENCY`, :data:`KIND_RATE`, :data:`KIND_MIX` or :data:`KIND_SINGLE`),
+        points (whole-run rows), hosts (distinct client hosts, the 'all' aggregate left out),
+        cached (a client cache served the run, or may have: :func:`cache_verdict`) and
+        cache_reason (why, in words; "" when not cached).
     """
-    rows = summary_rows(frame)
+    if rows is None:
+        rows = summary_rows(frame)
+    floor_ms = nfs_client_value("nfs_min_lat_ms")
     out = []
     for run_id, run in rows.groupby("run_id", sort=True):
+        cached, reason = cache_verdict(run, floor_ms=floor_ms)
         out.append(
             {
                 "run_id": run_id,
@@ -85,9 +167,73 @@ def run_kinds(frame: pd.DataFrame) -> pd.DataFrame:
                 "kind": _kind(run),
                 "points": len(run),
                 "hosts": _hosts(frame, run_id),
+                "cached": cached,
+                "cache_reason": reason,
             }
         )
-    return pd.DataFrame(out, columns=["run_id", "tool", "kind", "points", "hosts"])
+    return pd.DataFrame(out, columns=KIND_COLUMNS).astype({"cached": bool})
+
+
+#: How each tool is told to bypass the client's page cache (for the reason a run is cached).
+_DIRECT_OPTION = {
+    "fio": "direct=0 (fio's default) rather than direct=1",
+    "vdbench": "no openflags=o_direct in its parameter file",
+}
+
+
+def cache_verdict(run: pd.DataFrame, *, floor_ms: float | None = None) -> tuple[bool, str]:
+    """Whether a client's page cache served a run (or may have), and why, from its rows.
+
+    A run counts as cached when any of its whole-run rows
+
+    - did buffered I/O (`direct_io` False: fio ``direct=0`` for an engine that goes through
+      the page cache, Vdbench without ``openflags=o_direct``): re-reads come from the client's
+      memory and writes are absorbed there, not on the volume (ANF's testing methodology
+      uses direct I/O to avoid the client cache); or
+    - was not said to be direct and has a mean latency below `floor_ms`, less than any NFS
+      round trip to ANF takes.
+
+    Direct I/O that is faster than the floor is not cached: it went to a device nearer than a
+    network (a local disk; :func:`anf_verdict_applies` deals with that).
+
+    Parameters
+    ----------
+    run : pandas.DataFrame
+        Whole-run rows of one run (:func:`anfperf.models.summary_rows`).
+    floor_ms : float, optional
+        Latency floor [ms]; default the NFS client table's ``nfs_min_lat_ms``
+        (``anfperf/data/nfs_client.csv``).
+
+    Returns
+    -------
+    (bool, str)
+        cached, and the reason in words ("" when not cached).
+    """
+    if floor_ms is None:
+        floor_ms = nfs_client_value("nfs_min_lat_ms")
+    n = len(run)
+    if "direct_io" in run:
+        direct = run["direct_io"].astype("boolean")
+    else:
+        direct = pd.Series(pd.NA, index=run.index, dtype="boolean")
+    buffered = direct.eq(False).fillna(False).to_numpy(bool)
+    lat = pd.to_numeric(run["lat_mean_ms"], errors="coerce").to_numpy(float)
+    fast = ~direct.eq(True).fillna(False).to_numpy(bool) & (lat < floor_ms)
+    reasons = []
+    if buffered.any():
+        tool = _first(run[buffered], "tool")
+        how = _DIRECT_OPTION.get(tool, "not direct")
+        steps = f"{int(buffered.sum())} of {n} steps" if buffered.sum() < n else "every step"
+        reasons.append(
+            f"buffered I/O in {steps} ({how}): the client's page cache can serve reads and "
+            "absorb writes"
+        )
+    if fast.any():
+        reasons.append(
+            f"mean latency {np.nanmin(lat[fast]):.3g} ms, below the {floor_ms:g} ms no NFS "
+            "round trip to ANF goes under"
+        )
+    return bool(reasons), "; ".join(reasons)
 
 
 def _first(rows: pd.DataFrame, col: str) -> str:
@@ -123,7 +269,13 @@ def _kind(run: pd.DataFrame) -> str:
     return KIND_SINGLE
 
 
-def key_numbers(frame: pd.DataFrame, *, lat_slo_ms: float = 1.0) -> pd.DataFrame:
+def key_numbers(
+    frame: pd.DataFrame,
+    *,
+    lat_slo_ms: float = 1.0,
+    rows: pd.DataFrame | None = None,
+    kinds: pd.DataFrame | None = None,
+) -> pd.DataFrame:
     """The headline numbers of every run: peak, knee, IOPS at the latency SLO.
 
     Parameters
@@ -132,6 +284,9 @@ def key_numbers(frame: pd.DataFrame, *, lat_slo_ms: float = 1.0) -> pd.DataFrame
         Tidy frame (:mod:`anfperf.schema`).
     lat_slo_ms : float
         Latency objective [ms] (mean response time).
+    rows, kinds : pandas.DataFrame, optional
+        :func:`anfperf.models.summary_rows` and :func:`run_kinds` of `frame`, when already
+        worked out (:func:`analyse`).
 
     Returns
     -------
@@ -140,17 +295,50 @@ def key_numbers(frame: pd.DataFrame, *, lat_slo_ms: float = 1.0) -> pd.DataFrame
         whole-run rows, the mean latency at the IOPS peak [ms], the lowest latency [ms]; for
         concurrency sweeps and load curves also the knee (load [1/s] and latency [ms] where the
         fitted queueing curve reaches twice its unloaded latency), the IOPS at `lat_slo_ms`
-        interpolated between measured points (NaN when the SLO lies outside them) and from
-        the fitted curve, and the fit's R^2. `notes` says what could not be worked out and why.
+        read off the measured points along the load axis (:func:`iops_at_latency_measured`;
+        NaN when the SLO lies outside them) and from the fitted curve, and the fit's R^2.
+        `notes` says what could not be worked out and why; `cached` and `cache_reason` are
+        :func:`run_kinds`' (a cached run's numbers are the client cache's, not the volume's).
     """
     if not lat_slo_ms > 0:
         raise ModelError(f"lat_slo_ms must be > 0, got {lat_slo_ms!r}")
-    rows = summary_rows(frame)
-    kinds = run_kinds(frame).set_index("run_id")
+    if rows is None:
+        rows = summary_rows(frame)
+    if kinds is None:
+        kinds = run_kinds(frame, rows=rows)
+    kinds = kinds.set_index("run_id")
     out = []
     for run_id, run in rows.groupby("run_id", sort=True):
-        out.append(_run_numbers(run, str(kinds.loc[run_id, "kind"]), lat_slo_ms))
-    return pd.DataFrame(out, columns=KEY_COLUMNS)
+        numbers = _run_numbers(run, str(kinds.loc[run_id, "kind"]), lat_slo_ms)
+        numbers["cached"] = bool(kinds.loc[run_id, "cached"])
+        numbers["cache_reason"] = str(kinds.loc[run_id, "cache_reason"])
+        out.append(numbers)
+    return pd.DataFrame(out, columns=KEY_COLUMNS).astype({"cached": bool})
+
+
+def peak_run(numbers: pd.DataFrame, *, by: str = "peak_iops") -> pd.Series | None:
+    """The run with the highest peak among those no client cache served.
+
+    Parameters
+    ----------
+    numbers : pandas.DataFrame
+        :func:`key_numbers`.
+    by : {'peak_iops', 'peak_bw_mib_s'}
+        Which peak [1/s or MiB/s].
+
+    Returns
+    -------
+    pandas.Series or None
+        That run's row of `numbers`; None when every run was cached (or none has a peak):
+        there is no peak of the storage to state.
+    """
+    if by not in ("peak_iops", "peak_bw_mib_s"):
+        raise AnfperfError(f"by must be 'peak_iops' or 'peak_bw_mib_s', got {by!r}")
+    kept = numbers if "cached" not in numbers else numbers[~numbers["cached"].astype(bool)]
+    values = pd.to_numeric(kept[by], errors="coerce")
+    if not values.notna().any():
+        return None
+    return kept.loc[values.idxmax()]
 
 
 def _run_numbers(run: pd.DataFrame, kind: str, lat_slo_ms: float) -> dict:
@@ -161,7 +349,10 @@ def _run_numbers(run: pd.DataFrame, kind: str, lat_slo_ms: float) -> dict:
     if kind not in (KIND_CONCURRENCY, KIND_RATE):
         return numbers
     ok = np.isfinite(iops) & np.isfinite(lat) & (iops > 0) & (lat > 0)
-    numbers["iops_at_slo_measured"] = iops_at_latency_measured(iops[ok], lat[ok], lat_slo_ms)
+    load = _load_axis(run, kind, iops)
+    numbers["iops_at_slo_measured"] = iops_at_latency_measured(
+        iops[ok], lat[ok], lat_slo_ms, load=load[ok]
+    )
     notes = []
     try:
         if kind == KIND_CONCURRENCY:
@@ -184,6 +375,16 @@ def _run_numbers(run: pd.DataFrame, kind: str, lat_slo_ms: float) -> dict:
         )
     numbers["notes"] = "; ".join(notes)
     return numbers
+
+
+def _load_axis(run: pd.DataFrame, kind: str, iops: np.ndarray) -> np.ndarray:
+    """The load that drove each point: configured outstanding I/O (concurrency sweep), the
+    requested rate (load curve; the uncontrolled step, without one, is the highest)."""
+    if kind == KIND_RATE:
+        rate = pd.to_numeric(run["rate_limit_iops"], errors="coerce").to_numpy(float)
+        return np.where(np.isfinite(rate), rate, np.inf)
+    conc = pd.to_numeric(run["configured"], errors="coerce").to_numpy(float)
+    return np.where(np.isfinite(conc), conc, np.inf) if np.isfinite(conc).any() else iops
 
 
 def _measured_numbers(
@@ -296,23 +497,64 @@ def curve_iops_at_latency(fit, lat_ms: float) -> float:
     return float(queueing_iops_at_latency(lat_ms, **fit))
 
 
-def iops_at_latency_measured(iops: np.ndarray, lat_ms: np.ndarray, lat_slo_ms: float) -> float:
-    """Load at which the measured latency first reaches `lat_slo_ms`, linearly interpolated.
+def iops_at_latency_measured(
+    iops: np.ndarray,
+    lat_ms: np.ndarray,
+    lat_slo_ms: float,
+    *,
+    load: np.ndarray | None = None,
+) -> float:
+    """The most IOPS measured to be achievable at a mean latency of `lat_slo_ms`.
 
-    Points are taken in order of load; NaN when every point is below the SLO (the data stop
-    before it) or the first is already above it.
+    What it means: the highest rate a client can run at while the mean latency stays within
+    the SLO, as far as the measured points show it. Going up the load axis, the point where the
+    latency first reaches the SLO is found, and IOPS are interpolated linearly between it and
+    the point before it (the rate at which the SLO is crossed). The answer is never less than
+    the best IOPS measured at or below the SLO: a sweep driven past its peak (more outstanding
+    I/O, fewer IOPS, more latency) crosses the SLO at fewer IOPS than it did at a lower load,
+    and running at that lower load is what achieves the rate. So the result is
+
+        max(IOPS interpolated at the crossing, max IOPS of the points with latency <= SLO)
+
+    Parameters
+    ----------
+    iops, lat_ms : numpy.ndarray
+        Measured rate [1/s] and mean latency [ms] of each point.
+    lat_slo_ms : float
+        Latency objective [ms].
+    load : numpy.ndarray, optional
+        The load that drove each point, in any unit: the configured outstanding I/O of a
+        concurrency sweep, the requested rate of a load curve (+inf for an uncontrolled step).
+        Points of equal load are taken in order of IOPS. None: IOPS is the load (right only
+        for curves whose IOPS rise with the load).
+
+    Returns
+    -------
+    float
+        IOPS [1/s]; NaN when the points do not bracket the SLO: every one is below it (the
+        data stop before it; a fitted curve has to say), or the one of lowest load is already
+        above it.
     """
-    order = np.argsort(iops, kind="stable")
-    x, y = np.asarray(iops, float)[order], np.asarray(lat_ms, float)[order]
+    x, y = np.asarray(iops, float), np.asarray(lat_ms, float)
+    keys = x if load is None else np.asarray(load, float)
+    order = np.lexsort((x, keys))  # by load, then IOPS
+    x, y = x[order], y[order]
     above = np.nonzero(y >= lat_slo_ms)[0]
     if x.size < 2 or above.size == 0 or above[0] == 0:
         return math.nan
     i = int(above[0])
     x0, x1, y0, y1 = x[i - 1], x[i], y[i - 1], y[i]
-    return float(x0 + (lat_slo_ms - y0) * (x1 - x0) / (y1 - y0)) if y1 != y0 else float(x1)
+    crossing = float(x0 + (lat_slo_ms - y0) * (x1 - x0) / (y1 - y0)) if y1 != y0 else float(x1)
+    return max(crossing, float(x[y <= lat_slo_ms].max()))
 
 
-def operating_point(frame: pd.DataFrame, *, run_id: str | None = None) -> dict:
+def operating_point(
+    frame: pd.DataFrame,
+    *,
+    run_id: str | None = None,
+    rows: pd.DataFrame | None = None,
+    kinds: pd.DataFrame | None = None,
+) -> dict:
     """The whole-run point set against the ANF bandwidth model: the highest MiB/s measured.
 
     Parameters
@@ -320,22 +562,46 @@ def operating_point(frame: pd.DataFrame, *, run_id: str | None = None) -> dict:
     frame : pandas.DataFrame
         Tidy frame (:mod:`anfperf.schema`).
     run_id : str, optional
-        Only this run's points; None = every run's.
+        Only this run's points; None = those of every run no client cache served
+        (:func:`run_kinds`' `cached`): a cache's rate says nothing about the volume.
+    rows, kinds : pandas.DataFrame, optional
+        :func:`anfperf.models.summary_rows` and :func:`run_kinds` of `frame`, when already
+        worked out (:func:`analyse`).
 
     Returns
     -------
     dict
         run_id, job, step, label (``"run / job"``), bw_mib_s, iops, bs_kib, read_pct (100 when
-        the tool did not say) and pattern (None when unknown) of that point.
+        the tool did not say) and pattern (None when unknown) of that point; cached (whether
+        its run was, which only a `run_id` asked for can be) and chosen (why this point, in
+        words, naming the cached runs left out).
 
     Raises
     ------
     anfperf.AnfperfError
-        No whole-run point with a throughput (or none of `run_id`).
+        No whole-run point with a throughput (or none of `run_id`), or every run was cached.
     """
-    rows = summary_rows(frame)
+    if rows is None:
+        rows = summary_rows(frame)
+    if kinds is None:
+        kinds = run_kinds(frame, rows=rows)
+    cached = set(kinds.loc[kinds["cached"].astype(bool), "run_id"].astype(str))
     if run_id is not None:
         rows = rows[rows["run_id"] == run_id]
+        chosen = f"the highest whole-run throughput of run {run_id}"
+        if run_id in cached:
+            chosen += " (served from a client cache: not the volume's rate)"
+    else:
+        left_out = sorted(cached & set(rows["run_id"].astype(str)))
+        rows = rows[~rows["run_id"].astype(str).isin(cached)]
+        if rows.empty and left_out:
+            raise AnfperfError(
+                f"every run ({', '.join(left_out)}) was served from a client cache: none tells "
+                "the volume's rate; name a run_id to set one against the ANF model anyway"
+            )
+        chosen = f"the highest whole-run throughput of {rows['run_id'].nunique()} run(s)"
+        if left_out:
+            chosen += f"; left out, served from a client cache: {', '.join(left_out)}"
     bw = pd.to_numeric(rows["bw_mib_s"], errors="coerce")
     if not bw.notna().any():
         where = f"run {run_id!r}" if run_id is not None else "the data"
@@ -353,6 +619,8 @@ def operating_point(frame: pd.DataFrame, *, run_id: str | None = None) -> dict:
         "bs_kib": float(row["bs_kib"]),
         "read_pct": 100.0 if pd.isna(read_pct) else float(read_pct),
         "pattern": None if pd.isna(pattern) else str(pattern),
+        "cached": str(row["run_id"]) in cached,
+        "chosen": chosen,
     }
 
 
@@ -403,8 +671,95 @@ def quota_check(
     }
 
 
-def sentences(numbers: pd.DataFrame, quota: dict | None = None) -> list[str]:
+def anf_verdict_applies(
+    data: pd.DataFrame | dict | Iterable[str | os.PathLike],
+    level: str | None = None,
+    quota_tib: float | None = None,
+    *,
+    run_id: str | None = None,
+) -> tuple[bool, str]:
+    """Whether a run may be judged against the ANF model of a level and quota, and why.
+
+    What a storage engineer expects:
+
+    - `level` and `quota_tib` both given: the verdict applies, as asked (where the runner's
+      manifest shows no NFS mount, the reason says so).
+    - Not given, and the runner's manifests (``<run>/manifest.json``) show every volume of
+      the run on an NFS mount: it applies; the reason names the mounts.
+    - Not given, and a manifest shows a volume on no NFS mount (a local disk, as the demo
+      measures): no verdict, reason ``"run on a local file system (<path> is on no NFS mount),
+      not an NFS mount of ANF"``: an ANF quota says nothing about a local disk.
+    - Not given and no manifest (plain result files: where the I/O went is not recorded): it
+      applies, against an assumed volume; the reason says the level and quota were assumed.
+
+    Parameters
+    ----------
+    data : pandas.DataFrame, dict or iterable of path-like
+        A tidy frame (its manifests are looked for above its source files,
+        :func:`anfperf.provenance.find_manifests`), :func:`anfperf.provenance.run_provenance`'s
+        dict, or manifest paths.
+    level : str, optional
+        Service level given for the volume; None = not given.
+    quota_tib : float, optional
+        Volume quota given [TiB]; None = not given.
+    run_id : str, optional
+        Only this run's manifest; None = every manifest found.
+
+    Returns
+    -------
+    (bool, str)
+        Whether to state an ANF verdict, and the reason in words.
+    """
+    from anfperf import provenance
+
+    given = level is not None and quota_tib is not None
+    volumes = provenance.volumes_table(_manifests(data))
+    if run_id is not None:
+        volumes = volumes[volumes["run_id"].astype(str) == str(run_id)]
+    local = volumes[volumes["nfs_mount"].isna()]
+    if not local.empty:
+        paths = ", ".join(sorted(set(local["path"])))
+        where = f"run on a local file system ({paths} is on no NFS mount)"
+        if given:
+            return True, (
+                f"{level} at {quota_tib:g} TiB as given, although the manifest shows the {where}"
+            )
+        return False, f"{where}, not an NFS mount of ANF: no ANF quota verdict"
+    if given:
+        return True, f"{level} at {quota_tib:g} TiB as given"
+    if volumes.empty:
+        return True, (
+            "no runner manifest says where the I/O went: compared with an assumed ANF volume "
+            "(level and quota assumed, not given)"
+        )
+    mounts = sorted(set(volumes["nfs_mount"] + " (" + volumes["nfs_source"].fillna("") + ")"))
+    return True, (f"run on NFS mount(s) {', '.join(mounts)}; level and quota assumed, not given")
+
+
+def _manifests(data: pd.DataFrame | dict | Iterable[str | os.PathLike]) -> list:
+    """Manifest paths of a tidy frame, a run_provenance dict or paths."""
+    from anfperf import provenance
+
+    if isinstance(data, pd.DataFrame):
+        files = data["source_file"].dropna().astype(str).unique() if "source_file" in data else []
+        return provenance.find_manifests(f for f in files if os.path.exists(f))
+    if isinstance(data, dict):
+        table = data.get("manifests")
+        return [] if table is None or table.empty else list(table["manifest"])
+    return provenance.find_manifests(data)
+
+
+def sentences(
+    numbers: pd.DataFrame,
+    quota: dict | None = None,
+    *,
+    verdict: tuple[bool, str] | None = None,
+) -> list[str]:
     """The report's conclusions, in words, from :func:`key_numbers` (and :func:`quota_check`).
+
+    Runs served from a client cache (`cached`) come after the others, said apart, with the
+    reason. With `verdict` (:func:`anf_verdict_applies`) False, `quota` is not stated: the
+    reason why no ANF verdict is given is.
 
     Raises
     ------
@@ -414,7 +769,12 @@ def sentences(numbers: pd.DataFrame, quota: dict | None = None) -> list[str]:
     if numbers.empty:
         raise AnfperfError("no runs to conclude from")
     out = []
-    for row in numbers.itertuples(index=False):
+    cached = (
+        numbers["cached"].astype(bool)
+        if "cached" in numbers
+        else pd.Series(False, index=numbers.index)
+    )
+    for row in numbers[~cached].itertuples(index=False):
         text = (
             f"{row.run_id} ({row.kind}, {row.points} point{'s' if row.points != 1 else ''}): peak {row.peak_iops:,.0f} IOPS "
             f"and {row.peak_bw_mib_s:,.1f} MiB/s; mean latency {row.lat_at_peak_ms:.3g} ms at "
@@ -431,7 +791,15 @@ def sentences(numbers: pd.DataFrame, quota: dict | None = None) -> list[str]:
                 "(fitted curve, outside the measured range)"
             )
         out.append(text + ".")
-    if quota is not None:
+    for row in numbers[cached].itertuples(index=False):
+        out.append(
+            f"{row.run_id} was served from a client cache, not the volume, and is left out of "
+            f"the peak ({row.cache_reason}): {row.peak_iops:,.0f} IOPS and "
+            f"{row.peak_bw_mib_s:,.1f} MiB/s at {row.lat_at_peak_ms:.3g} ms."
+        )
+    if verdict is not None and not verdict[0]:
+        out.append(f"No ANF verdict: {verdict[1]}.")
+    elif quota is not None:
         out.append(
             f"Against the ANF model the measured {quota['measured_bw_mib_s']:,.1f} MiB/s is "
             f"{quota['share_pct']:.0f} % of the predicted {quota['predicted_bw_mib_s']:,.1f} "

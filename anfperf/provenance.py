@@ -47,6 +47,7 @@ WORKLOAD_COLUMNS = [
     "warmup_s",
 ]  # fmt: skip
 CHECKSUM_COLUMNS = ["path", "bytes", "sha256"]
+VOLUME_COLUMNS = ["run_id", "host", "volume", "path", "nfs_mount", "nfs_source", "nfs_mounts"]
 
 
 def sha256_file(path: str | os.PathLike) -> str:
@@ -282,6 +283,55 @@ def hosts_table(manifests: Iterable[str | os.PathLike]) -> pd.DataFrame:
                 }
             )
     return pd.DataFrame(rows, columns=HOST_COLUMNS)
+
+
+def volumes_table(manifests: Iterable[str | os.PathLike]) -> pd.DataFrame:
+    """Per run, host and volume of runner manifests: the NFS mount the volume's path is on.
+
+    Returns
+    -------
+    pandas.DataFrame
+        Columns :data:`VOLUME_COLUMNS`: `volume` (its name in the inventory) and `path`; the
+        mount point and source (``server:/export``) of the NFS mount holding the path (the
+        longest NFS mount point it is under; None when it is on none: a local file system);
+        `nfs_mounts` the number of NFS mounts the host's preflight found. Manifests that cannot
+        be read are left out.
+    """
+    rows = []
+    for manifest in manifests:
+        data = _read_manifest(manifest)
+        if isinstance(data, str):
+            continue
+        for name, host in data["hosts"].items():
+            host = host if isinstance(host, dict) else {}
+            mounts = [
+                m
+                for m in (host.get("facts") or {}).get("mounts") or []
+                if isinstance(m, dict) and str(m.get("fstype", "")).startswith("nfs")
+            ]
+            for volume, path in (host.get("volumes") or {}).items():
+                holding = [m for m in mounts if _under(str(path), str(m.get("mount_point", "")))]
+                mount = max(holding, key=lambda m: len(str(m["mount_point"])), default=None)
+                rows.append(
+                    {
+                        "run_id": data.get("run_id"),
+                        "host": name,
+                        "volume": volume,
+                        "path": str(path),
+                        "nfs_mount": mount["mount_point"] if mount else None,
+                        "nfs_source": mount.get("source") if mount else None,
+                        "nfs_mounts": len(mounts),
+                    }
+                )
+    return pd.DataFrame(rows, columns=VOLUME_COLUMNS)
+
+
+def _under(path: str, mount_point: str) -> bool:
+    """Whether `path` is `mount_point` or below it."""
+    if not mount_point:
+        return False
+    point = mount_point.rstrip("/") or "/"
+    return path == point or path.startswith(point if point == "/" else point + "/")
 
 
 def tasks_table(manifests: Iterable[str | os.PathLike]) -> pd.DataFrame:

@@ -51,6 +51,10 @@ COLUMNS: list[tuple[str, str | pd.CategoricalDtype, str, str]] = [
     ("threads", "Int64", "", "Vdbench threads as configured"),
     ("outstanding", "Int64", "", "configured concurrency: iodepth x numjobs (fio), threads x "
                                  "SDs driven (Vdbench threads are per SD), -o x -t (DiskSpd)"),
+    ("direct_io", "boolean", "", "the tool was told to bypass the client's page cache: fio "
+                                 "direct=1 (or buffered=0), Vdbench openflags=o_direct / "
+                                 "directio; False = buffered I/O, which the client's cache may "
+                                 "serve; <NA> = not said (or an engine without a page cache)"),
     ("rate_limit_iops", "float64", "1/s", "requested rate (Vdbench reqrate / curve point, fio "
                                           "rate_iops); NaN = as fast as possible"),
     ("curve_pct", "float64", "%", "Vdbench iorate=curve point as a percentage of the max rate"),

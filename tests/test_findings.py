@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import math
+import subprocess
 import warnings
 
 import numpy as np
@@ -176,3 +177,186 @@ def test_what_was_measured_within_the_slo_is_never_undercut_by_the_curve():
     assert got["iops_at_slo_model"] < best  # the curve alone would undercut the measurement
     assert got["iops_at_slo_measured"] == pytest.approx(best)
     assert "at least that is achievable" in got["notes"]
+
+
+# --------------------------------------------------------------------------- issue 23, item 4
+
+QD_PASS1 = sorted((DATA / "fio_sweeps" / "qd_randread").glob("pass1_qd*.json"))
+AB = SAMPLES / "vdbench" / "ab"
+
+
+def _raw_depth_points(paths):
+    """(iodepth, read IOPS, mean read latency [ms]) of one-job fio files, by depth."""
+    jobs = [json.loads(p.read_text())["jobs"][0] for p in paths]
+    pts = sorted(
+        (int(j["job options"]["iodepth"]), j["read"]["iops"], j["read"]["lat_ns"]["mean"] / 1e6)
+        for j in jobs
+    )
+    return tuple(np.array(c, float) for c in zip(*pts, strict=True))
+
+
+def test_iops_at_the_slo_follows_the_load_axis_of_a_sweep_past_its_peak():
+    # the real QD sweep of make_sweeps.sh, first pass: QD64 120,744 IOPS at 0.53 ms, then
+    # QD96 92,143 IOPS at 1.05 ms. Taken in order of IOPS (the old code) the 1 ms SLO was
+    # "crossed" between QD8 (91,873 IOPS, 0.09 ms) and QD96: about 92,100 IOPS
+    depth, iops, lat = _raw_depth_points(QD_PASS1)
+    assert iops[depth == 96][0] < iops[depth == 64][0] and lat[depth == 96][0] > 1.0
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        frame = anfperf.read_many(QD_PASS1, run_id="qd_randread_pass1")
+        at_1ms = findings.key_numbers(frame, lat_slo_ms=1.0).iloc[0]
+        at_04ms = findings.key_numbers(frame, lat_slo_ms=0.4).iloc[0]
+    assert at_1ms["kind"] == findings.KIND_CONCURRENCY
+    # 1 ms: the crossing (QD64 -> QD96) lies below the best measured within the SLO: QD64's
+    assert at_1ms["iops_at_slo_measured"] == pytest.approx(iops[lat <= 1.0].max(), rel=1e-9)
+    assert at_1ms["iops_at_slo_measured"] == pytest.approx(iops[depth == 64][0], rel=1e-9)
+    # 0.4 ms: crossed between QD32 and QD48 going up the depths, above every point within it
+    i = int(np.nonzero(lat >= 0.4)[0][0])
+    crossing = iops[i - 1] + (0.4 - lat[i - 1]) * (iops[i] - iops[i - 1]) / (lat[i] - lat[i - 1])
+    assert (depth[i - 1], depth[i]) == (32, 48) and crossing > iops[lat <= 0.4].max()
+    assert at_04ms["iops_at_slo_measured"] == pytest.approx(crossing, rel=1e-9)
+
+
+def test_iops_at_the_slo_is_never_below_what_was_measured_within_it():
+    depth, iops, lat = _raw_depth_points(QD_PASS1)
+    for slo in (0.2, 0.5, 1.0, 1.2):
+        got = findings.iops_at_latency_measured(iops, lat, slo, load=depth)
+        assert got >= iops[lat <= slo].max()
+    # outside the measured latencies: no measured answer
+    assert math.isnan(findings.iops_at_latency_measured(iops, lat, 5.0, load=depth))
+    assert math.isnan(findings.iops_at_latency_measured(iops, lat, 0.01, load=depth))
+
+
+@pytest.fixture(scope="module")
+def ab_frame():
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        return anfperf.read_many([AB / "A-direct", AB / "B-buffered"])
+
+
+def test_a_run_without_o_direct_is_told_apart_as_served_from_a_cache(ab_frame):
+    for run in ("A-direct", "B-buffered"):  # what each parameter file says
+        parm = (AB / run / "parmfile.html").read_text()
+        assert ("openflags=o_direct" in parm) == (run == "A-direct")
+    kinds = findings.run_kinds(ab_frame).set_index("run_id")
+    assert list(kinds.columns) == findings.KIND_COLUMNS[1:]
+    assert not kinds.loc["A-direct", "cached"] and kinds.loc["A-direct", "cache_reason"] == ""
+    assert kinds.loc["B-buffered", "cached"]
+    reason = kinds.loc["B-buffered", "cache_reason"]
+    assert "no openflags=o_direct" in reason and "0.017 ms, below the 0.05 ms" in reason
+    numbers = findings.key_numbers(ab_frame).set_index("run_id")
+    assert numbers["cached"].to_dict() == {"A-direct": False, "B-buffered": True}
+    b = numbers.loc["B-buffered"]  # its summary.html: 772,205.6 I/O/s, 11,947.31 MB/s, 0.017
+    assert b["peak_iops"] == pytest.approx(772205.6, abs=0.1)
+    assert b["peak_bw_mib_s"] == pytest.approx(11947.31, abs=0.01)
+    assert b["lat_at_peak_ms"] == pytest.approx(0.017, abs=5e-4)
+    assert b["cache_reason"] == reason
+
+
+def test_the_peak_and_the_operating_point_skip_cached_runs(ab_frame):
+    numbers = findings.key_numbers(ab_frame)
+    peak = findings.peak_run(numbers)
+    assert peak["run_id"] == "A-direct"  # 60,073 IOPS, not B's 772,206
+    assert peak["peak_iops"] == pytest.approx(numbers["peak_iops"][~numbers["cached"]].max())
+    assert findings.peak_run(numbers[numbers["cached"]]) is None
+    point = findings.operating_point(ab_frame)
+    assert point["run_id"] == "A-direct" and not point["cached"]
+    assert "left out, served from a client cache: B-buffered" in point["chosen"]
+    asked = findings.operating_point(ab_frame, run_id="B-buffered")
+    assert asked["cached"] and asked["bw_mib_s"] == pytest.approx(11947.31, abs=0.01)
+    only_b = ab_frame[ab_frame["run_id"] == "B-buffered"]
+    with pytest.raises(AnfperfError, match="served from a client cache"):
+        findings.operating_point(only_b)
+    text = findings.sentences(numbers)
+    assert text[0].startswith("A-direct (single points")
+    assert text[1].startswith("B-buffered was served from a client cache")
+    assert "772,206 IOPS" in text[1]
+
+
+@pytest.mark.fio
+def test_fio_direct_and_buffered_jobs_are_told_apart(fio_bin, tmp_path):
+    # two real 1 s psync runs on a file of this machine's disk, buffered and direct
+    outputs = {}
+    for direct in (0, 1):
+        out = tmp_path / f"direct{direct}.json"
+        subprocess.run(
+            [fio_bin, f"--name=d{direct}", f"--filename={tmp_path / 'f.dat'}", "--size=16m",
+             "--rw=randread", "--bs=4k", "--ioengine=psync", f"--direct={direct}",
+             "--runtime=1", "--time_based", "--output-format=json", f"--output={out}"],
+            check=True, capture_output=True,
+        )  # fmt: skip
+        outputs[direct] = out
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        frame = anfperf.read_many(outputs.values())
+    assert frame.groupby("run_id")["direct_io"].unique().map(list).to_dict() == {
+        "direct0": [False],
+        "direct1": [True],
+    }
+    kinds = findings.run_kinds(frame).set_index("run_id")
+    assert kinds.loc["direct0", "cached"] and "direct=0" in kinds.loc["direct0", "cache_reason"]
+    assert not kinds.loc["direct1", "cached"]  # direct I/O is never the cache's, however fast
+
+
+def test_direct_io_is_kept_in_the_store(ab_frame, tmp_path):
+    anfperf.store.save_frame(ab_frame, tmp_path / "store")
+    back = anfperf.store.load_store(tmp_path / "store")
+    summary = back[back["is_summary"]].groupby("run_id")["direct_io"].unique().map(list)
+    assert summary.to_dict() == {"A-direct": [True], "B-buffered": [False]}
+
+
+def test_no_anf_verdict_for_a_run_on_the_local_disk(local_fio_run):
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        frame = anfperf.read_many([local_fio_run])
+    volume = json.loads((local_fio_run / "manifest.json").read_text())["hosts"]
+    (paths,) = [h["volumes"].values() for h in volume.values()]
+    applies, reason = findings.anf_verdict_applies(frame)
+    assert not applies
+    assert reason == (
+        f"run on a local file system ({', '.join(paths)} is on no NFS mount), not an NFS mount "
+        "of ANF: no ANF quota verdict"
+    )
+    # the same from the provenance dict a report has
+    prov = anfperf.provenance.run_provenance(frame, [local_fio_run])
+    assert findings.anf_verdict_applies(prov) == (applies, reason)
+    # given explicitly: compared as asked, with the caveat
+    applies, given = findings.anf_verdict_applies(frame, "Premium", 4)
+    assert applies and given.startswith("Premium at 4 TiB as given, although")
+    numbers = findings.key_numbers(frame)
+    point = findings.operating_point(frame)
+    check = findings.quota_check(point["bw_mib_s"], bs_kib=point["bs_kib"], level="Premium",
+                                 quota_tib=4)  # fmt: skip
+    text = findings.sentences(numbers, check, verdict=(False, reason))
+    assert text[-1] == f"No ANF verdict: {reason}."
+    assert not any("Against the ANF model" in t for t in text)
+
+
+def test_plain_result_files_are_compared_with_an_assumed_volume():
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        frame = anfperf.read(QD_SWEEP)
+    applies, reason = findings.anf_verdict_applies(frame)
+    assert applies and "no runner manifest" in reason and "assumed" in reason
+    assert findings.anf_verdict_applies(frame, "Ultra", 2) == (True, "Ultra at 2 TiB as given")
+
+
+def test_analyse_computes_the_summary_rows_once(frame, monkeypatch):
+    calls = []
+    real = findings.summary_rows
+
+    def counted(f):
+        calls.append(1)
+        return real(f)
+
+    monkeypatch.setattr(findings, "summary_rows", counted)
+    analysis = findings.analyse(frame, lat_slo_ms=0.5)
+    assert len(calls) == 1
+    point = analysis.operating_point()
+    assert len(calls) == 1  # the rows analyse made
+    monkeypatch.setattr(findings, "summary_rows", real)
+    expected = findings.key_numbers(frame, lat_slo_ms=0.5)
+    assert analysis.numbers.equals(expected)
+    assert analysis.kinds.equals(findings.run_kinds(frame))
+    assert point == findings.operating_point(frame)
+    assert analysis.lat_slo_ms == 0.5 and analysis.rows.equals(models.summary_rows(frame))

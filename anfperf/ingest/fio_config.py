@@ -40,6 +40,14 @@ SYNC_ENGINES = frozenset(
      "filecreate", "filestat", "filedelete", "dircreate", "dirstat", "dirdelete", "splice"}
 )  # fmt: skip
 
+#: Engines whose I/O goes through the client's page cache unless direct=1 (buffered=0): files
+#: and block devices opened by the kernel (fio's default engine is psync). Others (libnfs's
+#: 'nfs', 'sg', 'rdma', 'null', 'http', spdk, ...) have no page cache to bypass or skip it.
+PAGE_CACHE_ENGINES = frozenset(
+    {"sync", "psync", "vsync", "pvsync", "pvsync2", "libaio", "posixaio", "io_uring", "mmap",
+     "splice", "windowsaio", "solarisaio"}
+)  # fmt: skip
+
 #: fio's defaults for options a job did not set (applied only when fio reported options).
 DEFAULT_OPTIONS: dict[str, str] = {"rw": "read", "bs": "4k", "iodepth": "1", "numjobs": "1"}
 
@@ -139,7 +147,7 @@ def _config(options: dict, reported: bool) -> dict:
     config: dict = {
         "pattern": None, "read_pct": _NAN, "iodepth": None, "numjobs": None,
         "outstanding": None, "bs_kib": {}, "rate_iops": {}, "per_clone_depth": None,
-        "group_reporting": False,
+        "group_reporting": False, "direct_io": None,
     }  # fmt: skip
     rw = opt("rw", "readwrite")
     mode = RW_MODES.get(rw.split(":")[0].strip().lower()) if rw else None
@@ -178,7 +186,22 @@ def _config(options: dict, reported: bool) -> dict:
     if iodepth is not None:
         config["per_clone_depth"] = 1 if engine in SYNC_ENGINES else iodepth
     config["group_reporting"] = _flag(opt("group_reporting"))
+    config["direct_io"] = _direct_io(opt("direct"), opt("buffered"), engine, reported)
     return config
+
+
+def _direct_io(
+    direct: str | None, buffered: str | None, engine: str, reported: bool
+) -> bool | None:
+    """Whether the job bypassed the page cache (direct=1, buffered=0); False for buffered I/O
+    of an engine that has one; None where fio reported no options or the engine has none."""
+    if not reported or (engine or "psync") not in PAGE_CACHE_ENGINES:
+        return None
+    if direct is not None:
+        return _flag(direct)
+    if buffered is not None:
+        return not _flag(buffered)
+    return False  # fio's default: direct=0, buffered=1
 
 
 def _with_outstanding(config: dict, n_entries: int) -> dict:
@@ -200,7 +223,7 @@ def _with_outstanding(config: dict, n_entries: int) -> dict:
 
 
 #: The configuration's values in a row of a job entry (the last of fio_json.ENTRY_COLUMNS).
-ENTRY_VALUES = ("pattern", "read_pct", "iodepth", "numjobs", "outstanding")
+ENTRY_VALUES = ("pattern", "read_pct", "iodepth", "numjobs", "outstanding", "direct_io")
 
 
 def _with_values(config: dict) -> dict:
@@ -215,11 +238,11 @@ def common_config(configs: list[dict]) -> dict:
     out: dict = {
         "pattern": None, "read_pct": _NAN, "iodepth": None, "numjobs": None,
         "outstanding": None, "bs_kib": {}, "rate_iops": {}, "per_clone_depth": None,
-        "group_reporting": False,
+        "group_reporting": False, "direct_io": None,
     }  # fmt: skip
     if not configs:
         return _with_values(out)
-    for key in ("pattern", "read_pct", "iodepth", "numjobs"):
+    for key in ("pattern", "read_pct", "iodepth", "numjobs", "direct_io"):
         values = [c[key] for c in configs]
         if all(v == values[0] for v in values[1:]):
             out[key] = values[0]

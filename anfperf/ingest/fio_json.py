@@ -163,6 +163,8 @@ def read_fio_json(path_or_buffer: PathOrBuffer, *, run_id: str | None = None) ->
         iodepth, numjobs             as configured
         outstanding                  iodepth (1 for sync engines) per clone, x numjobs with
                                      ``group_reporting``
+        direct_io                    ``direct`` (or not ``buffered``) of an engine that goes
+                                     through the page cache; <NA> for other engines
         rate_limit_iops      1/s     ``rate_iops`` of the row's direction
         runtime_s            s       ``runtime`` / 1000
         iops                 1/s     ``iops``

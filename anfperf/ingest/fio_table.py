@@ -243,7 +243,7 @@ def _typed(name: str, values: Sequence) -> object:
             return pd.arrays.ArrowStringArray(pa.array(values, type=pa.large_string()))
         except (pa.ArrowException, UnicodeError):  # not all str: pandas converts them
             pass
-    if dtype in ("Int64", "string"):
+    if dtype in ("Int64", "string", "boolean"):
         return pd.array(values, dtype=dtype)
     if dtype == "bool":
         return np.array(values, dtype=bool)

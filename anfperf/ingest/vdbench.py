@@ -130,6 +130,9 @@ def read_vdbench(
                                    seekpct= / fileio= where the flatfile says n/a, e.g. eof)
         rate_limit_iops   1/s      ``reqrate``; NaN where it is the 'max' sentinel
         curve_pct         %        point of an iorate=curve run, from names like curve_(30%)
+        direct_io                  parmfile openflags=o_direct / directio on the rd's SDs
+                                   (FSDs), the rd or its workloads; False without; <NA>
+                                   without a parmfile, or for Windows luns
         ================  =======  ==============================================================
 
         Raw-I/O flatfiles give totals only: read rows are ``rate x read% / 100`` I/O/s and
@@ -358,6 +361,7 @@ def _flatfile_rows(table: pd.DataFrame, comp: Companions, source: str) -> WideRo
             [float(c.group(2)) if (c := CURVE_JOB.match(nm)) else np.nan for nm in names]
         )[name_of],
         avg_first=first, host_targets=[rd.targets_by_host if rd else None for rd in rds],
+        direct_io=[rd.direct_io if rd else None for rd in rds],
     )  # fmt: skip
     m = {role: _column(table, name, source) for name, role in MEASURES.items()}
     settings = _settings(table, source, instances, inst, rds, len(comp.hosts))

@@ -76,6 +76,9 @@ class RunDef:
     pattern: str | None = None  # from seekpct= / fileio= of its workloads
     read_pct: float | None = None  # from rdpct= / operation= of its FWDs
     threads: int | None = None  # rd or fwd threads=, when not a loop
+    #: openflags=o_direct / directio on every SD (FSD) the rd drives, or on the rd or its
+    #: workloads; False when on none (buffered I/O); None when some only, or on Windows luns
+    direct_io: bool | None = None
 
 
 @dataclass
@@ -398,6 +401,10 @@ def _run_def(rd: dict[str, str], named: dict[str, dict[str, dict[str, str]]]) ->
         if fwds:
             out.n_targets = len(fwds)
             defs = [named["fwd"][f] for f in fwds]
+            fsds = _matching(
+                [p for d in defs for p in _values(d.get("fsd", ""))], list(named["fsd"])
+            )
+            out.direct_io = _direct_io(rd, defs, [named["fsd"][f] for f in fsds], "anchor")
             out.pattern = _agree([_fileio_pattern(d.get("fileio")) for d in defs])
             out.read_pct = _agree([_fwd_read_pct(d) for d in defs])
             if out.threads is None:
@@ -415,6 +422,7 @@ def _run_def(rd: dict[str, str], named: dict[str, dict[str, dict[str, str]]]) ->
     )
     sds = _matching(sd_patterns, list(named["sd"]))
     out.n_targets = len(sds) or None
+    out.direct_io = _direct_io(rd, defs, [named["sd"][sd] for sd in sds], "lun")
     hosts = [_values(named["sd"][sd].get("host", "")) for sd in sds]
     if sds and all(hosts):
         out.targets_by_host = {}
@@ -422,6 +430,33 @@ def _run_def(rd: dict[str, str], named: dict[str, dict[str, dict[str, str]]]) ->
             count = sum(any(fnmatch.fnmatchcase(hd, p) for p in h) for h in hosts)
             out.targets_by_host[hd] = count
     return out
+
+
+#: Vdbench openflags= values that bypass the page cache (Linux o_direct, Solaris directio).
+DIRECT_OPENFLAGS = ("o_direct", "directio")
+# A Windows lun (\\.\PhysicalDrive1, C:\file): what Vdbench's default there is, is not ours to say
+_WINDOWS_LUN = re.compile(r"^(\\\\|[A-Za-z]:[\\/])")
+
+
+def _direct_io(
+    rd: dict[str, str], workloads: list[dict[str, str]], targets: list[dict[str, str]], where: str
+) -> bool | None:
+    """Whether the rd's I/O bypassed the page cache (openflags=o_direct / directio on the rd, on
+    all its workloads or on all its targets); False when none says so; None when unknown."""
+
+    def direct(params: dict[str, str]) -> bool:
+        flags = [v.lower() for v in _values(params.get("openflags", ""))]
+        return any(f in DIRECT_OPENFLAGS for f in flags)
+
+    if not targets:
+        return None
+    if direct(rd) or (workloads and all(map(direct, workloads))) or all(map(direct, targets)):
+        return True
+    if any(map(direct, workloads)) or any(map(direct, targets)):
+        return None  # some targets direct, some not
+    if any(_WINDOWS_LUN.match(t.get(where, "")) for t in targets):
+        return None
+    return False
 
 
 def _agree(values: list):

@@ -20,7 +20,7 @@ import pyarrow.compute as pc
 from anfperf.errors import ParseError, warn
 from anfperf.ingest._source import read_bytes
 from anfperf.ingest.vdbench_companions import Companions, parse_host_report
-from anfperf.ingest.vdbench_records import Measures, WideRows
+from anfperf.ingest.vdbench_records import Instances, Measures, WideRows
 from anfperf.schema import COLUMNS, DIRECTIONS, DTYPES, tool_dtype
 
 #: Measurements that exist per direction.
@@ -91,6 +91,7 @@ def explode(w: WideRows) -> pd.DataFrame:
         "threads": _int64(w.threads[idx]),
         "outstanding": _int64(w.outstanding[idx]),
         "curve_pct": rd.curve_pct[inst],
+        "direct_io": _direct_io(rd, inst),
     })  # fmt: skip
     for name in ("read_pct", "bs_kib", "rate_limit_iops", "cpu_user_pct", "cpu_sys_pct"):
         out[name] = np.asarray(getattr(w, name), dtype=np.float64)[idx]
@@ -125,6 +126,12 @@ def _layout(w: WideRows) -> tuple[np.ndarray, np.ndarray, dict[str, tuple]]:
         idx[at] = rows
         codes[at] = DIRECTIONS.index(d)
     return idx, codes, pos
+
+
+def _direct_io(rd: Instances, inst: np.ndarray) -> pd.api.extensions.ExtensionArray:
+    """openflags=o_direct of each row's rd (from the parameter file; <NA> without one)."""
+    per_name = rd.direct_io or [None] * len(rd.names)
+    return pd.array([per_name[n] for n in rd.name_of[inst].tolist()], dtype="boolean")
 
 
 def _missing_columns(m: int) -> dict[str, object]:

@@ -40,6 +40,8 @@ class Instances:
     curve_pct: np.ndarray  #: iorate=curve point [%], NaN for other runs
     avg_first: np.ndarray  #: first interval of the avg_ range (warm-up ends before it)
     host_targets: list[dict[str, int] | None]  #: per rd name: SDs/FWDs it drives per host
+    #: per rd name: openflags=o_direct on its targets (True), on none (False), unknown (None)
+    direct_io: list[bool | None] | None = None
 
 
 @dataclass(frozen=True)

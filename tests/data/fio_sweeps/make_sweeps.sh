@@ -9,7 +9,8 @@
 # the sweep should run on a quiet machine: a pass disturbed by other work shows as a spread
 # between the passes (the median per depth is what the tests use). The recorded sweep
 # (2026-11-25, a 2-core VM) levels off near 115-120k IOPS from QD 12 and falls to 92-99k at
-# QD 96-128.
+# QD 96-128. Pass 1 is the retrograde sweep tests/test_findings.py reads IOPS at a latency SLO
+# from: QD64 120,744 IOPS at 0.53 ms, QD96 92,143 IOPS at 1.05 ms.
 set -euo pipefail
 
 FIO=${FIO:-fio}
