@@ -71,26 +71,25 @@ def headline(numbers: pd.DataFrame, quota: dict | None, *, run_id: str | None = 
     Parameters
     ----------
     numbers : pandas.DataFrame
-        :func:`anfperf.findings.key_numbers` (with its `cached` flag where known).
+        :func:`anfperf.findings.key_numbers` (its `cached` flag sets runs apart).
     quota : dict or None
-        :func:`anfperf.findings.quota_check` of the operating point, with ``volume`` (how the
-        volume was described, e.g. "Premium, 4 TiB (assumed)") added; None when no ANF verdict
-        applies, with ``quota_skipped`` in... see `skip_reason`.
+        :func:`quota_verdict`: the operating point against the ANF model, or
+        ``{"skipped": reason}``; None leaves the ANF model out.
     run_id : str, optional
         The run to lead with (:func:`main_run`).
 
     Returns
     -------
     dict
-        ``verdict`` (str), ``cards`` (list of :class:`anfperf.report.page.Card`), ``main_run``.
+        ``verdict`` (str, ``**bold**`` for the key numbers), ``cards`` (list of
+        :class:`anfperf.report.page.Card`) and ``main_run``.
     """
     main = main_run(numbers, run_id)
     good = trusted(numbers)
+    good = good if not good.empty else numbers
     sentences: list[str] = []
     out_cards: list[Card] = []
-    if good.empty:
-        good = numbers
-    peak = _best(good, "peak_iops")
+    peak, bw = _best(good, "peak_iops"), _best(good, "peak_bw_mib_s")
     if peak is not None:
         out_cards.append(
             Card(
@@ -99,34 +98,25 @@ def headline(numbers: pd.DataFrame, quota: dict | None, *, run_id: str | None = 
                 f"{peak['run_id']} · {_ms(peak['lat_at_peak_ms'])} mean",
             )
         )
-        sentences.append(
-            f"The highest rate measured is **{format_number(peak['peak_iops'])} IOPS** "
-            f"({peak['run_id']}, {_ms(peak['lat_at_peak_ms'])} mean latency)"
-        )
-    bw = _best(good, "peak_bw_mib_s")
     if bw is not None:
         out_cards.append(
             Card(
                 "Peak throughput", f"{format_number(bw['peak_bw_mib_s'])} MiB/s", str(bw["run_id"])
             )
         )
-        sentences[-1:] = (
-            [
-                sentences[-1]
-                + f" and the highest throughput **{format_number(bw['peak_bw_mib_s'])} "
-                f"MiB/s** ({bw['run_id']})."
-            ]
-            if sentences
-            else [f"The highest throughput is {format_number(bw['peak_bw_mib_s'])} MiB/s."]
+    if peak is not None and bw is not None:
+        sentences.append(
+            f"Peak **{format_number(peak['peak_iops'])} IOPS** ({peak['run_id']}, "
+            f"{_ms(peak['lat_at_peak_ms'])} mean) and **{format_number(bw['peak_bw_mib_s'])} "
+            f"MiB/s** ({bw['run_id']})."
         )
     if main is not None:
-        row = _row(numbers, main)
-        _curve_cards(row, out_cards, sentences)
+        _curve_cards(_row(numbers, main), out_cards, sentences)
+    _quota_card(quota, out_cards, sentences)
     cached = numbers[_cached(numbers)]
     if not cached.empty:
         names = ", ".join(cached["run_id"].astype(str))
-        sentences.append(f"Set apart, served from a client cache rather than the storage: {names}.")
-    _quota_card(quota, out_cards, sentences)
+        sentences.append(f"Set apart as served from a client cache: {names}.")
     return {"verdict": " ".join(sentences), "cards": out_cards, "main_run": main}
 
 
@@ -134,6 +124,7 @@ def _curve_cards(row: pd.Series, out_cards: list[Card], sentences: list[str]) ->
     """Knee and IOPS at the SLO of the run the page leads with."""
     run = str(row["run_id"])
     slo = float(row["lat_slo_ms"])
+    parts = []
     if pd.notna(row.get("knee_iops")):
         out_cards.append(
             Card(
@@ -142,27 +133,19 @@ def _curve_cards(row: pd.Series, out_cards: list[Card], sentences: list[str]) ->
                 f"{run} · latency doubles at {_ms(row['knee_lat_ms'])}",
             )
         )
-        sentences.append(
-            f"In {run}, latency doubles its unloaded value past about "
-            f"{format_number(row['knee_iops'])} IOPS (the knee)"
-        )
+        parts.append(f"latency doubles past {format_number(row['knee_iops'])} IOPS (knee)")
     measured, model = row.get("iops_at_slo_measured"), row.get("iops_at_slo_model")
     if pd.notna(measured):
         value, how = measured, "measured"
     elif pd.notna(model):
-        value, how = model, "fitted curve, beyond the measured loads"
+        value, how = model, "fitted, beyond the measured loads"
     else:
         value, how = math.nan, ""
     if not math.isnan(value):
         out_cards.append(Card(f"IOPS at {slo:g} ms", format_number(value), f"{run} · {how}"))
-        join = "; " if sentences and sentences[-1].startswith(f"In {run}") else f"In {run}, "
-        text = f"it sustains {format_number(value)} IOPS at the {slo:g} ms objective ({how})."
-        if join == "; ":
-            sentences[-1] += join + text
-        else:
-            sentences.append(join + text[0].lower() + text[1:])
-    elif sentences and sentences[-1].startswith(f"In {run}"):
-        sentences[-1] += "."
+        parts.append(f"**{format_number(value)} IOPS** at the {slo:g} ms objective ({how})")
+    if parts:
+        sentences.append(f"{run}: " + "; ".join(parts) + ".")
 
 
 def _quota_card(quota: dict | None, out_cards: list[Card], sentences: list[str]) -> None:
@@ -184,12 +167,12 @@ def _quota_card(quota: dict | None, out_cards: list[Card], sentences: list[str])
         )
     )
     text = (
-        f"Against the ANF bandwidth model ({quota['volume']}) the {quota['binding']} binds at "
-        f"{format_number(quota['predicted_bw_mib_s'])} MiB/s; {quota['run_id']} reached "
-        f"{format_number(quota['measured_bw_mib_s'])} MiB/s, {format_number(share)} % of it"
+        f"On {quota['volume']} the {quota['binding']} binds at "
+        f"{format_number(quota['predicted_bw_mib_s'])} MiB/s; {quota['run_id']}'s "
+        f"{format_number(quota['measured_bw_mib_s'])} MiB/s is {format_number(share)} % of it"
     )
     if over:
-        text += ": far above what such a volume allows, so these data are not from it"
+        text += ": these data are not from such a volume"
     sentences.append(text + ".")
 
 
@@ -350,10 +333,16 @@ def quota_section(quota: dict, draw) -> object:
 # --- charts and sections --------------------------------------------------------------------
 
 
+#: Height of the chart the page leads with [px]: title, verdict, cards and it fit a 768 px screen.
+KEY_CHART_HEIGHT_PX = 400
+
+
 def key_chart(charts: list, run_id: str | None):
-    """The chart the page leads with: the main run's first drawn chart (its latency curve)."""
+    """The chart the page leads with: the main run's first drawn chart (its latency curve),
+    made :data:`KEY_CHART_HEIGHT_PX` high."""
     for chart in charts:
         if chart.run_id == run_id and chart.figure is not None:
+            chart.figure.update_layout(height=KEY_CHART_HEIGHT_PX)
             return chart
     return None
 
@@ -390,9 +379,11 @@ def run_sections(analysis, charts: list, main: str | None, shown=None) -> list:
             title, items = "fio interval logs", []
         else:
             row = numbers.loc[run_id]
-            title = f"{run_id}: {row['kind']}, {int(row['points'])} point" + (
-                "s" if int(row["points"]) != 1 else ""
-            )
+            n = int(row["points"])
+            if row["kind"] == findings.KIND_SINGLE:
+                title = f"{run_id}: {n} job step{'s' if n != 1 else ''}"
+            else:
+                title = f"{run_id}: {row['kind']} of {n} points"
             if "cached" in kinds and bool(kinds.loc[run_id].get("cached", False)):
                 reason = kinds.loc[run_id].get("cache_reason") or "served from a client cache"
                 title += " — client cache"
