@@ -461,12 +461,14 @@ class PlanView:
             if math.isfinite(self.cost_usd_month)
             else ""
         )
+        article = "an" if p.level[:1] in "AEIOU" else "a"
         return (
-            f"Buy a **{p.level} {p.volume_type} volume of {page.format_number(p.quota_tib)} TiB**"
+            f"Buy {article} **{p.level} {p.volume_type} volume of "
+            f"{page.format_number(p.quota_tib)} TiB**"
             f" ({p.throughput_limit_mib_s:,.0f} MiB/s){cost} and drive it from "
             f"**{self.vm_count} x {p.vm_size}** with **{self.threads_per_vm:,} outstanding I/O "
             f"per VM**: {p.bw_mib_s:,.0f} MiB/s = {p.iops:,.0f} IOPS of {i.bs_kib:g} KiB at "
-            f"{i.read_pct:g} % reads within {i.lat_slo_ms:g} ms; the {self.binding} binds "
+            f"{i.read_pct:g} % reads within {i.lat_slo_ms:g} ms; what binds: the {self.binding} "
             f"({self._margin().split(': ', 1)[1]})."
         )
 

@@ -235,8 +235,9 @@ def test_the_plan_block_says_what_to_buy():
     assert cards["Threads per VM"].value == f"{view.threads_per_vm}"
     assert cards["Binds"].value == view.binding == "volume quota"
     verdict = view.verdict_text()
-    assert verdict.startswith("Buy a **Ultra regular volume of 15.6 TiB** (2,000 MiB/s) for "
+    assert verdict.startswith("Buy an **Ultra regular volume of 15.6 TiB** (2,000 MiB/s) for "
                               "6,250 USD a month and drive it from")  # fmt: skip
+    assert verdict.endswith("what binds: the volume quota (just the target).")
     # the options table shows the costs; without prices there is no cost card nor column
     assert "Monthly cost [USD]" in view.options_table().cells.columns
     plain = plan_view(PlanInputs(target_mib_s=2000), figures=False)
