@@ -8,8 +8,13 @@ The capacity-planning notebook is a thin shell over this module:
   the planned setup (:func:`anfperf.models.predict_achievable`) and what the notebook shows;
 - :func:`what_if_figures` -- the charts of :mod:`anfperf.plots.planning` around the plan;
 - :class:`PlannerApp` -- recomputes all of that on :meth:`PlannerApp.update`, a plain method
-  that tests and papermill call without a browser; in JupyterLab :meth:`PlannerApp.widget`
-  wires the ipywidgets of :func:`controls` to it.
+  that tests and papermill call without a browser; :meth:`PlannerApp.show` puts the plan on
+  the page once: static in a batch report (``ANFPERF_BATCH``), in JupyterLab the ipywidgets of
+  :func:`controls` above the same page, redrawn on every change.
+
+The page leads with what to buy (:meth:`PlanView.cards`, :meth:`PlanView.verdict_text`), then
+why (reasoning, limits), what if (charts), the options considered; tables are
+:func:`anfperf.report.page.table`'s.
 """
 
 from __future__ import annotations
@@ -32,10 +37,23 @@ from anfperf.errors import AnfperfError, ModelError
 from anfperf.models import curves
 from anfperf.models._common import FitResult, sweep_xy
 from anfperf.models.client import nfs_client_value, nfs_inflight_limit, vm_network, vm_size_name
-from anfperf.models.plan import LARGE_BLOCK_KIB, Plan, plan
+from anfperf.models.plan import (
+    FLEXIBLE_THROUGHPUT_PRICE,
+    HOURS_PER_MONTH,
+    LARGE_BLOCK_KIB,
+    Plan,
+    plan,
+)
 from anfperf.models.predict import PUBLISHED_BENCHMARK, predict_achievable
 from anfperf.models.quota import bw_to_iops, iops_to_bw, level_name
-from anfperf.plots.planning import clients_vs_throughput, quota_vs_throughput, threads_vs_latency
+from anfperf.plots.planning import (
+    clients_vs_throughput,
+    concurrency_for_target,
+    quota_vs_throughput,
+)
+from anfperf.report import page
+from anfperf.report.page import Card, Section
+from anfperf.units import GIB_PER_TIB
 
 log = logging.getLogger(__name__)
 
@@ -48,6 +66,22 @@ LEVELS = ("Standard", "Premium", "Ultra", "Flexible")
 BLOCK_SIZES_KIB = (4, 8, 16, 32, 64, 128, 256, 1024)
 #: Names of the figures of :func:`what_if_figures`, in the notebook's order.
 FIGURES = ("quota", "clients", "threads")
+#: What the capacity-planning report says about itself ("About this report", at the end).
+ABOUT = (
+    "The plan is anfperf.models.plan's: the quota a level needs for the target (quota x "
+    "rate, within the volume type's sizes and caps and within what one such volume was seen "
+    "to do), the cheapest such option (by monthly cost with prices, else the smallest quota), "
+    "Little's law for the outstanding I/O (target rate x the latency sized for), and the "
+    "client VMs with the fewest total vCPUs that carry it.",
+    "Limits, rates and published observations come from anfperf/data/*.csv, each row with "
+    "its source and date (the 'Source' column of the limits table).",
+    "Run it for another target: anfperf report notebooks/capacity_planning.ipynb -p "
+    "target_iops 200000 -p bs_kib 8 -p read_pct 70 (add -p prices_usd_per_tib_month "
+    "'{Premium: 300, Ultra: 400}' for the monthly cost). In JupyterLab the controls "
+    "above the plan re-plan as you change them.",
+)
+#: The VM-size control's value for "let the plan choose" (a dropdown shows None as blank).
+ANY_VM = "any"
 
 
 @dataclass(frozen=True)
@@ -77,6 +111,11 @@ class PlanInputs:
         anfperf/data/nfs_client.csv, 8).
     capacity_tib : float
         Capacity the volume must hold [TiB] (0: sized by throughput only).
+    prices_usd_per_tib_month : mapping, optional
+        Prices [USD per TiB-month] of service levels, e.g. ``{"Premium": 300, "Ultra":
+        400}``; ``"Flexible throughput"`` in USD per MiB/s-month. With prices the plan ranks by
+        monthly cost and leaves out levels without one (Flexible is ranked only with prices);
+        None: by quota, no cost shown.
 
     Raises
     ------
@@ -95,6 +134,7 @@ class PlanInputs:
     # the reference table's recommended value, read when the inputs are made
     nconnect: int = field(default_factory=lambda: int(nfs_client_value("nconnect_recommended")))
     capacity_tib: float = 0.0
+    prices_usd_per_tib_month: Mapping[str, float] | None = None
 
     def __post_init__(self) -> None:
         if (self.target_mib_s is None) == (self.target_iops is None):
@@ -128,6 +168,22 @@ class PlanInputs:
         object.__setattr__(self, "levels", tuple(dict.fromkeys(level_name(n) for n in raw)))
         if self.vm_size is not None:
             object.__setattr__(self, "vm_size", vm_size_name(self.vm_size))
+        if self.prices_usd_per_tib_month is not None:
+            object.__setattr__(self, "prices_usd_per_tib_month", _prices(
+                self.prices_usd_per_tib_month))  # fmt: skip
+
+    @property
+    def plan_prices(self) -> dict[str, float] | None:
+        """The prices as :func:`anfperf.models.plan` takes them: USD per GiB-hour (and per
+        MiB/s-hour for Flexible's throughput)."""
+        if not self.prices_usd_per_tib_month:
+            return None
+        return {
+            key: value / HOURS_PER_MONTH
+            if key == FLEXIBLE_THROUGHPUT_PRICE
+            else value / GIB_PER_TIB / HOURS_PER_MONTH
+            for key, value in self.prices_usd_per_tib_month.items()
+        }
 
     @classmethod
     def from_parameters(
@@ -160,6 +216,22 @@ class PlanInputs:
     def pattern(self) -> str:
         """Access pattern assumed from the block size, as :func:`anfperf.models.plan` does."""
         return "sequential" if self.bs_kib >= LARGE_BLOCK_KIB else "random"
+
+
+def _prices(prices: object) -> dict[str, float]:
+    """Prices keyed by the levels' spelling (and 'Flexible throughput'), checked."""
+    if not isinstance(prices, Mapping):
+        raise ModelError(
+            "prices_usd_per_tib_month must be a mapping of service level to USD per TiB-month, "
+            f'e.g. {{"Premium": 300}}; got {prices!r}'
+        )
+    out = {}
+    for key, value in prices.items():
+        name = key if key == FLEXIBLE_THROUGHPUT_PRICE else level_name(str(key))
+        if not _number(value) >= 0 or not math.isfinite(_number(value)):
+            raise ModelError(f"the price of {key!r} must be a number >= 0, got {value!r}")
+        out[name] = float(value)
+    return out
 
 
 def _number(value: object) -> float:
@@ -333,6 +405,156 @@ class PlanView:
         """Every client VM size considered: VMs needed, total vCPUs, and why."""
         return self.plan.client_options
 
+    @property
+    def cost_usd_month(self) -> float:
+        """Monthly cost of the planned volume [USD]; NaN without prices."""
+        chosen = self.plan.storage_options
+        chosen = chosen[
+            (chosen["level"] == self.plan.level) & (chosen["volume_type"] == self.plan.volume_type)
+        ]
+        return float(chosen["cost_usd_month"].iloc[0]) if len(chosen) else math.nan
+
+    # --- what the page shows ----------------------------------------------------------------
+
+    def cards(self) -> list[Card]:
+        """What to buy, as headline cards: level, volume, quota, limit, cost, VMs, threads,
+        what binds."""
+        p, i = self.plan, self.inputs
+        vm = p.vm_size.removeprefix("Standard_")
+        vcpus = self.client_options.set_index("vm_size")["vcpus"].get(p.vm_size)
+        short = self.headroom_pct < -0.5
+        cards = [
+            Card("Service level", p.level, _level_note(p.level)),
+            Card("Volume type", p.volume_type, f"sized for {p.bw_mib_s:,.0f} MiB/s"),
+            Card("Quota", f"{page.format_number(p.quota_tib)} TiB",
+                 f"at least {i.capacity_tib:g} TiB asked" if i.capacity_tib else
+                 "sized by throughput"),
+            Card("Throughput limit", f"{p.throughput_limit_mib_s:,.0f} MiB/s",
+                 f"target {p.bw_mib_s:,.0f} MiB/s = {p.iops:,.0f} IOPS of {i.bs_kib:g} KiB"),
+        ]  # fmt: skip
+        if math.isfinite(self.cost_usd_month):
+            cards.append(Card("Monthly cost", f"{self.cost_usd_month:,.0f} USD",
+                              "volume capacity at the prices given"))  # fmt: skip
+        cards += [
+            Card("Client VMs", f"{self.vm_count} x {vm}",
+                 f"{vcpus} vCPUs each, nconnect={i.nconnect}" if vcpus else
+                 f"nconnect={i.nconnect}", "bad" if self.vm_count < p.vm_count else ""),
+            Card("Threads per VM", f"{self.threads_per_vm:,}",
+                 f"or iodepth x numjobs; {p.iops:,.0f} IOPS x {p.lat_ms:g} ms over "
+                 f"{_count(self.vm_count, 'VM')}"),
+            Card("Binds", self.binding, self._margin(), "bad" if short else ""),
+        ]  # fmt: skip
+        return cards
+
+    def _margin(self) -> str:
+        if abs(self.headroom_pct) < 0.5:
+            return f"{self.binding_mib_s:,.0f} MiB/s: just the target"
+        if self.headroom_pct > 0:
+            return f"{self.binding_mib_s:,.0f} MiB/s: {self.headroom_pct:.0f} % above the target"
+        return f"{self.binding_mib_s:,.0f} MiB/s: {-self.headroom_pct:.0f} % short of the target"
+
+    def verdict_text(self) -> str:
+        """What to buy in one sentence (``**bold**`` for :func:`anfperf.report.page.verdict`)."""
+        p, i = self.plan, self.inputs
+        cost = (
+            f" for {self.cost_usd_month:,.0f} USD a month"
+            if math.isfinite(self.cost_usd_month)
+            else ""
+        )
+        article = "an" if p.level[:1] in "AEIOU" else "a"
+        return (
+            f"Buy {article} **{p.level} {p.volume_type} volume of "
+            f"{page.format_number(p.quota_tib)} TiB**"
+            f" ({p.throughput_limit_mib_s:,.0f} MiB/s){cost} and drive it from "
+            f"**{self.vm_count} x {p.vm_size}** with **{self.threads_per_vm:,} outstanding I/O "
+            f"per VM**: {p.bw_mib_s:,.0f} MiB/s = {p.iops:,.0f} IOPS of {i.bs_kib:g} KiB at "
+            f"{i.read_pct:g} % reads within {i.lat_slo_ms:g} ms; what binds: the {self.binding} "
+            f"({self._margin().split(': ', 1)[1]})."
+        )
+
+    def headline(self) -> list:
+        """The first screen: the cards, the verdict and the notes."""
+        items: list = [page.cards(self.cards()), page.verdict(self.verdict_text())]
+        if self.notes:
+            items.append(page.bullets(self.notes))
+        return items
+
+    def reasoning_table(self) -> page.Table:
+        """The reasoning for people: step, decision, why."""
+        return page.table(self.reasoning, ["step", "decision", "why"],
+                          caption="Each decision in the order the planner made it.")  # fmt: skip
+
+    def constraints_table(self) -> page.Table:
+        """Every limit of the planned setup; the least binds."""
+        cols = [c for c in ("constraint", "bw_mib_s", "iops", "kind", "binding", "detail",
+                            "source") if c in self.constraints]  # fmt: skip
+        return page.table(
+            self.constraints, cols,
+            caption="Every limit the planned volume and clients put on the workload; the least "
+            "binds (concurrency is sized by Little's law for the SLO, so it is not among them).",
+        )  # fmt: skip
+
+    def options_table(self) -> page.Table:
+        """Every service level and volume type considered, with the cost when priced."""
+        cols = ["level", "volume_type", "quota_tib", "limit_mib_s", "cost_usd_month",
+                "feasible", "why"]  # fmt: skip
+        return page.table(self.plan.storage_options, cols, labels=_OPTION_LABELS,
+                          caption="Every service level and volume type considered, feasible "
+                          "or not, and why (first: the plan).")  # fmt: skip
+
+    def client_options_table(self) -> page.Table:
+        """Every client VM size considered, with the VMs it would need."""
+        cols = ["vm_size", "vcpus", "egress_mib_s", "vm_count", "total_vcpus", "why"]
+        return page.table(self.client_options, cols, labels=_OPTION_LABELS,
+                          caption="Every client VM size, with the VMs it would need (first: "
+                          "the plan, fewest total vCPUs).")  # fmt: skip
+
+    def sections(self) -> list[Section]:
+        """Why (reasoning, limits), what if (the charts), and the options considered."""
+        out = [Section("Why this plan", [self.reasoning_table(), self.constraints_table()],
+                       open=True)]  # fmt: skip
+        leads = {
+            "quota": "What each service level allows at each quota (Flexible: one volume "
+            "filling its pool), the volume caps and the smallest quota meeting the target.",
+            "clients": "What 1, 2, ... client VMs of the planned size can drive per client "
+            "limit, against the volume's limit and the target.",
+            "threads": "Outstanding I/O and latency at the target rate: Little's law ties them; "
+            "the plan's point is where the line meets the latency it sized for.",
+        }
+        titles = {"quota": "What if: quota and service level", "clients": "What if: client VMs",
+                  "threads": "What if: outstanding I/O and latency"}  # fmt: skip
+        for name, fig in self.figures.items():
+            out.append(Section(titles[name], [page.text(leads[name]), fig], open=True))
+        out.append(Section("Options considered",
+                           [self.options_table(), self.client_options_table()]))  # fmt: skip
+        return out
+
+
+_OPTION_LABELS = {
+    "level": "Service level",
+    "volume_type": "Volume type",
+    "limit_mib_s": "Throughput limit [MiB/s]",
+    "cost_usd_month": "Monthly cost [USD]",
+    "feasible": "Feasible",
+    "vm_size": "VM size",
+    "vcpus": "vCPUs",
+    "egress_mib_s": "Egress per VM [MiB/s]",
+    "vm_count": "VMs needed",
+    "total_vcpus": "Total vCPUs",
+}
+
+
+def _count(n: int, what: str) -> str:
+    return f"{n} {what}" if n == 1 else f"{n} {what}s"
+
+
+def _level_note(level: str) -> str:
+    if level == "Flexible":
+        return "manual QoS: throughput bought apart"
+    from anfperf.models.quota import auto_qos_rate
+
+    return f"auto QoS, {auto_qos_rate(level):g} MiB/s per TiB"
+
 
 def _view(inputs: PlanInputs) -> PlanView:
     """The plan and its binding constraint, without charts."""
@@ -340,7 +562,7 @@ def _view(inputs: PlanInputs) -> PlanView:
         bs_kib=inputs.bs_kib, bw_mib_s=inputs.target_mib_s, iops=inputs.target_iops,
         read_pct=inputs.read_pct, lat_slo_ms=inputs.lat_slo_ms, levels=list(inputs.levels),
         vm_sizes=[inputs.vm_size] if inputs.vm_size else None, nconnect=inputs.nconnect,
-        capacity_tib=inputs.capacity_tib,
+        capacity_tib=inputs.capacity_tib, prices=inputs.plan_prices,
     )  # fmt: skip
     vm_count = int(inputs.clients or chosen.vm_count)
     # Flexible has no auto-QoS limit (its throughput is bought): only the clients then
@@ -389,8 +611,9 @@ def what_if_figures(
     inputs : PlanInputs
         The target.
     curve : mapping, pandas.DataFrame or None
-        For the threads chart: a USL fit, the tidy frame of a concurrency sweep, or None for
-        the bundled sample (see :func:`anfperf.plots.planning.threads_vs_latency`).
+        For the outstanding-I/O chart: a USL fit or the tidy frame of a concurrency sweep,
+        drawn against the plan's Little's-law line; None: the plan alone (see
+        :func:`anfperf.plots.planning.concurrency_for_target`).
     source : str, optional
         Name of the curve's data, for its chart title.
     view : PlanView, optional
@@ -420,8 +643,9 @@ def what_if_figures(
             volume_limit_mib_s=p.throughput_limit_mib_s, vm_count=view.vm_count,
             max_vms=max(8, 2 * p.vm_count, view.vm_count),
         ),
-        "threads": threads_vs_latency(
-            curve, inputs.lat_slo_ms, source=source, threads_planned=view.threads_per_vm,
+        "threads": concurrency_for_target(
+            p.iops, inputs.lat_slo_ms, outstanding=p.outstanding, lat_ms=p.lat_ms,
+            vm_count=view.vm_count, curve=curve, source=source,
         ),
     }  # fmt: skip
 
@@ -469,20 +693,21 @@ def controls(defaults: PlanInputs | None = None) -> dict[str, Any]:
     -------
     dict of str to ipywidgets.Widget
         'unit' (MiB/s or IOPS), 'target', 'bs_kib', 'read_pct', 'lat_slo_ms', 'levels',
-        'vm_size' (None: any), 'clients' (0: as many as the plan needs), 'nconnect'.
-        :func:`control_values` reads them back as :class:`PlanInputs` fields.
+        'vm_size' (:data:`ANY_VM`: the plan chooses), 'clients' (0: as many as the plan needs),
+        'nconnect'. :func:`control_values` reads them back as :class:`PlanInputs` fields.
     """
     import ipywidgets as w
 
     i = defaults or DEFAULT_INPUTS
     unit = "IOPS" if i.target_iops is not None else "MiB/s"
-    sizes = [("any", None), *((s, s) for s in vm_network()["vm_size"])]
+    # a value of None shows as a blank dropdown: "any" is a value of its own
+    sizes = [(ANY_VM, ANY_VM), *((s, s) for s in vm_network()["vm_size"])]
     blocks = sorted({*BLOCK_SIZES_KIB, i.bs_kib})
     style = {"description_width": "initial"}
     return {
         "unit": w.ToggleButtons(options=["MiB/s", "IOPS"], value=unit, description="Target"),
-        "target": w.FloatText(value=i.target_iops or i.target_mib_s, description="Value",
-                              style=style),
+        "target": w.FloatText(value=i.target_iops or i.target_mib_s,
+                              description=f"Value [{unit}]", style=style),
         "bs_kib": w.Dropdown(options=[(f"{b:g}", b) for b in blocks], value=i.bs_kib,
                              description="Block [KiB]", style=style),
         "read_pct": w.IntSlider(value=round(i.read_pct), min=0, max=100, step=5,
@@ -491,13 +716,12 @@ def controls(defaults: PlanInputs | None = None) -> dict[str, Any]:
                                          description="SLO [ms]", style=style),
         "levels": w.SelectMultiple(options=LEVELS, value=tuple(i.levels), rows=4,
                                    description="Levels", style=style),
-        "vm_size": w.Dropdown(options=sizes, value=i.vm_size, description="VM size",
+        "vm_size": w.Dropdown(options=sizes, value=i.vm_size or ANY_VM, description="VM size",
                               style=style),
         "clients": w.BoundedIntText(value=i.clients or 0, min=0, max=1000,
                                     description="Client VMs (0: as needed)", style=style),
         "nconnect": w.IntSlider(value=i.nconnect, min=1, max=int(nfs_client_value("nconnect_max")),
-                                 description="nconnect",
-                                style=style),
+                                description="nconnect", style=style),
     }  # fmt: skip
 
 
@@ -505,6 +729,7 @@ def control_values(widgets: Mapping[str, Any]) -> dict[str, Any]:
     """The :class:`PlanInputs` fields the controls of :func:`controls` are set to."""
     value = float(widgets["target"].value)
     iops = widgets["unit"].value == "IOPS"
+    vm_size = widgets["vm_size"].value
     return {
         "target_mib_s": None if iops else value,
         "target_iops": value if iops else None,
@@ -512,14 +737,31 @@ def control_values(widgets: Mapping[str, Any]) -> dict[str, Any]:
         "read_pct": float(widgets["read_pct"].value),
         "lat_slo_ms": float(widgets["lat_slo_ms"].value),
         "levels": tuple(widgets["levels"].value),
-        "vm_size": widgets["vm_size"].value,
+        "vm_size": None if vm_size in (None, ANY_VM) else vm_size,
         "clients": int(widgets["clients"].value) or None,
         "nconnect": int(widgets["nconnect"].value),
     }
 
 
+def convert_target(value: float, from_unit: str, to_unit: str, bs_kib: float) -> float:
+    """A target in the other unit at a block size: IOPS = MiB/s x 1024 / block [KiB].
+
+    Rounded to 3 decimals (what the control shows); the same unit returns `value`.
+    """
+    if from_unit == to_unit:
+        return float(value)
+    if to_unit == "IOPS":
+        return round(float(bw_to_iops(value, bs_kib)), 3)
+    return round(float(iops_to_bw(value, bs_kib)), 3)
+
+
 #: Starting inputs of :class:`PlannerApp` and :func:`controls` when none are given.
 DEFAULT_INPUTS = PlanInputs(target_mib_s=1000.0)
+
+
+def _batch() -> bool:
+    """A report kernel (``ANFPERF_BATCH`` set by :mod:`anfperf.report`): no one to click."""
+    return bool(os.environ.get("ANFPERF_BATCH"))
 
 
 class PlannerApp:
@@ -530,8 +772,8 @@ class PlannerApp:
     inputs : PlanInputs, optional
         Starting values (default :data:`DEFAULT_INPUTS`).
     curve : mapping, pandas.DataFrame or None
-        For the threads-vs-latency chart: a USL fit or a sweep's tidy frame; None reads the
-        bundled sample once (:func:`load_sweep`).
+        For the outstanding-I/O chart: a USL fit or a sweep's tidy frame (:func:`load_sweep`),
+        drawn against the plan; None: the plan alone.
     source : str, optional
         Name of the curve's data.
 
@@ -543,6 +785,9 @@ class PlannerApp:
         Why there is no plan.
     controls : dict of str to ipywidgets.Widget
         Set by :meth:`widget`; :meth:`on_change` reads them.
+    outputs : dict of str to ipywidgets.Output
+        Set by :meth:`widget`: 'headline' (what to buy, or why there is no plan) and
+        'details' (reasoning, charts, options), rewritten whole on every change.
     """
 
     def __init__(
@@ -553,16 +798,31 @@ class PlannerApp:
         source: str | None = None,
     ):
         self.inputs = inputs or DEFAULT_INPUTS
-        if curve is None:
-            # read once: every update redraws the threads chart from it
-            curve, sample = load_sweep()
-            source = source or sample
         self.curve = curve
         self.source = source
         self.view: PlanView | None = None
         self.error: str | None = None
         self.controls: dict[str, Any] = {}
-        self._outputs: dict[str, Any] = {}
+        self.outputs: dict[str, Any] = {}
+        self._holding = False
+
+    @classmethod
+    def from_parameters(
+        cls,
+        *,
+        sweep: str | os.PathLike | Sequence[str | os.PathLike] | None = None,
+        **parameters: Any,
+    ) -> PlannerApp:
+        """The app of a notebook's parameters (:meth:`PlanInputs.from_parameters`).
+
+        `sweep`: raw outputs of a concurrency sweep drawn against the plan, ``"sample"`` for
+        the bundled one (a local disk), None for none.
+        """
+        inputs = PlanInputs.from_parameters(**parameters)
+        if sweep is None:
+            return cls(inputs)
+        frame, source = load_sweep(None if sweep == "sample" else sweep)
+        return cls(inputs, curve=frame, source=source)
 
     def update(self, **changes: Any) -> PlanView | None:
         """Apply changes to the inputs (fields of :class:`PlanInputs`) and re-plan.
@@ -600,22 +860,62 @@ class PlannerApp:
 
     def on_change(self, change: object = None) -> PlanView | None:
         """Observer of every control: re-plan from their values (:func:`control_values`)."""
+        if self._holding:
+            return self.view  # a control set by another's observer: one re-plan, after it
         return self.update(**control_values(self.controls))
 
+    def on_unit(self, change: Mapping[str, Any]) -> PlanView | None:
+        """Observer of the unit toggle: the target keeps its meaning in the other unit.
+
+        5,000 MiB/s of 64 KiB becomes 80,000 IOPS (IOPS = MiB/s x 1024 / block [KiB]), and back.
+        """
+        c = self.controls
+        self._holding = True
+        try:
+            c["target"].value = convert_target(
+                c["target"].value, change["old"], change["new"], float(c["bs_kib"].value)
+            )
+            c["target"].description = f"Value [{change['new']}]"
+        finally:
+            self._holding = False
+        return self.on_change()
+
+    def page_items(self) -> list:
+        """What the page shows: what to buy (or why there is none), then the sections."""
+        if self.view is None and self.error is None:
+            self.update()
+        if self.view is None:
+            return [page.verdict(f"**No plan:** {self.error}")]
+        return [*self.view.headline(), *self.view.sections()]
+
+    def show(self) -> None:
+        """Put the plan on the page, once.
+
+        In a batch report (``ANFPERF_BATCH``): the page itself, static. In a live kernel: the
+        controls and the page in outputs they redraw (:meth:`widget`).
+        """
+        from IPython.display import display
+
+        if _batch():
+            for item in self.page_items():
+                page.show(item)
+            return
+        display(self.widget())
+
     def widget(self) -> Any:
-        """ipywidgets controls and outputs for JupyterLab; every change calls :meth:`update`.
+        """What to buy, the controls under it, and the details; every change re-plans.
 
         Returns None in a batch report (``ANFPERF_BATCH`` set by :mod:`anfperf.report`): a
         static HTML page has no kernel for the controls to talk to.
         """
-        if os.environ.get("ANFPERF_BATCH"):
+        if _batch():
             return None
         import ipywidgets as w
 
         self.controls = controls(self.inputs)
-        self._outputs = {name: w.Output() for name in ("plan", *FIGURES)}
-        for control in self.controls.values():
-            control.observe(self.on_change, names="value")
+        self.outputs = {"headline": w.Output(), "details": w.Output()}
+        for name, control in self.controls.items():
+            control.observe(self.on_unit if name == "unit" else self.on_change, names="value")
         self.on_change()
         c = self.controls
         rows = [
@@ -623,21 +923,34 @@ class PlannerApp:
             w.HBox([c["lat_slo_ms"], c["vm_size"], c["clients"], c["nconnect"]]),
             w.HBox([c["levels"]]),
         ]
-        return w.VBox([*rows, *self._outputs.values()])
+        return w.VBox([self.outputs["headline"], *rows, self.outputs["details"]])
 
     def _render(self) -> None:
-        if not self._outputs:
+        """Rewrite the outputs whole: the plan, or the reason there is none and nothing else."""
+        if not self.outputs:
             return  # no widgets: nothing to redraw (tests, papermill)
-        from IPython.display import Markdown, display
+        if self.view is None:
+            self.outputs["headline"].outputs = (
+                _output(page.verdict(f"**No plan:** {self.error}")),
+            )
+            self.outputs["details"].outputs = ()  # no charts of a plan that is gone
+            return
+        self.outputs["headline"].outputs = tuple(_output(i) for i in self.view.headline())
+        details = []
+        for section in self.view.sections():
+            details.append(_output(page.heading(section.title, 2)))
+            details += [_output(item) for item in section.items]
+        self.outputs["details"].outputs = tuple(details)
 
-        for out in self._outputs.values():
-            out.clear_output(wait=True)
-        with self._outputs["plan"]:
-            if self.view is None:
-                display(Markdown(f"**No plan:** {self.error}"))
-                return
-            display(Markdown(self.view.markdown()))
-            display(self.view.reasoning)
-        for name, fig in self.view.figures.items():
-            with self._outputs[name]:
-                fig.show()
+
+def _output(item: Any) -> dict:
+    """One display_data output of a page item (an Output widget's `outputs` entry)."""
+    from anfperf.report.display import figure_bundle
+
+    if isinstance(item, go.Figure):
+        data = {**figure_bundle(item), "text/plain": item.layout.title.text or "figure"}
+    elif hasattr(item, "_repr_html_"):
+        data = {"text/html": item._repr_html_(), "text/plain": repr(item)}
+    else:
+        data = {"text/plain": str(item)}
+    return {"output_type": "display_data", "data": data, "metadata": {}}

@@ -13,12 +13,14 @@ from anfperf.errors import AnfperfError, ModelError
 from anfperf.models import curves, plan, predict_achievable, quota, sweep_xy
 from anfperf.models.plan import OBSERVED_MARGIN
 from anfperf.planning import (
+    ANY_VM,
     FIGURES,
     SAMPLE_SWEEP,
     PlanInputs,
     PlannerApp,
     control_values,
     controls,
+    convert_target,
     fit_sweep,
     load_sweep,
     plan_view,
@@ -27,6 +29,8 @@ from anfperf.planning import (
 from tests.models.realdata import sd_count, summary_avg
 
 ALL_LEVELS = ["Standard", "Premium", "Ultra", "Flexible"]
+PLOTLY = "application/vnd.plotly.v1+json"
+WIDGET = "application/vnd.jupyter.widget-view+json"
 
 
 @pytest.fixture(scope="module")
@@ -191,15 +195,96 @@ def test_what_if_figures_follow_the_plan(sweep):
     assert marker.x[0] == pytest.approx(view.plan.quota_tib)
     c = view.figures["clients"]
     vms = f"{view.vm_count} VM" + ("s" if view.vm_count > 1 else "")
-    assert any(a.text == f" plan: {vms}" for a in c.layout.annotations)
+    assert list(next(t for t in c.data if t.name == f"plan: {vms}").x) == [view.vm_count] * 2
+    # the outstanding-I/O chart is the plan's Little's law: its point is the plan's figure
     t = view.figures["threads"]
-    assert t.layout.title.text == f"Threads vs latency: USL fitted on {source}"
-    assert any(a.text == f" plan: {view.threads_per_vm} threads" for a in t.layout.annotations)
-    # same charts from what_if_figures alone; curve=None is the bundled sample
+    assert t.layout.title.text.startswith(
+        f"Outstanding I/O for {view.plan.iops:,.0f} IOPS: the plan by Little's law, and "
+        f"latency measured on {source}"
+    )
+    plan_point = next(tr for tr in t.data if tr.name.startswith("plan: "))
+    assert plan_point.x[0] == view.plan.outstanding
+    assert plan_point.x[0] == pytest.approx(view.plan.iops * view.plan.lat_ms / 1000, abs=1)
+    assert math.ceil(plan_point.x[0] / view.vm_count) == view.threads_per_vm
+    # same charts from what_if_figures alone; curve=None: the plan alone, no measured curve
     alone = what_if_figures(inputs)
-    assert alone["threads"].layout.title.text == t.layout.title.text
-    for name in FIGURES:
+    for name in ("quota", "clients"):
         assert [tr.name for tr in alone[name].data] == [tr.name for tr in view.figures[name].data]
+    assert [tr.name for tr in alone["threads"].data] == [
+        tr.name for tr in t.data if "RndReadThreads" not in tr.name
+    ]
+
+
+def test_the_plan_block_says_what_to_buy():
+    prices = {"Standard": 150.0, "Premium": 300.0, "Ultra": 400.0}
+    view = plan_view(PlanInputs(target_mib_s=2000, prices_usd_per_tib_month=prices),
+                     figures=False)  # fmt: skip
+    p = view.plan
+    # priced: Ultra 15.625 TiB x 400 = 6,250 USD beats Premium 31.25 TiB x 300 = 9,375 USD
+    assert (p.level, p.quota_tib) == ("Ultra", pytest.approx(15.625))
+    assert view.cost_usd_month == pytest.approx(15.625 * 400)
+    cards = {c.label: c for c in view.cards()}
+    assert list(cards) == ["Service level", "Volume type", "Quota", "Throughput limit",
+                           "Monthly cost", "Client VMs", "Threads per VM", "Binds"]  # fmt: skip
+    assert cards["Service level"].value == "Ultra"
+    assert cards["Volume type"].value == "regular"
+    assert cards["Quota"].value == "15.6 TiB"
+    assert cards["Throughput limit"].value == "2,000 MiB/s"
+    assert cards["Monthly cost"].value == "6,250 USD"
+    assert cards["Client VMs"].value == f"{p.vm_count} x {p.vm_size.removeprefix('Standard_')}"
+    assert cards["Threads per VM"].value == f"{view.threads_per_vm}"
+    assert cards["Binds"].value == view.binding == "volume quota"
+    verdict = view.verdict_text()
+    assert verdict.startswith("Buy an **Ultra regular volume of 15.6 TiB** (2,000 MiB/s) for "
+                              "6,250 USD a month and drive it from")  # fmt: skip
+    assert verdict.endswith("what binds: the volume quota (just the target).")
+    # the options table shows the costs; without prices there is no cost card nor column
+    assert "Monthly cost [USD]" in view.options_table().cells.columns
+    plain = plan_view(PlanInputs(target_mib_s=2000), figures=False)
+    assert "Monthly cost" not in [c.label for c in plain.cards()]
+    assert math.isnan(plain.cost_usd_month)
+    assert "Monthly cost [USD]" not in plain.options_table().cells.columns
+    # the CLI's unit: USD per GiB-hour
+    assert view.inputs.plan_prices["Ultra"] == pytest.approx(400 / 1024 / 730)
+
+
+def test_prices_are_checked():
+    with pytest.raises(ModelError, match="must be a mapping"):
+        PlanInputs(target_mib_s=100, prices_usd_per_tib_month=300)
+    with pytest.raises(ModelError, match="price of 'Ultra' must be a number >= 0"):
+        PlanInputs(target_mib_s=100, prices_usd_per_tib_month={"Ultra": -1})
+    with pytest.raises(ModelError, match="unknown service level"):
+        PlanInputs(target_mib_s=100, prices_usd_per_tib_month={"Gold": 1})
+    assert PlanInputs(target_mib_s=1, prices_usd_per_tib_month={"ultra": 1}).plan_prices == {
+        "Ultra": pytest.approx(1 / 1024 / 730)
+    }
+
+
+def test_the_tables_are_for_people():
+    # they cut the why, detail and source prose at 50 characters and showed 476.837158, inf
+    # and True/False
+    view = plan_view(PlanInputs(target_mib_s=2000), figures=False)
+    tables = [view.reasoning_table(), view.constraints_table(), view.options_table(),
+              view.client_options_table()]  # fmt: skip
+    for table in tables:
+        cells = table.cells.to_numpy().ravel().tolist()
+        assert not [c for c in cells if c in ("nan", "NaN", "<NA>", "inf", "True", "False")]
+        assert not [c for c in cells if "476.83" in c]
+        html = table.to_html()
+        assert "..." not in html.split("</table>")[0]  # nothing cut
+    why = view.plan.reasoning["why"].tolist()
+    assert view.reasoning_table().cells["Why"].tolist() == why  # whole, not cut
+    limits = view.constraints_table().cells
+    assert "no limit" in limits["Throughput [MiB/s]"].tolist()  # inf: reads are not metered
+    assert set(limits["Binds"]) == {"yes", "no"}
+    assert limits["Source"].tolist() == view.constraints["source"].tolist()
+    clients = view.client_options_table().cells
+    assert "477" in clients["Egress per VM [MiB/s]"].tolist()
+    assert list(view.options_table().cells.columns)[:4] == [
+        "Service level", "Volume type", "Quota [TiB]", "Throughput limit [MiB/s]",
+    ]  # fmt: skip
+    assert "left" in view.reasoning_table().to_html()  # prose left-aligned
+    assert "anfperf-prose" in view.constraints_table().to_html()
 
 
 # --------------------------------------------------------------------------------------------
@@ -214,8 +299,8 @@ def test_update_replans_and_redraws(sweep):
     big = app.update(target_mib_s=1000)  # doubling the target doubles the quota it needs
     assert big.plan.quota_tib == pytest.approx(2 * small.plan.quota_tib)
     assert big.plan.quota_tib == pytest.approx(quota.quota_needed(1000, "Premium"))
-    assert any(a.text == "target 1,000 MiB/s" for a in big.figures["quota"].layout.annotations)
-    assert any(a.text == "target 500 MiB/s" for a in small.figures["quota"].layout.annotations)
+    assert any(t.name == "target 1,000 MiB/s" for t in big.figures["quota"].data)
+    assert any(t.name == "target 500 MiB/s" for t in small.figures["quota"].data)
     as_iops = app.update(target_iops=100_000, bs_kib=8)  # the other unit clears the first
     assert app.inputs.target_mib_s is None and as_iops.plan.iops == 100_000
     assert as_iops.plan.bw_mib_s == pytest.approx(quota.iops_to_bw(100_000, 8))
@@ -247,17 +332,93 @@ def test_moving_a_control_replans(sweep, interactive):
     app = PlannerApp(PlanInputs(target_mib_s=500, levels=("Premium",)), curve=frame,
                      source=source)  # fmt: skip
     box = app.widget()
-    assert box is not None and len(box.children) == 3 + 1 + len(FIGURES)  # rows, outputs
+    # what to buy, three rows of controls, the details
+    assert box is not None and len(box.children) == 1 + 3 + 1
+    assert box.children[0] is app.outputs["headline"] and box.children[-1] is app.outputs["details"]
     assert app.view.plan.quota_tib == pytest.approx(quota.quota_needed(500, "Premium"))
     app.controls["target"].value = 1000.0  # what a user typing 1000 does
     assert app.inputs.target_mib_s == 1000.0
     assert app.view.plan.quota_tib == pytest.approx(quota.quota_needed(1000, "Premium"))
     app.controls["levels"].value = ("Premium", "Ultra")
     assert app.view.plan.level == "Ultra"
-    app.controls["unit"].value = "IOPS"
-    assert app.inputs.target_iops == 1000.0 and app.inputs.target_mib_s is None
+    app.controls["unit"].value = "IOPS"  # 1,000 MiB/s of 64 KiB = 16,000 IOPS
+    assert app.inputs.target_iops == 16_000 and app.inputs.target_mib_s is None
+    assert app.controls["target"].value == 16_000
     app.controls["levels"].value = ()
     assert app.view is None and "at least one service level" in app.error
+
+
+def test_the_unit_toggle_converts_the_target_at_the_block_size(interactive):
+    # 5,000 MiB/s silently became 5,000 IOPS
+    app = PlannerApp(PlanInputs(target_mib_s=5000, bs_kib=64, levels=("Ultra",)))
+    app.widget()
+    c = app.controls
+    replans = []
+    original = app.update
+    app.update = lambda **kw: replans.append(kw) or original(**kw)
+    c["unit"].value = "IOPS"
+    assert c["target"].value == 80_000 and c["target"].description == "Value [IOPS]"
+    assert app.inputs.target_iops == 80_000 and app.view.plan.bw_mib_s == pytest.approx(5000)
+    assert len(replans) == 1  # one re-plan, with the converted value (not 5,000 IOPS first)
+    # with IOPS shown, a block-size change keeps the IOPS the user typed; MiB/s follows
+    c["bs_kib"].value = 8
+    assert c["target"].value == 80_000 and app.inputs.target_iops == 80_000
+    assert app.view.plan.bw_mib_s == pytest.approx(80_000 * 8 / 1024)
+    c["unit"].value = "MiB/s"  # and back, at the block size shown: 625 MiB/s
+    assert c["target"].value == 625 and app.inputs.target_mib_s == 625
+    assert convert_target(625, "MiB/s", "IOPS", 8) == 80_000
+    assert convert_target(100_000, "IOPS", "MiB/s", 8) == pytest.approx(781.25)
+
+
+def test_no_plan_clears_the_charts(interactive):
+    # the previous plan's three charts stayed under the 'No plan' message
+    app = PlannerApp(PlanInputs(target_mib_s=2000, levels=("Ultra",)))
+    app.widget()
+    details = app.outputs["details"]
+    plotly = [o for o in details.outputs if PLOTLY in o["data"]]
+    assert len(plotly) == len(FIGURES)
+    app.controls["target"].value = 50_000.0  # above every cap
+    assert app.view is None
+    assert details.outputs == ()
+    (headline,) = app.outputs["headline"].outputs
+    assert "No plan:" in headline["data"]["text/html"] and "4500 MiB/s cap" in app.error
+    app.controls["target"].value = 1000.0  # back: the plan and its charts again
+    assert len([o for o in details.outputs if PLOTLY in o["data"]]) == len(FIGURES)
+
+
+def test_the_vm_size_dropdown_says_any():
+    widgets = controls(PlanInputs(target_mib_s=100))
+    assert widgets["vm_size"].label == ANY_VM == "any"
+    assert control_values(widgets)["vm_size"] is None
+    widgets["vm_size"].value = "Standard_D32s_v5"
+    assert control_values(widgets)["vm_size"] == "Standard_D32s_v5"
+    assert controls(PlanInputs(target_mib_s=1, vm_size="D32s_v5"))["vm_size"].label == (
+        "Standard_D32s_v5"
+    )
+
+
+def test_the_plan_is_shown_once(interactive, monkeypatch):
+    # the plan was shown twice: static cells, then the widget
+    from IPython.core.interactiveshell import InteractiveShell
+    from IPython.utils.capture import capture_output
+
+    InteractiveShell.instance()
+    app = PlannerApp(PlanInputs(target_mib_s=2000))
+    with capture_output() as live:
+        app.show()
+    # live: one widget, whose outputs hold the cards once
+    assert [WIDGET in o.data for o in live.outputs] == [True]
+    headline = [o["data"].get("text/html", "") for o in app.outputs["headline"].outputs]
+    assert sum("anfperf-cards" in h for h in headline) == 1
+    assert not any("anfperf-cards" in o["data"].get("text/html", "")
+                   for o in app.outputs["details"].outputs)  # fmt: skip
+    monkeypatch.setenv("ANFPERF_BATCH", "1")
+    with capture_output() as batch:
+        PlannerApp(PlanInputs(target_mib_s=2000)).show()
+    html = [o.data.get("text/html", "") for o in batch.outputs]
+    assert sum("anfperf-cards" in h for h in html) == 1 and "anfperf-cards" in html[0]
+    assert not any(WIDGET in o.data for o in batch.outputs)
+    assert len([o for o in batch.outputs if PLOTLY in o.data]) == len(FIGURES)
 
 
 def test_widget_is_absent_in_a_batch_report(monkeypatch):

@@ -7,8 +7,15 @@ far the plan is from the next limit:
   the volume caps, the target, and the smallest quota at which each level meets it;
 - :func:`clients_vs_throughput` -- what 1, 2, ... client VMs of a size can drive (network
   egress, NFS connections), the volume's limit and the target;
+- :func:`concurrency_for_target` -- the plan's outstanding I/O on the target's Little's-law
+  line (latency = outstanding I/O / target rate), the SLO, and -- when a concurrency sweep is
+  given -- the latency measured on it, named after its source;
 - :func:`threads_vs_latency` -- mean latency against outstanding I/O from a USL fitted on a
   concurrency sweep (by default the bundled sample, which the title says).
+
+Reference lines (target, limits, the plan) are legend entries, not text on the plot: labels
+written beside lines collide when two lines lie close (a 2,000 MiB/s target over a 1,600 MiB/s
+cap, the plan's VM count on the volume limit).
 """
 
 from __future__ import annotations
@@ -41,16 +48,73 @@ def _subtitle(fig: go.Figure, lines: Sequence[str]) -> None:
         fig.update_layout(margin={"t": 70 + 18 * len(lines)})
 
 
-def _target_line(
-    fig: go.Figure, target_mib_s: float, *, log: bool = False, below: bool = False
+def _hline(
+    fig: go.Figure,
+    y: float,
+    x_range: tuple[float, float],
+    name: str,
+    *,
+    color: str,
+    dash: str = "dash",
+    width: float = 1.5,
+    hover: str | None = None,
 ) -> None:
-    fig.add_hline(y=target_mib_s, line={"color": SLO_COLOR, "dash": "dash", "width": 1.5})
-    # annotations on a log axis take log10 of the value (shapes take the value itself)
-    fig.add_annotation(
-        x=0.99, xref="paper", y=math.log10(target_mib_s) if log else target_mib_s, yref="y",
-        xanchor="right", yanchor="top" if below else "bottom", showarrow=False,
-        font={"color": SLO_COLOR}, text=f"target {target_mib_s:,.0f} MiB/s",
+    """A horizontal reference line as a trace: its name is in the legend, never on the plot."""
+    fig.add_scatter(
+        x=list(x_range), y=[y, y], mode="lines", name=name,
+        line={"color": color, "dash": dash, "width": width},
+        hovertemplate=(hover or name) + "<extra></extra>",
     )  # fmt: skip
+
+
+def _vline(
+    fig: go.Figure, x: float, y_range: tuple[float, float], name: str, *, color: str
+) -> None:
+    """A vertical reference line as a trace (legend entry), from y_range[0] to y_range[1]."""
+    fig.add_scatter(
+        x=[x, x], y=list(y_range), mode="lines", name=name,
+        line={"color": color, "dash": "dot", "width": 1.5},
+        hovertemplate=name + "<extra></extra>",
+    )  # fmt: skip
+
+
+def _log_ticks(axis: go.layout.XAxis | go.layout.YAxis, lo: float, hi: float) -> None:
+    """Ticks at 1, 2, 5 x 10^k between lo and hi, written out (not plotly's bare '2', '5')."""
+    vals = [
+        m * 10.0**k
+        for k in range(math.floor(math.log10(lo)), math.ceil(math.log10(hi)) + 1)
+        for m in (1, 2, 5)
+        if lo <= m * 10.0**k <= hi
+    ]
+    text = [f"{v:,.0f}" if v >= 1 else f"{v:g}" for v in vals]
+    axis.update(tickmode="array", tickvals=vals, ticktext=text)
+
+
+def _target_name(target_mib_s: float) -> str:
+    return f"target {target_mib_s:,.0f} MiB/s"
+
+
+def _margin(fig: go.Figure, side: str) -> float:
+    """A margin of the figure [px]: its own, else its template's."""
+    own = getattr(fig.layout.margin, side)
+    return float(own if own is not None else getattr(fig.layout.template.layout.margin, side))
+
+
+def _clear_of(fig: go.Figure, y: float, y_range_log: tuple[float, float]) -> None:
+    """Move the labels of horizontal lines (annotations at a data y, log axis) off a line at `y`.
+
+    A label sits above its line (yanchor bottom); when the line at `y` would strike through
+    it, it goes below its own line instead.
+    """
+    plot_px = (fig.layout.height or 450) - _margin(fig, "t") - _margin(fig, "b")
+    decade_px = plot_px / max(y_range_log[1] - y_range_log[0], 1e-9)
+    label = 18 / decade_px  # a label's height [decades], with a little room
+    at = math.log10(y)
+    for a in fig.layout.annotations:
+        if a.yref != "y" or a.xref != "paper" or a.y is None:
+            continue
+        if a.yanchor == "bottom" and a.y + 1e-9 < at <= a.y + label:
+            a.yanchor = "top"
 
 
 def _vms(n: int) -> str:
@@ -200,7 +264,8 @@ def quota_vs_throughput(
         title_text=f"Quota vs throughput per level: what meets {target:,.0f} MiB/s "
         f"({volume_type} volume, {bs_kib:g} KiB, {read_pct:g} % read)"
     )
-    _target_line(fig, target, log=True)
+    lo_x, hi_x = q.volume_size_range(level, volume_type, rule)
+    _hline(fig, target, (lo_x, hi_x), _target_name(target), color=SLO_COLOR)
     for i, name in enumerate(names):
         if name not in needs:
             continue
@@ -213,7 +278,14 @@ def quota_vs_throughput(
                     "line": {"color": "#333", "width": 1}},
             hovertemplate=f"{name}: {need:.3g} TiB for {target:,.0f} MiB/s<extra></extra>",
         )  # fmt: skip
+    # an explicit range (log10), so that the cap labels can be kept clear of the target line
+    ys = [v for t in fig.data for v in np.asarray(t.y, float) if np.isfinite(v) and v > 0]
+    caps = [s.y0 for s in fig.layout.shapes if s.y0 is not None and s.yref in (None, "y")]
+    y_range = (math.log10(min(ys)) - 0.1, math.log10(max([target, *caps, *ys])) + 0.35)
+    fig.update_yaxes(range=list(y_range))
+    _log_ticks(fig.layout.yaxis, 10 ** y_range[0], 10 ** y_range[1])
     _subtitle(fig, notes)
+    _clear_of(fig, target, y_range)  # after the subtitle: it takes height from the plot
     return fig
 
 
@@ -262,9 +334,10 @@ def clients_vs_throughput(
     Returns
     -------
     plotly.graph_objects.Figure
-        x: client VMs, y: throughput [MiB/s]; traces 'client network egress', 'client NFS
-        connections' (where finite), 'achievable (least of the limits)' and, where it reaches
-        the target, 'target reached with <n> VMs'.
+        x: client VMs, y: throughput [MiB/s] on a log axis; traces 'client network egress',
+        'client NFS connections' (where finite), 'volume limit <n> MiB/s', 'achievable (least
+        of the limits)', 'target reached with <n> VMs' (where it does), 'target <n> MiB/s' and
+        'plan: <n> VMs' (legend entries, no text on the plot).
 
     Raises
     ------
@@ -287,28 +360,31 @@ def clients_vs_throughput(
     achievable, notes = _client_lines(fig, counts, rows)
     if pattern is None:
         notes.append("no NFS-connection line: give the access pattern")
+    x_range = (0.5, max_vms + 0.5)
     if volume_limit_mib_s is not None:
         achievable = np.fmin(achievable, float(volume_limit_mib_s))
-        fig.add_hline(y=volume_limit_mib_s, line={"color": LIMIT_COLOR, "dash": "dot"})
-        fig.add_annotation(
-            x=0.01, xref="paper", y=volume_limit_mib_s, yref="y", xanchor="left",
-            yanchor="bottom", showarrow=False, font={"color": LIMIT_COLOR},
-            text=f"volume limit {volume_limit_mib_s:,.0f} MiB/s",
-        )  # fmt: skip
+        _hline(fig, float(volume_limit_mib_s), x_range,
+               f"volume limit {volume_limit_mib_s:,.0f} MiB/s", color=LIMIT_COLOR,
+               dash="dot", width=2)  # fmt: skip
     if np.isfinite(achievable).any():
         notes += _achievable_line(fig, counts, achievable, target, max_vms)
-    _target_line(fig, target, below=True)
+    if volume_limit_mib_s is not None:
+        capped = np.flatnonzero(achievable >= float(volume_limit_mib_s) * (1 - 1e-9))
+        if capped.size:
+            notes.append(
+                f"the volume limit binds from {_vms(int(counts[capped[0]]))} on: more VMs add "
+                "no throughput"
+            )
+    _hline(fig, target, x_range, _target_name(target), color=SLO_COLOR)
+    # log y: the per-VM limits rise with the VM count far above a volume limit; the whole
+    # of each line stays on the chart (an egress line of a write-light mix included)
+    ys = [v for t in fig.data for v in np.asarray(t.y, float) if np.isfinite(v) and v > 0]
+    y_range = (min([target, *ys]) / 1.6, max([target, *ys]) * 1.6)
     if vm_count:
-        fig.add_vline(x=vm_count, line={"color": LIMIT_COLOR, "dash": "dot"})
-        fig.add_annotation(
-            x=vm_count, xref="x", y=1.0, yref="paper", showarrow=False, xanchor="left",
-            yanchor="top", text=f" plan: {_vms(vm_count)}", font={"color": LIMIT_COLOR},
-        )  # fmt: skip
-    fig.update_xaxes(dtick=1 if max_vms <= 16 else None, range=[0.5, max_vms + 0.5])
-    # finite lines only: an egress line of a write-light mix climbs far above the target
-    finite = [target, *(v for v in [volume_limit_mib_s] if v)]
-    top = max([*finite, *achievable[np.isfinite(achievable)]])
-    fig.update_yaxes(range=[0, 1.6 * top])
+        _vline(fig, vm_count, y_range, f"plan: {_vms(vm_count)}", color=LIMIT_COLOR)
+    fig.update_xaxes(dtick=1 if max_vms <= 16 else None, range=list(x_range))
+    fig.update_yaxes(type="log", range=[math.log10(y_range[0]), math.log10(y_range[1])])
+    _log_ticks(fig.layout.yaxis, *y_range)
     fig.update_layout(showlegend=True)
     _subtitle(fig, notes)
     return fig
@@ -494,4 +570,163 @@ def threads_vs_latency(
     fig.update_xaxes(type="log")
     # the latency axis only (update_yaxes would also fix the throughput axis)
     fig.update_layout(yaxis_range=[0, top_lat])
+    return fig
+
+
+def _target_on_curve(params: Mapping[str, float], target_iops: float) -> float:
+    """Outstanding I/O at which a USL fit reaches `target_iops` (NaN: it never does)."""
+    peak = curves.usl_max(**params)
+    if not peak >= target_iops:
+        return math.nan
+    hi = curves.usl_peak(**params)[0] if params["kappa"] > 0 else 1.0
+    while float(curves.usl(hi, **params)) < target_iops:  # sigma-only curves: no peak
+        hi *= 2.0
+    lo = 1e-3
+    for _ in range(80):  # X(N) rises up to the peak: bisection
+        mid = math.sqrt(lo * hi)
+        if float(curves.usl(mid, **params)) >= target_iops:
+            hi = mid
+        else:
+            lo = mid
+    return hi
+
+
+def concurrency_for_target(
+    target_iops: float,
+    lat_slo_ms: float,
+    *,
+    outstanding: int,
+    lat_ms: float | None = None,
+    vm_count: int = 1,
+    curve: Mapping[str, float] | pd.DataFrame | None = None,
+    source: str | None = None,
+) -> go.Figure:
+    """The plan's outstanding I/O on the target's Little's-law line, and a measured curve.
+
+    Little's law ties outstanding I/O N, rate X and mean latency R: N = X R. At the target
+    rate every N has one latency at which it delivers exactly the target, R = N / X: the
+    line drawn. The plan sizes N for the latency it expects (the SLO unless told), so its
+    point lies on the line where the line meets that latency: the most outstanding I/O the
+    SLO allows. A sweep measured on a real system (`curve`) adds that system's latency at each
+    N (a USL fit); where it crosses the line, that system delivers the target -- a curve holds
+    for the system it was measured on, so its traces are named after `source`.
+
+    Parameters
+    ----------
+    target_iops : float
+        The target rate [1/s].
+    lat_slo_ms : float
+        Latency objective [ms].
+    outstanding : int
+        The plan's outstanding I/O, all client VMs together [-].
+    lat_ms : float, optional
+        The latency the plan sized for [ms] (default: the SLO).
+    vm_count : int
+        Client VMs the outstanding I/O is spread over (named in the plan's marker).
+    curve : mapping, pandas.DataFrame or None
+        A USL fit to IOPS (lam, sigma, kappa), or the tidy frame of a concurrency sweep
+        (fitted here; its measured points drawn too); None: the plan alone.
+    source : str, optional
+        Name of the curve's data, in the title and the traces' names.
+
+    Returns
+    -------
+    plotly.graph_objects.Figure
+        Log-log axes, x: outstanding I/O (all VMs), y: mean latency [ms]. Traces "Little's
+        law at the target", 'latency SLO <n> ms', 'plan: <N> outstanding I/O ...' (one marker
+        at (outstanding, lat_ms)) and, with a curve, 'latency measured on <source> (USL
+        fit)', 'measured on <source>' (a frame's points) and 'the target on <source>: ...'
+        where the fit reaches the target.
+
+    Raises
+    ------
+    anfperf.ModelError
+        A target or SLO not > 0, `outstanding` < 1, or a curve that is not a USL fit.
+    """
+    if not isinstance(target_iops, int | float) or not 0 < target_iops < math.inf:
+        raise ModelError(f"target_iops must be a number > 0, got {target_iops!r}")
+    if not isinstance(lat_slo_ms, int | float) or not lat_slo_ms > 0:
+        raise ModelError(f"lat_slo_ms must be > 0, got {lat_slo_ms!r}")
+    if not isinstance(outstanding, int | np.integer) or outstanding < 1:
+        raise ModelError(f"outstanding must be an integer >= 1, got {outstanding!r}")
+    lat = float(lat_ms if lat_ms is not None else lat_slo_ms)
+    rate = float(target_iops)
+    title = f"Outstanding I/O for {rate:,.0f} IOPS: the plan by Little's law"
+    params = points = None
+    about = ""
+    if curve is not None:
+        params, source, points = _usl_from(curve, source)
+        title += f", and latency measured on {source}"
+        # the title says what the source is; the legend names it short
+        short = source.split(" (")[0]
+        about = source[len(short) + 2 : -1] if short != source else ""
+        source = short
+    fig = figure(title, "Outstanding I/O, all client VMs [count]", "Mean latency [ms]")
+    seen = float(points["outstanding"].max()) if points is not None else 0.0
+    n_hi = max(4.0 * outstanding, 1.5 * seen, 16.0)
+    n = np.geomspace(1.0, n_hi, 200)
+    fig.add_scatter(
+        x=n, y=n * 1000.0 / rate, mode="lines", line={"color": MODEL_COLOR, "width": 2.5},
+        name=f"Little's law at the target: latency = outstanding / {rate:,.0f} IOPS",
+        hovertemplate=f"%{{x:,.0f}} outstanding deliver {rate:,.0f} IOPS at %{{y:.3g}} ms"
+        "<extra></extra>",
+    )  # fmt: skip
+    ys = [1000.0 / rate, n_hi * 1000.0 / rate, lat_slo_ms]
+    notes = [
+        "on the line every outstanding I/O delivers the target; the plan sizes for "
+        f"{lat:g} ms (the most outstanding I/O the SLO allows)"
+    ]
+    if params is not None and about:
+        notes.append(f"{source} is the {about}: its latency shows a shape, not this volume's")
+    if params is not None:
+        lat_curve = np.asarray(curves.usl_latency_ms(n, **params), float)
+        fig.add_scatter(
+            x=n, y=lat_curve, mode="lines", name=f"latency measured on {source} (USL fit)",
+            line={"color": COLORWAY[0], "dash": "dot", "width": 2},
+            customdata=np.asarray(curves.usl(n, **params), float),
+            hovertemplate=f"{source}: %{{x:,.0f}} outstanding, %{{y:.3g}} ms, "
+            "%{customdata:,.0f} IOPS<extra></extra>",
+        )  # fmt: skip
+        ys += [float(lat_curve.min()), float(lat_curve.max())]
+        if points is not None:
+            fig.add_scatter(
+                x=points["outstanding"], y=points["lat_mean_ms"], mode="markers",
+                name=f"measured on {source}", marker={"color": COLORWAY[1], "size": 8},
+                customdata=points["iops"],
+                hovertemplate="measured: %{x:.0f} outstanding, %{y:.3g} ms, "
+                "%{customdata:,.0f} IOPS<extra></extra>",
+            )  # fmt: skip
+            ys += [float(v) for v in points["lat_mean_ms"] if v > 0]
+        n_star = _target_on_curve(params, rate)
+        if math.isfinite(n_star):
+            lat_star = n_star * 1000.0 / rate
+            fig.add_scatter(
+                x=[n_star], y=[lat_star], mode="markers",
+                name=f"the target on {source}: {n_star:,.0f} outstanding at {lat_star:.3g} ms",
+                marker={"color": COLORWAY[0], "size": 11, "symbol": "diamond"},
+                hovertemplate=f"{source} delivers {rate:,.0f} IOPS with %{{x:,.1f}} outstanding "
+                "at %{y:.3g} ms<extra></extra>",
+            )  # fmt: skip
+        else:
+            notes.append(
+                f"{source} peaks at {curves.usl_max(**params):,.0f} IOPS, below the target"
+            )
+    y_range = (min(ys) / 1.6, max(ys) * 1.6)
+    _hline(fig, lat_slo_ms, (1.0, n_hi), f"latency SLO {lat_slo_ms:g} ms", color=SLO_COLOR)
+    per_vm = math.ceil(outstanding / vm_count)
+    spread = f", {per_vm:,} per VM on {_vms(vm_count)}," if vm_count > 1 else " on 1 VM,"
+    fig.add_scatter(
+        x=[outstanding], y=[lat], mode="markers",
+        name=f"plan: {outstanding:,} outstanding I/O{spread} at {lat:g} ms",
+        marker={"color": SLO_COLOR, "size": 13, "symbol": "star",
+                "line": {"color": "#333", "width": 1}},
+        hovertemplate=f"plan: {outstanding:,} outstanding I/O{spread} {rate:,.0f} IOPS x "
+        f"{lat:g} ms<extra></extra>",
+    )  # fmt: skip
+    fig.update_xaxes(type="log", range=[0, math.log10(n_hi)])
+    fig.update_yaxes(type="log", range=[math.log10(y_range[0]), math.log10(y_range[1])])
+    _log_ticks(fig.layout.xaxis, 1.0, n_hi)
+    _log_ticks(fig.layout.yaxis, *y_range)
+    fig.update_layout(showlegend=True, legend={"x": 0.01, "y": 0.99, "xanchor": "left"})
+    _subtitle(fig, notes)
     return fig

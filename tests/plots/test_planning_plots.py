@@ -15,6 +15,7 @@ from anfperf.models._common import sweep_points, sweep_xy
 from anfperf.plots import TEMPLATE
 from anfperf.plots.planning import (
     clients_vs_throughput,
+    concurrency_for_target,
     quota_meeting,
     quota_vs_throughput,
     threads_vs_latency,
@@ -59,10 +60,13 @@ def check_chart(fig, x_title, y_title):
 def test_quota_chart_draws_the_quota_model_and_the_target():
     fig = quota_vs_throughput(LEVELS, 64, 2000)
     check_chart(fig, "Volume quota [TiB]", "Throughput [MiB/s]")
-    lines = [t for t in fig.data if t.mode == "lines"]
+    lines = [t for t in fig.data if t.mode == "lines" and t.name != "target 2,000 MiB/s"]
     markers = [t for t in fig.data if t.mode == "markers"]
     # a line per level; a marker per level that meets 2,000 MiB/s (Standard's cap is 1,600)
     assert [t.name.split(" ")[0] for t in lines] == list(LEVELS)
+    # the target is a legend entry: a horizontal line at 2,000 MiB/s across the quotas
+    target = trace(fig, "target 2,000 MiB/s")
+    assert list(target.y) == [2000, 2000] and list(target.x) == pytest.approx([50 / 1024, 100])
     assert [t.name for t in markers] == [
         "Premium meets the target at 31.2 TiB",
         "Ultra meets the target at 15.6 TiB",
@@ -88,7 +92,7 @@ def test_quota_chart_draws_the_quota_model_and_the_target():
     ultra = next(t for t in lines if t.name.startswith("Ultra"))
     assert ultra.line.width == 3
     text = [a.text for a in fig.layout.annotations]
-    assert "target 2,000 MiB/s" in text and " quota 15.625 TiB" in text
+    assert " quota 15.625 TiB" in text and not any("target" in t for t in text)
     assert "Standard cannot: 2000 MiB/s is above the 1600 MiB/s cap" in fig.layout.title.text
 
 
@@ -100,6 +104,36 @@ def test_quota_chart_of_a_large_volume_plan():
     # the large-volume minimum of 50 TiB already gives Ultra 6,400 MiB/s
     assert trace(fig, "Ultra meets the target at 50 TiB").x[0] == pytest.approx(50)
     assert trace(fig, "Premium meets the target at 93.8 TiB").x[0] == pytest.approx(93.75)
+
+
+def label_boxes(fig):
+    """(text, bottom, top) of the labels of horizontal lines, in log10 of the value, as drawn
+    on a chart of the figure's height (plotly draws 12 px text in a 16 px box)."""
+    lo, hi = fig.layout.yaxis.range
+    margin = {k: getattr(fig.layout.margin, k) or getattr(fig.layout.template.layout.margin, k)
+              for k in "tb"}  # fmt: skip
+    decade_px = (fig.layout.height - margin["t"] - margin["b"]) / (hi - lo)
+    h = 16 / decade_px
+    out = []
+    for a in fig.layout.annotations:
+        if a.yref == "y" and a.xref == "paper":
+            bottom = a.y if a.yanchor == "bottom" else a.y - h
+            out.append((a.text, bottom, bottom + h))
+    return out
+
+
+@pytest.mark.parametrize("target", [1500.0, 1600.0, 1700.0, 2000.0, 4000.0, 4500.0, 5000.0])
+def test_the_target_line_never_strikes_through_a_cap_label(target):
+    # a 2,000 MiB/s target drew its dashed line through 'regular volume cap 1,600 MiB/s'
+    fig = quota_vs_throughput(LEVELS, 64, target)
+    boxes = label_boxes(fig)
+    assert len(boxes) == 2  # the regular caps: 1,600 (Standard) and 4,500
+    for text, bottom, top in boxes:
+        # on the label's own line (a target at the cap) it runs under the text, not through it
+        assert not bottom + 1e-9 < np.log10(target) < top - 1e-9, (text, target)
+    # the labels stay on the chart
+    lo, hi = fig.layout.yaxis.range
+    assert all(lo <= bottom and top <= hi for _, bottom, top in boxes)
 
 
 @pytest.mark.parametrize("target", [50.0, 128.0, 1000.0, 4500.0])
@@ -133,8 +167,9 @@ def test_clients_chart_draws_the_client_limits():
                                 max_vms=8)  # fmt: skip
     check_chart(fig, "Client VMs [count]", "Throughput [MiB/s]")
     assert [t.name for t in fig.data] == [
-        "client network egress", "client NFS connections", "achievable (least of the limits)",
-        "target reached with 2 VMs",
+        "client network egress", "client NFS connections", "volume limit 1,562 MiB/s",
+        "achievable (least of the limits)", "target reached with 2 VMs", "target 1,562 MiB/s",
+        "plan: 2 VMs",
     ]  # fmt: skip
     for n in (1, 3, 8):
         expected = client_constraints("Standard_D16s_v5", n, bs_kib=8, read_pct=70,
@@ -146,14 +181,36 @@ def test_clients_chart_draws_the_client_limits():
         assert trace(fig, "achievable (least of the limits)").y[n - 1] == pytest.approx(
             min(expected.min(), 1562.5)
         )
-    text = [a.text for a in fig.layout.annotations]
-    assert {"target 1,562 MiB/s", "volume limit 1,562 MiB/s", " plan: 2 VMs"} <= set(text)
+    # reference lines are legend entries: no label on the plot to collide with a line
+    assert not fig.layout.annotations
+    assert list(trace(fig, "plan: 2 VMs").x) == [2, 2]
+    assert list(trace(fig, "volume limit 1,562 MiB/s").y) == [1562.5, 1562.5]
+    # log y: every line stays on the chart from 1 to 8 VMs
+    lo, hi = fig.layout.yaxis.range
+    assert fig.layout.yaxis.type == "log"
+    for t in fig.data:
+        y = np.log10(np.asarray(t.y, float))
+        assert ((lo <= y) & (y <= hi)).all(), t.name
+
+
+def test_clients_chart_at_the_defaults_shows_the_clients_rising():
+    # the notebook's default: 2,000 MiB/s of 64 KiB reads; the volume binds from one VM, and
+    # the chart showed one flat line (the client limits were above its linear axis)
+    fig = clients_vs_throughput("Standard_D8ds_v4", 2000, bs_kib=64, pattern="sequential",
+                                volume_limit_mib_s=2000, vm_count=1, max_vms=8)  # fmt: skip
+    nfs = trace(fig, "client NFS connections")
+    assert nfs.y[0] == pytest.approx(3500) and nfs.y[-1] == pytest.approx(8 * 3500)
+    lo, hi = fig.layout.yaxis.range
+    assert lo <= np.log10(2000) and np.log10(8 * 3500) <= hi
+    assert "the volume limit binds from 1 VM on" in fig.layout.title.text
+    # the ticks are written out (not plotly's bare '2', '5' of a log axis)
+    assert "2,000" in fig.layout.yaxis.ticktext and "20,000" in fig.layout.yaxis.ticktext
 
 
 def test_clients_chart_of_reads_has_no_egress_line():
     fig = clients_vs_throughput("D8ds_v4", 5000, bs_kib=64, max_vms=4)
     # reads are not metered and no pattern gives no observed line: nothing limits the clients
-    assert fig.data == ()
+    assert [t.name for t in fig.data] == ["target 5,000 MiB/s"]
     assert "no client network egress line: reads are ingress" in fig.layout.title.text
     assert "give the access pattern" in fig.layout.title.text
     # reads are ingress: 3,500 MiB/s per VM as the D32s was seen, 4 VMs 14,000 MiB/s
@@ -217,3 +274,52 @@ def test_threads_chart_bad_curves(frame):
         threads_vs_latency(frame, 0)
     with pytest.raises(ModelError):
         threads_vs_latency(frame.iloc[0:0], 1.0)
+
+
+# --------------------------------------------------------------------------------------------
+# The plan's outstanding I/O on the target's Little's-law line
+
+
+def test_concurrency_chart_is_the_plans_littles_law():
+    # 32,000 IOPS at 2 ms: 64 outstanding I/O, as the plan says (it said 64 while the old
+    # chart's USL curve of a local disk said '259 threads at 2 ms')
+    fig = concurrency_for_target(32_000, 2.0, outstanding=64, vm_count=1)
+    check_chart(fig, "Outstanding I/O, all client VMs [count]", "Mean latency [ms]")
+    assert fig.layout.title.text.startswith("Outstanding I/O for 32,000 IOPS: the plan by Little")
+    line = fig.data[0]
+    n = np.asarray(line.x, float)
+    assert np.asarray(line.y, float) == pytest.approx(n * 1000 / 32_000)  # R = N / X
+    plan = trace(fig, "plan: 64 outstanding I/O on 1 VM, at 2 ms")
+    assert (plan.x[0], plan.y[0]) == (64, 2.0)
+    assert np.interp(64, n, np.asarray(line.y, float)) == pytest.approx(2.0)  # on the line
+    assert list(trace(fig, "latency SLO 2 ms").y) == [2.0, 2.0]
+    assert not fig.layout.annotations  # legend entries only
+    spread = concurrency_for_target(200_000, 1.0, outstanding=200, vm_count=3)
+    assert trace(spread, "plan: 200 outstanding I/O, 67 per VM on 3 VMs, at 1 ms").x[0] == 200
+
+
+def test_concurrency_chart_with_a_measured_sweep_names_it(frame, fit):
+    fig = concurrency_for_target(32_000, 2.0, outstanding=64, curve=frame,
+                                 source="RndReadThreads (bundled sample: a local disk, not ANF)")  # fmt: skip
+    assert fig.layout.title.text.startswith(
+        "Outstanding I/O for 32,000 IOPS: the plan by Little's law, and latency measured on "
+        "RndReadThreads (bundled sample: a local disk, not ANF)"
+    )
+    assert "RndReadThreads is the bundled sample: a local disk, not ANF" in fig.layout.title.text
+    curve = trace(fig, "latency measured on RndReadThreads (USL fit)")
+    assert np.asarray(curve.y, float) == pytest.approx(curves.usl_latency_ms(curve.x, **fit))
+    points = sweep_points(frame, "outstanding", "lat_mean_ms")
+    assert list(trace(fig, "measured on RndReadThreads").x) == points["outstanding"].tolist()
+    # where the measured system delivers the target: on the Little's-law line, at X(N) = target
+    met = next(t for t in fig.data if t.name.startswith("the target on RndReadThreads: "))
+    assert curves.usl(met.x[0], **fit) == pytest.approx(32_000, rel=1e-6)
+    assert met.y[0] == pytest.approx(met.x[0] * 1000 / 32_000)
+    # no 'SLO reached' marker of the measured system: it would contradict the plan
+    assert not any("SLO reached" in t.name for t in fig.data)
+    too_much = concurrency_for_target(10_000_000, 2.0, outstanding=20_000, curve=fit,
+                                      source="X")  # fmt: skip
+    assert "X peaks at" in too_much.layout.title.text
+    with pytest.raises(ModelError, match="outstanding must be an integer >= 1"):
+        concurrency_for_target(1000, 2.0, outstanding=0)
+    with pytest.raises(ModelError, match="target_iops must be a number > 0"):
+        concurrency_for_target(0, 2.0, outstanding=1)

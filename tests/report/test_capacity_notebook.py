@@ -1,23 +1,39 @@
-"""notebooks/capacity_planning.ipynb run by papermill with non-default parameters.
+"""notebooks/capacity_planning.ipynb as a report (papermill, Chromium) and in a live kernel.
 
-The notebook runs once per module in the repository's python3 kernel, as ``papermill`` alone
-runs it (no report environment: the interactive widget cell runs too and must be harmless).
+- As a report (``ANFPERF_BATCH``): the plan is a static page that leads with what to buy
+  (cards and a verdict within the first screen at 1366x768 and 1920x1080), its tables are
+  :func:`anfperf.report.page.table`'s, its three charts are drawn, and nothing overflows the
+  page except inside a table's own scroll box.
+- In a live kernel (jupyter_client, the venv's python3 kernel, no ANFPERF_BATCH): the widget
+  replaces the static page; moving its controls from kernel code converts the target between
+  units at the block size, clears the charts when there is no plan, and shows "any" for the
+  VM size.
 """
 
 from __future__ import annotations
 
 import dataclasses
+import html
+import json
+import os
+import subprocess
+import sys
+import textwrap
+from pathlib import Path
 
 import nbformat
 import papermill
 import pytest
 
 from anfperf.planning import PlanInputs, plan_view
+from anfperf.report import render_report
 from tests.conftest import TESTS
+from tests.report.conftest import check_report
 
-NOTEBOOK = TESTS.parent / "notebooks" / "capacity_planning.ipynb"
-#: An IOPS target (the notebook's default is MiB/s), Ultra only, and one client VM fewer than
-#: the plan needs, so that a client limit binds instead of the default's volume quota.
+ROOT = TESTS.parent
+NOTEBOOK = ROOT / "notebooks" / "capacity_planning.ipynb"
+#: An IOPS target (the notebook's default is MiB/s), Ultra only, one client VM fewer than the
+#: plan needs (a client limit binds instead of the default's volume quota), and prices.
 PARAMETERS = {
     "target_iops": 200_000,
     "bs_kib": 8,
@@ -25,71 +41,91 @@ PARAMETERS = {
     "lat_slo_ms": 1.0,
     "levels": ["Ultra"],
     "clients": 1,
+    "prices_usd_per_tib_month": {"Ultra": 400},
 }
 PLOTLY = "application/vnd.plotly.v1+json"
 WIDGET = "application/vnd.jupyter.widget-view+json"
+VIEWPORTS = ({"width": 1366, "height": 768}, {"width": 1920, "height": 1080})
+#: Longest a kernel may take for one cell (each takes seconds).
+CELL_TIMEOUT_S = 120
+
+
+def _env() -> dict:
+    """The environment of a kernel running this checkout's anfperf."""
+    env = dict(os.environ)
+    env["PYTHONPATH"] = os.pathsep.join([str(ROOT), env.get("PYTHONPATH", "")]).rstrip(os.pathsep)
+    return env
 
 
 @pytest.fixture(scope="module")
-def executed(tmp_path_factory):
-    out = tmp_path_factory.mktemp("capacity") / "capacity_planning.ipynb"
-    with pytest.MonkeyPatch.context() as mp:
-        # the kernel inherits this environment: figures as their JSON (no plotly.js in the
-        # output), and an interactive session (a report sets ANFPERF_BATCH)
-        mp.setenv("PLOTLY_RENDERER", "plotly_mimetype")
-        mp.delenv("ANFPERF_BATCH", raising=False)
-        for attempt in (1, 2):
-            try:
-                papermill.execute_notebook(
-                    str(NOTEBOOK), str(out), parameters=PARAMETERS, kernel_name="python3",
-                    cwd=str(NOTEBOOK.parent), progress_bar=False, start_timeout=60,
-                    execution_timeout=CELL_TIMEOUT_S,
-                )  # fmt: skip
-                break
-            except TimeoutError:
-                # A kernel that went idle while the client still waited for a reply (lost
-                # message; seen once in CI, the notebook itself takes seconds): once more
-                if attempt == 2:
-                    raise
-    return nbformat.read(out, as_version=4)
+def default_report(tmp_path_factory):
+    """The report as the CLI makes it, with the notebook's defaults."""
+    out = tmp_path_factory.mktemp("cap")
+    run = subprocess.run(
+        [str(Path(sys.executable).with_name("anfperf")), "report", str(NOTEBOOK), "--out", str(out)],
+        capture_output=True, text=True, env=_env(), cwd=ROOT, timeout=300,
+    )  # fmt: skip
+    assert run.returncode == 0, run.stderr + run.stdout
+    return out / "capacity_planning.html", out / "capacity_planning.ipynb"
 
 
-#: Longest a cell may run (each takes seconds, a few more in a cold kernel): a hang costs two
-#: minutes and a retry, not the whole CI run.
-CELL_TIMEOUT_S = 120
+@pytest.fixture(scope="module")
+def report(tmp_path_factory):
+    """The report with PARAMETERS."""
+    result = render_report(NOTEBOOK, parameters=PARAMETERS, out_dir=tmp_path_factory.mktemp("r"))
+    assert result.ok, result.error
+    return result
 
 
 def outputs(nb):
     return [o for c in nb.cells if c.cell_type == "code" for o in c.get("outputs", [])]
 
 
-def test_runs_without_errors_and_shows_the_binding_constraint(executed):
-    assert not [o for o in outputs(executed) if o.output_type == "error"]
-    expected = plan_view(
-        PlanInputs.from_parameters(target_mib_s=2000.0, **PARAMETERS), figures=False
-    )
+def html_outputs(nb) -> list[str]:
+    return ["".join(o.data["text/html"]) for o in outputs(nb) if "text/html" in o.get("data", {})]
+
+
+# --------------------------------------------------------------------------------------------
+# The report: what it says
+
+
+def test_report_leads_with_what_to_buy_once(report):
+    nb = nbformat.read(report.ipynb, as_version=4)
+    assert not [o for o in outputs(nb) if o.output_type == "error"]
+    expected = plan_view(PlanInputs.from_parameters(target_mib_s=2000.0, **PARAMETERS),
+                         figures=False)  # fmt: skip
     # the parameters reached the library: one client is too few, a client limit binds
     assert expected.binding == "client NFS connections"
     assert expected.binding != plan_view(dataclasses.replace(expected.inputs, clients=None),
                                          figures=False).binding  # fmt: skip
-    markdown = "\n".join(o.data["text/markdown"] for o in outputs(executed)
-                         if "text/markdown" in o.get("data", {}))  # fmt: skip
-    assert expected.summary() in markdown
-    assert expected.binding_text() in markdown
-    assert expected.notes[0] in markdown
-
-
-def test_shows_the_three_what_if_charts_and_a_harmless_widget(executed):
-    figures = [o.data[PLOTLY] for o in outputs(executed) if PLOTLY in o.get("data", {})]
+    html = html_outputs(nb)
+    # the plan once: the first output is the cards, then the verdict; no widget in a report
+    assert sum("anfperf-cards" in h for h in html) == 1 and "anfperf-cards" in html[0]
+    assert not [o for o in outputs(nb) if WIDGET in o.get("data", {})]
+    for card in expected.cards():
+        assert f'anfperf-card-value">{card.value}<' in html[0].replace("&#x27;", "'"), card
+    assert "Monthly cost" in html[0]  # prices given: 15.6 TiB... at 400 USD per TiB-month
+    assert f"{expected.cost_usd_month:,.0f} USD" in html[0]
+    assert "short of the target" in html[0]  # the one client falls short: the card says so
+    assert "<strong>Ultra regular volume" in html[1]
+    assert expected.notes[-1].split(" (")[0] in html[2]  # the notes under the verdict
+    figures = [o.data[PLOTLY] for o in outputs(nb) if PLOTLY in o.get("data", {})]
     titles = [f["layout"]["title"]["text"] for f in figures]
     assert len(figures) == 3, titles
     assert titles[0].startswith("Quota vs throughput per level: what meets 1,562 MiB/s")
     assert titles[1].startswith("Client VMs vs throughput (Standard_D8ds_v4, 8 KiB, 70 % read")
-    assert "bundled sample: a local disk, not ANF" in titles[2]
-    last = [c for c in executed.cells if c.cell_type == "code"][-1]
-    assert "PlannerApp" in last.source
-    assert [o.output_type for o in last.outputs] == ["execute_result"]
-    assert WIDGET in last.outputs[0].data
+    assert titles[2].startswith("Outstanding I/O for 200,000 IOPS: the plan by Little's law")
+
+
+def test_report_tables_are_for_people(report):
+    page = report.html.read_text(encoding="utf-8")
+    assert page.count('class="anfperf-table"') == 4  # reasoning, limits, storage, clients
+    # the whole prose, not cut at 50 characters: the client option's reasoning
+    expected = plan_view(PlanInputs.from_parameters(target_mib_s=2000.0, **PARAMETERS),
+                         figures=False)  # fmt: skip
+    why = expected.client_options["why"].iloc[0]
+    assert html.escape(why, quote=False) in page
+    assert "Monthly cost [USD]" in page
 
 
 def test_notebook_parameters_are_the_planners_inputs():
@@ -101,3 +137,153 @@ def test_notebook_parameters_are_the_planners_inputs():
     # every parameter but the sweep's path is a PlanInputs field, documented with '# help:'
     assert set(declared) - {"sweep"} == fields
     assert all(p["help"].startswith("help: ") for p in declared.values())
+
+
+# --------------------------------------------------------------------------------------------
+# The report in Chromium
+
+#: What the browser measures: the cards' boxes, anything sticking out to the right (outside
+#: a table's own scroll box), table cells a person should not see, and drawn traces per chart.
+MEASURE = """() => {
+  const vw = document.documentElement.clientWidth;
+  const cards = [...document.querySelectorAll('.anfperf-card')].map(e => {
+    const r = e.getBoundingClientRect(); return [r.left, r.top, r.right, r.bottom]; });
+  const verdict = document.querySelector('.anfperf-verdict').getBoundingClientRect().bottom;
+  const overflow = [...document.querySelectorAll('body *')]
+    .filter(e => !e.closest('.anfperf-table') && e.getClientRects().length)
+    .filter(e => e.getBoundingClientRect().right > vw + 1)
+    .map(e => e.tagName + '.' + e.className);
+  const cells = [...document.querySelectorAll('.anfperf-table td, .anfperf-table th')]
+    .map(e => e.textContent.trim());
+  const headers = [...document.querySelectorAll('.anfperf-table th')].map(e => e.textContent.trim());
+  const traces = [...document.querySelectorAll('.plotly-graph-div')].map(
+    d => d.querySelectorAll('g.trace').length);
+  return {vw, cards, verdict, overflow, cells, headers, traces,
+          scrollWidth: document.documentElement.scrollWidth};
+}"""
+
+
+@pytest.mark.parametrize("viewport", VIEWPORTS, ids=lambda v: f"{v['width']}x{v['height']}")
+def test_report_in_chromium(default_report, browser_page, viewport, tmp_path):
+    html, _ = default_report
+    browser_page.set_viewport_size(viewport)
+    shot = tmp_path / f"capacity_{viewport['width']}.png"
+    seen = check_report(browser_page, html, shot)
+    assert seen["graphs"] == 3
+    browser_page.screenshot(path=str(tmp_path / f"first_screen_{viewport['width']}.png"))
+    m = browser_page.evaluate(MEASURE)
+    # what to buy, within the first screen: every card and the verdict
+    assert len(m["cards"]) == 7  # no prices: no cost card
+    for left, top, right, bottom in m["cards"]:
+        assert (
+            0 <= left and right <= viewport["width"] and 0 <= top and bottom <= viewport["height"]
+        )
+    assert m["verdict"] <= viewport["height"]
+    # nothing sticks out of the page but inside a table's own scroll box
+    assert not m["overflow"], m["overflow"]
+    assert m["scrollWidth"] <= m["vw"]
+    # no NaN, <NA>, inf, True/False in a cell; no index column (a blank or '0' first header)
+    assert not [c for c in m["cells"] if c in ("nan", "NaN", "<NA>", "inf", "True", "False")]
+    assert "" not in m["headers"] and "0" not in m["headers"]
+    # every chart has drawn traces
+    assert all(n >= 3 for n in m["traces"]), m["traces"]
+    print(f"screenshots: {shot} {tmp_path}")
+
+
+def test_report_with_prices_in_chromium(report, browser_page, tmp_path):
+    browser_page.set_viewport_size(VIEWPORTS[0])
+    check_report(browser_page, report.html, tmp_path / "capacity_prices.png")
+    m = browser_page.evaluate(MEASURE)
+    assert len(m["cards"]) == 8  # with the monthly cost
+    assert all(bottom <= VIEWPORTS[0]["height"] for *_, bottom in m["cards"])
+    assert not m["overflow"], m["overflow"]
+
+
+# --------------------------------------------------------------------------------------------
+# A live kernel: the widget, its controls moved from kernel code
+
+#: Kernel code reading back the app's state after each change, as JSON on stdout.
+STATE = """
+import json as _json
+def _state(app):
+    c = app.controls
+    head = [o["data"].get("text/html", "") for o in app.outputs["headline"].outputs]
+    det = app.outputs["details"].outputs
+    return {
+        "unit": c["unit"].value, "target": c["target"].value,
+        "target_mib_s": app.inputs.target_mib_s, "target_iops": app.inputs.target_iops,
+        "bs_kib": app.inputs.bs_kib, "vm_label": c["vm_size"].label,
+        "cards": sum("anfperf-cards" in h for h in head),
+        "no_plan": any("No plan:" in h for h in head),
+        "figures": sum("application/vnd.plotly.v1+json" in o["data"] for o in det),
+        "error": app.error,
+    }
+"""
+
+
+@pytest.fixture(scope="module")
+def kernel():
+    """A python3 kernel of the venv, in notebooks/, as JupyterLab starts it (no batch)."""
+    from jupyter_client.manager import KernelManager
+
+    env = _env()
+    env.pop("ANFPERF_BATCH", None)
+    km = KernelManager(kernel_name="python3")
+    km.start_kernel(cwd=str(NOTEBOOK.parent), env=env)
+    kc = km.client()
+    kc.start_channels()
+    kc.wait_for_ready(timeout=60)
+    yield kc
+    kc.stop_channels()
+    km.shutdown_kernel(now=True)
+
+
+def run(kc, code: str) -> list[dict]:
+    """Run code in the kernel; its outputs (iopub messages' contents with their type)."""
+    got: list[dict] = []
+
+    def hook(msg):
+        kind = msg["header"]["msg_type"]
+        if kind in ("execute_result", "display_data", "stream", "error"):
+            got.append({"type": kind, **msg["content"]})
+
+    reply = kc.execute_interactive(code, timeout=CELL_TIMEOUT_S, output_hook=hook)
+    errors = [o for o in got if o["type"] == "error"]
+    assert reply["content"]["status"] == "ok" and not errors, errors or reply["content"]
+    return got
+
+
+def state(kc, change: str = "") -> dict:
+    out = run(kc, textwrap.dedent(change) + "\nprint(_json.dumps(_state(app)))")
+    text = "".join(o["text"] for o in out if o["type"] == "stream" and o["name"] == "stdout")
+    return json.loads(text.strip().splitlines()[-1])
+
+
+def test_live_kernel_widget(kernel):
+    nb = nbformat.read(NOTEBOOK, as_version=4)
+    cells = [c for c in nb.cells if c.cell_type == "code"]
+    per_cell = [run(kernel, c.source) for c in cells]
+    # the plan once: the app's cell shows the widget and nothing else (no static cards)
+    app_cell = next(i for i, c in enumerate(cells) if "app.show()" in c.source)
+    assert [WIDGET in o.get("data", {}) for o in per_cell[app_cell]] == [True]
+    shown = [o for outs in per_cell for o in outs if "data" in o]
+    assert not any("anfperf-cards" in o["data"].get("text/html", "") for o in shown)
+    run(kernel, STATE)
+    s = state(kernel)
+    assert s["cards"] == 1 and s["figures"] == 3 and not s["no_plan"]
+    assert (s["unit"], s["target"], s["target_mib_s"]) == ("MiB/s", 2000, 2000)
+    # the VM size shows "any", not a blank
+    assert s["vm_label"] == "any"
+    # MiB/s -> IOPS converts at the block size: 2,000 MiB/s of 64 KiB = 32,000 IOPS
+    s = state(kernel, 'app.controls["unit"].value = "IOPS"')
+    assert (s["target"], s["target_iops"], s["target_mib_s"]) == (32_000, 32_000, None)
+    # with IOPS shown, a block-size change keeps the IOPS; back to MiB/s at 8 KiB: 250 MiB/s
+    s = state(kernel, 'app.controls["bs_kib"].value = 8')
+    assert (s["target"], s["target_iops"], s["bs_kib"]) == (32_000, 32_000, 8)
+    s = state(kernel, 'app.controls["unit"].value = "MiB/s"')
+    assert (s["target"], s["target_mib_s"]) == (250, 250)
+    # a target nothing meets: the reason, and no charts of the previous plan under it
+    s = state(kernel, 'app.controls["target"].value = 50000.0')
+    assert s["no_plan"] and s["figures"] == 0 and s["cards"] == 0 and "cap" in s["error"]
+    s = state(kernel, 'app.controls["target"].value = 1000.0')
+    assert s["cards"] == 1 and s["figures"] == 3 and s["error"] is None
