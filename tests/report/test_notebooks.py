@@ -15,10 +15,10 @@ import papermill
 import pytest
 
 import anfperf
-from anfperf import compare, findings
-from anfperf.report import render_report
+from anfperf import compare, findings, provenance
+from anfperf.report import benchmark, comparison, render_report
 from tests.conftest import DATA, TESTS
-from tests.report.conftest import check_report
+from tests.report.conftest import check_layout, check_report
 from tests.report.test_report import visible_text
 
 NOTEBOOKS = TESTS.parent / "notebooks"
@@ -61,47 +61,96 @@ def sweep_report(tmp_path_factory):
     )
 
 
-def test_benchmark_report_states_the_conclusions_computed_from_the_data(sweep_report):
-    assert sweep_report.ok, sweep_report.error
+def _analysis(paths, lat_slo_ms=1.0):
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
-        frame = anfperf.read_many(SWEEPS)
-    numbers = findings.key_numbers(frame, lat_slo_ms=0.5)
-    point = findings.operating_point(frame)
-    quota = findings.quota_check(
-        point["bw_mib_s"], bs_kib=point["bs_kib"], read_pct=point["read_pct"], level="Ultra",
-        quota_tib=10.0, pattern=point["pattern"],
-    )  # fmt: skip
+        frame = anfperf.read_many(paths)
+    return frame, findings.analyse(frame, lat_slo_ms=lat_slo_ms)
+
+
+def test_benchmark_report_leads_with_the_conclusions_computed_from_the_data(sweep_report):
+    assert sweep_report.ok, sweep_report.error
+    frame, analysis = _analysis(SWEEPS, lat_slo_ms=0.5)
+    prov = provenance.run_provenance(frame, SWEEPS)
+    quota = benchmark.quota_verdict(analysis, prov, level="Ultra", quota_tib=10.0)
+    head = benchmark.headline(analysis.numbers, quota)
     text = visible_text(sweep_report.html.read_text(encoding="utf-8"))
-    for sentence in findings.sentences(numbers, quota):
-        assert " ".join(sentence.split()) in text
-    assert "knee at" in text and "Ultra" in text
-    for heading in ("RndReadThreads: latency vs throughput", "qd_sweep_randread4k: scaling",
-                    "MultiHostSeqMix: per host", "RndReadThreads: latency distribution"):  # fmt: skip
+    # the verdict comes first, before any table or the details
+    verdict = " ".join(head["verdict"].replace("**", "").split())
+    assert verdict in text
+    assert text.index(verdict) < text.index("Runs") < text.index("About this report")
+    assert "Ultra, 10 TiB" in verdict and "(assumed)" not in verdict
+    for card in head["cards"]:
+        assert f"{card.label} {card.value}" in text
+    # the main sweep is the one with the highest peak among those with a knee
+    assert head["main_run"] == "RndReadThreads"
+    for heading in ("RndReadThreads: concurrency sweep of 7 points",
+                    "qd_sweep_randread4k: concurrency sweep of 7 points",
+                    "MultiHostSeqMix: 2 job steps", "Measured against the ANF bandwidth model"):  # fmt: skip
         assert heading in text
+    # parameters and input checksums are in the folded "About this report" at the end
+    about = text.index("About this report")
+    assert text.index("SHA-256", about) > about and text.index("lat_slo_ms") > about
 
 
 def test_benchmark_report_in_chromium(sweep_report, browser_page, tmp_path):
     seen = check_report(browser_page, sweep_report.html, tmp_path / "benchmark_report.png")
-    # RndReadThreads: curve, scaling, intervals, CDF; the fio sweep: curve, scaling, CDF (no
-    # intervals in fio JSON); MultiHostSeqMix: hosts, intervals, CDF; the quota model
+    # the key chart; RndReadThreads: scaling, CDF, intervals; the fio sweep: curve, scaling,
+    # CDF (no intervals in fio JSON); MultiHostSeqMix: hosts, CDF, intervals; the quota model
     assert seen["graphs"] == 11
-    assert "Measured vs the ANF bandwidth model" in seen["text"]
+    layout = check_layout(
+        browser_page, sweep_report.html, tmp_path / "benchmark",
+        first_screen=[".anfperf-verdict", ".anfperf-cards", ".plotly-graph-div"],
+    )  # fmt: skip
+    # folded, the page is a few screens, not twenty
+    assert layout[1366]["height"] > 768
 
 
 @pytest.mark.fio
 def test_benchmark_report_of_a_real_local_fio_run(local_fio_run, tmp_path, browser_page):
     result = render_report(
-        NOTEBOOKS / "benchmark_report.ipynb",
-        parameters={"paths": [str(local_fio_run)], "level": "Standard", "quota_tib": 1.0},
+        NOTEBOOKS / "benchmark_report.ipynb", parameters={"paths": [str(local_fio_run)]},
         out_dir=tmp_path,
-    )
+    )  # fmt: skip
     assert result.ok, result.error
     seen = check_report(browser_page, result.html, tmp_path / "local.png")
     manifest = json.loads((local_fio_run / "manifest.json").read_text())
     facts = next(iter(manifest["hosts"].values()))["facts"]
     assert manifest["run_id"] in seen["text"] and facts["kernel"] in seen["text"]
-    assert "latency distribution" in seen["text"] and seen["graphs"] >= 2
+    assert "Latency distribution" in seen["text"] and seen["graphs"] >= 2
+    # a run on the local disk is not judged against an ANF volume it never touched
+    text = " ".join(seen["text"].split())
+    assert "No verdict against the ANF bandwidth model: run on a local file system" in text
+    assert "volume quota" not in text and "% of the predicted" not in text
+    # with the volume described explicitly, the verdict is given (and says where it ran)
+    given = render_report(
+        NOTEBOOKS / "benchmark_report.ipynb",
+        parameters={"paths": [str(local_fio_run)], "level": "Standard", "quota_tib": 1.0},
+        out_dir=tmp_path / "given",
+    )  # fmt: skip
+    assert given.ok, given.error
+    assert "On Standard, 1 TiB the" in visible_text(given.html.read_text(encoding="utf-8"))
+
+
+def test_samples_report_sets_the_page_cache_run_apart(tmp_path, browser_page):
+    """The real A/B pair: B-buffered (772,206 IOPS from the page cache) is neither the peak nor
+    the run set against the ANF model."""
+    paths = [str(SAMPLES / "vdbench" / "ab"), str(DATA / "vdbench" / "RndReadThreads")]
+    result = render_report(
+        NOTEBOOKS / "benchmark_report.ipynb", parameters={"paths": paths}, out_dir=tmp_path
+    )
+    assert result.ok, result.error
+    text = visible_text(result.html.read_text(encoding="utf-8"))
+    assert "Peak IOPS 121,009 RndReadThreads" in text
+    assert "Set apart as served from a client cache: B-buffered." in text
+    assert "B-buffered: 3 job steps — client cache" in text
+    assert "772,206" not in text.split("Runs")[0]  # not in the verdict or the cards
+    # the ANF model is set against the direct run's 1,424 MiB/s, on an assumed volume
+    assert "A-direct's 1,424 MiB/s" in text and "Premium, 4 TiB (assumed)" in text
+    check_layout(
+        browser_page, result.html, tmp_path / "ab",
+        first_screen=[".anfperf-verdict", ".anfperf-cards", ".plotly-graph-div"],
+    )  # fmt: skip
 
 
 def test_compare_report_with_the_runs_swapped(tmp_path, browser_page):
@@ -118,9 +167,21 @@ def test_compare_report_with_the_runs_swapped(tmp_path, browser_page):
     )
     assert set(table["verdict"]) == {"worse"}  # O_DIRECT is slower than the page cache
     text = " ".join(seen["text"].split())
-    for sentence in compare.sentences(table, "B-buffered", "A-direct"):
+    head = comparison.headline(table, "B-buffered", "A-direct", 0.9)
+    verdict = " ".join(head["verdict"].replace("**", "").split())
+    assert verdict.startswith("A-direct against B-buffered: 6 comparisons") and "6 worse" in verdict
+    # the verdicts come first, the table after them, the details last
+    sentences = compare.sentences(table, "B-buffered", "A-direct")
+    assert text.index(verdict) < text.index(sentences[0]) < text.index("Per workload and metric")
+    assert text.index("Per workload and metric") < text.index("About this report")
+    for sentence in sentences:
         assert sentence in text
+    assert "Worse 6" in text
     assert seen["graphs"] == 1
+    check_layout(
+        browser_page, result.html, tmp_path / "compare",
+        first_screen=[".anfperf-verdict", ".anfperf-cards", ".plotly-graph-div"],
+    )  # fmt: skip
 
 
 def test_capacity_planning_report_from_parameters(tmp_path, browser_page):

@@ -1,0 +1,124 @@
+"""Page elements: tables for people, cards, folding sections in the HTML export."""
+
+from __future__ import annotations
+
+import math
+import warnings
+
+import nbformat
+import numpy as np
+import pandas as pd
+import pytest
+
+import anfperf
+from anfperf.models import summary_rows
+from anfperf.report import export_html, page
+from anfperf.report.benchmark import runs_table, steps_table
+from tests.conftest import DATA
+from tests.report.test_report import visible_text
+
+
+@pytest.mark.parametrize(
+    ("value", "shown"),
+    [
+        (59418.059, "59,418"), (476.837158, "477"), (47.68, "47.7"), (0.26471, "0.265"),
+        (0.017, "0.017"), (1234567, "1,234,567"), (0, "0"), (-2.5, "-2.5"),
+        (math.inf, "no limit"), (math.nan, ""), (None, ""), (pd.NA, ""), (True, "yes"),
+        (np.float64(121008.6667), "121,009"), (np.int64(64), "64"),
+    ],
+)  # fmt: skip
+def test_numbers_are_shown_as_a_person_reads_them(value, shown):
+    assert page.format_number(value) == shown
+
+
+def test_column_labels_carry_units():
+    assert page.column_label("lat_p99_ms") == "p99 latency [ms]"
+    assert page.column_label("bw_mib_s") == "Throughput [MiB/s]"
+    assert page.column_label("monthly_cost_usd") == "Monthly cost [USD]"
+    assert page.column_label("egress_gbps") == "Egress [Gbit/s]"
+    assert page.column_label("iops", {"iops": "Rate [IOPS]"}) == "Rate [IOPS]"
+
+
+@pytest.fixture(scope="module")
+def sweep_rows():
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        frame = anfperf.read_many([DATA / "vdbench" / "RndReadThreads"])
+    return frame, summary_rows(frame)
+
+
+def test_a_real_sweeps_steps_as_a_table_for_people(sweep_rows):
+    _, rows = sweep_rows
+    shown = steps_table(rows, "RndReadThreads")
+    cells = shown.cells
+    # human headers with units; columns without a value (p99 of a Vdbench flatfile, hosts of
+    # a one-host run, the rate limit of a closed loop) left out
+    assert list(cells.columns) == [
+        "Job", "Pattern", "Block size [KiB]", "Reads [%]", "Outstanding I/O", "IOPS",
+        "Throughput [MiB/s]", "Mean latency [ms]",
+    ]  # fmt: skip
+    top = cells.iloc[-1]
+    assert (top["Job"], top["Outstanding I/O"], top["IOPS"]) == (
+        "threads threads=64",
+        "128",
+        "121,009",
+    )
+    assert top["Mean latency [ms]"] == "0.998" and top["Throughput [MiB/s]"] == "473"
+    html = shown.to_html()
+    assert "<th" in html and "NaN" not in html and "<NA>" not in html
+    assert 'class="anfperf-table"' in html  # the box that scrolls when the table is wide
+    assert html.count('class="anfperf-num"') == 6 * len(cells)
+
+
+def test_prose_is_left_aligned_and_never_cut():
+    why = "regular Premium volume, rule 'current': 50 GiB .. 100 TiB; 4,500 MiB/s, also the manual-QoS maximum"
+    shown = page.table(pd.DataFrame({"constraint": ["volume type cap"], "bw_mib_s": [4500.0],
+                                     "why": [why], "binding": [False]}))  # fmt: skip
+    html = shown.to_html()
+    assert f'<td class="anfperf-prose">{why.replace(chr(39), "&#x27;")}</td>' in html
+    assert '<td class="anfperf-text">no</td>' in html
+    assert list(shown.cells.columns) == ["Limit", "Throughput [MiB/s]", "Why", "Binds"]
+
+
+def test_runs_table_marks_cached_runs_and_names_the_slo():
+    numbers = pd.DataFrame(
+        {"run_id": ["A-direct", "B-buffered"], "kind": ["single points"] * 2, "points": [3, 3],
+         "peak_iops": [60073.1765, 772205.6471], "lat_slo_ms": [1.0, 1.0],
+         "iops_at_slo_measured": [np.nan, np.nan], "cached": [False, True]}
+    )  # fmt: skip
+    cells = runs_table(numbers).cells
+    assert cells["Run"].tolist() == ["A-direct", "B-buffered (cache)"]
+    assert cells["Peak IOPS"].tolist() == ["60,073", "772,206"]
+    assert "IOPS at 1 ms (measured)" not in cells  # no value at all: left out
+
+
+def test_unknown_columns_are_an_anfperf_error():
+    with pytest.raises(anfperf.AnfperfError, match="no column"):
+        page.table(pd.DataFrame({"a": [1]}), ["b"])
+
+
+def test_sections_fold_in_the_html_export(tmp_path):
+    """A Section's outputs become one <details>; the "about" one takes the provenance in."""
+    section = page.Section(
+        "qd sweep: concurrency sweep", [page.text("<b>not bold</b>")], key="run-qd"
+    )
+    about = page.Section("About this report", [page.text("inputs")], key="about")
+    outputs = []
+    for s in (section, about):
+        meta = s._metadata()
+        outputs.append(nbformat.v4.new_output("display_data", {"text/html": f"<h2>{s.title}</h2>"},
+                       metadata={page.SECTION_KEY: {**meta[page.SECTION_KEY], "summary": True}}))  # fmt: skip
+        for item in s.items:
+            outputs.append(nbformat.v4.new_output("display_data", {"text/html": item._repr_html_()},
+                           metadata=meta))  # fmt: skip
+    cell = nbformat.v4.new_code_cell("", outputs=outputs)
+    nb = nbformat.v4.new_notebook(cells=[cell], metadata={"anfperf": {"name": "r", "version": "x",
+                                  "parameters": [{"name": "lat_slo_ms", "value": "0.5"}]}})  # fmt: skip
+    nbformat.write(nb, tmp_path / "r.ipynb")
+    html = export_html(tmp_path / "r.ipynb").read_text(encoding="utf-8")
+    assert html.count("<details") == 2
+    assert '<details class="anfperf-section" id="section-run-qd"><summary><h2>qd sweep' in html
+    assert "&lt;b&gt;not bold&lt;/b&gt;" in html
+    about_at = html.index('id="section-about"')
+    assert html.index("lat_slo_ms", about_at) > about_at  # parameters inside "About"
+    assert "inputs" in visible_text(html[about_at:])
