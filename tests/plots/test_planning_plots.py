@@ -59,10 +59,16 @@ def check_chart(fig, x_title, y_title):
 def test_quota_chart_draws_the_quota_model_and_the_target():
     fig = quota_vs_throughput(LEVELS, 64, 2000)
     check_chart(fig, "Volume quota [TiB]", "Throughput [MiB/s]")
-    lines = [t for t in fig.data if t.mode == "lines"]
+    lines = [t for t in fig.data if t.mode == "lines" and t.meta != "cap"]
     markers = [t for t in fig.data if t.mode == "markers"]
     # a line per level; a marker per level that meets 2,000 MiB/s (Standard's cap is 1,600)
     assert [t.name.split(" ")[0] for t in lines] == list(LEVELS)
+    # the caps are named in the legend, where the target's label cannot run through them
+    assert [t.name for t in fig.data if t.meta == "cap"] == [
+        "regular volume cap 1,600 MiB/s (Standard)",
+        "regular volume cap 4,500 MiB/s (Premium, Ultra, Flexible: manual QoS)",
+    ]
+    assert not any("volume cap" in a.text for a in fig.layout.annotations)
     assert [t.name for t in markers] == [
         "Premium meets the target at 31.2 TiB",
         "Ultra meets the target at 15.6 TiB",
