@@ -41,15 +41,20 @@ from anfperf.plots._style import (
     SLO_COLOR,
     figure,
     hover,
+    log_axis,
+    rule,
+    throughput_column,
 )
-from anfperf.units import MS_PER_S
+from anfperf.units import KIB_PER_MIB, MS_PER_S
 
 __all__ = ["latency_curve", "mix", "scaling"]
 
 #: Points of a drawn model curve.
 GRID_POINTS = 200
-#: Bootstrap resamples of a band: stable enough for a chart, quick enough for a report.
-BAND_RESAMPLES = 200
+#: Bootstrap resamples of a band. Its edges are the 2.5 / 97.5 % quantiles of the refits: 100
+#: put each within about 1.5 percentage points of its level (binomial error of a quantile),
+#: which on a chart is the width of its line; 200 doubled the report's chart time for that.
+BAND_RESAMPLES = 100
 #: A curve is drawn to the IOPS at the SLO, but not past this multiple of the highest load.
 SLO_REACH = 1.5
 #: Fewest distinct loads (concurrencies, rates or read shares) a sweep is drawn with. Fewer than
@@ -65,11 +70,16 @@ class _Sweep(NamedTuple):
     run_id: str
     label: str  # legend prefix; "" when the chart holds one sweep only
     rows: pd.DataFrame  # summary rows, in sweep order, every one with finite x and y
-    frame: pd.DataFrame  # the tidy-frame rows they were made from (for findings)
+    part: pd.DataFrame  # all the sweep's summary rows (findings reads their tidy rows)
 
 
 # --------------------------------------------------------------------------------------------
 # Latency against throughput
+
+#: Axis titles of the throughput a chart is drawn in.
+THROUGHPUT_TITLES = {"iops": "Throughput [IOPS]", "bw_mib_s": "Throughput [MiB/s]"}
+#: Units of those columns in labels.
+_UNITS = {"iops": "IOPS", "bw_mib_s": "MiB/s"}
 
 
 def latency_curve(
@@ -80,6 +90,10 @@ def latency_curve(
     workload: str | None = None,
     seed: int = 0,
     resamples: int = BAND_RESAMPLES,
+    rows: pd.DataFrame | None = None,
+    numbers: pd.Series | None = None,
+    x: str | None = None,
+    require_curve: bool = False,
 ) -> go.Figure:
     """Mean latency against throughput of load sweeps, with the fitted curve, knee and SLO.
 
@@ -88,7 +102,8 @@ def latency_curve(
     law) for a concurrency sweep, the queueing curve for a load curve -- with its 95 % band (a
     case bootstrap, :func:`anfperf.models.band.case_band`, seeded: the same inputs give the
     same figure); the knee and the IOPS at the SLO where key_numbers names them. The SLO is a
-    horizontal line. A sweep of fewer than 3 loads is drawn without a curve (findings fits none).
+    horizontal line. A sweep of fewer than 3 loads is drawn without a curve (findings fits none);
+    why a curve is missing is said under the title.
 
     Parameters
     ----------
@@ -105,6 +120,20 @@ def latency_curve(
         Seed of the band's bootstrap.
     resamples : int
         Bootstrap resamples of the band (0: no band).
+    rows : pandas.DataFrame, optional
+        :func:`anfperf.models.summary_rows` of `frame` (or of its run `run_id`), if already
+        made: not made again.
+    numbers : pandas.Series, optional
+        The run's row of :func:`anfperf.findings.key_numbers` at `lat_slo_ms`, if already
+        made; used when the chart holds one sweep (a run's numbers are those of all its
+        points), else each sweep's are worked out.
+    x : {'iops', 'bw_mib_s'}, optional
+        Throughput axis; default MiB/s for large-block (>= 64 KiB) or sequential sweeps, else
+        IOPS (:func:`anfperf.plots._style.throughput_column`). The fits are made in IOPS and
+        drawn in MiB/s at the sweep's measured MiB/s per IOPS.
+    require_curve : bool
+        Raise, rather than draw the points alone, when no sweep gets a curve (for a report
+        whose scaling chart already shows those points).
 
     Returns
     -------
@@ -116,49 +145,78 @@ def latency_curve(
     Raises
     ------
     anfperf.ModelError
-        An empty or non-tidy frame, `lat_slo_ms` not > 0, an unknown `run_id` or `workload`, or
-        no load sweep (2 or more loads of one workload) to draw.
+        An empty or non-tidy frame, `lat_slo_ms` not > 0, an unknown `run_id`, `workload` or
+        `x`, no load sweep (2 or more loads of one workload) to draw, or (`require_curve`) no
+        curve to draw.
     """
     if not lat_slo_ms > 0:
         raise ModelError(f"lat_slo_ms must be > 0, got {lat_slo_ms!r}")
+    if x is not None and x not in THROUGHPUT_TITLES:
+        raise ModelError(f"x must be one of {sorted(THROUGHPUT_TITLES)}, got {x!r}")
     sweeps = _sweeps(
         frame, run_id=run_id, workload=workload, fixed=("bs_kib", "pattern", "read_pct"),
         x="iops", y="lat_mean_ms", load=_load_key,
         order=("configured", "rate_limit_iops", "iops"), what="load sweep",
         needs="whole-run points at 2 or more concurrencies or rates of one workload",
+        rows=rows,
     )  # fmt: skip
-    fig = figure(_title("Latency vs throughput", sweeps, workload), "Throughput [IOPS]",
+    x = x or throughput_column(pd.concat([s.rows for s in sweeps]))
+    unit = _UNITS[x]
+    fig = figure(_title("Latency vs throughput", sweeps, workload), THROUGHPUT_TITLES[x],
                  "Mean latency [ms]")  # fmt: skip
-    top = lat_slo_ms
+    top, missing, curves_drawn = lat_slo_ms, [], 0
     for i, sweep in enumerate(sweeps):
         color = COLORWAY[i % len(COLORWAY)]
-        rows, p = sweep.rows, sweep.label
-        x, y = _floats(rows, "iops"), _floats(rows, "lat_mean_ms")
-        extra = {"outstanding": _ints(rows, "configured")}
-        rate = _floats(rows, "rate_limit_iops")
+        sweep_rows, p = sweep.rows, sweep.label
+        scale = _per_iops(sweep_rows) if x == "bw_mib_s" else 1.0
+        xs, y = _floats(sweep_rows, x), _floats(sweep_rows, "lat_mean_ms")
+        extra = {"outstanding": _ints(sweep_rows, "configured")}
+        rate = _floats(sweep_rows, "rate_limit_iops")
         if np.isfinite(rate).any():  # a load curve: which step of it
             extra["requested"] = [f"{v:,.0f} IOPS" if math.isfinite(v) else "max" for v in rate]
-        data, template = _hover(rows, extra, [("IOPS", "%{x:,.0f}"), ("latency", "%{y:.3f} ms")])
+        fmt = "%{x:,.0f}" if x == "iops" else "%{x:,.1f}"
+        data, template = _hover(sweep_rows, extra, [(unit, fmt), ("latency", "%{y:.3f} ms")])
         fig.add_scatter(
-            x=x, y=y, mode="markers+lines", name=f"{p}measured", legendgroup=p,
+            x=xs, y=y, mode="markers+lines", name=f"{p}measured", legendgroup=p,
             marker={"color": color, "size": 8}, line={"color": color, "width": 1, "dash": "dot"},
             customdata=data, hovertemplate=template,
         )  # fmt: skip
-        top = max(top, float(y.max()))
-        numbers = findings.key_numbers(sweep.frame, lat_slo_ms=lat_slo_ms).iloc[0]
-        note = _add_latency_fit(fig, sweep, numbers, color, seed, resamples)
+        top = max(top, float(np.nanmax(y)))
+        sweep_numbers = numbers if numbers is not None and len(sweeps) == 1 else None
+        if sweep_numbers is None:
+            sweep_numbers = findings.key_numbers(
+                _tidy_rows(frame, sweep.part), lat_slo_ms=lat_slo_ms
+            ).iloc[0]
+        note = _add_latency_fit(fig, sweep, sweep_numbers, color, seed, resamples, scale, unit)
         if note:
-            _note(fig, f"{p}{note}")
-        _add_slo_iops(fig, numbers, lat_slo_ms, p)
-    fig.add_hline(
-        y=lat_slo_ms, line={"color": SLO_COLOR, "dash": "dash", "width": 1.5},
-        annotation_text=f"SLO {lat_slo_ms:g} ms", annotation_position="top left",
-        annotation_font_color=SLO_COLOR,
+            missing.append(f"{p}{note}")
+        else:
+            curves_drawn += 1
+        _add_slo_iops(fig, sweep_numbers, p, scale, unit)
+    if require_curve and not curves_drawn:
+        raise ModelError("; ".join(missing) or "no latency curve to draw")
+    for text in missing:
+        _note(fig, text)
+    rule(fig, y=lat_slo_ms, color=SLO_COLOR, width=1.5)
+    fig.add_annotation(
+        x=0.0, xref="paper", xanchor="left", y=lat_slo_ms, yanchor="bottom",
+        text=f"SLO {lat_slo_ms:g} ms", showarrow=False, font={"color": SLO_COLOR},
     )  # fmt: skip
     # the curve and its band rise steeply past the data: show the measured range and the SLO
     fig.update_yaxes(range=[0, 1.3 * top])
     fig.update_xaxes(rangemode="tozero")
     return fig
+
+
+def _per_iops(rows: pd.DataFrame) -> float:
+    """MiB/s per IOPS of a sweep's points (its block size), to draw IOPS fits in MiB/s."""
+    ratio = _floats(rows, "bw_mib_s") / _floats(rows, "iops")
+    ratio = ratio[np.isfinite(ratio) & (ratio > 0)]
+    if ratio.size:
+        return float(np.median(ratio))
+    bs = _floats(rows, "bs_kib")
+    bs = bs[np.isfinite(bs)]
+    return float(np.median(bs)) / KIB_PER_MIB if bs.size else 1.0
 
 
 def _load_key(rows: pd.DataFrame) -> pd.Series:
@@ -170,9 +228,19 @@ def _load_key(rows: pd.DataFrame) -> pd.Series:
 
 
 def _add_latency_fit(
-    fig: go.Figure, sweep: _Sweep, numbers: pd.Series, color: str, seed: int, resamples: int
+    fig: go.Figure,
+    sweep: _Sweep,
+    numbers: pd.Series,
+    color: str,
+    seed: int,
+    resamples: int,
+    scale: float = 1.0,
+    unit: str = "IOPS",
 ) -> str:
-    """The fitted curve, its band and the knee of one sweep; returns why there is none, or ""."""
+    """The fitted curve, its band and the knee of one sweep; returns why there is none, or "".
+
+    The fit is in IOPS; it is drawn at `scale` `unit` per IOPS (1 for IOPS, MiB per I/O).
+    """
     rows, p = sweep.rows, sweep.label
     kind = numbers["kind"]
     if kind not in (findings.KIND_CONCURRENCY, findings.KIND_RATE):
@@ -195,23 +263,24 @@ def _add_latency_fit(
     curve = np.asarray(model(grid, **fit), float)
     shown = np.isfinite(curve) & (curve <= 4.0 * float(y.max()))
     if resamples > 0 and sf.xs.size >= 3:
-        _add_band(fig, p, sf, grid, shown, resamples, seed)
+        _add_band(fig, p, sf, grid, shown, resamples, seed, scale)
+    fmt = ",.0f" if unit == "IOPS" else ",.1f"
     if shown.any():
         fig.add_scatter(
-            x=grid[shown], y=curve[shown], mode="lines", legendgroup=p,
+            x=scale * grid[shown], y=curve[shown], mode="lines", legendgroup=p,
             name=f"{p}{sf.label} (R² {fit.r2:.2f})", line={"color": MODEL_COLOR, "width": 2},
-            hovertemplate="fit: %{x:,.0f} IOPS, %{y:.3f} ms<extra></extra>",
+            hovertemplate=f"fit: %{{x:{fmt}}} {unit}, %{{y:.3f}} ms<extra></extra>",
         )  # fmt: skip
-    knee_x, knee_y = float(numbers["knee_iops"]), float(numbers["knee_lat_ms"])
+    knee_x, knee_y = scale * float(numbers["knee_iops"]), float(numbers["knee_lat_ms"])
     if math.isfinite(knee_x) and math.isfinite(knee_y):
         fig.add_scatter(
             x=[knee_x], y=[knee_y], mode="markers", name=f"{p}knee", legendgroup=p,
             marker={"symbol": "diamond", "size": 12, "color": color,
                     "line": {"color": MODEL_COLOR, "width": 1}},
-            hovertemplate="knee: %{x:,.0f} IOPS at %{y:.3f} ms<extra></extra>",
+            hovertemplate=f"knee: %{{x:{fmt}}} {unit} at %{{y:.3f}} ms<extra></extra>",
         )  # fmt: skip
         fig.add_annotation(
-            x=knee_x, y=knee_y, text=f"{p}knee {knee_x:,.0f} IOPS", showarrow=True,
+            x=knee_x, y=knee_y, text=f"{p}knee {knee_x:{fmt}} {unit}", showarrow=True,
             arrowhead=2, ax=-40, ay=-35, font={"color": MODEL_COLOR},
         )  # fmt: skip
     return ""
@@ -251,6 +320,7 @@ def _add_band(
     shown: np.ndarray,
     resamples: int,
     seed: int,
+    scale: float = 1.0,
 ) -> None:
     """The fit's 95 % case-bootstrap band where the curve is drawn (none if no resample fits)."""
     try:
@@ -261,27 +331,31 @@ def _add_band(
     keep = shown & np.isfinite(low) & np.isfinite(high)
     if keep.any():
         fig.add_scatter(
-            x=np.concatenate([grid[keep], grid[keep][::-1]]),
+            x=scale * np.concatenate([grid[keep], grid[keep][::-1]]),
             y=np.concatenate([high[keep], low[keep][::-1]]),
             fill="toself", fillcolor=BAND_COLOR, line={"width": 0}, hoverinfo="skip",
             mode="lines", name=f"{prefix}95 % band", legendgroup=prefix,
         )  # fmt: skip
 
 
-def _add_slo_iops(fig: go.Figure, numbers: pd.Series, lat_slo_ms: float, prefix: str) -> None:
+def _add_slo_iops(
+    fig: go.Figure, numbers: pd.Series, prefix: str, scale: float = 1.0, unit: str = "IOPS"
+) -> None:
     """The IOPS at the SLO as key_numbers gives it: measured where it can, else the curve's."""
     value, source = float(numbers["iops_at_slo_measured"]), "measured"
     if math.isnan(value):
         value, source = float(numbers["iops_at_slo_model"]), "fitted curve"
     if math.isnan(value):
         return
-    fig.add_vline(x=value, line={"color": SLO_COLOR, "dash": "dash", "width": 1})
+    value *= scale
+    fmt = ",.0f" if unit == "IOPS" else ",.1f"
+    rule(fig, x=value, color=SLO_COLOR)
     # one label per sweep, stacked below each other so that several do not overlap
-    stack = sum(1 for a in fig.layout.annotations if "IOPS at the SLO" in (a.text or ""))
+    stack = sum(1 for a in fig.layout.annotations if "at the SLO" in (a.text or ""))
     fig.add_annotation(
         x=value, y=0.97 - 0.07 * stack, xref="x", yref="paper", xanchor="right",
         showarrow=False, font={"color": SLO_COLOR},
-        text=f"{prefix}{value:,.0f} IOPS at the SLO ({source})",
+        text=f"{prefix}{value:{fmt}} {unit} at the SLO ({source})",
     )  # fmt: skip
 
 
@@ -315,11 +389,14 @@ def scaling(
     run_id: str | None = None,
     workload: str | None = None,
     seed: int = 0,
+    rows: pd.DataFrame | None = None,
+    y: str | None = None,
+    draws: int | None = None,
 ) -> go.Figure:
     """Throughput against configured outstanding I/O, with Little's law and the fitted curve.
 
-    Per concurrency sweep: the measured IOPS at each configured concurrency (threads, iodepth x
-    numjobs, over all hosts), Little's law at the measured latency of each point
+    Per concurrency sweep: the measured throughput at each configured concurrency (threads,
+    iodepth x numjobs, over all hosts), Little's law at the measured latency of each point
     (``IOPS = outstanding / latency``: a measured point below it had fewer I/Os in flight than
     configured -- the tool or client, not the storage, held them back), and the ideal line at
     the latency of the lowest concurrency (the rate if latency stayed unloaded; the gap to it is
@@ -327,7 +404,8 @@ def scaling(
     more concurrencies also gets the default throughput curve
     (:func:`anfperf.models.fit_throughput_curve`) to twice its largest concurrency, with its
     95 % prediction band (:func:`anfperf.models.predict_band`): past the data the band shows
-    how far the models part.
+    how far the models part. Concurrency is on a log2 axis (1, 2, 4, ... 256), so that queue
+    depths 1 to 16 get as much room as 16 to 256.
 
     Parameters
     ----------
@@ -339,88 +417,122 @@ def scaling(
         Draw only the points of this workload.
     seed : int
         Seed of the prediction band's bootstrap.
+    rows : pandas.DataFrame, optional
+        :func:`anfperf.models.summary_rows` of `frame` (or of run `run_id`), if already made.
+    y : {'iops', 'bw_mib_s'}, optional
+        Throughput axis; default MiB/s for large-block (>= 64 KiB) or sequential sweeps, else
+        IOPS. Models are fitted in IOPS and drawn at the sweep's measured MiB/s per IOPS.
+    draws : int, optional
+        Draws of the prediction band (default :data:`BAND_DRAWS`; 0: no band).
 
     Returns
     -------
     plotly.graph_objects.Figure
         Traces per sweep: 'measured' (latency in its hover), 'fitted curve' and '95 %
         prediction band' (4 or more concurrencies), "Little's law at the measured latency",
-        'ideal: latency stays <ms> ms'.
+        'ideal: latency stays <ms> ms'. Why a curve is missing is said under the title.
 
     Raises
     ------
     anfperf.ModelError
-        An empty or non-tidy frame, an unknown `run_id` or `workload`, or no sweep of 2 or more
-        concurrencies.
+        An empty or non-tidy frame, an unknown `run_id`, `workload` or `y`, or no sweep of 2 or
+        more concurrencies.
     """
+    if y is not None and y not in THROUGHPUT_TITLES:
+        raise ModelError(f"y must be one of {sorted(THROUGHPUT_TITLES)}, got {y!r}")
     sweeps = _sweeps(
         frame, run_id=run_id, workload=workload, fixed=("bs_kib", "pattern", "read_pct"),
         x="configured", y="iops", load=lambda r: r["configured"], order=("configured", "iops"),
         what="concurrency sweep",
         needs="whole-run points at 2 or more configured concurrencies of one workload, "
-              "without a rate limit", uncontrolled=True,
+              "without a rate limit", uncontrolled=True, rows=rows,
     )  # fmt: skip
+    y = y or throughput_column(pd.concat([s.rows for s in sweeps]))
+    unit, fmt = _UNITS[y], ("%{y:,.0f}" if y == "iops" else "%{y:,.1f}")
     fig = figure(_title("Scaling with outstanding I/O", sweeps, workload),
-                 "Outstanding I/O [threads x queue depth]", "Throughput [IOPS]")  # fmt: skip
+                 "Outstanding I/O [threads x queue depth]", THROUGHPUT_TITLES[y])  # fmt: skip
     top = band_top = 0.0
+    concurrencies: list[np.ndarray] = []
     for i, sweep in enumerate(sweeps):
         color = COLORWAY[i % len(COLORWAY)]
-        rows, p = sweep.rows, sweep.label
-        n, x, lat = _floats(rows, "configured"), _floats(rows, "iops"), _floats(rows, "lat_mean_ms")
+        sweep_rows, p = sweep.rows, sweep.label
+        scale = _per_iops(sweep_rows) if y == "bw_mib_s" else 1.0
+        n, iops = _floats(sweep_rows, "configured"), _floats(sweep_rows, "iops")
+        lat, measured = _floats(sweep_rows, "lat_mean_ms"), _floats(sweep_rows, y)
+        concurrencies.append(n)
         data, template = _hover(
-            rows, {"latency": [f"{v:.3f} ms" if math.isfinite(v) else "-" for v in lat]},
-            [("outstanding", "%{x:,.0f}"), ("IOPS", "%{y:,.0f}")],
+            sweep_rows, {"latency": [f"{v:.3f} ms" if math.isfinite(v) else "-" for v in lat]},
+            [("outstanding", "%{x:,.0f}"), (unit, fmt)],
         )  # fmt: skip
         fig.add_scatter(
-            x=n, y=x, mode="markers+lines", name=f"{p}measured", legendgroup=p,
+            x=n, y=measured, mode="markers+lines", name=f"{p}measured", legendgroup=p,
             marker={"color": color, "size": 8}, line={"color": color, "width": 1.5},
             customdata=data, hovertemplate=template,
         )  # fmt: skip
-        top = max(top, float(x.max()))
-        band_top = max(band_top, _add_throughput_model(fig, p, n, x, color, seed))
+        top = max(top, float(np.nanmax(measured)))
+        band_top = max(band_top, _add_throughput_model(
+            fig, p, n, iops, color, seed, scale=scale, unit=unit,
+            draws=BAND_DRAWS if draws is None else draws,
+        ))  # fmt: skip
         ok = np.isfinite(lat) & (lat > 0)
         if not ok.any():
             _note(fig, f"{p}no latency measured: no Little's-law lines")
             continue
-        little = iops_at_concurrency(n[ok], lat[ok])
+        little = scale * iops_at_concurrency(n[ok], lat[ok])
         fig.add_scatter(
             x=n[ok], y=little, mode="markers+lines", legendgroup=p,
             name=f"{p}Little's law at the measured latency",
             marker={"symbol": "x", "size": 8, "color": MODEL_COLOR},
             line={"color": MODEL_COLOR, "width": 1, "dash": "dot"},
-            hovertemplate="outstanding / latency: %{y:,.0f} IOPS at %{x:,.0f}<extra></extra>",
+            hovertemplate=f"outstanding / latency: {fmt} {unit} at %{{x:,.0f}}<extra></extra>",
         )  # fmt: skip
         top = max(top, float(np.max(little)))
         first = int(np.argmax(ok))  # the lowest concurrency with a latency (rows are sorted)
-        grid = np.linspace(0.0, float(n.max()), GRID_POINTS)
+        grid = np.geomspace(min(1.0, float(n[ok].min())), float(n.max()), GRID_POINTS)
         fig.add_scatter(
-            x=grid, y=iops_at_concurrency(grid, lat[first]), mode="lines", legendgroup=p,
-            name=f"{p}ideal: latency stays {lat[first]:.3f} ms",
+            x=grid, y=scale * iops_at_concurrency(grid, lat[first]), mode="lines",
+            legendgroup=p, name=f"{p}ideal: latency stays {lat[first]:.3f} ms",
             line={"color": MODEL_COLOR, "dash": "dash", "width": 1},
-            hovertemplate="ideal: %{y:,.0f} IOPS at %{x:,.0f}<extra></extra>",
+            hovertemplate=f"ideal: {fmt} {unit} at %{{x:,.0f}}<extra></extra>",
         )  # fmt: skip
     # the ideal line climbs far above the data: keep the measured points readable, and the
     # band's upper edge in view unless it runs far above them
     fig.update_yaxes(range=[0, max(1.15 * top, min(1.05 * band_top, 1.6 * top))])
-    fig.update_xaxes(rangemode="tozero")
+    n_all = np.concatenate(concurrencies)
+    reach = CURVE_REACH * float(n_all.max()) if band_top > 0 else float(n_all.max())
+    log_axis(fig, "x", [*n_all, reach], base=2)
     return fig
 
 
-#: Draws of the scaling chart's prediction band: enough for its 2.5 / 97.5 % edges on a chart.
-BAND_DRAWS = 200
+#: Draws of the scaling chart's prediction band. Its edges are the 2.5 / 97.5 % quantiles of
+#: the draws: 100 put each within about 1.5 percentage points of its level, a band's width on a
+#: chart drawn as well as with 200 (the report's time went into them).
+BAND_DRAWS = 100
 #: How far past the largest concurrency measured the fitted curve is drawn.
 CURVE_REACH = 2.0
+#: Points of the fitted curve's grid (log-spaced, plus the concurrencies measured).
+CURVE_POINTS = 40
 
 
 def _add_throughput_model(
-    fig: go.Figure, prefix: str, n: np.ndarray, iops: np.ndarray, color: str, seed: int
+    fig: go.Figure,
+    prefix: str,
+    n: np.ndarray,
+    iops: np.ndarray,
+    color: str,
+    seed: int,
+    *,
+    scale: float = 1.0,
+    unit: str = "IOPS",
+    draws: int = BAND_DRAWS,
 ) -> float:
     """The default throughput curve and its prediction band, to twice the data's reach.
 
-    Returns the band's highest point [IOPS] (0 when none is drawn).
+    Fitted in IOPS, drawn at `scale` `unit` per IOPS. Returns the band's highest point [unit]
+    (0 when none is drawn).
     """
     if np.unique(n).size < 4:
-        _note(fig, f"{prefix}{np.unique(n).size} concurrencies: too few for a fitted curve (4)")
+        _note(fig, f"{prefix}no fitted curve: {np.unique(n).size} concurrencies (4 needed)")
         return 0.0
     try:
         with warnings.catch_warnings():
@@ -428,29 +540,34 @@ def _add_throughput_model(
             fit = fit_throughput_curve(n, iops)
         # the depths measured are on the grid: the band is read off exactly where the data are
         grid = np.unique(
-            np.concatenate([np.linspace(1.0, CURVE_REACH * float(n.max()), 60).round(), n])
+            np.concatenate([np.geomspace(1.0, CURVE_REACH * float(n.max()), CURVE_POINTS), n])
         )
-        band = predict_band(fit, grid, draws=BAND_DRAWS, seed=seed)
+        band = predict_band(fit, grid, draws=draws, seed=seed) if draws > 0 else None
     except ModelError as exc:
         _note(fig, f"{prefix}no throughput curve: {exc}")
         return 0.0
-    ok = band[["lower", "upper"]].notna().all(axis=1).to_numpy()
-    fig.add_scatter(
-        x=np.concatenate([grid[ok], grid[ok][::-1]]),
-        y=np.concatenate([band["upper"][ok], band["lower"][ok][::-1]]),
-        fill="toself", fillcolor=BAND_COLOR, line={"width": 0}, hoverinfo="skip",
-        mode="lines", name=f"{prefix}95 % prediction band", legendgroup=prefix,
-    )  # fmt: skip
+    top = 0.0
+    if band is not None:
+        ok = band[["lower", "upper"]].notna().all(axis=1).to_numpy()
+        fig.add_scatter(
+            x=np.concatenate([grid[ok], grid[ok][::-1]]),
+            y=scale * np.concatenate([band["upper"][ok], band["lower"][ok][::-1]]),
+            fill="toself", fillcolor=BAND_COLOR, line={"width": 0}, hoverinfo="skip",
+            mode="lines", name=f"{prefix}95 % prediction band", legendgroup=prefix,
+        )  # fmt: skip
+        top = scale * float(band["upper"][ok].max()) if ok.any() else 0.0
     weights = ", ".join(f"{k} {v:.0%}" for k, v in fit.weights.items())
+    fmt = "%{y:,.0f}" if unit == "IOPS" else "%{y:,.1f}"
+    curve = scale * np.asarray(throughput_curve(grid, **fit), float)
     fig.add_scatter(
-        x=grid, y=throughput_curve(grid, **fit), mode="lines", legendgroup=prefix,
+        x=grid, y=curve, mode="lines", legendgroup=prefix,
         name=f"{prefix}fitted curve", line={"color": color, "width": 2, "dash": "dash"},
-        hovertemplate=f"fitted ({weights}): %{{y:,.0f}} IOPS at %{{x:,.0f}}<extra></extra>",
+        hovertemplate=f"fitted ({weights}): {fmt} {unit} at %{{x:,.0f}}<extra></extra>",
     )  # fmt: skip
-    fig.add_vline(x=float(n.max()), line={"color": "#999", "dash": "dot", "width": 1})
+    rule(fig, x=float(n.max()), color="#999", dash="dot")
     if any(note.startswith(PARTING_NOTE) for note in fit.notes):
         _note(fig, f"{prefix}past {n.max():g} in flight the models part: the band widens")
-    return float(band["upper"][ok].max()) if ok.any() else 0.0
+    return max(top, float(np.nanmax(curve)))
 
 
 # --------------------------------------------------------------------------------------------
@@ -462,7 +579,8 @@ def mix(
     *,
     run_id: str | None = None,
     workload: str | None = None,
-    y: str = "iops",
+    y: str | None = None,
+    rows: pd.DataFrame | None = None,
 ) -> go.Figure:
     """Throughput against the read share of read/write mix sweeps, with the fitted mix model.
 
@@ -478,8 +596,11 @@ def mix(
         Draw only this run.
     workload : str, optional
         Draw only the points of this workload.
-    y : {'iops', 'bw_mib_s'}
-        Throughput drawn [IOPS] or [MiB/s].
+    y : {'iops', 'bw_mib_s'}, optional
+        Throughput drawn [IOPS] or [MiB/s]; default MiB/s for large-block (>= 64 KiB) or
+        sequential sweeps, else IOPS.
+    rows : pandas.DataFrame, optional
+        :func:`anfperf.models.summary_rows` of `frame` (or of run `run_id`), if already made.
 
     Returns
     -------
@@ -493,13 +614,17 @@ def mix(
         An empty or non-tidy frame, an unknown `y`, `run_id` or `workload`, or no sweep of 2 or
         more read shares.
     """
-    titles = {"iops": "Throughput [IOPS]", "bw_mib_s": "Throughput [MiB/s]"}
-    if y not in titles:
+    titles = THROUGHPUT_TITLES
+    if y is not None and y not in titles:
         raise ModelError(f"y must be one of {sorted(titles)}, got {y!r}")
+    if y is None:
+        rows = rows if rows is not None else summary_rows(frame)
+        chosen = rows if run_id is None else rows[rows["run_id"].astype(str) == run_id]
+        y = throughput_column(chosen)
     sweeps = _sweeps(
         frame, run_id=run_id, workload=workload, fixed=("bs_kib", "pattern"), x="read_pct", y=y,
         load=lambda r: r["read_pct"], order=("read_pct", "iops"), what="read/write mix sweep",
-        needs="whole-run points at 2 or more read shares of one workload",
+        needs="whole-run points at 2 or more read shares of one workload", rows=rows,
     )  # fmt: skip
     fig = figure(_title("Read/write mix", sweeps, workload), "Read share [%]", titles[y])
     fmt = "%{y:,.0f}" if y == "iops" else "%{y:,.1f}"
@@ -560,14 +685,20 @@ def _sweeps(
     what: str,
     needs: str,
     uncontrolled: bool = False,
+    rows: pd.DataFrame | None = None,
+    min_points: int = MIN_POINTS,
 ) -> list[_Sweep]:
-    """The sweeps of a frame: whole-run points alike in `fixed`, at MIN_POINTS or more loads.
+    """The sweeps of a frame: whole-run points alike in `fixed`, at `min_points` or more loads.
 
     Points without a finite, positive `x` and `y` are left out; `uncontrolled` leaves out
     rate-limited points too. Each sweep's points are sorted by the columns `order` (the sweep's
-    order: its dotted line follows it). Raises a ModelError naming what the frame lacks.
+    order: its dotted line follows it). `rows`: the frame's summary rows, if already made.
+    Raises a ModelError naming what the frame lacks.
     """
-    rows = summary_rows(frame)  # ModelError for an empty or non-tidy frame
+    if rows is None:
+        rows = summary_rows(frame)  # ModelError for an empty or non-tidy frame
+    elif rows.empty:
+        raise ModelError("the frame has no whole-run (is_summary) rows")
     runs = sorted(rows["run_id"].astype(str).unique())
     where = "the frame"
     if run_id is not None:
@@ -589,11 +720,13 @@ def _sweeps(
         parts = run.groupby(by, sort=False) if keys else [((), run)]
         for _, part in parts:
             usable = _usable(part, x, y, uncontrolled)
-            if load(usable).nunique() >= MIN_POINTS:
+            if load(usable).nunique() >= min_points:
                 found.append((str(rid), _describe(part, keys), usable, part))
     if not found:
-        kinds = findings.run_kinds(frame).set_index("run_id")["kind"]
-        what_is = f" (findings: {kinds[run_id]})" if run_id is not None else ""
+        what_is = ""
+        if run_id is not None:
+            kinds = findings.run_kinds(frame).set_index("run_id")["kind"]
+            what_is = f" (findings: {kinds[run_id]})" if run_id in kinds.index else ""
         raise ModelError(f"no {what} to draw in {where}{what_is}: a {what} needs {needs}")
     several_in_run = {r: sum(f[0] == r for f in found) > 1 for r, _, _, _ in found}
     out = []
@@ -605,7 +738,7 @@ def _sweeps(
         usable = usable.sort_values(list(order), kind="stable", na_position="last")
         # findings gets all the sweep's rows, as it would from the run: it leaves out what it
         # cannot use itself
-        out.append(_Sweep(rid, label, usable.reset_index(drop=True), _tidy_rows(frame, part)))
+        out.append(_Sweep(rid, label, usable.reset_index(drop=True), part))
     return out
 
 
@@ -684,12 +817,11 @@ def _hover(
 
 
 def _note(fig: go.Figure, text: str) -> None:
-    """A note in the plot's lower right corner (why a model is missing), stacked upwards."""
-    stack = sum(1 for a in fig.layout.annotations if a.name == "note")
-    fig.add_annotation(
-        text=text, name="note", xref="paper", yref="paper", x=1.0, y=0.03 + 0.06 * stack,
-        xanchor="right", yanchor="bottom", showarrow=False, font={"size": 11, "color": "#555"},
-    )  # fmt: skip
+    """A line under the title (why a model is missing), where it cannot hide a point."""
+    fig.update_layout(
+        title_text=f"{fig.layout.title.text}<br><sup>{text}</sup>",
+        margin={"t": (fig.layout.margin.t or 60) + 18},
+    )
 
 
 def _title(text: str, sweeps: list[_Sweep], workload: str | None) -> str:

@@ -33,7 +33,14 @@ from anfperf.models import curves
 from anfperf.models import quota as q
 from anfperf.models._common import sweep_points, sweep_xy
 from anfperf.models.client import client_constraints, nfs_client_value, vm_size_name
-from anfperf.plots._style import COLORWAY, LIMIT_COLOR, MODEL_COLOR, SLO_COLOR, figure
+from anfperf.plots._style import (
+    COLORWAY,
+    LIMIT_COLOR,
+    MODEL_COLOR,
+    SLO_COLOR,
+    figure,
+    log_axis,
+)
 from anfperf.plots.quota import DEFAULT_LEVELS, LEVEL_COLORS, level_line, quota_model
 
 #: Keys of a USL fit (:func:`anfperf.models.fit_usl`), the curve :func:`threads_vs_latency` draws.
@@ -78,43 +85,8 @@ def _vline(
     )  # fmt: skip
 
 
-def _log_ticks(axis: go.layout.XAxis | go.layout.YAxis, lo: float, hi: float) -> None:
-    """Ticks at 1, 2, 5 x 10^k between lo and hi, written out (not plotly's bare '2', '5')."""
-    vals = [
-        m * 10.0**k
-        for k in range(math.floor(math.log10(lo)), math.ceil(math.log10(hi)) + 1)
-        for m in (1, 2, 5)
-        if lo <= m * 10.0**k <= hi
-    ]
-    text = [f"{v:,.0f}" if v >= 1 else f"{v:g}" for v in vals]
-    axis.update(tickmode="array", tickvals=vals, ticktext=text)
-
-
 def _target_name(target_mib_s: float) -> str:
     return f"target {target_mib_s:,.0f} MiB/s"
-
-
-def _margin(fig: go.Figure, side: str) -> float:
-    """A margin of the figure [px]: its own, else its template's."""
-    own = getattr(fig.layout.margin, side)
-    return float(own if own is not None else getattr(fig.layout.template.layout.margin, side))
-
-
-def _clear_of(fig: go.Figure, y: float, y_range_log: tuple[float, float]) -> None:
-    """Move the labels of horizontal lines (annotations at a data y, log axis) off a line at `y`.
-
-    A label sits above its line (yanchor bottom); when the line at `y` would strike through
-    it, it goes below its own line instead.
-    """
-    plot_px = (fig.layout.height or 450) - _margin(fig, "t") - _margin(fig, "b")
-    decade_px = plot_px / max(y_range_log[1] - y_range_log[0], 1e-9)
-    label = 18 / decade_px  # a label's height [decades], with a little room
-    at = math.log10(y)
-    for a in fig.layout.annotations:
-        if a.yref != "y" or a.xref != "paper" or a.y is None:
-            continue
-        if a.yanchor == "bottom" and a.y + 1e-9 < at <= a.y + label:
-            a.yanchor = "top"
 
 
 def _vms(n: int) -> str:
@@ -278,14 +250,10 @@ def quota_vs_throughput(
                     "line": {"color": "#333", "width": 1}},
             hovertemplate=f"{name}: {need:.3g} TiB for {target:,.0f} MiB/s<extra></extra>",
         )  # fmt: skip
-    # an explicit range (log10), so that the cap labels can be kept clear of the target line
+    # every line, the caps (legend entries, not text on the plot) and the target on the chart
     ys = [v for t in fig.data for v in np.asarray(t.y, float) if np.isfinite(v) and v > 0]
-    caps = [s.y0 for s in fig.layout.shapes if s.y0 is not None and s.yref in (None, "y")]
-    y_range = (math.log10(min(ys)) - 0.1, math.log10(max([target, *caps, *ys])) + 0.35)
-    fig.update_yaxes(range=list(y_range))
-    _log_ticks(fig.layout.yaxis, 10 ** y_range[0], 10 ** y_range[1])
+    log_axis(fig, "y", [min(ys), max([target, *ys])])
     _subtitle(fig, notes)
-    _clear_of(fig, target, y_range)  # after the subtitle: it takes height from the plot
     return fig
 
 
@@ -383,8 +351,7 @@ def clients_vs_throughput(
     if vm_count:
         _vline(fig, vm_count, y_range, f"plan: {_vms(vm_count)}", color=LIMIT_COLOR)
     fig.update_xaxes(dtick=1 if max_vms <= 16 else None, range=list(x_range))
-    fig.update_yaxes(type="log", range=[math.log10(y_range[0]), math.log10(y_range[1])])
-    _log_ticks(fig.layout.yaxis, *y_range)
+    log_axis(fig, "y", list(y_range), pad=0.0)
     fig.update_layout(showlegend=True)
     _subtitle(fig, notes)
     return fig
@@ -723,10 +690,8 @@ def concurrency_for_target(
         hovertemplate=f"plan: {outstanding:,} outstanding I/O{spread} {rate:,.0f} IOPS x "
         f"{lat:g} ms<extra></extra>",
     )  # fmt: skip
-    fig.update_xaxes(type="log", range=[0, math.log10(n_hi)])
-    fig.update_yaxes(type="log", range=[math.log10(y_range[0]), math.log10(y_range[1])])
-    _log_ticks(fig.layout.xaxis, 1.0, n_hi)
-    _log_ticks(fig.layout.yaxis, *y_range)
+    log_axis(fig, "x", [1.0, n_hi], base=2, pad=0.0)
+    log_axis(fig, "y", list(y_range), pad=0.0)
     fig.update_layout(showlegend=True, legend={"x": 0.01, "y": 0.99, "xanchor": "left"})
     _subtitle(fig, notes)
     return fig

@@ -17,7 +17,18 @@ import plotly.graph_objects as go
 from anfperf import findings
 from anfperf.errors import ModelError
 from anfperf.models import quota as q
-from anfperf.plots._style import COLORWAY, LIMIT_COLOR, MODEL_COLOR, SLO_COLOR, figure
+from anfperf.plots._style import (
+    COLORWAY,
+    LIMIT_COLOR,
+    MODEL_COLOR,
+    SLO_COLOR,
+    figure,
+    fit_legend,
+    log_axis,
+)
+from anfperf.plots._style import (
+    rule as draw_rule,
+)
 
 DEFAULT_LEVELS = ("Standard", "Premium", "Ultra", "Flexible")
 #: Colours of the level lines: the series colours without the one meaning "binds" (SLO_COLOR).
@@ -105,8 +116,9 @@ def quota_model(
     Returns
     -------
     plotly.graph_objects.Figure
-        Log-log axes: one line per level (named after the level), the volume caps as dashed
-        horizontal lines (red where the cap binds), the measured point (a star named
+        Log-log axes (decade labels): one line per level (named after the level), the volume
+        caps as dashed horizontal lines named in the legend ('regular volume cap 1,600 MiB/s
+        (Standard)'; red where the cap binds), the measured point (a star named
         `measured_label`) and the model's prediction at `quota_tib` (an open circle named
         ``"model: ... (binding ...)"``); the title names the binding constraint and the share
         of it measured.
@@ -143,8 +155,8 @@ def quota_model(
     caps = _level_lines(fig, levels, name, volume_type, rule, (lo, hi), quota_tib)
     binds = check is not None and check["binding"] == "volume type cap"
     _cap_lines(fig, caps, q.volume_type_cap(name, volume_type, rule) if binds else None,
-               volume_type)  # fmt: skip
-    fig.add_vline(x=quota_tib, line={"color": LIMIT_COLOR, "dash": "dot", "width": 1})
+               volume_type, (lo, hi))  # fmt: skip
+    draw_rule(fig, x=quota_tib, color=LIMIT_COLOR, dash="dot")
     fig.add_annotation(
         x=math.log10(quota_tib), xref="x", y=0.0, yref="paper", xanchor="left",
         yanchor="bottom", text=f" quota {quota_tib:g} TiB", showarrow=False,
@@ -154,9 +166,11 @@ def quota_model(
         _operating_point(fig, check, quota_tib, measured_label)
     # log axes: a 50 GiB and a 100 TiB volume on one chart; explicit range (the caps'
     # annotations would otherwise stretch it)
-    fig.update_xaxes(type="log", range=[math.log10(lo), math.log10(hi)])
-    fig.update_yaxes(type="log")
+    log_axis(fig, "x", [lo, hi], pad=0.0)
+    drawn = [np.asarray(t.y, float) for t in fig.data if t.y is not None]
+    log_axis(fig, "y", np.concatenate([*drawn, list(caps)]))
     fig.update_layout(margin={"t": 80})
+    fit_legend(fig)
     return fig
 
 
@@ -199,19 +213,26 @@ def _level_lines(
 
 
 def _cap_lines(
-    fig: go.Figure, caps: dict[float, list[str]], binding_cap: float | None, volume_type: str
+    fig: go.Figure,
+    caps: dict[float, list[str]],
+    binding_cap: float | None,
+    volume_type: str,
+    sizes: tuple[float, float],
 ) -> None:
-    """A dashed line per cap, labelled with its levels; the binding one stands out."""
+    """A dashed line per cap, named in the legend with its levels; the binding one stands out.
+
+    The names are legend entries, not text on the plot: caps lie close together on a log axis
+    (1,600 and 4,500 MiB/s), and other lines (a plan's target) run along them.
+    """
     for cap, names in sorted(caps.items()):
         binds = binding_cap is not None and cap == binding_cap
-        color = SLO_COLOR if binds else LIMIT_COLOR
-        fig.add_hline(y=cap, line={"color": color, "dash": "dash", "width": 1.5 if binds else 1})
-        # line annotations misplace on log axes: place them by hand (log10 of the value)
+        color, width = (SLO_COLOR, 1.5) if binds else (LIMIT_COLOR, 1.0)
         what = f"{volume_type} volume cap" if names != [_FLEXIBLE_CAP] else "volume maximum"
-        fig.add_annotation(
-            x=0.01, xref="paper", y=math.log10(cap), yref="y", xanchor="left", yanchor="bottom",
-            text=f"{what} {cap:,.0f} MiB/s ({', '.join(names)})",
-            showarrow=False, font={"color": color, "size": 11},
+        fig.add_scatter(
+            x=list(sizes), y=[cap, cap], mode="lines", meta="cap",
+            name=f"{what} {cap:,.0f} MiB/s ({', '.join(names)})",
+            line={"color": color, "dash": "dash", "width": width},
+            hovertemplate=f"{what}: {cap:,.0f} MiB/s<extra></extra>",
         )  # fmt: skip
 
 

@@ -207,7 +207,7 @@ def test_latency_curve_is_seeded(frame):
 
 
 def test_latency_curve_draws_the_cross_host_total(frame):
-    fig = curves.latency_curve(frame, run_id="MultiHostSeqMix")
+    fig = curves.latency_curve(frame, run_id="MultiHostSeqMix", x="iops")
     measured = traces(fig)["measured"]
     # the 'all' rows of summary.html: the two hosts added up, not either host
     assert list(measured.x) == pytest.approx(ALL_IOPS, abs=0.01)
@@ -216,8 +216,18 @@ def test_latency_curve_draws_the_cross_host_total(frame):
     assert {c[1] for c in measured.customdata} == {"all"}
     # two steps are no sweep for findings: no curve, and the chart says why
     assert [t.name for t in fig.data] == ["measured"]
-    assert "no curve fitted: 2 points (a sweep needs 3)" in [a.text for a in fig.layout.annotations]
+    assert fig.layout.title.text == (
+        "Latency vs throughput: MultiHostSeqMix<br><sup>no curve fitted: 2 points (a sweep "
+        "needs 3)</sup>"
+    )
     assert slo_lines(fig) == ([1.0], [])
+    # 64 KiB sequential: charted in MiB/s unless asked otherwise
+    fig = curves.latency_curve(frame, run_id="MultiHostSeqMix")
+    assert fig.layout.xaxis.title.text == "Throughput [MiB/s]"
+    assert list(fig.data[0].x) == pytest.approx(np.multiply(ALL_IOPS, 64 / 1024), rel=1e-3)
+    # a chart that must show a curve and has none is a reason, not a figure
+    with pytest.raises(AnfperfError, match=r"^no curve fitted: 2 points \(a sweep needs 3\)$"):
+        curves.latency_curve(frame, run_id="MultiHostSeqMix", require_curve=True)
 
 
 def test_latency_curve_draws_one_trace_group_per_sweep(frame, numbers):
@@ -228,7 +238,10 @@ def test_latency_curve_draws_one_trace_group_per_sweep(frame, numbers):
     assert [t.name for t in fig.data if t.name.endswith("measured")] == [
         f"{r} measured" for r in runs
     ]
-    assert fig.layout.title.text == "Latency vs throughput"
+    assert fig.layout.title.text == (
+        "Latency vs throughput<br><sup>MultiHostSeqMix no curve fitted: 2 points (a sweep "
+        "needs 3)</sup>"
+    )
     groups = {t.legendgroup for t in fig.data}
     assert groups == {f"{r} " for r in runs}
     slo = {a.text for a in fig.layout.annotations if "IOPS at the SLO" in a.text}
@@ -339,7 +352,7 @@ def test_scaling_draws_the_default_curve_and_its_band_past_the_data(frame, qd_jo
 
 
 def test_scaling_counts_outstanding_io_over_sds_and_hosts(frame):
-    fig = curves.scaling(frame)
+    fig = curves.scaling(frame, y="iops")
     t = traces(fig)
     assert sorted(n for n in t if n.endswith("measured")) == [
         "MultiHostSeqMix measured",

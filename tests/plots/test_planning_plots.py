@@ -60,13 +60,22 @@ def check_chart(fig, x_title, y_title):
 def test_quota_chart_draws_the_quota_model_and_the_target():
     fig = quota_vs_throughput(LEVELS, 64, 2000)
     check_chart(fig, "Volume quota [TiB]", "Throughput [MiB/s]")
-    lines = [t for t in fig.data if t.mode == "lines" and t.name != "target 2,000 MiB/s"]
+    lines = [
+        t for t in fig.data
+        if t.mode == "lines" and t.name != "target 2,000 MiB/s" and t.meta != "cap"
+    ]  # fmt: skip
     markers = [t for t in fig.data if t.mode == "markers"]
     # a line per level; a marker per level that meets 2,000 MiB/s (Standard's cap is 1,600)
     assert [t.name.split(" ")[0] for t in lines] == list(LEVELS)
     # the target is a legend entry: a horizontal line at 2,000 MiB/s across the quotas
     target = trace(fig, "target 2,000 MiB/s")
     assert list(target.y) == [2000, 2000] and list(target.x) == pytest.approx([50 / 1024, 100])
+    # the caps are named in the legend, where the target's label cannot run through them
+    assert [t.name for t in fig.data if t.meta == "cap"] == [
+        "regular volume cap 1,600 MiB/s (Standard)",
+        "regular volume cap 4,500 MiB/s (Premium, Ultra, Flexible: manual QoS)",
+    ]
+    assert not any("volume cap" in a.text for a in fig.layout.annotations)
     assert [t.name for t in markers] == [
         "Premium meets the target at 31.2 TiB",
         "Ultra meets the target at 15.6 TiB",
@@ -106,34 +115,20 @@ def test_quota_chart_of_a_large_volume_plan():
     assert trace(fig, "Premium meets the target at 93.8 TiB").x[0] == pytest.approx(93.75)
 
 
-def label_boxes(fig):
-    """(text, bottom, top) of the labels of horizontal lines, in log10 of the value, as drawn
-    on a chart of the figure's height (plotly draws 12 px text in a 16 px box)."""
-    lo, hi = fig.layout.yaxis.range
-    margin = {k: getattr(fig.layout.margin, k) or getattr(fig.layout.template.layout.margin, k)
-              for k in "tb"}  # fmt: skip
-    decade_px = (fig.layout.height - margin["t"] - margin["b"]) / (hi - lo)
-    h = 16 / decade_px
-    out = []
-    for a in fig.layout.annotations:
-        if a.yref == "y" and a.xref == "paper":
-            bottom = a.y if a.yanchor == "bottom" else a.y - h
-            out.append((a.text, bottom, bottom + h))
-    return out
-
-
 @pytest.mark.parametrize("target", [1500.0, 1600.0, 1700.0, 2000.0, 4000.0, 4500.0, 5000.0])
 def test_the_target_line_never_strikes_through_a_cap_label(target):
     # a 2,000 MiB/s target drew its dashed line through 'regular volume cap 1,600 MiB/s'
     fig = quota_vs_throughput(LEVELS, 64, target)
-    boxes = label_boxes(fig)
-    assert len(boxes) == 2  # the regular caps: 1,600 (Standard) and 4,500
-    for text, bottom, top in boxes:
-        # on the label's own line (a target at the cap) it runs under the text, not through it
-        assert not bottom + 1e-9 < np.log10(target) < top - 1e-9, (text, target)
-    # the labels stay on the chart
+    # no text on the plot at a data y for a line to strike through: caps, target and levels
+    # are named in the legend
+    assert not [a.text for a in fig.layout.annotations if a.yref == "y"]
+    assert {"regular volume cap 1,600 MiB/s (Standard)", f"target {target:,.0f} MiB/s"} <= {
+        t.name for t in fig.data
+    }
+    # the target and every line stay on the chart, with decade labels only
     lo, hi = fig.layout.yaxis.range
-    assert all(lo <= bottom and top <= hi for _, bottom, top in boxes)
+    assert lo <= np.log10(target) <= hi
+    assert set(fig.layout.yaxis.ticktext) <= {"0.1", "1", "10", "100", "1,000", "10,000", "100,000"}
 
 
 @pytest.mark.parametrize("target", [50.0, 128.0, 1000.0, 4500.0])

@@ -23,12 +23,12 @@ SAMPLE_QUOTAS = [50 / 1024, 0.1, 0.2, 1.0, 4.0, 7.03125, 10.0, 35.15625, 50.0, 7
 
 def lines(fig):
     """Traces by the level (or point) they show: 'Premium', 'Flexible', 'model', ..."""
-    return {t.name.split(" (")[0].split(":")[0]: t for t in fig.data}
+    return {t.name.split(" (")[0].split(":")[0]: t for t in fig.data if t.meta != "cap"}
 
 
 def caps(fig):
-    """{cap [MiB/s]: line colour} of the horizontal cap lines."""
-    return {s.y0: s.line.color for s in fig.layout.shapes if s.y0 == s.y1}
+    """{cap [MiB/s]: line colour} of the horizontal cap lines (legend entries)."""
+    return {t.y[0]: t.line.color for t in fig.data if t.meta == "cap"}
 
 
 def drawn(trace, x):
@@ -70,7 +70,9 @@ def test_caps_are_the_volume_type_s(volume_type, rule, quota_tib, expected):
     assert sorted(caps(fig)) == sorted(expected)
     for cap, levels in expected.items():
         assert all(q.volume_type_cap(lv, volume_type, rule) == cap for lv in levels)
-        (label,) = [a.text for a in fig.layout.annotations if f" {cap:,.0f} MiB/s" in a.text]
+        # named in the legend: no text on the plot for another line to run through
+        (label,) = [t.name for t in fig.data if t.meta == "cap" and t.y[0] == cap]
+        assert not any(f" {cap:,.0f} MiB/s" in a.text for a in fig.layout.annotations)
         if levels:
             assert label.startswith(f"{volume_type} volume cap {cap:,.0f} MiB/s ({levels[0]}")
         else:  # no auto-QoS level has it: the manual-QoS maximum of one volume
@@ -142,6 +144,12 @@ def test_axes_and_the_model_alone():
     assert set(lines(only)) == {"Premium"} and sorted(caps(only)) == [4500.0]
     vline = [s for s in fig.layout.shapes if s.x0 == s.x1]
     assert [s.x0 for s in vline] == [4]
+    # log axes label the decades only, in plain digits; minor ticks carry no label
+    for axis in (fig.layout.xaxis, fig.layout.yaxis):
+        assert axis.tickmode == "array" and axis.minor.ticks == "outside"
+        assert all(np.log10(v) == round(np.log10(v)) for v in axis.tickvals)
+    assert list(fig.layout.xaxis.ticktext) == ["0.01", "0.1", "1", "10", "100"]
+    assert "1,000" in fig.layout.yaxis.ticktext
 
 
 def test_the_same_inputs_give_the_same_figure():
