@@ -16,10 +16,12 @@ call. The same outputs are interactive in JupyterLab (its plotly extension rende
 
 from __future__ import annotations
 
+import functools
 import html
 import json
 import logging
 import os
+import threading
 from pathlib import Path
 from typing import Any
 
@@ -101,7 +103,9 @@ details.anfperf-section > summary::marker { color: #6b7280; }
 """
 
 
+@functools.cache
 def _plotly_js() -> str:
+    # 4.5 MB read once per process, not once per report
     import plotly.offline
 
     return plotly.offline.get_plotlyjs()
@@ -276,24 +280,99 @@ def export_html(
     pathlib.Path
         The HTML file written.
     """
+    from anfperf.report._warm import defer_rfc3987_syntax
+
+    defer_rfc3987_syntax()
     import nbformat
-    from jinja2 import DictLoader
-    from nbconvert import HTMLExporter
 
     ipynb = Path(ipynb)
     out = Path(html_path) if html_path is not None else ipynb.with_suffix(".html")
     nb = nbformat.read(ipynb, as_version=4)
-    meta = dict(nb.metadata.get("anfperf") or {})
-    meta.setdefault("name", ipynb.stem)
-    exporter = HTMLExporter(
-        template_name="lab",
-        extra_loaders=[DictLoader({"anfperf_report.html.j2": _TEMPLATE})],
-        template_file="anfperf_report.html.j2",
-        exclude_input=not show_code,
-        exclude_input_prompt=not show_code,
-        exclude_output_prompt=not show_code,
+    return export_notebook(nb, out, show_code=show_code, name=ipynb.stem)
+
+
+#: One exporter per process and show_code: building one compiles the lab templates (~0.1 s).
+_EXPORTERS: dict[bool, Any] = {}
+_EXPORTERS_LOCK = threading.Lock()
+#: Stands for plotly.js in the page until nbconvert is done with it: nbconvert parses its whole
+#: output with BeautifulSoup (alt texts, tabindex), and 4.5 MB of script is most of that work.
+_PLOTLYJS_MARK = "/* anfperf: plotly.js */"
+
+
+def _exporter(show_code: bool):
+    from jinja2 import DictLoader
+    from nbconvert import HTMLExporter
+
+    exporter = _EXPORTERS.get(show_code)
+    if exporter is None:
+        exporter = HTMLExporter(
+            template_name="lab",
+            extra_loaders=[DictLoader({"anfperf_report.html.j2": _TEMPLATE})],
+            template_file="anfperf_report.html.j2",
+            exclude_input=not show_code,
+            exclude_input_prompt=not show_code,
+            exclude_output_prompt=not show_code,
+        )
+        exporter.register_preprocessor(_make_preprocessor(show_code), enabled=True)
+        _EXPORTERS[show_code] = exporter
+    return exporter
+
+
+def _warm_exporter(show_code: bool) -> None:
+    """Build the exporter and run it once on a tiny notebook (its first run loads pygments
+    lexers, the markdown renderer, the lab theme: ~0.3 s); the caller holds the lock."""
+    if show_code in _EXPORTERS:
+        return
+    from nbformat import v4
+
+    nb = v4.new_notebook(
+        cells=[
+            v4.new_markdown_cell("# warm-up"),
+            v4.new_code_cell("1", outputs=[v4.new_output("execute_result", {"text/plain": "1"})]),
+        ],
+        metadata={"language_info": {"name": "python", "pygments_lexer": "ipython3"}},
     )
-    exporter.register_preprocessor(_make_preprocessor(show_code), enabled=True)
+    _exporter(show_code).from_notebook_node(nb, resources={"metadata": {"name": "warm-up"}})
+
+
+def _with_figures_drawn(nb):
+    """``nb`` with every plotly output already turned into its ``<div>`` and script.
+
+    nbconvert deep-copies the notebook it converts: a copy of the figures' JSON (thousands of
+    nodes) costs more than drawing them. Cells without figures are shared with ``nb``, not
+    copied; ``nb`` itself is not changed.
+    """
+    from nbformat import NotebookNode
+
+    cells = []
+    for index, cell in enumerate(nb.cells):
+        outputs = cell.get("outputs") if cell.get("cell_type") == "code" else None
+        if not outputs or not any(PLOTLY_MIMETYPE in (o.get("data") or {}) for o in outputs):
+            cells.append(cell)
+            continue
+        drawn = []
+        for k, output in enumerate(outputs):
+            data = output.get("data") or {}
+            if PLOTLY_MIMETYPE in data:
+                output = NotebookNode({**output, "data": {"text/html": _drawn(data, index, k)}})
+            drawn.append(output)
+        cells.append(NotebookNode({**cell, "outputs": drawn}))
+    return NotebookNode({**nb, "cells": cells})
+
+
+def _drawn(data: dict, index: int, k: int) -> str:
+    spec = data[PLOTLY_MIMETYPE]
+    if isinstance(spec, str):  # some writers store JSON mimetypes as text
+        spec = json.loads(spec)
+    # ids from the position, not random: the same notebook gives the same HTML
+    return _figure_html(spec, f"anfperf-fig-{index}-{k}")
+
+
+def export_notebook(nb, html_path: str | os.PathLike, *, show_code: bool = False, name: str):
+    """:func:`export_html` of a notebook already read (``nbformat.NotebookNode``)."""
+    out = Path(html_path)
+    meta = dict(nb.metadata.get("anfperf") or {})
+    meta.setdefault("name", name)
     resources = {
         "metadata": {"name": meta["name"]},
         "anfperf_css": _CSS,
@@ -302,16 +381,20 @@ def export_html(
         "anfperf_js": _JS,
         "anfperf_footer": _footer_html(meta),
     }
-    # a first pass finds out whether there are figures: plotly.js (4-5 MB) only goes into
-    # pages that draw one
+    # plotly.js (4-5 MB) only goes into pages that draw a figure
     has_figures = any(
         PLOTLY_MIMETYPE in (o.get("data") or {})
         for c in nb.cells
         if c.cell_type == "code"
         for o in c.get("outputs", [])
     )
-    resources["anfperf_plotlyjs"] = _plotly_js() if has_figures else ""
-    body, _ = exporter.from_notebook_node(nb, resources=resources)
+    resources["anfperf_plotlyjs"] = _PLOTLYJS_MARK if has_figures else ""
+    with _EXPORTERS_LOCK:
+        body, _ = _exporter(show_code).from_notebook_node(
+            _with_figures_drawn(nb), resources=resources
+        )
+    if has_figures:
+        body = body.replace(_PLOTLYJS_MARK, _plotly_js(), 1)
     out.parent.mkdir(parents=True, exist_ok=True)
     tmp = out.with_name(f".{out.name}.tmp")
     tmp.write_text(body, encoding="utf-8")

@@ -68,9 +68,34 @@ def declared_parameters(notebook: str | os.PathLike) -> dict[str, dict]:
         name -> {'name', 'inferred_type_name', 'default' (source text), 'help'}; empty when
         the notebook has no parameters cell.
     """
+    from anfperf.report._warm import defer_rfc3987_syntax
+
+    defer_rfc3987_syntax()  # papermill imports nbformat -> jsonschema: 1.3 s otherwise
     import papermill
 
     return papermill.inspect_notebook(str(notebook))
+
+
+def code_sources(notebook: str | os.PathLike) -> list[str]:
+    """The source of every code cell of a notebook (read as JSON: no nbformat needed).
+
+    Raises
+    ------
+    ReportError
+        When the notebook cannot be read as JSON.
+    """
+    import json
+
+    try:
+        cells = json.loads(Path(notebook).read_text(encoding="utf-8")).get("cells", [])
+    except (OSError, UnicodeDecodeError, ValueError, AttributeError) as exc:
+        raise ReportError(notebook, f"cannot read the notebook: {exc}") from exc
+    sources = []
+    for cell in cells:
+        if isinstance(cell, dict) and cell.get("cell_type") == "code":
+            src = cell.get("source", "")
+            sources.append("".join(src) if isinstance(src, list) else str(src))
+    return sources
 
 
 def check_parameters(

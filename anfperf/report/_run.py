@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import concurrent.futures
+import functools
 import logging
 import multiprocessing
 import os
@@ -14,8 +15,8 @@ from pathlib import Path
 from typing import Any
 
 from anfperf.errors import ReportError
-from anfperf.report import _params
-from anfperf.report._html import export_html
+from anfperf.report import _html, _params, _warm
+from anfperf.report._html import export_notebook
 
 logger = logging.getLogger(__name__)
 
@@ -75,20 +76,60 @@ def _kernel_manager_class():
 
     Passing the environment to the kernel (not setting ``os.environ``) keeps the caller's
     process untouched, and is safe with several reports at once.
+
+    ipykernel (>= 7) warns on stderr, in every report of a batch, that its TCP sockets are
+    plain text: the kernel's sockets are encrypted (CurveZMQ keys provisioned by
+    jupyter_client >= 8.8, for kernelspecs that declare ``supported_encryption: curve``, as
+    ipykernel's own does). Where pyzmq has no CURVE support, the kernel talks over Unix
+    sockets instead (the warning is about TCP only).
     """
     import zmq
     from jupyter_client.manager import AsyncKernelManager
 
+    curve = zmq.has("curve") and hasattr(AsyncKernelManager, "transport_encryption")
+
     class ReportKernelManager(AsyncKernelManager):
+        def __init__(self, **kw: Any) -> None:
+            if not curve and os.name == "posix":
+                kw.setdefault("transport", "ipc")
+            super().__init__(**kw)
+
         async def start_kernel(self, **kw: Any) -> None:
             env = {**(kw.pop("env", None) or os.environ), **KERNEL_ENV}
-            if zmq.has("curve") and hasattr(AsyncKernelManager, "transport_encryption"):
-                # encrypted when the kernelspec supports it (recent jupyter_client): ipykernel
-                # warns on stderr, in every report of a batch, about plain-text TCP otherwise
+            if curve:
                 kw.setdefault("transport_encryption", "auto")
             await super().start_kernel(env=env, **kw)
 
     return ReportKernelManager
+
+
+def _warm_argument(notebook_sources: Sequence[str]) -> str:
+    """ipykernel option that makes the kernel import what the notebook imports as it starts."""
+    modules = _warm.notebook_imports(notebook_sources)
+    return (
+        "--IPKernelApp.exec_lines="
+        f'__import__("anfperf.report._warm", fromlist=["_"]).warm_kernel({modules!r})'
+    )
+
+
+class _Kernel:
+    """A report's kernel, started before papermill runs (it boots while this process reads the
+    notebook and hashes the inputs) and shut down while the HTML is written."""
+
+    def __init__(self, kernel_name: str, workdir: Path, sources: Sequence[str]) -> None:
+        from jupyter_core.utils import run_sync
+
+        self._run_sync = run_sync
+        self.km = _kernel_manager_class()(kernel_name=kernel_name)
+        # only launches the process: the wait for it to be ready is papermill's (start_timeout)
+        run_sync(self.km.start_kernel)(cwd=str(workdir), extra_arguments=[_warm_argument(sources)])
+
+    def shutdown(self) -> None:
+        """Stop the kernel; it has run every cell, so there is nothing to wait for."""
+        try:
+            self._run_sync(self.km.shutdown_kernel)(now=True)
+        except Exception:  # a dead kernel: nothing left to stop
+            logger.debug("kernel shutdown failed", exc_info=True)
 
 
 def _failing_cell(nb) -> tuple[int | None, Any]:
@@ -160,25 +201,50 @@ def _render(
     try:
         declared = _params.declared_parameters(notebook)
         _params.check_parameters(notebook, parameters, declared)
-        inputs = _params.input_checksums(_params.effective_values(parameters, declared), workdir)
-        out.mkdir(parents=True, exist_ok=True)
+        sources = _params.code_sources(notebook)
     except ReportError as exc:
         exc.name = name
         return ReportResult(**result, parameters=parameters, error=exc)
 
     logger.info("report %s: running %s in %s", name, notebook, workdir)
-    # the exporter's imports (~0.5 s) overlap the kernel's run: this process only waits for it
-    warm = threading.Thread(target=_import_exporter, name="anfperf-report-imports", daemon=True)
+    # the kernel boots (and imports what the notebook imports) while this process hashes the
+    # inputs and papermill reads and parameterizes the notebook
+    try:
+        kernel = _Kernel(kernel_name, workdir, sources)
+    except Exception as exc:  # no such kernel, cannot launch it
+        err = ReportError(notebook, f"{type(exc).__name__}: {exc}", ename=type(exc).__name__,
+                          evalue=str(exc), name=name)  # fmt: skip
+        return ReportResult(**result, parameters=parameters, error=err)
+    try:
+        inputs = _params.input_checksums(_params.effective_values(parameters, declared), workdir)
+        out.mkdir(parents=True, exist_ok=True)
+    except (ReportError, OSError) as exc:
+        kernel.shutdown()
+        if not isinstance(exc, ReportError):
+            exc = ReportError(out, f"cannot write the report: {exc}")
+        exc.name = name
+        return ReportResult(**result, parameters=parameters, error=exc)
+
+    def run_info() -> dict:
+        return {"name": name, "cwd": str(workdir), "inputs": inputs,
+                "parameters": _params.parameter_rows(parameters, declared),
+                "duration_s": round(time.perf_counter() - start, 3)}  # fmt: skip
+
+    # the exporter's imports overlap the kernel's run: this process only waits for it
+    warm = threading.Thread(
+        target=_import_exporter, args=(show_code,), name="anfperf-report-imports", daemon=True
+    )
     warm.start()
-    error = _execute(notebook, ipynb, parameters, workdir, name, kernel_name, timeout_s,
-                     start_timeout_s)  # fmt: skip
+    # provenance goes into the notebook before papermill writes it (one write, not two)
+    error, nb = _execute(
+        notebook, ipynb, parameters, workdir, name, kernel, timeout_s, start_timeout_s,
+        on_complete=lambda nb: _set_metadata(nb, notebook, None, run_info()),
+    )  # fmt: skip
     warm.join()
-    if ipynb.is_file():
-        run = {"name": name, "cwd": str(workdir), "inputs": inputs,
-               "parameters": _params.parameter_rows(parameters, declared),
-               "duration_s": round(time.perf_counter() - start, 3)}  # fmt: skip
-        _record(notebook, ipynb, html, error, run)
-        error, html = _export(notebook, ipynb, html, error, name, show_code)
+    if nb is None and ipynb.is_file():
+        nb = _record(notebook, ipynb, html, error, run_info())
+    if nb is not None:
+        error, html = _export(notebook, nb, ipynb, html, error, name, show_code)
     else:
         ipynb = html = None
     if error is not None:
@@ -189,48 +255,147 @@ def _render(
     )  # fmt: skip
 
 
+_ENGINE = "anfperf-report"
+
+
+@functools.cache
+def _register_engine() -> None:
+    """papermill's nbclient engine without a notebook write at every cell's start and end.
+
+    papermill writes the whole output notebook (figures and all) twice per cell: 34 writes for
+    the report of data/samples, 2.4 s of this process's CPU, competing with the kernels of a
+    batch. Here it is written when the run ends (also when the kernel dies or a cell times out:
+    the partial notebook is kept), and during a long run every ``autosave_cell_every`` seconds
+    (papermill's own autosave), so a report that hangs still shows how far it got.
+    """
+    from papermill.clientwrap import PapermillNotebookClient
+    from papermill.engines import NBClientEngine, NotebookExecutionManager, papermill_engines
+    from papermill.log import logger as papermill_logger
+
+    class _Manager(NotebookExecutionManager):
+        _cell_save = False
+
+        def save(self, **kw: Any) -> None:
+            if self._cell_save:
+                self.autosave_cell()
+            else:
+                super().save(**kw)
+
+        def autosave_cell(self) -> None:
+            self._cell_save = False
+            try:
+                super().autosave_cell()
+            finally:
+                self._cell_save = True
+
+        def cell_start(self, cell, cell_index=None, **kw: Any) -> None:
+            self._cell_save = True
+            try:
+                super().cell_start(cell, cell_index, **kw)
+            finally:
+                self._cell_save = False
+
+        def cell_complete(self, cell, cell_index=None, **kw: Any) -> None:
+            self._cell_save = True
+            try:
+                super().cell_complete(cell, cell_index, **kw)
+            finally:
+                self._cell_save = False
+
+    class _ReportEngine(NBClientEngine):
+        @classmethod
+        def execute_notebook(
+            cls, nb, kernel_name, output_path=None, progress_bar=True, log_output=False,
+            autosave_cell_every=30, on_complete=None, **kwargs,
+        ):  # fmt: skip
+            # Engine.execute_notebook with the manager above; `on_complete(nb)` runs before
+            # papermill writes the notebook that ran to its end
+            nb_man = _Manager(
+                nb, output_path=output_path, progress_bar=progress_bar, log_output=log_output,
+                autosave_cell_every=autosave_cell_every,
+            )  # fmt: skip
+            nb_man.notebook_start()
+            try:
+                cls.execute_managed_notebook(nb_man, kernel_name, log_output=log_output, **kwargs)
+            except BaseException:
+                nb_man.cleanup_pbar()
+                nb_man.notebook_complete()  # the partial notebook, written
+                raise
+            nb_man.cleanup_pbar()
+            nb_man.output_path = None  # papermill's execute_notebook writes it next
+            nb_man.notebook_complete()
+            if on_complete is not None:
+                on_complete(nb_man.nb)
+            return nb_man.nb
+
+        @classmethod
+        def execute_managed_notebook(
+            cls, nb_man, kernel_name, log_output=False, stdout_file=None, stderr_file=None,
+            start_timeout=60, execution_timeout=None, km=None, **kwargs,
+        ):  # fmt: skip
+            # NBClientEngine's, with the kernel started beforehand (`km`): nbclient shuts it down
+            # and closes its channels as if it had started it (cleanup_kc), without waiting for
+            # a kernel that has run every cell to end gracefully
+            client = PapermillNotebookClient(
+                nb_man, km=km, timeout=execution_timeout, startup_timeout=start_timeout,
+                kernel_name=kernel_name, log=papermill_logger, log_output=log_output,
+                stdout_file=stdout_file, stderr_file=stderr_file, shutdown_kernel="immediate",
+                **{k: v for k, v in kwargs.items() if k not in ("input_path", "timeout")},
+            )  # fmt: skip
+            return client.execute(cleanup_kc=True)
+
+    papermill_engines.register(_ENGINE, _ReportEngine)
+
+
 def _execute(
     notebook: Path,
     ipynb: Path,
     parameters: dict,
     workdir: Path,
     name: str,
-    kernel_name: str,
+    kernel: _Kernel,
     timeout_s: float | None,
     start_timeout_s: float,
-) -> ReportError | None:
-    """Run the notebook with papermill into `ipynb`; what went wrong, or None."""
+    on_complete=None,
+) -> tuple[ReportError | None, Any]:
+    """Run the notebook with papermill into `ipynb`: (what went wrong or None, the notebook
+    node when the run ended without an exception, else None)."""
     import papermill
     from papermill.exceptions import PapermillExecutionError
 
+    _register_engine()
     try:
-        papermill.execute_notebook(
+        nb = papermill.execute_notebook(
             str(notebook),
             str(ipynb),
             parameters=parameters,
-            kernel_name=kernel_name,
+            engine_name=_ENGINE,
+            kernel_name=kernel.km.kernel_name,
             cwd=str(workdir),
             progress_bar=False,
             start_timeout=start_timeout_s,
             execution_timeout=timeout_s,
-            kernel_manager_class=_kernel_manager_class(),
+            km=kernel.km,
+            on_complete=on_complete,
         )
     except PapermillExecutionError as exc:
         return ReportError(
             notebook, f"{exc.ename}: {exc.evalue}", ename=exc.ename, evalue=exc.evalue,
             execution_count=exc.exec_count, name=name,
-        )  # fmt: skip
+        ), None  # fmt: skip
     except Exception as exc:  # kernel died or did not start, cell timeout, ...
         # anything the run raises must end in this report's result, not in the batch
         return ReportError(
             notebook, f"{type(exc).__name__}: {exc}", ename=type(exc).__name__,
             evalue=str(exc), name=name,
-        )  # fmt: skip
-    return None
+        ), None  # fmt: skip
+    finally:
+        kernel.shutdown()  # nbclient has, unless the run never reached the kernel
+    return None, nb
 
 
-def _record(notebook: Path, ipynb: Path, html: Path, error: ReportError | None, run: dict) -> None:
-    """Write the run's provenance (and where it failed) into the executed notebook."""
+def _record(notebook: Path, ipynb: Path, html: Path, error: ReportError | None, run: dict):
+    """Write the run's provenance (and where it failed) into the executed notebook; return it."""
     import nbformat
 
     nb = nbformat.read(ipynb, as_version=4)
@@ -242,6 +407,12 @@ def _record(notebook: Path, ipynb: Path, html: Path, error: ReportError | None, 
             error.execution_count = error.execution_count or cell.get("execution_count")
         error.ipynb, error.html = str(ipynb), str(html)
         error.args = (error._message(),)
+    _set_metadata(nb, notebook, error, run)
+    nbformat.write(nb, ipynb)
+    return nb
+
+
+def _set_metadata(nb, notebook: Path, error: ReportError | None, run: dict) -> None:
     pm = nb.metadata.get("papermill", {})
     nb.metadata["anfperf"] = {
         "version": _version(),
@@ -254,11 +425,11 @@ def _record(notebook: Path, ipynb: Path, html: Path, error: ReportError | None, 
         "inputs": run["inputs"],
         "error": str(error) if error is not None else None,
     }
-    nbformat.write(nb, ipynb)
 
 
 def _export(
     notebook: Path,
+    nb,
     ipynb: Path,
     html: Path,
     error: ReportError | None,
@@ -267,7 +438,7 @@ def _export(
 ) -> tuple[ReportError | None, Path | None]:
     """The HTML export; a failure becomes the report's error unless it already has one."""
     try:
-        export_html(ipynb, html, show_code=show_code)
+        export_notebook(nb, html, show_code=show_code, name=ipynb.stem)
     except Exception as exc:
         if error is None:
             error = ReportError(
@@ -278,11 +449,14 @@ def _export(
     return error, html
 
 
-def _import_exporter() -> None:
+def _import_exporter(show_code: bool) -> None:
+    # the exporter is built (nbconvert imported, templates compiled) and plotly.js read while
+    # the kernel runs; done once per process
     try:
-        import nbconvert.exporters.html  # noqa: F401
-        import plotly.offline  # noqa: F401
-    except Exception:  # export_html imports them again and reports what is wrong
+        with _html._EXPORTERS_LOCK:
+            _html._warm_exporter(show_code)
+        _html._plotly_js()
+    except Exception:  # the export builds it again and reports what is wrong
         logger.debug("pre-import of nbconvert failed", exc_info=True)
 
 

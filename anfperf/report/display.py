@@ -1,37 +1,71 @@
-"""Figures into a notebook's output without plotly's renderer machinery.
+"""Show a plotly figure in a notebook: the output ``fig.show()`` gives, without its cost.
 
-``fig.show()`` imports nbformat (and with it jsonschema, about a second) to check its version
-before the first figure; :func:`display_figure` emits the same
-``application/vnd.plotly.v1+json`` bundle (what JupyterLab's plotly extension and the report's
-HTML export draw) directly.
+``fig.show()`` with ``PLOTLY_RENDERER=plotly_mimetype`` (what report kernels use) emits one
+``application/vnd.plotly.v1+json`` output. On the way, ``plotly.io._renderers`` imports
+nbformat at its import (``optional_imports.get_module("nbformat")``) and ``plotly.io.show``
+checks its version; nbformat imports jsonschema, which imports rfc3987_syntax, which compiles a
+Lark grammar: ~1.4 s on the first figure of every kernel, for a check. :func:`display_figure`
+emits the same bundle (the same JSON: a report's notebook and HTML are byte for byte the same)
+straight through ``IPython.display.display(..., raw=True)``.
+
+This module imports neither papermill, nbconvert nor nbformat, so notebooks can use it freely:
+``from anfperf.report import display_figure``.
 """
 
 from __future__ import annotations
 
 import json
+from collections.abc import Mapping
 from typing import Any
 
 PLOTLY_MIMETYPE = "application/vnd.plotly.v1+json"
 
 
-def figure_bundle(fig: Any) -> dict:
-    """The mimetype bundle of a plotly figure: its JSON, as ``fig.show()`` would emit it."""
-    from plotly.io import to_json
+def _loads() -> Any:
+    try:
+        import orjson
+    except ImportError:
+        return json.loads
+    return orjson.loads
 
-    return {PLOTLY_MIMETYPE: json.loads(to_json(fig, validate=False, remove_uids=False))}
 
-
-def display_figure(fig: Any, *, metadata: dict | None = None) -> None:
-    """Display a plotly figure in the running kernel (interactive in JupyterLab, drawn in
-    reports).
+def figure_bundle(fig: Any) -> dict[str, Any]:
+    """The mime bundle ``fig.show()`` emits with the ``plotly_mimetype`` renderer.
 
     Parameters
     ----------
-    fig : plotly.graph_objects.Figure
+    fig : plotly.graph_objects.Figure or dict
+        A figure, or a figure dict (``fig.to_dict()``).
+
+    Returns
+    -------
+    dict
+        ``{'application/vnd.plotly.v1+json': <figure as JSON-compatible dict>}``: numpy arrays
+        as plotly's base64 typed arrays, dates as ISO text, exactly as plotly's renderer makes
+        them (``plotly.io.json.to_json_plotly``, orjson when installed, as plotly itself picks).
+    """
+    from plotly.io.json import to_json_plotly
+
+    # a Figure is already validated when built (what fig.show()'s validate=True amounts to
+    # for a Figure); to_dict() is the deep copy plotly's renderer serializes
+    fig_dict = fig.to_dict() if hasattr(fig, "to_dict") else dict(fig)
+    return {PLOTLY_MIMETYPE: _loads()(to_json_plotly(fig_dict))}
+
+
+def display_figure(fig: Any, *, metadata: Mapping[str, Any] | None = None) -> None:
+    """Show a plotly figure as the ``application/vnd.plotly.v1+json`` output.
+
+    The same output as ``fig.show()`` in a report kernel (interactive in JupyterLab, drawn by
+    the report's embedded plotly.js), without importing nbformat and jsonschema in the kernel.
+
+    Parameters
+    ----------
+    fig : plotly.graph_objects.Figure or dict
         The figure.
-    metadata : dict, optional
-        Output metadata (e.g. :class:`anfperf.report.page.Section`'s).
+    metadata : mapping, optional
+        Output metadata (``{'application/vnd.plotly.v1+json': {...}}``), as
+        ``IPython.display.display`` takes it.
     """
     from IPython.display import display
 
-    display(figure_bundle(fig), raw=True, metadata=metadata or {})
+    display(figure_bundle(fig), raw=True, metadata=dict(metadata) if metadata else None)

@@ -225,3 +225,120 @@ def test_read_parameters_rejects_non_mappings(tmp_path, content):
     with pytest.raises(anfperf.report.ReportError) as info:
         read_parameters(f)
     assert info.value.notebook == str(f)
+
+
+def test_no_plain_text_tcp_warning(report):
+    # ipykernel warns on stderr about unencrypted TCP unless the manager provisions CURVE keys
+    nb = json.loads(report.ipynb.read_text())
+    stderr = "".join(
+        "".join(o.get("text", ""))
+        for c in nb["cells"]
+        for o in c.get("outputs", [])
+        if o.get("name") == "stderr"
+    )
+    assert "without encryption" not in stderr
+
+
+def test_display_figure_emits_what_fig_show_emits():
+    import numpy as np
+    import pandas as pd
+    import plotly.graph_objects as go
+    import plotly.io as pio
+    from plotly.io._utils import validate_coerce_fig_to_dict
+
+    from anfperf.report.display import figure_bundle
+
+    fig = go.Figure(
+        go.Scatter(
+            x=pd.date_range("2024-01-01", periods=4),
+            y=np.array([1.5, np.nan, 4e-9, 1e20]),
+            name="a <b> & </script>",
+        )
+    )
+    fig.add_bar(x=["x", "é"], y=np.array([1, 2], dtype=np.int64))
+    fig.update_layout(title="t", height=300)
+    # what fig.show() displays with PLOTLY_RENDERER=plotly_mimetype (the report kernels')
+    shown = pio.renderers._build_mime_bundle(
+        validate_coerce_fig_to_dict(fig, True), renderers_string="plotly_mimetype"
+    )
+    ours = figure_bundle(fig)
+    assert ours == shown
+    # the notebook stores it through json: the same bytes in the .ipynb and so in the HTML
+    assert json.dumps(ours, sort_keys=True, indent=1) == json.dumps(shown, sort_keys=True, indent=1)
+
+
+def test_display_figure_imports_no_nbformat():
+    import subprocess
+    import sys
+
+    code = (
+        "import sys, plotly.graph_objects as go\n"
+        "from IPython.core.interactiveshell import InteractiveShell\n"
+        "from anfperf.report import display_figure\n"
+        "display_figure(go.Figure(go.Scatter(x=[1, 2], y=[3, 4])))\n"
+        "heavy = [m for m in ('nbformat', 'jsonschema', 'papermill', 'nbconvert') "
+        "if m in sys.modules]\n"
+        "assert not heavy, heavy\n"
+    )
+    subprocess.run([sys.executable, "-c", code], check=True, timeout=120)
+
+
+def test_rfc3987_syntax_deferred_but_working():
+    import subprocess
+    import sys
+
+    code = (
+        "import sys\n"
+        "from anfperf.report._warm import defer_rfc3987_syntax\n"
+        "defer_rfc3987_syntax()\n"
+        "import jsonschema, nbformat\n"
+        "assert 'rfc3987_syntax.syntax_helpers' not in sys.modules\n"
+        "v = jsonschema.Draft7Validator({'format': 'iri'}, "
+        "format_checker=jsonschema.FormatChecker())\n"
+        "assert v.is_valid('http://x/a') and not v.is_valid('not an iri ::')\n"
+    )
+    pytest.importorskip("rfc3987_syntax")
+    subprocess.run([sys.executable, "-c", code], check=True, timeout=120)
+
+
+def test_notebook_imports():
+    from anfperf.report._warm import notebook_imports
+
+    sources = [
+        "import pandas as pd\nfrom IPython.display import Markdown, display\n",
+        "%matplotlib inline",  # not Python: skipped
+        "from anfperf import findings\nimport os.path\nfrom . import x\nimport pandas\n",
+        "def f():\n    import scipy  # not at the top level: not warmed\n",
+    ]
+    assert notebook_imports(sources) == [
+        "pandas", "IPython.display", "IPython.display.Markdown", "IPython.display.display",
+        "anfperf", "anfperf.findings", "os.path",
+    ]  # fmt: skip
+
+
+def test_notebook_written_once_per_run(tmp_path, monkeypatch):
+    # papermill writes the whole notebook at every cell's start and end; reports write it when
+    # the run ends
+    import papermill.iorw
+
+    writes = []
+    real = papermill.iorw.write_ipynb
+    monkeypatch.setattr(
+        papermill.iorw, "write_ipynb", lambda nb, path: (writes.append(path), real(nb, path))
+    )
+    import papermill.engines
+    import papermill.execute
+
+    monkeypatch.setattr(papermill.execute, "write_ipynb", papermill.iorw.write_ipynb)
+    monkeypatch.setattr(papermill.engines, "write_ipynb", papermill.iorw.write_ipynb)
+    result = render_report(NOTEBOOK, parameters=PARAMETERS, out_dir=tmp_path)
+    assert result.ok
+    # the empty notebook as the run starts, the executed one at the end
+    assert len(writes) == 2, writes
+    nb = json.loads(result.ipynb.read_text())
+    assert nb["metadata"]["anfperf"]["parameters"]
+    assert all(
+        c["metadata"]["papermill"]["status"] == "completed"
+        for c in nb["cells"]
+        if c["cell_type"] == "code"
+    )
