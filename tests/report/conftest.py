@@ -62,14 +62,15 @@ def browser_page(browser):
 def check_report(page, html_path: str | os.PathLike, screenshot_path: str | os.PathLike) -> dict:
     """Open a report from file:// and check it the way a reader sees it.
 
-    Asserts that plotly.js is loaded, every graph div holds a drawn SVG, the console has no
-    errors, and every request is the file itself or a ``data:`` URL (nothing outside the file).
-    Saves a full-page screenshot.
+    Unfolds every ``<details>`` section, then asserts that plotly.js is loaded, every graph div
+    holds a drawn SVG, the console has no errors, and every request is the file itself or a
+    ``data:`` URL (nothing outside the file). Saves a full-page screenshot.
 
     Returns
     -------
     dict
-        {'graphs': number of graph divs, 'requests': URLs requested, 'console_errors': [...],
+        {'graphs': number of graph divs, 'chart_titles': their titles as drawn, 'requests':
+        URLs requested, 'console_errors': [...],
         'title': page title, 'text': the page's visible text, 'screenshot': path}
     """
     from anfperf.report import GRAPH_CLASS
@@ -81,6 +82,8 @@ def check_report(page, html_path: str | os.PathLike, screenshot_path: str | os.P
     page.on("console", lambda m: errors.append(m.text) if m.type == "error" else None)
     page.on("pageerror", lambda e: errors.append(f"uncaught: {e}"))
     page.goto(url, wait_until="load")
+    # a reader can unfold every section: check (and read) all of the page, folded parts too
+    page.evaluate("document.querySelectorAll('details').forEach((d) => { d.open = true; })")
     n = page.locator(f".{GRAPH_CLASS}").count()
     if n:
         page.wait_for_function("() => typeof window.Plotly === 'object'", timeout=15_000)
@@ -100,8 +103,13 @@ def check_report(page, html_path: str | os.PathLike, screenshot_path: str | os.P
     assert not outside, f"the report requested something outside the file: {outside}"
     assert not errors, f"console errors: {errors}"
     page.screenshot(path=str(screenshot_path), full_page=True)
+    titles = page.evaluate(
+        "(cls) => [...document.querySelectorAll('.' + cls + ' .gtitle')].map((t) => t.textContent)",
+        GRAPH_CLASS,
+    )
     return {
         "graphs": n,
+        "chart_titles": titles,
         "requests": requests,
         "console_errors": errors,
         "title": page.title(),
