@@ -10,6 +10,7 @@ says what the data mean in one paragraph and a row of cards, :func:`runs_table` 
 from __future__ import annotations
 
 import math
+import re
 
 import pandas as pd
 
@@ -280,7 +281,7 @@ def quota_verdict(
     given = level is not None and quota_tib is not None
     applies, reason = findings.anf_verdict_applies(prov, level, quota_tib, run_id=point["run_id"])
     if not applies:
-        return {"skipped": reason}
+        return {"skipped": _short(reason), "reason": reason}
     assumed = not given
     level = level or ASSUMED_LEVEL
     quota_tib = float(quota_tib if quota_tib is not None else ASSUMED_QUOTA_TIB)
@@ -297,6 +298,12 @@ def quota_verdict(
     }  # fmt: skip
 
 
+def _short(reason: str) -> str:
+    """A reason without its parenthesised detail (paths), for a card and the verdict."""
+    short = re.sub(r"\s*\([^)]*\)", "", reason)
+    return short.split(": no ANF quota verdict")[0].strip()
+
+
 def quota_section(quota: dict, draw) -> object:
     """The "Measured against the ANF bandwidth model" section: chart and limits, or a line.
 
@@ -306,7 +313,8 @@ def quota_section(quota: dict, draw) -> object:
 
     title = "Measured against the ANF bandwidth model"
     if quota.get("skipped"):
-        return Section(title, [text(f"No verdict: {quota['skipped']}.")], open=True, key="anf")
+        why = quota.get("reason") or quota["skipped"]
+        return Section(title, [text(f"No verdict: {why}.")], open=True, key="anf")
     point = quota["point"]
     figure = draw(
         quota_tib=quota["quota_tib"], level=quota["level"], bs_kib=point["bs_kib"],
