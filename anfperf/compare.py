@@ -31,7 +31,6 @@ from collections.abc import Sequence
 
 import numpy as np
 import pandas as pd
-from scipy import stats
 
 from anfperf.errors import AnfperfError, ModelError
 from anfperf.ingest.combine import combine
@@ -385,6 +384,9 @@ def _difference(
     se = math.sqrt(va + vb)
     if se > 0:  # Welch-Satterthwaite degrees of freedom
         dof = (va + vb) ** 2 / (va**2 / (ba.size - 1) + vb**2 / (bb.size - 1))
+        from scipy import stats  # here: scipy.stats takes 0.3 s to import, a report without
+        # a comparison should not pay it
+
         half = float(stats.t.ppf(0.5 + confidence / 2, dof)) * se
     else:  # constant series on both sides: no spread, no doubt
         half = 0.0

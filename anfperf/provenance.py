@@ -19,7 +19,7 @@ from typing import Any
 
 import pandas as pd
 
-from anfperf.runner.manifest import MANIFEST_NAME
+from anfperf.schema import MANIFEST_NAME
 
 #: Read files in blocks this large when hashing (bounded memory for big flatfiles).
 _BLOCK_BYTES = 1 << 20

@@ -11,6 +11,10 @@ from functools import lru_cache
 
 import pandas as pd
 
+#: File name of a run's manifest in the raw-output layout ``<run_id>/manifest.json`` (beside
+#: ``<run_id>/<host>/...``): the runner writes it, ingest and provenance read it.
+MANIFEST_NAME = "manifest.json"
+
 DIRECTIONS = ("read", "write", "trim", "total")
 PATTERNS = ("random", "sequential", "mixed")
 

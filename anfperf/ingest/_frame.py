@@ -13,7 +13,7 @@ import pandas as pd
 from anfperf.errors import warn
 from anfperf.ingest.combine import add_totals
 from anfperf.ingest.registry import all_suffixes, derived
-from anfperf.schema import conform
+from anfperf.schema import MANIFEST_NAME, conform
 
 log = logging.getLogger(__name__)
 
@@ -95,7 +95,7 @@ def _name_suffixes(formats: tuple) -> tuple[str, ...]:
 def _find_manifest(path: Path) -> tuple[int, dict | None] | None:
     """(depth of the manifest above `path`, its content or None when unreadable), or None."""
     for depth, parent in enumerate(list(path.parents)[:3]):
-        manifest = parent / "manifest.json"
+        manifest = parent / MANIFEST_NAME
         if not manifest.is_file():
             continue
         try:

@@ -47,7 +47,7 @@ from anfperf.runner.hostrun import (
 from anfperf.runner.interrupts import handling_signals, raise_stopped
 from anfperf.runner.inventory import DEFAULT_WORKDIR
 from anfperf.runner.ledger import new_manifest, resume_manifest
-from anfperf.runner.manifest import Manifest, now_iso
+from anfperf.runner.manifest import MANIFEST_NAME, Manifest, now_iso
 from anfperf.runner.progress import FleetProgress
 from anfperf.runner.runlock import RunLock
 from anfperf.runner.steps import RunPlan, plan_from_manifest
@@ -170,7 +170,7 @@ def _open_manifest(
     """The run's manifest: the recorded one to resume, else a new one, written at once."""
     if resume:
         return resume_manifest(plan, run_dir, facts)
-    if (run_dir / "manifest.json").exists():
+    if (run_dir / MANIFEST_NAME).exists():
         raise AnfperfError(f"run {plan.run_id} exists in {run_dir}: resume it or pick a new id")
     manifest = Manifest(run_dir, new_manifest(plan, conns, workdir, hosts_info, facts, extra))
     manifest.write()

@@ -38,10 +38,9 @@ from pathlib import Path
 from typing import Any
 
 from anfperf.errors import AnfperfError, ParseError
+from anfperf.schema import MANIFEST_NAME as MANIFEST_NAME  # the runner writes what it names
 
 log = logging.getLogger(__name__)
-
-MANIFEST_NAME = "manifest.json"
 #: Space kept free for the manifest while a run is going (a manifest of 24 hosts x 20 steps
 #: takes about 300 KiB).
 RESERVE_NAME = ".anfperf-reserve"
