@@ -84,7 +84,7 @@ _CSS = """
   margin: 8px 0 16px 0; }
 .anfperf-provenance h2 { font-size: 15px; margin: 4px 0 6px 0; }
 .anfperf-provenance table { border-collapse: collapse; margin: 4px 0 8px 0; }
-.anfperf-provenance table th, .anfperf-provenance table td { text-align: left; padding: 2px 10px 2px 0;
+#anfperf-provenance table th, #anfperf-provenance table td { text-align: left; padding: 2px 10px 2px 0;
   vertical-align: top; border-bottom: 1px solid #e5e7eb; }
 .anfperf-provenance code { font-size: 12px; word-break: break-all; }
 .anfperf-provenance .anfperf-failed { color: #b42318; font-weight: bold; }

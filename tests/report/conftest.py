@@ -156,7 +156,14 @@ _BAD_CELLS_JS = """
   const indexed = [...document.querySelectorAll('table')].filter(
     (t) => t.querySelector('tbody th') || (t.querySelector('thead th') && !t.querySelector('thead th').innerText.trim())
   ).length;
-  return {bad: bad.slice(0, 10), indexed};
+  // prose and names read from the left, numbers line up on the right (JupyterLab's own CSS
+  // right-aligns every cell)
+  const misaligned = [...document.querySelectorAll(
+    'td.anfperf-prose, td.anfperf-text, td.anfperf-num, #anfperf-provenance td'
+  )].filter((td) => getComputedStyle(td).textAlign !== (
+    td.classList.contains('anfperf-num') ? 'right' : 'left'
+  )).map((td) => td.innerText.slice(0, 30));
+  return {bad: bad.slice(0, 10), indexed, misaligned: misaligned.slice(0, 10)};
 }
 """
 
@@ -173,8 +180,8 @@ def check_layout(page, html_path, screenshot_stem, first_screen: list[str]) -> d
 
     Asserts, on each screen: every selector of `first_screen` (the headline cards, the key
     chart, ...) lies within the first viewport; nothing runs past the right edge except inside
-    its own scroll box; no table cell shows NaN, <NA>, inf, True/False and no table has an
-    index column; every plotly chart has drawn traces. Saves ``<stem>-<width>.png`` (the first
+    its own scroll box; no table cell shows NaN, <NA>, inf, True/False, no table has an
+    index column, text is left-aligned and numbers right-aligned; every plotly chart has drawn traces. Saves ``<stem>-<width>.png`` (the first
     screen) and ``<stem>-<width>-full.png`` (the whole page, sections open).
 
     Returns
@@ -209,6 +216,7 @@ def check_layout(page, html_path, screenshot_stem, first_screen: list[str]) -> d
         cells = page.evaluate(_BAD_CELLS_JS)
         assert not cells["bad"], f"table cells a reader should not see: {cells['bad']}"
         assert not cells["indexed"], f"{cells['indexed']} table(s) with an index column"
+        assert not cells["misaligned"], f"cells aligned the wrong way: {cells['misaligned']}"
         empty = page.evaluate(_EMPTY_GRAPHS_JS, GRAPH_CLASS)
         assert not empty, f"charts without a drawn trace: {empty}"
         page.screenshot(path=f"{screenshot_stem}-{screen['width']}-full.png", full_page=True)
