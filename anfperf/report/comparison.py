@@ -24,7 +24,14 @@ def _pct(value: float) -> str:
     return f"+{text}" if text and not text.startswith(("-", "−")) and value > 0 else text
 
 
-def headline(compared: pd.DataFrame, run_a: str, run_b: str, confidence: float) -> dict:
+def headline(
+    compared: pd.DataFrame,
+    run_a: str,
+    run_b: str,
+    confidence: float,
+    *,
+    kinds: pd.DataFrame | None = None,
+) -> dict:
     """The verdict paragraph and one card per verdict of a comparison.
 
     Parameters
@@ -35,6 +42,9 @@ def headline(compared: pd.DataFrame, run_a: str, run_b: str, confidence: float) 
         Baseline and candidate.
     confidence : float
         Confidence level of the intervals (0.95).
+    kinds : pandas.DataFrame, optional
+        :func:`anfperf.findings.run_kinds` of the runs: a run served from a client cache is
+        named, since the comparison then measures the cache, not the storage.
 
     Returns
     -------
@@ -60,6 +70,13 @@ def headline(compared: pd.DataFrame, run_a: str, run_b: str, confidence: float) 
             f"{_pct(top['diff_pct'])} % ({_pct(top['ci_low_pct'])} .. "
             f"{_pct(top['ci_high_pct'])} %)."
         )
+    if kinds is not None and "cached" in kinds:
+        cached = kinds[kinds["run_id"].isin([run_a, run_b]) & kinds["cached"].fillna(False)]
+        for row in cached.itertuples(index=False):
+            text += (
+                f" {row.run_id} was served from a client cache ({row.cache_reason}): the "
+                "difference measures the cache, not the storage."
+            )
     if compared["config_diff"].astype(bool).any():
         text += " The configuration differs between the runs (see the table): like is not compared with like."
     cards = []

@@ -177,6 +177,8 @@ def test_compare_report_with_the_runs_swapped(tmp_path, browser_page):
     for sentence in sentences:
         assert sentence in text
     assert "Worse 6" in text
+    # the page-cache run is named: the difference measures the cache, not the storage
+    assert "B-buffered was served from a client cache (buffered I/O in every step" in text
     assert seen["graphs"] == 1
     check_layout(
         browser_page, result.html, tmp_path / "compare",
