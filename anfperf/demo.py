@@ -221,12 +221,12 @@ def headline(frame: pd.DataFrame, numbers: pd.DataFrame) -> list[str]:
     if main is not None:
         row = numbers[numbers["run_id"] == main].iloc[0]
         sweep = row if row["kind"] in (findings.KIND_CONCURRENCY, findings.KIND_RATE) else None
-    good = trusted(numbers) if not trusted(numbers).empty else numbers
-    peak = good.loc[good["peak_iops"].idxmax()]
-    top_bw = good.loc[good["peak_bw_mib_s"].idxmax()]
-    lines.append(f"peak: {peak['peak_iops']:,.0f} IOPS ({peak['run_id']}), "
-                 f"{top_bw['peak_bw_mib_s']:,.1f} MiB/s ({top_bw['run_id']})")  # fmt: skip
-    cached = numbers.loc[numbers["run_id"].isin(set(numbers["run_id"]) - set(good["run_id"]))]
+    peak = findings.peak_run(numbers)
+    top_bw = findings.peak_run(numbers, by="peak_bw_mib_s")
+    if peak is not None and top_bw is not None:
+        lines.append(f"peak: {peak['peak_iops']:,.0f} IOPS ({peak['run_id']}), "
+                     f"{top_bw['peak_bw_mib_s']:,.1f} MiB/s ({top_bw['run_id']})")  # fmt: skip
+    cached = numbers.drop(trusted(numbers).index)
     if len(cached):
         lines.append("set apart, served from a client cache: " + ", ".join(cached["run_id"]))
     if sweep is not None and not math.isnan(sweep["knee_iops"]):

@@ -57,11 +57,6 @@ def _row(numbers: pd.DataFrame, run_id: str) -> pd.Series:
     return numbers[numbers["run_id"] == run_id].iloc[0]
 
 
-def _best(numbers: pd.DataFrame, column: str) -> pd.Series | None:
-    values = pd.to_numeric(numbers[column], errors="coerce")
-    return numbers.loc[values.idxmax()] if values.notna().any() else None
-
-
 def _ms(value: float) -> str:
     return f"{format_number(value)} ms"
 
@@ -86,11 +81,11 @@ def headline(numbers: pd.DataFrame, quota: dict | None, *, run_id: str | None = 
         :class:`anfperf.report.page.Card`) and ``main_run``.
     """
     main = main_run(numbers, run_id)
-    good = trusted(numbers)
-    good = good if not good.empty else numbers
     sentences: list[str] = []
     out_cards: list[Card] = []
-    peak, bw = _best(good, "peak_iops"), _best(good, "peak_bw_mib_s")
+    # None when every run was served from a client cache: no peak of the storage to state
+    peak = findings.peak_run(numbers)
+    bw = findings.peak_run(numbers, by="peak_bw_mib_s")
     if peak is not None:
         out_cards.append(
             Card(
