@@ -74,6 +74,26 @@ def _template() -> go.layout.Template:
 
 pio.templates[TEMPLATE] = _template()
 
+#: plotly.js reads chart text as its own HTML subset (<b>, <i>, <br>, <sup>, <a href>): a run
+#: id or file name holding '<i>' would be drawn in italics, '<a href=...>' as a link.
+_PLOTLY_ESCAPES = str.maketrans({"&": "&amp;", "<": "&lt;", ">": "&gt;"})
+
+
+def plot_text(value: object) -> str:
+    """`value` as plotly text that shows as written: ``&``, ``<``, ``>`` as entities.
+
+    Every name a chart takes from its inputs (run ids, hosts, jobs, workloads, folders) passes
+    through here once, where it meets chart markup: :func:`figure` (titles), :func:`hover`
+    (hover fields), :func:`subtitle`, legend names. plotly.js draws the entities as the
+    characters.
+    """
+    return str(value).translate(_PLOTLY_ESCAPES)
+
+
+def _plot_field(value: object) -> object:
+    # names as written; numbers (a step) stay numbers, formatted by plotly
+    return plot_text(value) if isinstance(value, str) else value
+
 
 def figure(title: str, x_title: str, y_title: str, *, height: int = 450) -> go.Figure:
     """An empty figure in the anfperf look.
@@ -86,13 +106,16 @@ def figure(title: str, x_title: str, y_title: str, *, height: int = 450) -> go.F
         Axis titles, units in brackets: ``"Latency [ms]"``.
     height : int
         Height [px].
+
+    Titles are plain text (run ids and file names in them are shown as written, see
+    :func:`plot_text`); lines under the title go through :func:`subtitle`.
     """
     fig = go.Figure()
     fig.update_layout(
         template=TEMPLATE,
-        title={"text": title},
-        xaxis_title=x_title,
-        yaxis_title=y_title,
+        title={"text": plot_text(title)},
+        xaxis_title=plot_text(x_title),
+        yaxis_title=plot_text(y_title),
         height=height,
     )
     return fig
@@ -116,11 +139,19 @@ def hover(rows: pd.DataFrame, lines: Sequence[tuple[str, str]] = ()) -> tuple[np
     """
     fields = [f for f in ID_FIELDS if f in rows.columns]
     data = np.column_stack(
-        [rows[f].astype(object).where(rows[f].notna(), "-").to_numpy() for f in fields]
+        [rows[f].astype(object).where(rows[f].notna(), "-").map(_plot_field).to_numpy()
+         for f in fields]
     ) if fields else np.empty((len(rows), 0))  # fmt: skip
     text = [f"{f}: %{{customdata[{i}]}}" for i, f in enumerate(fields)]
     text += [f"{label}: {fmt}" for label, fmt in lines]
     return data, "<br>".join(text) + "<extra></extra>"
+
+
+def subtitle(fig: go.Figure, *lines: str) -> None:
+    """Plain-text lines under the figure's title, in small type (why a curve is missing)."""
+    text = "".join(f"<br><sup>{plot_text(line)}</sup>" for line in lines if line)
+    if text:
+        fig.update_layout(title_text=f"{fig.layout.title.text}{text}")
 
 
 def require_rows(rows: pd.DataFrame, what: str) -> pd.DataFrame:

@@ -15,6 +15,7 @@ from anfperf.plots._style import (
     SAME_COLOR,
     TEMPLATE,
     WORSE_COLOR,
+    plot_text,
     require_rows,
 )
 
@@ -54,6 +55,8 @@ def compare_chart(table: pd.DataFrame, *, run_a: str = "A", run_b: str = "B") ->
     if missing:
         raise AnfperfError(f"not a compare_runs table: it lacks the column(s) {sorted(missing)}")
     require_rows(table, "no workload compared")
+    # the runs' names are chart text from here on: shown as written
+    run_a, run_b = plot_text(run_a), plot_text(run_b)
     metrics = list(dict.fromkeys(table["metric"]))
     workloads = list(dict.fromkeys(table["workload"]))
     fig = make_subplots(

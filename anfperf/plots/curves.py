@@ -42,6 +42,7 @@ from anfperf.plots._style import (
     figure,
     hover,
     log_axis,
+    plot_text,
     rule,
     throughput_column,
 )
@@ -734,7 +735,8 @@ def _sweeps(
         if len(found) == 1:
             label = ""
         else:
-            label = f"{rid} / {desc} " if several_in_run[rid] else f"{rid} "
+            # the legend prefix: plotly text, as the run's and workload's names are written
+            label = plot_text(f"{rid} / {desc} " if several_in_run[rid] else f"{rid} ")
         usable = usable.sort_values(list(order), kind="stable", na_position="last")
         # findings gets all the sweep's rows, as it would from the run: it leaves out what it
         # cannot use itself
@@ -819,7 +821,7 @@ def _hover(
 def _note(fig: go.Figure, text: str) -> None:
     """A line under the title (why a model is missing), where it cannot hide a point."""
     fig.update_layout(
-        title_text=f"{fig.layout.title.text}<br><sup>{text}</sup>",
+        title_text=f"{fig.layout.title.text}<br><sup>{plot_text(text)}</sup>",
         margin={"t": (fig.layout.margin.t or 60) + 18},
     )
 

@@ -40,6 +40,7 @@ from anfperf.plots._style import (
     SLO_COLOR,
     figure,
     log_axis,
+    plot_text,
 )
 from anfperf.plots.quota import DEFAULT_LEVELS, LEVEL_COLORS, level_line, quota_model
 
@@ -50,7 +51,7 @@ USL_KEYS = ("lam", "sigma", "kappa")
 def _subtitle(fig: go.Figure, lines: Sequence[str]) -> None:
     """Notes under the title (why a level or a line is missing)."""
     if lines:
-        text = "<br>".join(f"<sup>{line}</sup>" for line in lines)
+        text = "<br>".join(f"<sup>{plot_text(line)}</sup>" for line in lines)
         fig.update_layout(title_text=f"{fig.layout.title.text}<br>{text}")
         fig.update_layout(margin={"t": 70 + 18 * len(lines)})
 

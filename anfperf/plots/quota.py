@@ -25,6 +25,7 @@ from anfperf.plots._style import (
     figure,
     fit_legend,
     log_axis,
+    plot_text,
 )
 from anfperf.plots._style import (
     rule as draw_rule,
@@ -239,6 +240,7 @@ def _cap_lines(
 def _operating_point(fig: go.Figure, check: dict, quota_tib: float, label: str) -> None:
     """The measured star, the model's circle, and the binding constraint in the title."""
     measured, predicted = check["measured_bw_mib_s"], check["predicted_bw_mib_s"]
+    label = plot_text(label)
     fig.add_scatter(
         x=[quota_tib], y=[measured], mode="markers", name=label,
         marker={"symbol": "star", "size": 16, "color": SLO_COLOR,

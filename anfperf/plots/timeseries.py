@@ -26,6 +26,7 @@ from anfperf.plots._style import (
     fit_legend,
     hover,
     log_axis,
+    plot_text,
     require_rows,
     throughput_column,
 )
@@ -167,7 +168,7 @@ def intervals(
         )
         fig.add_scatter(
             x=line["_t"], y=pd.to_numeric(line[metric], errors="coerce"), mode="lines+markers",
-            name=f"{job} @ {host}" + (f" ({rid})" if run_id is None else ""),
+            name=plot_text(f"{job} @ {host}" + (f" ({rid})" if run_id is None else "")),
             line={"width": 3 if aggregate else 1.5, "color": COLORWAY[i % len(COLORWAY)]},
             marker={"size": 4}, text=line["interval"].astype(str), customdata=data,
             hovertemplate=template,
@@ -324,19 +325,19 @@ def latency_over_time(
             for rank, k in enumerate(order):
                 p = percentiles[k]
                 fig.add_scatter(
-                    x=table.index.to_numpy(), y=values[:, k], mode="lines", name=str(job),
+                    x=table.index.to_numpy(), y=values[:, k], mode="lines", name=plot_text(job),
                     legendgroup=str(job), showlegend=rank == 0,
                     line={"color": color, "width": 2 if rank == 0 else 1.5,
                           "dash": "solid" if rank == 0 else "dot"},
-                    hovertemplate=f"{job} p{p:g}: %{{y:.3f}} ms at %{{x:.2f}} s<extra></extra>",
+                    hovertemplate=f"{plot_text(job)} p{p:g}: %{{y:.3f}} ms at %{{x:.2f}} s<extra></extra>",
                 )  # fmt: skip
             drawn.append(values.ravel())
         else:
             mean = rows.groupby("_window")[lat_col].mean()
             fig.add_scatter(
-                x=mean.index.to_numpy(), y=mean.to_numpy(), mode="lines", name=str(job),
+                x=mean.index.to_numpy(), y=mean.to_numpy(), mode="lines", name=plot_text(job),
                 legendgroup=str(job), line={"color": color},
-                hovertemplate=f"{job} mean: %{{y:.3f}} ms at %{{x:.2f}} s<extra></extra>",
+                hovertemplate=f"{plot_text(job)} mean: %{{y:.3f}} ms at %{{x:.2f}} s<extra></extra>",
             )  # fmt: skip
             drawn.append(mean.to_numpy())
     if hist:
@@ -354,7 +355,7 @@ def latency_over_time(
         fig.update_yaxes(rangemode="tozero")
     if short:
         fig.update_layout(
-            title_text=f"{fig.layout.title.text}<br><sup>left out: {_jobs_text(short)}, "
+            title_text=f"{fig.layout.title.text}<br><sup>left out: {plot_text(_jobs_text(short))}, "
             f"shorter than {min_windows} windows of {window_s:g} s</sup>",
             margin={"t": 80},
         )
@@ -458,7 +459,7 @@ def latency_cdf(
             _add_tail(fig, np.asarray(bins["ns"], float) / 1e6, bins["count"], name, i)
     if not fig.data:
         raise AnfperfError("nothing to plot: no latency histogram with counts")
-    fig.update_layout(title_text=named)
+    fig.update_layout(title_text=plot_text(named))
     _tail_axes(fig)
     fit_legend(fig)
     return fig
@@ -482,7 +483,7 @@ def _add_tail(fig: go.Figure, value_ms: np.ndarray, counts: object, name: str, i
     slower = np.where(slower > 1e-3 * 100.0 / cum[-1], slower, OFF_AXIS_PCT)
     # a step: every I/O up to the next bin's latency is as slow as that bin
     fig.add_scatter(
-        x=value_ms, y=slower, mode="lines", name=name, line={"color": COLORWAY[i % len(COLORWAY)],
+        x=value_ms, y=slower, mode="lines", name=plot_text(name), line={"color": COLORWAY[i % len(COLORWAY)],
         "shape": "hv", "width": 2}, text=[_pct_text(p) for p in pct],
         hovertemplate="%{text} at or below %{x:.3f} ms<extra>" + name + "</extra>",
     )  # fmt: skip
