@@ -58,6 +58,8 @@ def compare_chart(table: pd.DataFrame, *, run_a: str = "A", run_b: str = "B") ->
     # the runs' names are chart text from here on: shown as written
     run_a, run_b = plot_text(run_a), plot_text(run_b)
     metrics = list(dict.fromkeys(table["metric"]))
+    # workloads are job names the tool wrote: tick labels and hover text, shown as written
+    table = table.assign(workload=[plot_text(w) for w in table["workload"]])
     workloads = list(dict.fromkeys(table["workload"]))
     fig = make_subplots(
         rows=1, cols=len(metrics), shared_yaxes=True, horizontal_spacing=0.04,

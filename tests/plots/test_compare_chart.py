@@ -103,3 +103,17 @@ def test_an_empty_or_foreign_table_is_an_error(mixed):
         compare_chart(mixed.iloc[0:0])
     with pytest.raises(AnfperfError, match=r"not a compare_runs table.*'verdict'"):
         compare_chart(mixed.drop(columns="verdict"))
+
+
+def test_workload_names_are_shown_as_written():
+    """Job names come from the tool's output: plotly would act on <a>, <i>, <b> in tick
+    labels; they are entities, which it draws as the characters."""
+    table = pd.DataFrame({
+        "workload": ['<a href="javascript:alert(1)">rd</a>', "RndRead"], "metric": ["iops"] * 2,
+        "diff_pct": [1.0, 2.0], "ci_low_pct": [0.5, 1.0], "ci_high_pct": [1.5, 3.0],
+        "verdict": ["better", "worse"],
+    })  # fmt: skip
+    fig = compare_chart(table, run_a="A", run_b="B")
+    ticks = list(fig.layout.yaxis.categoryarray)
+    assert ticks == ["RndRead", '&lt;a href="javascript:alert(1)"&gt;rd&lt;/a&gt;']
+    assert all("<" not in str(y) for trace in fig.data for y in trace.y)
