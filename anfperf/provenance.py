@@ -11,7 +11,6 @@ of "the same" run apart.
 from __future__ import annotations
 
 import hashlib
-import json
 import os
 from collections.abc import Iterable
 from pathlib import Path
@@ -19,7 +18,7 @@ from typing import Any
 
 import pandas as pd
 
-from anfperf.schema import MANIFEST_NAME
+from anfperf.schema import MANIFEST_NAME, read_manifest
 
 #: Read files in blocks this large when hashing (bounded memory for big flatfiles).
 _BLOCK_BYTES = 1 << 20
@@ -158,16 +157,9 @@ def runs_table(frame: pd.DataFrame) -> pd.DataFrame:
 
 
 def _read_manifest(path: str | os.PathLike) -> dict[str, Any] | str:
-    """A manifest's content, or why it cannot be read (a report shows that, and goes on)."""
-    try:
-        data = json.loads(Path(path).read_text(encoding="utf-8"))
-    except (OSError, ValueError) as exc:
-        return f"unreadable manifest: {exc}"
-    if not isinstance(data, dict) or not isinstance(data.get("hosts"), dict):
-        return "unreadable manifest: not an anfperf run manifest (no 'hosts')"
-    if not isinstance(data.get("steps", []), list):
-        return "unreadable manifest: 'steps' is not a list"
-    return data
+    """A manifest's content, or why it cannot be used (a report shows that, and goes on)."""
+    data = read_manifest(path)
+    return f"unreadable manifest: {data}" if isinstance(data, str) else data
 
 
 def _tasks(data: dict[str, Any]) -> list[tuple[int, dict, str, dict]]:

@@ -7,13 +7,70 @@ the column names and are binary: MiB = 2**20 bytes, KiB = 1024 bytes.
 
 from __future__ import annotations
 
+import json
+import os
 from functools import lru_cache
+from pathlib import Path
 
 import pandas as pd
 
 #: File name of a run's manifest in the raw-output layout ``<run_id>/manifest.json`` (beside
 #: ``<run_id>/<host>/...``): the runner writes it, ingest and provenance read it.
 MANIFEST_NAME = "manifest.json"
+
+
+def read_manifest(path: str | os.PathLike) -> dict | str:
+    """A run manifest's content, or why it cannot be used: what ingest and provenance read.
+
+    Returns
+    -------
+    dict or str
+        The manifest (an object with a non-empty string ``run_id``, an object ``hosts`` and,
+        if present, ``steps`` a list of objects whose ``tasks`` are objects), else why not:
+        ``'cannot be read (...)'`` or ``'not an anfperf run manifest (...)'``. JSON of
+        another shape would otherwise pass for a run without hosts, and every host's rows
+        for one host's.
+    """
+    try:
+        doc = json.loads(Path(path).read_text(encoding="utf-8"))
+    except (OSError, ValueError) as exc:  # (UnicodeDecodeError is a ValueError)
+        return f"cannot be read ({getattr(exc, 'strerror', None) or exc})"
+    problem = _manifest_problem(doc)
+    return f"not an anfperf run manifest ({problem})" if problem else doc
+
+
+def _manifest_problem(doc: object) -> str | None:
+    """What in a manifest's parsed JSON is not the runner's shape (None: nothing)."""
+    if not isinstance(doc, dict):
+        return f"the document is {_json_kind(doc)}, not an object"
+    run_id = doc.get("run_id")
+    if not isinstance(run_id, str) or not run_id:
+        return "no 'run_id'" if run_id in (None, "") else f"'run_id' is {_json_kind(run_id)}"
+    if not isinstance(doc.get("hosts"), dict):
+        return "no 'hosts'" if "hosts" not in doc else f"'hosts' is {_json_kind(doc['hosts'])}"
+    steps = doc.get("steps", [])
+    if not isinstance(steps, list):
+        return f"'steps' is {_json_kind(steps)}, not a list"
+    for i, step in enumerate(steps):
+        if not isinstance(step, dict):
+            return f"step {i} is {_json_kind(step)}, not an object"
+        if not isinstance(step.get("tasks", {}), dict):
+            return f"'tasks' of step {i} is {_json_kind(step['tasks'])}, not an object"
+    return None
+
+
+def _json_kind(value: object) -> str:
+    """How JSON names the kind of `value`: 'null', 'a list', 'a string', ..."""
+    if value is None:
+        return "null"
+    if isinstance(value, bool):
+        return "a boolean"
+    if isinstance(value, int | float):
+        return "a number"
+    if isinstance(value, str):
+        return "a string"
+    return "a list" if isinstance(value, list) else "an object"
+
 
 DIRECTIONS = ("read", "write", "trim", "total")
 PATTERNS = ("random", "sequential", "mixed")

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import json
 import logging
 import os
 from pathlib import Path
@@ -13,7 +12,7 @@ import pandas as pd
 from anfperf.errors import warn
 from anfperf.ingest.combine import add_totals
 from anfperf.ingest.registry import all_suffixes, derived
-from anfperf.schema import MANIFEST_NAME, conform
+from anfperf.schema import MANIFEST_NAME, conform, read_manifest
 
 log = logging.getLogger(__name__)
 
@@ -47,7 +46,8 @@ def run_origin(source: str, cache: dict | None = None) -> Origin:
     outputs into ``<run_id>/<host>/``: a manifest found up to three folders above the file gives
     the run id, the folder right below it the host (only if the manifest lists that host), and
     the state of the task that collected the file (interrupted or timed out: ``stopped``). A
-    manifest that cannot be read leaves the folder layout to go by, with a warning. Otherwise
+    manifest that cannot be read, or is JSON of another shape
+    (:func:`anfperf.schema.read_manifest`), leaves the folder layout to go by, with a warning. Otherwise
     a Vdbench output folder (fixed file names inside) gives its folder name, and any other file
     its name without suffixes; the host is then unknown (None).
 
@@ -93,32 +93,28 @@ def _name_suffixes(formats: tuple) -> tuple[str, ...]:
 
 
 def _find_manifest(path: Path) -> tuple[int, dict | None] | None:
-    """(depth of the manifest above `path`, its content or None when unreadable), or None."""
+    """(depth of the manifest above `path`, its content or None when unusable), or None."""
     for depth, parent in enumerate(list(path.parents)[:3]):
         manifest = parent / MANIFEST_NAME
         if not manifest.is_file():
             continue
-        try:
-            doc = json.loads(manifest.read_text())
-        except (OSError, ValueError) as exc:
-            why = getattr(exc, "strerror", None) or str(exc)
+        doc = read_manifest(manifest)
+        if isinstance(doc, str):  # unreadable, or JSON of another shape
             warn(
-                f"{manifest}: cannot be read ({why}): run id and hosts of {parent} taken from "
-                "its folder layout (<run_id>/<host>/...)"
+                f"{manifest}: {doc}: run id and hosts of {parent} taken from its folder layout "
+                "(<run_id>/<host>/...)"
             )
             return depth, None
-        if isinstance(doc, dict) and isinstance(doc.get("run_id"), str) and doc["run_id"]:
-            return depth, doc
+        return depth, doc
     return None
 
 
 def _manifest_origin(path: Path, depth: int, doc: dict | None) -> Origin:
     # path = <manifest folder>/<host>/.../<file>: the component right below the manifest
     host = path.parents[depth - 1].name if depth > 0 else None
-    if doc is None:  # unreadable: the runner's layout is all there is
+    if doc is None:  # unusable: the runner's layout is all there is
         return Origin(path.parents[depth].name, host)
-    hosts = doc.get("hosts") if isinstance(doc.get("hosts"), dict) else {}
-    if host not in hosts:
+    if host not in doc["hosts"]:
         return Origin(doc["run_id"])
     rel = path.relative_to(path.parents[depth]).as_posix()
     return Origin(doc["run_id"], host, _stopped(doc, rel))
@@ -126,8 +122,8 @@ def _manifest_origin(path: Path, depth: int, doc: dict | None) -> Origin:
 
 def _stopped(doc: dict, rel: str) -> str | None:
     """Why the task that collected `rel` stopped early, if it did."""
-    for step in doc.get("steps") or []:
-        for task in (step.get("tasks") or {}).values() if isinstance(step, dict) else ():
+    for step in doc.get("steps") or []:  # (read_manifest: a list of objects)
+        for task in (step.get("tasks") or {}).values():
             collected = task.get("collected") or [] if isinstance(task, dict) else []
             if any(rel == c or rel.startswith(f"{c}/") for c in collected if isinstance(c, str)):
                 if task.get("status") in _STOPPED:
