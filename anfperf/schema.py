@@ -18,6 +18,23 @@ import pandas as pd
 #: ``<run_id>/<host>/...``): the runner writes it, ingest and provenance read it.
 MANIFEST_NAME = "manifest.json"
 
+#: Host of the rows the tool wrote as an aggregate across hosts (fio's "All clients", the
+#: flatfile of a multi-host Vdbench run). A real host of that name is read as
+#: :func:`host_label` names it, so that no host's own rows are ever taken for the aggregate.
+AGGREGATE_HOST = "all"
+#: Host names an inventory refuses (compared case-insensitively, as a case-insensitive file
+#: system would): the aggregate's, and the manifest's file beside the ``<run_id>/<host>/`` folders.
+RESERVED_HOST_NAMES = (AGGREGATE_HOST, MANIFEST_NAME)
+
+
+def host_label(name: str) -> str:
+    """The frame's `host` for a real client host the runner or a tool called `name`.
+
+    `name` itself, but a host named like the aggregate (``'all'``, in any case: from an old
+    run's folder, a hand-made one, or a fio server of that name) is ``'all (host)'``.
+    """
+    return f"{name} (host)" if name.lower() == AGGREGATE_HOST else name
+
 
 def read_manifest(path: str | os.PathLike) -> dict | str:
     """A run manifest's content, or why it cannot be used: what ingest and provenance read.
@@ -92,7 +109,8 @@ COLUMNS: list[tuple[str, str | pd.CategoricalDtype, str, str]] = [
     ("tool", "category", "", "'fio', 'vdbench', 'diskspd' or the tool of a registered format"),
     ("tool_version", "string", "", "tool and version, e.g. 'fio-3.33', 'vdbench50405'"),
     ("source_file", "string", "", "file the row came from"),
-    ("host", "string", "", "client host; 'all' for an aggregate across hosts"),
+    ("host", "string", "", "client host; 'all' for an aggregate across hosts (and only for it: "
+                           "a host named 'all' is 'all (host)', see host_label)"),
     ("job", "string", "", "fio job name / Vdbench run definition (rd=) / DiskSpd target"),
     ("workload", "string", "", "fio job / Vdbench wd= or fwd= name"),
     ("step", "Int64", "", "0-based instance of the job in its file (tells apart repeated names: "

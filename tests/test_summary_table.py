@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import re
 import warnings
 from pathlib import Path
@@ -190,3 +191,25 @@ def test_format_table_shows_missing_values_as_a_dash():
     assert lines["randread_qd4"][header.index("lat_p99_ms")] == "1.729"
     assert lines["RndRead"][header.index("loop")] == "threads=25"
     assert format_table(table, max_rows=1).endswith("... 2 more rows")
+
+
+@pytest.mark.parametrize("manifest", [True, False], ids=["manifest", "unreadable-manifest"])
+def test_a_runner_host_folder_named_all_is_a_host_not_the_aggregate(tmp_path, manifest):
+    # issue 24: inventory hosts 'all' and 'vm2' each wrote their own fio output; 'all' was taken
+    # for the cross-host aggregate and the summary showed half the fleet's IOPS
+    source = SAMPLES / "fio" / "randread_qd4.json"
+    run = tmp_path / "run-24"
+    for host in ("all", "vm2"):
+        (run / host).mkdir(parents=True)
+        (run / host / source.name).write_bytes(source.read_bytes())
+    doc = {"run_id": "run-24", "hosts": {"all": {}, "vm2": {}}}
+    (run / "manifest.json").write_text(json.dumps(doc) if manifest else "{not json")
+    one = json.loads(source.read_text())["jobs"][0]["read"]["iops"]
+
+    with pytest.warns(UserWarning, match=r"'all \(host\)'"):
+        frame = anfperf.read_many(sorted(run.glob("*/*.json")))
+    assert set(frame["host"]) == {"all (host)", "vm2"}
+    (row,) = summary_table(frame).itertuples()
+    assert row.hosts == 2 and row.host == "all"
+    assert row.iops == pytest.approx(2 * one)
+    assert findings.run_kinds(frame)["hosts"].tolist() == [2]

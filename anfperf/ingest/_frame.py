@@ -12,7 +12,7 @@ import pandas as pd
 from anfperf.errors import warn
 from anfperf.ingest.combine import add_totals
 from anfperf.ingest.registry import all_suffixes, derived
-from anfperf.schema import MANIFEST_NAME, conform, read_manifest
+from anfperf.schema import AGGREGATE_HOST, MANIFEST_NAME, conform, host_label, read_manifest
 
 log = logging.getLogger(__name__)
 
@@ -113,11 +113,24 @@ def _manifest_origin(path: Path, depth: int, doc: dict | None) -> Origin:
     # path = <manifest folder>/<host>/.../<file>: the component right below the manifest
     host = path.parents[depth - 1].name if depth > 0 else None
     if doc is None:  # unusable: the runner's layout is all there is
-        return Origin(path.parents[depth].name, host)
-    if host not in doc["hosts"]:
+        return Origin(path.parents[depth].name, _host_folder(path.parents[depth - 1], host))
+    if host not in doc["hosts"]:  # read_manifest checked that hosts is an object
         return Origin(doc["run_id"])
     rel = path.relative_to(path.parents[depth]).as_posix()
-    return Origin(doc["run_id"], host, _stopped(doc, rel))
+    return Origin(doc["run_id"], _host_folder(path.parents[depth - 1], host), _stopped(doc, rel))
+
+
+def _host_folder(folder: Path, host: str | None) -> str | None:
+    """The frame's host of a runner host folder: a host named 'all' (an old run's, a hand-made
+    folder) is no aggregate of the others, so it gets another name, with a warning."""
+    if host is None or host_label(host) == host:
+        return host
+    # the same text for every file of the folder: Python shows it once
+    warn(
+        f"{folder}: a host folder named {host!r} is read as host {host_label(host)!r} "
+        f"('{AGGREGATE_HOST}' is the aggregate across hosts)"
+    )
+    return host_label(host)
 
 
 def _stopped(doc: dict, rel: str) -> str | None:

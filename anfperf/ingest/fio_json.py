@@ -87,6 +87,7 @@ from anfperf.ingest.fio_doc import (
     whole_number,
 )
 from anfperf.ingest.registry import Format
+from anfperf.schema import AGGREGATE_HOST, host_label
 from anfperf.units import BYTES_PER_MIB, KIB_PER_MIB, MS_PER_S, NS_PER_MS, US_PER_MS
 
 if TYPE_CHECKING:
@@ -567,7 +568,11 @@ def _job_rows(
                 "its results are kept with error set"
             )
         if len(blocks) > first:
-            host = hosts.get(key[2:], "localhost") if i >= n_jobs else (key[2] or "localhost")
+            host = (
+                hosts.get(key[2:], "localhost")
+                if i >= n_jobs
+                else host_label(key[2] or "localhost")
+            )
             entries.append((tool_version, host, name, step0 + i, timestamp, error,
                             entry.usr_cpu, entry.sys_cpu, *config["values"]))  # fmt: skip
         if hosts is not None:
@@ -595,7 +600,7 @@ def _all_clients_rows(
         host_blocks = [b for _, _, bs in per_host for b in bs]
         blocks[first:] = _fill_all_clients_bins(blocks[first:], host_blocks)
         error = whole_number(entry.error) or 0
-        entries.append((d.tool_version, "all", name, step, d.timestamp, error,
+        entries.append((d.tool_version, AGGREGATE_HOST, name, step, d.timestamp, error,
                         entry.usr_cpu, entry.sys_cpu, *config["values"]))  # fmt: skip
     return unmeasured
 
@@ -756,7 +761,7 @@ def _client_hosts(clients: list[Entry]) -> dict[tuple[str, str], str]:
     names = {}
     for hostname, seen in ports.items():
         for port in seen:
-            name = hostname or "localhost"
+            name = host_label(hostname or "localhost")  # a server named 'all' is not "All clients"
             names[(hostname, port)] = f"{name}:{port}" if len(seen) > 1 and port else name
     return names
 

@@ -31,7 +31,7 @@ from anfperf.ingest.vdbench_companions import Companions, load_companions, utc_o
 from anfperf.ingest.vdbench_frame import MEASURED, clean_int, explode, host_rows
 from anfperf.ingest.vdbench_histogram import read_vdbench_histogram, vdbench_histogram_percentiles
 from anfperf.ingest.vdbench_records import Instances, Measures, WideRows
-from anfperf.schema import PATTERNS
+from anfperf.schema import AGGREGATE_HOST, PATTERNS, host_label
 
 __all__ = ["read_vdbench", "read_vdbench_histogram", "vdbench_histogram_percentiles"]
 
@@ -376,7 +376,7 @@ def _flatfile_rows(table: pd.DataFrame, comp: Companions, source: str) -> WideRo
         cpu_sys_pct=m["cpu_sys_pct"], queue_depth=m["queue_depth"],
         total=Measures(*(m[k] for k in MEASURED)), read=read, write=write, keep_read=keep_read,
         keep_write=keep_write, tool_version=_version(table, comp),
-        host=comp.single_host or "all", source_file=source,
+        host=host_label(comp.single_host) if comp.single_host else AGGREGATE_HOST, source_file=source,
     )  # fmt: skip
 
 

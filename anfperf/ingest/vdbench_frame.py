@@ -21,7 +21,7 @@ from anfperf.errors import ParseError, warn
 from anfperf.ingest._source import read_bytes
 from anfperf.ingest.vdbench_companions import Companions, parse_host_report
 from anfperf.ingest.vdbench_records import Instances, Measures, WideRows
-from anfperf.schema import COLUMNS, DIRECTIONS, DTYPES, tool_dtype
+from anfperf.schema import COLUMNS, DIRECTIONS, DTYPES, host_label, tool_dtype
 
 #: Measurements that exist per direction.
 MEASURED = ("iops", "bw_mib_s", "lat_mean_ms", "lat_max_ms", "lat_std_ms")
@@ -218,7 +218,7 @@ def _host_wide(report: pd.DataFrame, w: WideRows, host: str, source: str) -> Wid
         cpu_user_pct=col("cpu_total_pct") - col("cpu_sys_pct"), cpu_sys_pct=col("cpu_sys_pct"),
         queue_depth=col("queue_depth"), total=total, read=read, write=write,
         keep_read=w.keep_read[first_row], keep_write=w.keep_write[first_row],
-        tool_version=w.tool_version, host=host, source_file=source,
+        tool_version=w.tool_version, host=host_label(host), source_file=source,
     )  # fmt: skip
 
 

@@ -36,6 +36,7 @@ from typing import Any
 from anfperf.errors import ParseError
 from anfperf.runner.local import LocalConnection
 from anfperf.runner.security import DEFAULT_KNOWN_HOSTS, check_folder_name, host_key_policy
+from anfperf.schema import AGGREGATE_HOST, RESERVED_HOST_NAMES
 from anfperf.yamlsafe import load_yaml
 
 #: Default remote folder for runs (one sub-folder per run id and host below it).
@@ -268,10 +269,13 @@ def load_inventory(
         doc = load_yaml(text, source)  # aliases bounded: an alias bomb costs nothing
         if not isinstance(doc, dict):
             raise ParseError(source, "an inventory is a YAML mapping with a 'hosts' key")
+        return _build(doc, source, ssh_config, text)
     return _build(doc, source, ssh_config)
 
 
-def _build(doc: dict, source: str, ssh_config: str | os.PathLike | None) -> Inventory:
+def _build(
+    doc: dict, source: str, ssh_config: str | os.PathLike | None, text: str | None = None
+) -> Inventory:
     unknown = set(doc) - HOST_KEYS - TOP_KEYS
     if unknown:
         raise ParseError(source, f"unknown keys {sorted(map(str, unknown))}")
@@ -285,6 +289,7 @@ def _build(doc: dict, source: str, ssh_config: str | os.PathLike | None) -> Inve
             check_folder_name(name, "host name")
         except ValueError as exc:
             raise ParseError(source, str(exc)) from None
+        _check_not_reserved(name, source, text)
         unknown = set(entry) - HOST_KEYS
         if unknown:
             raise ParseError(source, f"host {name}: unknown keys {sorted(map(str, unknown))}")
@@ -309,6 +314,44 @@ def _build(doc: dict, source: str, ssh_config: str | os.PathLike | None) -> Inve
         trust_on_first_use=tofu,
         source=source,
     )
+
+
+def _check_not_reserved(name: str, source: str, text: str | None = None) -> None:
+    """Refuse a host name the results or the run's folder use for something else: 'all' would
+    be taken for the aggregate across hosts (its rows would replace the fleet's total).
+    `text`: the inventory file's, to name the line."""
+    if name.lower() in RESERVED_HOST_NAMES:
+        raise ParseError(
+            source,
+            f"host name {name!r} is reserved ({', '.join(map(repr, RESERVED_HOST_NAMES))}, in "
+            f"any case: '{AGGREGATE_HOST}' names the aggregate across hosts in results): "
+            "rename the host",
+            _host_line(text, name) if text is not None else None,
+        )
+
+
+def _host_line(text: str, name: str) -> int | None:
+    """1-based line of host `name` under the document's ``hosts`` key (None: not found)."""
+    import yaml
+
+    try:
+        root = yaml.compose(text, Loader=yaml.SafeLoader)  # nodes only: aliases stay shared
+    except yaml.YAMLError:
+        return None
+    hosts = next(
+        (v for k, v in getattr(root, "value", []) if getattr(k, "value", None) == "hosts"), None
+    )
+    for item in getattr(hosts, "value", []) or []:
+        if isinstance(item, tuple):  # a mapping of hosts: (key node, value node)
+            nodes = [item[0]]
+        elif isinstance(item, yaml.MappingNode):  # a list item {name: vm1, ...} or {vm1: ...}
+            nodes = [v if getattr(k, "value", None) == "name" else k for k, v in item.value]
+        else:
+            nodes = [item]
+        for node in nodes:
+            if isinstance(node, yaml.ScalarNode) and str(node.value) == name:
+                return node.start_mark.line + 1
+    return None
 
 
 def _host_entries(hosts: Any, source: str) -> list[tuple[str, dict]]:
@@ -432,8 +475,10 @@ def local_inventory(
         os.makedirs(data, exist_ok=True)
         volumes = {"local": data}
     vols = _volumes(volumes if isinstance(volumes, Mapping) else list(volumes), "<local>")
+    name = check_folder_name(name or local_hostname(), "host name")
+    _check_not_reserved(name, "<local>")  # a machine called 'all': give another `name`
     host = Host(
-        name=check_folder_name(name or local_hostname(), "host name"),
+        name=name,
         hostname="localhost",
         local=True,
         workdir=workdir,

@@ -628,3 +628,20 @@ def test_bytes_that_are_not_utf8_in_the_job_options_are_replaced(tmp_path):
     want = read_fio_json(FIO_DATA / "randread_qd4.json")
     cols = ["job", "direction", "pattern", "iodepth", "bs_kib", "iops"]
     pd.testing.assert_frame_equal(frame[cols], want[cols])
+
+
+def test_a_fio_server_named_all_is_not_all_clients(tmp_path):
+    # issue 24: 'all' is the aggregate's host; a server of that name gets another label
+    sample = (
+        Path(__file__).parents[2] / "data" / "samples" / "fio" / "client_2servers_jsonplus.json"
+    )
+    path = tmp_path / "client_all.json"
+    path.write_text(sample.read_text().replace('"hostname" : "127.0.0.1"', '"hostname" : "all"'))
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")  # the <vm> lines around the JSON
+        frame = read_fio_json(path)
+    whole = frame[frame["is_summary"] & frame["direction"].eq("total")]
+    hosts = whole["host"].astype(str)
+    assert hosts.str.startswith("all (host):").sum() == 2 and hosts.eq("all").sum() == 1
+    each = whole.loc[hosts.ne("all"), "iops"].sum()
+    assert whole.loc[hosts.eq("all"), "iops"].item() == pytest.approx(each, rel=1e-3)

@@ -138,6 +138,34 @@ def test_bad_inventories_are_parse_errors(tmp_path, text, message):
     assert info.value.source == str(path)
 
 
+@pytest.mark.parametrize(
+    ("text", "line", "host"),
+    [
+        ("user: azureuser\nhosts:\n  all: 10.0.0.4\n  vm2: 10.0.0.5\n", 3, "all"),
+        ("hosts:\n  vm1: 10.0.0.4\n  ALL: {hostname: 10.0.0.5}\n", 3, "ALL"),
+        ("# all hosts\nhosts:\n  - vm1\n  - All\n", 4, "All"),
+        ("hosts:\n  - name: vm1\n  - name: all\n    hostname: 10.0.0.5\n", 3, "all"),
+        ("hosts: {vm1: 10.0.0.4, manifest.json: 10.0.0.5}\n", 1, "manifest.json"),
+    ],
+)
+def test_reserved_host_names_are_refused_with_their_line(tmp_path, text, line, host):
+    # issue 24: a host named 'all' was taken for the aggregate across hosts in the results
+    path = tmp_path / "inv.yml"
+    path.write_text(text)
+    with pytest.raises(
+        ParseError, match=rf"^{path}:{line}: host name '{host}' is reserved"
+    ) as info:
+        load_inventory(path)
+    assert "\n" not in str(info.value) and info.value.line == line
+
+
+def test_reserved_host_names_are_refused_without_a_file(tmp_path):
+    with pytest.raises(ParseError, match="host name 'all' is reserved"):
+        load_inventory(hosts=["vm1", "all"], ssh_config=tmp_path / "none")
+    with pytest.raises(ParseError, match="host name 'all' is reserved"):
+        local_inventory([str(tmp_path)], name="all")
+
+
 def test_unreadable_inventories(tmp_path):
     with pytest.raises(ParseError, match="cannot be read"):
         load_inventory(tmp_path / "missing.yml")
