@@ -206,8 +206,13 @@ def test_a_runner_host_folder_named_all_is_a_host_not_the_aggregate(tmp_path, ma
     (run / "manifest.json").write_text(json.dumps(doc) if manifest else "{not json")
     one = json.loads(source.read_text())["jobs"][0]["read"]["iops"]
 
-    with pytest.warns(UserWarning, match=r"'all \(host\)'"):
+    with warnings.catch_warnings(record=True) as said:
+        warnings.simplefilter("always")
         frame = anfperf.read_many(sorted(run.glob("*/*.json")))
+    said = [str(w.message) for w in said]
+    assert any("is read as host 'all (host)'" in m for m in said), said
+    # an unreadable manifest is named too, and the folder layout used
+    assert any("manifest.json: cannot be read" in m for m in said) == (not manifest), said
     assert set(frame["host"]) == {"all (host)", "vm2"}
     (row,) = summary_table(frame).itertuples()
     assert row.hosts == 2 and row.host == "all"
