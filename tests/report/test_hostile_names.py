@@ -106,7 +106,8 @@ def test_benchmark_report_shows_hostile_names_as_written(hostile_folder, browser
 def test_compare_report_shows_hostile_run_ids_as_written(hostile_store, browser_page, tmp_path):
     report = render_report(
         NOTEBOOKS / "compare_runs.ipynb",
-        parameters={"paths": None, "store": str(hostile_store), "run_a": RUN_A, "run_b": RUN_B},
+        # a store without "paths": null (issue 24, item 12: the default paths were read too)
+        parameters={"store": str(hostile_store), "run_a": RUN_A, "run_b": RUN_B},
         out_dir=tmp_path,
     )
     assert report.ok, report.error
