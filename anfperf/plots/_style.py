@@ -15,6 +15,7 @@ import plotly.graph_objects as go
 import plotly.io as pio
 
 from anfperf.errors import AnfperfError
+from anfperf.models.plan import LARGE_BLOCK_KIB  # from it, charted in MiB/s, as sequential
 
 #: Name under which the template is registered in :data:`plotly.io.templates`.
 TEMPLATE = "anfperf"
@@ -147,11 +148,21 @@ def hover(rows: pd.DataFrame, lines: Sequence[tuple[str, str]] = ()) -> tuple[np
     return data, "<br>".join(text) + "<extra></extra>"
 
 
-def subtitle(fig: go.Figure, *lines: str) -> None:
-    """Plain-text lines under the figure's title, in small type (why a curve is missing)."""
-    text = "".join(f"<br><sup>{plot_text(line)}</sup>" for line in lines if line)
-    if text:
-        fig.update_layout(title_text=f"{fig.layout.title.text}{text}")
+def subtitle(fig: go.Figure, *lines: str, prefix: str = "") -> None:
+    """Plain-text lines under the figure's title, in small type (why a curve is missing).
+
+    The lines are escaped here (:func:`plot_text`); `prefix` is plotly text already (a sweep's
+    legend prefix, made with plot_text). The top margin grows by a line's height per line, so
+    the notes never cover the plot.
+    """
+    lines = [line for line in lines if line]
+    if not lines:
+        return
+    text = "".join(f"<br><sup>{prefix}{plot_text(line)}</sup>" for line in lines)
+    top = fig.layout.margin.t or fig.layout.template.layout.margin.t or 60
+    fig.update_layout(
+        title_text=f"{fig.layout.title.text}{text}", margin={"t": top + 18 * len(lines)}
+    )
 
 
 def require_rows(rows: pd.DataFrame, what: str) -> pd.DataFrame:
@@ -161,8 +172,6 @@ def require_rows(rows: pd.DataFrame, what: str) -> pd.DataFrame:
     return rows
 
 
-#: Block size [KiB] from which a run is charted in MiB/s, not IOPS (as sequential runs are).
-LARGE_BLOCK_KIB = 64.0
 #: Most legend entries kept beside the plot; more go under it, in rows.
 LEGEND_BESIDE = 6
 

@@ -44,6 +44,7 @@ from anfperf.plots._style import (
     log_axis,
     plot_text,
     rule,
+    subtitle,
     throughput_column,
 )
 from anfperf.units import KIB_PER_MIB, MS_PER_S
@@ -190,14 +191,16 @@ def latency_curve(
             ).iloc[0]
         note = _add_latency_fit(fig, sweep, sweep_numbers, color, seed, resamples, scale, unit)
         if note:
-            missing.append(f"{p}{note}")
+            missing.append((p, note))
         else:
             curves_drawn += 1
         _add_slo_iops(fig, sweep_numbers, p, scale, unit)
     if require_curve and not curves_drawn:
-        raise ModelError("; ".join(missing) or "no latency curve to draw")
-    for text in missing:
-        _note(fig, text)
+        raise ModelError(
+            "; ".join(f"{p}{note}" for p, note in missing) or "no latency curve to draw"
+        )
+    for p, note in missing:
+        subtitle(fig, note, prefix=p)
     rule(fig, y=lat_slo_ms, color=SLO_COLOR, width=1.5)
     fig.add_annotation(
         x=0.0, xref="paper", xanchor="left", y=lat_slo_ms, yanchor="bottom",
@@ -477,7 +480,7 @@ def scaling(
         ))  # fmt: skip
         ok = np.isfinite(lat) & (lat > 0)
         if not ok.any():
-            _note(fig, f"{p}no latency measured: no Little's-law lines")
+            subtitle(fig, "no latency measured: no Little's-law lines", prefix=p)
             continue
         little = scale * iops_at_concurrency(n[ok], lat[ok])
         fig.add_scatter(
@@ -533,7 +536,9 @@ def _add_throughput_model(
     (0 when none is drawn).
     """
     if np.unique(n).size < 4:
-        _note(fig, f"{prefix}no fitted curve: {np.unique(n).size} concurrencies (4 needed)")
+        subtitle(
+            fig, f"no fitted curve: {np.unique(n).size} concurrencies (4 needed)", prefix=prefix
+        )
         return 0.0
     try:
         with warnings.catch_warnings():
@@ -545,7 +550,7 @@ def _add_throughput_model(
         )
         band = predict_band(fit, grid, draws=draws, seed=seed) if draws > 0 else None
     except ModelError as exc:
-        _note(fig, f"{prefix}no throughput curve: {exc}")
+        subtitle(fig, f"no throughput curve: {exc}", prefix=prefix)
         return 0.0
     top = 0.0
     if band is not None:
@@ -567,7 +572,7 @@ def _add_throughput_model(
     )  # fmt: skip
     rule(fig, x=float(n.max()), color="#999", dash="dot")
     if any(note.startswith(PARTING_NOTE) for note in fit.notes):
-        _note(fig, f"{prefix}past {n.max():g} in flight the models part: the band widens")
+        subtitle(fig, f"past {n.max():g} in flight the models part: the band widens", prefix=prefix)
     return max(top, float(np.nanmax(curve)))
 
 
@@ -649,7 +654,7 @@ def mix(
         try:
             fit = fit_mix(pct, val)
         except ModelError as exc:
-            _note(fig, f"{p}no mix model: {exc}")
+            subtitle(fig, f"no mix model: {exc}", prefix=p)
             continue
         grid = np.linspace(0.0, 100.0, 101)
         # through two read shares the model fits exactly: an error of 0 would claim too much
@@ -687,9 +692,8 @@ def _sweeps(
     needs: str,
     uncontrolled: bool = False,
     rows: pd.DataFrame | None = None,
-    min_points: int = MIN_POINTS,
 ) -> list[_Sweep]:
-    """The sweeps of a frame: whole-run points alike in `fixed`, at `min_points` or more loads.
+    """The sweeps of a frame: whole-run points alike in `fixed`, at MIN_POINTS or more loads.
 
     Points without a finite, positive `x` and `y` are left out; `uncontrolled` leaves out
     rate-limited points too. Each sweep's points are sorted by the columns `order` (the sweep's
@@ -721,7 +725,7 @@ def _sweeps(
         parts = run.groupby(by, sort=False) if keys else [((), run)]
         for _, part in parts:
             usable = _usable(part, x, y, uncontrolled)
-            if load(usable).nunique() >= min_points:
+            if load(usable).nunique() >= MIN_POINTS:
                 found.append((str(rid), _describe(part, keys), usable, part))
     if not found:
         what_is = ""
@@ -816,14 +820,6 @@ def _hover(
     if extra:
         data = np.column_stack([data, *(np.asarray(v, dtype=object) for v in extra.values())])
     return data, template
-
-
-def _note(fig: go.Figure, text: str) -> None:
-    """A line under the title (why a model is missing), where it cannot hide a point."""
-    fig.update_layout(
-        title_text=f"{fig.layout.title.text}<br><sup>{plot_text(text)}</sup>",
-        margin={"t": (fig.layout.margin.t or 60) + 18},
-    )
 
 
 def _title(text: str, sweeps: list[_Sweep], workload: str | None) -> str:

@@ -107,13 +107,15 @@ def report_charts(
     if rows is None:
         rows = summary_rows(frame)
     if kinds is None:
-        kinds = findings.run_kinds(frame)
-    kinds = kinds.set_index("run_id", drop=False)
-    curve_runs = kinds.index[kinds["kind"].isin([findings.KIND_CONCURRENCY, findings.KIND_RATE])]
-    if numbers is None and len(curve_runs):
+        kinds = findings.run_kinds(frame, rows=rows)
+    is_curve = kinds["kind"].isin([findings.KIND_CONCURRENCY, findings.KIND_RATE])
+    if numbers is None and is_curve.any():
+        # only the load curves' numbers are read (a chart's knee and SLO), from the rows made
         numbers = findings.key_numbers(
-            frame[frame["run_id"].isin(curve_runs)], lat_slo_ms=lat_slo_ms
-        )
+            frame, lat_slo_ms=lat_slo_ms, kinds=kinds[is_curve],
+            rows=rows[rows["run_id"].isin(kinds.loc[is_curve, "run_id"])],
+        )  # fmt: skip
+    kinds = kinds.set_index("run_id", drop=False)
     numbers_of = numbers.set_index("run_id") if numbers is not None else None
     logs = _logs_by_run([Path(p) for p in fio_logs], frame)
     out: list[Chart] = []

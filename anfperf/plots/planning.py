@@ -40,20 +40,12 @@ from anfperf.plots._style import (
     SLO_COLOR,
     figure,
     log_axis,
-    plot_text,
+    subtitle,
 )
 from anfperf.plots.quota import DEFAULT_LEVELS, LEVEL_COLORS, level_line, quota_model
 
 #: Keys of a USL fit (:func:`anfperf.models.fit_usl`), the curve :func:`threads_vs_latency` draws.
 USL_KEYS = ("lam", "sigma", "kappa")
-
-
-def _subtitle(fig: go.Figure, lines: Sequence[str]) -> None:
-    """Notes under the title (why a level or a line is missing)."""
-    if lines:
-        text = "<br>".join(f"<sup>{plot_text(line)}</sup>" for line in lines)
-        fig.update_layout(title_text=f"{fig.layout.title.text}<br>{text}")
-        fig.update_layout(margin={"t": 70 + 18 * len(lines)})
 
 
 def _hline(
@@ -254,7 +246,7 @@ def quota_vs_throughput(
     # every line, the caps (legend entries, not text on the plot) and the target on the chart
     ys = [v for t in fig.data for v in np.asarray(t.y, float) if np.isfinite(v) and v > 0]
     log_axis(fig, "y", [min(ys), max([target, *ys])])
-    _subtitle(fig, notes)
+    subtitle(fig, *notes)
     return fig
 
 
@@ -354,7 +346,7 @@ def clients_vs_throughput(
     fig.update_xaxes(dtick=1 if max_vms <= 16 else None, range=list(x_range))
     log_axis(fig, "y", list(y_range), pad=0.0)
     fig.update_layout(showlegend=True)
-    _subtitle(fig, notes)
+    subtitle(fig, *notes)
     return fig
 
 
@@ -526,7 +518,7 @@ def threads_vs_latency(
             hovertemplate="SLO reached at %{x:.0f} threads<extra></extra>",
         )  # fmt: skip
     else:
-        _subtitle(fig, [f"the curve's unloaded latency ({lat[0]:.3f} ms) is above the SLO"])
+        subtitle(fig, f"the curve's unloaded latency ({lat[0]:.3f} ms) is above the SLO")
         top_lat = max(top_lat, 1.5 * float(lat[0]))
     if threads_planned:
         fig.add_vline(x=threads_planned, line={"color": LIMIT_COLOR, "dash": "dot"})
@@ -694,5 +686,5 @@ def concurrency_for_target(
     log_axis(fig, "x", [1.0, n_hi], base=2, pad=0.0)
     log_axis(fig, "y", list(y_range), pad=0.0)
     fig.update_layout(showlegend=True, legend={"x": 0.01, "y": 0.99, "xanchor": "left"})
-    _subtitle(fig, notes)
+    subtitle(fig, *notes)
     return fig

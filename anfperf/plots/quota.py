@@ -26,6 +26,7 @@ from anfperf.plots._style import (
     fit_legend,
     log_axis,
     plot_text,
+    subtitle,
 )
 from anfperf.plots._style import (
     rule as draw_rule,
@@ -254,9 +255,8 @@ def _operating_point(fig: go.Figure, check: dict, quota_tib: float, label: str) 
         hovertemplate=f"model: %{{y:,.1f}} MiB/s<br>binding: {check['binding']}<extra></extra>",
     )  # fmt: skip
     where = "" if check["binding"] in VOLUME_CONSTRAINTS else " (not a volume limit, not drawn)"
-    fig.update_layout(
-        title_text=(
-            f"{fig.layout.title.text}<br><sup>binding: {check['binding']}{where} "
-            f"({check['detail']}); measured {check['share_pct']:.0f} % of it</sup>"
-        )
+    subtitle(
+        fig,
+        f"binding: {check['binding']}{where} ({check['detail']}); measured "
+        f"{check['share_pct']:.0f} % of it",
     )

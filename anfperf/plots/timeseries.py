@@ -28,9 +28,11 @@ from anfperf.plots._style import (
     log_axis,
     plot_text,
     require_rows,
+    subtitle,
     throughput_column,
 )
 from anfperf.summary import job_labels
+from anfperf.units import NS_PER_MS
 
 #: Metrics of the per-host and per-interval charts -> axis title.
 METRICS = {
@@ -314,34 +316,34 @@ def latency_over_time(
         "Latency [ms]" if hist else "Mean completion latency [ms]",
     )
     drawn: list[np.ndarray] = []
+    order = np.argsort(percentiles)[::-1]  # highest first: the solid line
     for i, job in enumerate(jobs):
         rows, color = work[work["_job"] == job], COLORWAY[i % len(COLORWAY)]
+        label = plot_text(job)
         if hist:
             table = rows.groupby("_window")["clat_bins"].apply(
                 lambda b: percentiles_from_bins(merge_bins(list(b)), percentiles)
             )
             values = np.vstack(table.to_numpy())
-            order = np.argsort(percentiles)[::-1]  # highest first: the solid line
             for rank, k in enumerate(order):
                 p = percentiles[k]
                 fig.add_scatter(
-                    x=table.index.to_numpy(), y=values[:, k], mode="lines", name=plot_text(job),
+                    x=table.index.to_numpy(), y=values[:, k], mode="lines", name=label,
                     legendgroup=str(job), showlegend=rank == 0,
                     line={"color": color, "width": 2 if rank == 0 else 1.5,
                           "dash": "solid" if rank == 0 else "dot"},
-                    hovertemplate=f"{plot_text(job)} p{p:g}: %{{y:.3f}} ms at %{{x:.2f}} s<extra></extra>",
+                    hovertemplate=f"{label} p{p:g}: %{{y:.3f}} ms at %{{x:.2f}} s<extra></extra>",
                 )  # fmt: skip
             drawn.append(values.ravel())
         else:
             mean = rows.groupby("_window")[lat_col].mean()
             fig.add_scatter(
-                x=mean.index.to_numpy(), y=mean.to_numpy(), mode="lines", name=plot_text(job),
+                x=mean.index.to_numpy(), y=mean.to_numpy(), mode="lines", name=label,
                 legendgroup=str(job), line={"color": color},
-                hovertemplate=f"{plot_text(job)} mean: %{{y:.3f}} ms at %{{x:.2f}} s<extra></extra>",
+                hovertemplate=f"{label} mean: %{{y:.3f}} ms at %{{x:.2f}} s<extra></extra>",
             )  # fmt: skip
             drawn.append(mean.to_numpy())
     if hist:
-        order = np.argsort(percentiles)[::-1]
         for rank, k in enumerate(order):  # what the line styles mean
             fig.add_scatter(
                 x=[None], y=[None], mode="lines", name=f"p{percentiles[k]:g}",
@@ -354,10 +356,9 @@ def latency_over_time(
     else:
         fig.update_yaxes(rangemode="tozero")
     if short:
-        fig.update_layout(
-            title_text=f"{fig.layout.title.text}<br><sup>left out: {plot_text(_jobs_text(short))}, "
-            f"shorter than {min_windows} windows of {window_s:g} s</sup>",
-            margin={"t": 80},
+        subtitle(
+            fig,
+            f"left out: {_jobs_text(short)}, shorter than {min_windows} windows of {window_s:g} s",
         )
     fit_legend(fig)
     return fig
@@ -399,8 +400,6 @@ def job_of_log(source: str) -> str:
     kind = parse_log_name(name)[0]
     return name.split(f"_{kind}.")[0] if kind else name
 
-
-_job_of_log = job_of_log  # the name it had
 
 #: Share [%] a distribution line drops to after its slowest bin: below any axis' range.
 OFF_AXIS_PCT = 1e-12
@@ -456,7 +455,7 @@ def latency_cdf(
             bins = merge_bins(list(group["lat_bins"]))
             name = f"{key[1]}" + ("" if one_host or key[2] == "all" else f" @ {key[2]}")
             name += f" ({key[0]})" if run_id is None and rows["run_id"].nunique() > 1 else ""
-            _add_tail(fig, np.asarray(bins["ns"], float) / 1e6, bins["count"], name, i)
+            _add_tail(fig, np.asarray(bins["ns"], float) / NS_PER_MS, bins["count"], name, i)
     if not fig.data:
         raise AnfperfError("nothing to plot: no latency histogram with counts")
     fig.update_layout(title_text=plot_text(named))

@@ -430,7 +430,7 @@ def about_items(
     render_command: str = "",
 ) -> list:
     """What goes into "About this report": what was read, notes, provenance, how to render."""
-    from anfperf.report.page import HTML, bullets, text
+    from anfperf.report.page import HTML, text
 
     files = prov["inputs"]
     items: list = [
@@ -441,7 +441,9 @@ def about_items(
         )
     ]
     if notes:
-        items += [text("Notes from reading the inputs:"), bullets(notes)]
+        from anfperf.inputs import Notes
+
+        items.append(Notes("Notes from reading the inputs", notes))
     runs = prov["runs"]
     if kinds is not None:
         runs = runs.merge(kinds[["run_id", "kind"]], on="run_id", how="left")

@@ -176,7 +176,7 @@ def format_number(value: Any, digits: int = SIGNIFICANT_DIGITS) -> str:
 def _format_cell(value: Any, digits: int) -> str:
     if isinstance(value, (list, tuple)):
         return ", ".join(_format_cell(v, digits) for v in value)
-    if isinstance(value, float | int | bool) or isinstance(value, numbers.Number):
+    if isinstance(value, numbers.Number):  # bool, numpy scalars included
         return format_number(value, digits)
     return BLANK if is_blank(value) else str(value)
 
@@ -198,7 +198,6 @@ class Table:
     cells: pd.DataFrame
     numeric: list[bool]
     caption: str = ""
-    more_rows: int = 0
 
     def to_html(self) -> str:
         """The table's HTML: escaped, in a box that scrolls sideways when wider than the page."""
@@ -220,15 +219,10 @@ class Table:
                     tds.append(f'<td class="anfperf-text">{text}</td>')
             body.append("<tr>" + "".join(tds) + "</tr>")
         caption = f'<p class="anfperf-caption">{esc(self.caption)}</p>' if self.caption else ""
-        more = (
-            f'<p class="anfperf-caption">... and {self.more_rows:,} more rows</p>'
-            if self.more_rows
-            else ""
-        )
         return (
             f'{caption}<div class="anfperf-table">'
             f"<table><thead><tr>{head}</tr></thead><tbody>{''.join(body)}</tbody></table>"
-            f"</div>{more}<style>{TABLE_CSS}</style>"
+            f"</div><style>{TABLE_CSS}</style>"
         )
 
     def _repr_html_(self) -> str:
@@ -264,7 +258,6 @@ def table(
     digits: Mapping[str, int] | int = SIGNIFICANT_DIGITS,
     caption: str = "",
     drop_empty: bool = True,
-    max_rows: int | None = None,
 ) -> Table:
     """A frame as a table for people; the one formatting every report uses.
 
@@ -282,8 +275,6 @@ def table(
         One line above the table.
     drop_empty : bool
         Leave out columns without a single value.
-    max_rows : int, optional
-        Rows shown at most; the rest are counted below the table.
 
     Returns
     -------
@@ -299,9 +290,6 @@ def table(
 
             raise AnfperfError(f"table: no column(s) {missing}; there are {list(frame.columns)}")
         frame = frame[list(columns)]
-    more = 0
-    if max_rows is not None and len(frame) > max_rows:
-        frame, more = frame.head(max_rows), len(frame) - max_rows
     cells, numeric = {}, []
     for col in frame.columns:
         series = frame[col]
@@ -315,7 +303,7 @@ def table(
         cells[header] = shown
         numeric.append(_is_numeric(series))
     out = pd.DataFrame(cells, columns=list(cells))
-    return Table(out, numeric, caption, more)
+    return Table(out, numeric, caption)
 
 
 def _is_numeric(series: pd.Series) -> bool:
@@ -439,10 +427,6 @@ class Section:
     items: list = field(default_factory=list)
     open: bool = False
     key: str | None = None
-
-    def add(self, *items: Any) -> Section:
-        self.items.extend(items)
-        return self
 
     def _metadata(self) -> dict:
         key = self.key or re.sub(r"\W+", "-", self.title.lower()).strip("-")
