@@ -212,7 +212,7 @@ def headline(frame: pd.DataFrame, numbers: pd.DataFrame) -> list[str]:
     """The demo's short summary: peak, knee, IOPS at 1 ms, Little's law, the mix model's error."""
     from anfperf import findings
     from anfperf.models import fit_mix, sweep_xy, threads_needed
-    from anfperf.report.benchmark import main_run, trusted
+    from anfperf.report.benchmark import SWEEP_KINDS, main_run
 
     lines = []
     # the report's own choice: runs served from a client cache are neither peak nor main sweep
@@ -220,13 +220,13 @@ def headline(frame: pd.DataFrame, numbers: pd.DataFrame) -> list[str]:
     sweep = None
     if main is not None:
         row = numbers[numbers["run_id"] == main].iloc[0]
-        sweep = row if row["kind"] in (findings.KIND_CONCURRENCY, findings.KIND_RATE) else None
+        sweep = row if row["kind"] in SWEEP_KINDS else None
     peak = findings.peak_run(numbers)
     top_bw = findings.peak_run(numbers, by="peak_bw_mib_s")
     if peak is not None and top_bw is not None:
         lines.append(f"peak: {peak['peak_iops']:,.0f} IOPS ({peak['run_id']}), "
                      f"{top_bw['peak_bw_mib_s']:,.1f} MiB/s ({top_bw['run_id']})")  # fmt: skip
-    cached = numbers.drop(trusted(numbers).index)
+    cached = numbers[findings.cached_runs(numbers)]
     if len(cached):
         lines.append("set apart, served from a client cache: " + ", ".join(cached["run_id"]))
     if sweep is not None and not math.isnan(sweep["knee_iops"]):

@@ -101,9 +101,20 @@ class Analysis:
         """:func:`operating_point` of the frame, from the rows already worked out."""
         return operating_point(self.frame, run_id=run_id, rows=self.rows, kinds=self.kinds)
 
-    def peak_run(self) -> pd.Series | None:
-        """:func:`peak_run` of the key numbers."""
-        return peak_run(self.numbers)
+
+def cached_runs(numbers: pd.DataFrame) -> pd.Series:
+    """Per row of :func:`key_numbers` (or :func:`run_kinds`): served from a client cache.
+
+    All False where the frame has no `cached` column (made before the flag existed).
+    """
+    if "cached" not in numbers:
+        return pd.Series(False, index=numbers.index)
+    return numbers["cached"].fillna(False).astype(bool)
+
+
+def trusted(numbers: pd.DataFrame) -> pd.DataFrame:
+    """The rows whose numbers stand for the storage: those no client cache served."""
+    return numbers[~cached_runs(numbers)]
 
 
 def analyse(frame: pd.DataFrame, *, lat_slo_ms: float = 1.0) -> Analysis:
@@ -334,7 +345,7 @@ def peak_run(numbers: pd.DataFrame, *, by: str = "peak_iops") -> pd.Series | Non
     """
     if by not in ("peak_iops", "peak_bw_mib_s"):
         raise AnfperfError(f"by must be 'peak_iops' or 'peak_bw_mib_s', got {by!r}")
-    kept = numbers if "cached" not in numbers else numbers[~numbers["cached"].astype(bool)]
+    kept = trusted(numbers)
     values = pd.to_numeric(kept[by], errors="coerce")
     if not values.notna().any():
         return None
@@ -769,11 +780,7 @@ def sentences(
     if numbers.empty:
         raise AnfperfError("no runs to conclude from")
     out = []
-    cached = (
-        numbers["cached"].astype(bool)
-        if "cached" in numbers
-        else pd.Series(False, index=numbers.index)
-    )
+    cached = cached_runs(numbers)
     for row in numbers[~cached].itertuples(index=False):
         text = (
             f"{row.run_id} ({row.kind}, {row.points} point{'s' if row.points != 1 else ''}): peak {row.peak_iops:,.0f} IOPS "

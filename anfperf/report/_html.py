@@ -26,10 +26,10 @@ from pathlib import Path
 from typing import Any
 
 from anfperf.report._sections import fold_sections
+from anfperf.report.display import PLOTLY_MIMETYPE
 
 logger = logging.getLogger(__name__)
 
-PLOTLY_MIMETYPE = "application/vnd.plotly.v1+json"
 #: Class of every figure's ``<div>`` (plotly's own ``to_html`` uses the same one).
 GRAPH_CLASS = "plotly-graph-div"
 #: Height of a figure whose layout sets none [px] (plotly's own default).
@@ -87,7 +87,6 @@ _CSS = """
 #anfperf-provenance table th, #anfperf-provenance table td { text-align: left; padding: 2px 10px 2px 0;
   vertical-align: top; border-bottom: 1px solid #e5e7eb; }
 .anfperf-provenance code { font-size: 12px; word-break: break-all; }
-.anfperf-provenance .anfperf-failed { color: #b42318; font-weight: bold; }
 .anfperf-provenance .anfperf-default { color: #6b7280; }
 .anfperf-status { font-family: var(--jp-ui-font-family, sans-serif); font-size: 14px;
   border: 1px solid #D55E00; border-radius: 6px; background: #fff5f0; padding: 8px 14px;
@@ -146,20 +145,9 @@ def _make_preprocessor(show_code: bool):
             return nb, resources
 
         def preprocess_cell(self, cell, resources, index):
-            if cell.cell_type != "code":
-                return cell, resources
-            for k, output in enumerate(cell.get("outputs", [])):
-                data = output.get("data") or {}
-                if PLOTLY_MIMETYPE not in data:
-                    continue
-                spec = data[PLOTLY_MIMETYPE]
-                if isinstance(spec, str):  # some writers store JSON mimetypes as text
-                    spec = json.loads(spec)
-                # ids from the position, not random: the same notebook gives the same HTML
-                div_id = f"anfperf-fig-{index}-{k}"
-                output["data"] = {"text/html": _figure_html(spec, div_id)}
-                resources["anfperf_figures"] = resources.get("anfperf_figures", 0) + 1
-            fold_sections(cell, resources)
+            # figures are drawn already (_with_figures_drawn): a section's outputs fold here
+            if cell.cell_type == "code":
+                fold_sections(cell, resources)
             return cell, resources
 
     return _PlotlyPreprocessor()
@@ -172,7 +160,7 @@ def _table(header: list[str], rows: list[list[str]]) -> str:
 
 
 def provenance_html(meta: dict) -> str:
-    """The provenance block of a report: version, status, parameters, input checksums.
+    """The provenance block of a report: version, parameters, input checksums.
 
     Parameters
     ----------
@@ -194,12 +182,6 @@ def provenance_html(meta: dict) -> str:
         lines.append(f"executed {esc(str(meta['started']))}")
     if meta.get("duration_s") is not None:
         lines.append(f"in {meta['duration_s']:.1f} s")
-    status = ""
-    if meta.get("error"):
-        status = (
-            f'<p class="anfperf-failed">The notebook stopped with an error: '
-            f"{esc(str(meta['error']))}. The output below ends where it stopped.</p>"
-        )
     params = meta.get("parameters") or []
     param_rows = [
         [
@@ -224,7 +206,6 @@ def provenance_html(meta: dict) -> str:
         '<section class="anfperf-provenance" id="anfperf-provenance">',
         f"<h2>{esc(str(meta.get('name', 'Report')))}</h2>",
         "<div>" + " &middot; ".join(lines) + "</div>",
-        status,
     ]
     if param_rows:
         parts += ["<h2>Parameters</h2>", _table(["name", "value", "meaning"], param_rows)]
@@ -335,8 +316,9 @@ def _warm_exporter(show_code: bool) -> None:
     _exporter(show_code).from_notebook_node(nb, resources={"metadata": {"name": "warm-up"}})
 
 
-def _with_figures_drawn(nb):
-    """``nb`` with every plotly output already turned into its ``<div>`` and script.
+def _with_figures_drawn(nb) -> tuple:
+    """``nb`` with every plotly output already turned into its ``<div>`` and script, and
+    whether it had any.
 
     nbconvert deep-copies the notebook it converts: a copy of the figures' JSON (thousands of
     nodes) costs more than drawing them. Cells without figures are shared with ``nb``, not
@@ -357,7 +339,8 @@ def _with_figures_drawn(nb):
                 output = NotebookNode({**output, "data": {"text/html": _drawn(data, index, k)}})
             drawn.append(output)
         cells.append(NotebookNode({**cell, "outputs": drawn}))
-    return NotebookNode({**nb, "cells": cells})
+    drew = any(c is not o for c, o in zip(cells, nb.cells, strict=True))
+    return NotebookNode({**nb, "cells": cells}), drew
 
 
 def _drawn(data: dict, index: int, k: int) -> str:
@@ -381,18 +364,11 @@ def export_notebook(nb, html_path: str | os.PathLike, *, show_code: bool = False
         "anfperf_js": _JS,
         "anfperf_footer": _footer_html(meta),
     }
+    drawn, has_figures = _with_figures_drawn(nb)
     # plotly.js (4-5 MB) only goes into pages that draw a figure
-    has_figures = any(
-        PLOTLY_MIMETYPE in (o.get("data") or {})
-        for c in nb.cells
-        if c.cell_type == "code"
-        for o in c.get("outputs", [])
-    )
     resources["anfperf_plotlyjs"] = _PLOTLYJS_MARK if has_figures else ""
     with _EXPORTERS_LOCK:
-        body, _ = _exporter(show_code).from_notebook_node(
-            _with_figures_drawn(nb), resources=resources
-        )
+        body, _ = _exporter(show_code).from_notebook_node(drawn, resources=resources)
     if has_figures:
         body = body.replace(_PLOTLYJS_MARK, _plotly_js(), 1)
     out.parent.mkdir(parents=True, exist_ok=True)

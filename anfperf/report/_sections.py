@@ -6,7 +6,7 @@ outputs of one section become one ``<details>`` block: the first (the title) its
 away. The section keyed ``about`` also receives the report's provenance block (parameters,
 input checksums), so that all of it is in one place at the end of the page.
 
-Runs after the plotly preprocessor (figures are ``text/html`` by then).
+Runs in the export's preprocessor, after the figures were drawn (``text/html`` by then).
 """
 
 from __future__ import annotations
@@ -14,7 +14,7 @@ from __future__ import annotations
 import html
 from typing import Any
 
-from anfperf.report.page import SECTION_KEY
+from anfperf.report.display import SECTION_KEY
 
 #: Resources key of the provenance HTML the "about" section takes in.
 ABOUT_RESOURCE = "anfperf_about"

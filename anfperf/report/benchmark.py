@@ -21,17 +21,6 @@ from anfperf.report.page import Card, Table, format_number, table
 SWEEP_KINDS = (findings.KIND_CONCURRENCY, findings.KIND_RATE)
 
 
-def _cached(numbers: pd.DataFrame) -> pd.Series:
-    if "cached" in numbers:
-        return numbers["cached"].fillna(False).astype(bool)
-    return pd.Series(False, index=numbers.index)
-
-
-def trusted(numbers: pd.DataFrame) -> pd.DataFrame:
-    """The runs whose numbers stand for the storage: those not served from a client cache."""
-    return numbers[~_cached(numbers)]
-
-
 def main_run(numbers: pd.DataFrame, run_id: str | None = None) -> str | None:
     """The run the page leads with: `run_id`, else the load curve with the highest peak.
 
@@ -42,7 +31,7 @@ def main_run(numbers: pd.DataFrame, run_id: str | None = None) -> str | None:
         return run_id
     if numbers.empty:
         return None
-    pool = trusted(numbers)
+    pool = findings.trusted(numbers)
     pool = pool if not pool.empty else numbers
     sweeps = pool[pool["kind"].isin(SWEEP_KINDS)]
     with_knee = sweeps[sweeps["knee_iops"].notna()]
@@ -109,7 +98,7 @@ def headline(numbers: pd.DataFrame, quota: dict | None, *, run_id: str | None = 
     if main is not None:
         _curve_cards(_row(numbers, main), out_cards, sentences)
     _quota_card(quota, out_cards, sentences)
-    cached = numbers[_cached(numbers)]
+    cached = numbers[findings.cached_runs(numbers)]
     if not cached.empty:
         names = ", ".join(cached["run_id"].astype(str))
         sentences.append(f"Set apart as served from a client cache: {names}.")
@@ -182,7 +171,7 @@ RUN_COLUMNS = [
 def runs_table(numbers: pd.DataFrame, *, caption: str = "") -> Table:
     """One row per run: what it is and its headline numbers (runs from a cache marked)."""
     shown = numbers.copy()
-    cached = _cached(shown)
+    cached = findings.cached_runs(shown)
     shown["run_id"] = shown["run_id"].astype(str).where(~cached, shown["run_id"] + " (cache)")
     slo = numbers["lat_slo_ms"].dropna()
     at = f" {slo.iloc[0]:g} ms" if len(slo) else ""
@@ -270,7 +259,7 @@ def quota_verdict(
     from anfperf.errors import AnfperfError
 
     try:
-        point = findings.operating_point(analysis.frame, run_id=run_id, rows=analysis.rows)
+        point = analysis.operating_point(run_id)
     except AnfperfError as exc:
         return {"skipped": str(exc)}
     given = level is not None and quota_tib is not None
@@ -413,7 +402,7 @@ def _run_order(numbers: pd.DataFrame, main: str | None) -> list[str]:
     rank = {findings.KIND_CONCURRENCY: 0, findings.KIND_RATE: 0, findings.KIND_MIX: 1}
     key = numbers.assign(
         _main=numbers["run_id"].ne(main).astype(int),
-        _cache=_cached(numbers).astype(int),
+        _cache=findings.cached_runs(numbers).astype(int),
         _kind=numbers["kind"].map(rank).fillna(2),
         _peak=-pd.to_numeric(numbers["peak_iops"], errors="coerce").fillna(0.0),
     )

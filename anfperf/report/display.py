@@ -19,6 +19,9 @@ from collections.abc import Mapping
 from typing import Any
 
 PLOTLY_MIMETYPE = "application/vnd.plotly.v1+json"
+#: Key of the output metadata that marks an output as part of a
+#: :class:`anfperf.report.page.Section` (the HTML export folds those outputs together).
+SECTION_KEY = "anfperf_section"
 
 
 def _loads() -> Any:

@@ -27,6 +27,8 @@ from typing import Any
 
 import pandas as pd
 
+from anfperf.report.display import SECTION_KEY
+
 #: Human names of the tidy frame's and the reports' column names (units in brackets). Columns
 #: not listed get a name made from their own (:func:`column_label`).
 COLUMN_LABELS = {
@@ -395,9 +397,6 @@ def text(line: str) -> HTML:
 
 
 # --- sections --------------------------------------------------------------------------------
-
-#: Key of the output metadata that marks an output as part of a section.
-SECTION_KEY = "anfperf_section"
 
 
 @dataclass
