@@ -19,6 +19,7 @@ Vdbench comments are lines starting with ``*``, as in the seed.
 from __future__ import annotations
 
 import logging
+import math
 from collections.abc import Sequence
 from dataclasses import dataclass
 
@@ -172,7 +173,7 @@ def render_vdbench(
     w = workload
     lines = _header_lines(w) if comments else []
     lines += _host_lines(hosts, user, vdbench_dir)
-    lines += _storage_lines(w, volumes, hosts)
+    lines += _storage_lines(w, volumes, hosts, comments)
     lines.append(_workload_line(w))
     lines += _run_lines(w, comments)
     log.debug("rendered Vdbench parameters for %s: %d lines", w.name, len(lines))
@@ -202,9 +203,30 @@ def _host_lines(hosts: list[VdbenchHost], user: str | None, vdbench_dir: str | N
     return lines
 
 
-def _storage_lines(w: Workload, volumes: list[str], hosts: list[VdbenchHost]) -> list[str]:
+def vdbench_file_size_mib(workload: Workload) -> int:
+    """The file size Vdbench is given for `workload` [MiB]: whole MiB, at least one block.
+
+    Vdbench creates (and later expands) a file in whole MiB only: a ``size=`` that is not a
+    multiple of 1 MiB gets a file rounded down, and the next run on it fails with "lun ...
+    does not exist or is too small". The workload's size is rounded to the nearest MiB.
+    """
+    block_mib = math.ceil(workload.bs_kib / 2**10)
+    return max(round(workload.file_size_gib * 2**10), block_mib, 1)
+
+
+def _storage_lines(
+    w: Workload, volumes: list[str], hosts: list[VdbenchHost], comments: bool
+) -> list[str]:
     """``sd=default`` and one ``sd=`` per host x volume, on that host's own mount points."""
-    lines = [_join("sd", "default", ("size", size_text(w.file_size_gib * 2**20)))]
+    size_mib = vdbench_file_size_mib(w)
+    lines = []
+    if comments and size_mib * 2**10 != w.file_size_gib * 2**20:
+        lines.append(
+            _comment(
+                f"file_size_gib {w.file_size_gib:g}: rounded to whole MiB, as Vdbench makes files"
+            )
+        )
+    lines.append(_join("sd", "default", ("size", size_text(size_mib * 2**10))))
     for vm, host in enumerate(hosts or [None], 1):
         for vol, mount in enumerate(host.volumes if host and host.volumes else volumes, 1):
             lun = mount.rstrip("/") + "/" + LUN_FILE.format(vm=vm, vol=vol)

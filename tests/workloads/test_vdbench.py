@@ -337,3 +337,37 @@ def test_rendered_file_runs_in_real_vdbench(tmp_path):
     )
     assert proc.returncode == 0, proc.stdout[-2000:] + proc.stderr[-2000:]
     assert re.search(r"avg_\d", (out / "summary.html").read_text())
+
+
+def test_file_sizes_are_whole_mib_as_vdbench_makes_them():
+    # 0.004 GiB = 4.096 MiB rendered as 4294967 bytes made Vdbench create 4 MiB, and the next
+    # run on that file failed with "lun ... does not exist or is too small"
+    text = render_vdbench(CATALOGUE["RndRead"].replace(file_size_gib=0.004), ["/mnt/a"])
+    assert "sd=default,size=4m" in text
+    assert "rounded to whole MiB" in text
+    one_block = CATALOGUE["SeqWrite"].replace(bs_kib=2560, file_size_gib=2.5 / 1024)
+    assert "sd=default,size=3m" in render_vdbench(one_block, ["/mnt/a"])  # not 2m < 2.5 MiB
+    exact = render_vdbench(CATALOGUE["RndRead"].replace(file_size_gib=693), ["/mnt/a"])
+    assert "size=693g" in exact and "rounded" not in exact
+
+
+@pytest.mark.vdbench
+def test_a_file_size_of_no_whole_mib_runs_again_on_the_same_file(tmp_path):
+    launcher = vdbench_launcher()
+    mount = tmp_path / "vdb1"
+    mount.mkdir()
+    w = CATALOGUE["RndRead"].replace(
+        threads=1, warmup_s=0, duration_s=2, interval_s=1, file_size_gib=0.004, direct=False
+    )
+    parm = tmp_path / "RndRead.parm"
+    parm.write_text(render_vdbench(w, [str(mount)]))
+    for attempt in ("first", "again"):  # again: what --resume or the next run on the volume does
+        proc = subprocess.run(
+            [str(launcher), "-f", str(parm), "-o", str(tmp_path / attempt)],
+            capture_output=True,
+            text=True,
+            timeout=120,
+        )
+        assert proc.returncode == 0, proc.stdout[-2000:] + proc.stderr[-2000:]
+    (lun,) = mount.iterdir()
+    assert lun.stat().st_size == 4 * 2**20
