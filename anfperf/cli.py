@@ -338,7 +338,7 @@ def _report(args: argparse.Namespace) -> int:
 
     from anfperf.report import merge_parameters, parse_value, read_parameters, render_reports
 
-    given = {name: parse_value(value) for name, value in args.parameter or []}
+    given = {name: parse_value(value, name) for name, value in args.parameter or []}
     stem = Path(args.notebook).stem
     if args.file:  # one report per file; -p values apply to each
         sets = [merge_parameters(read_parameters(f), given) for f in args.file]

@@ -10,19 +10,20 @@ import glob
 import html
 import os
 import warnings
-from collections.abc import Iterable, Sequence
+from collections.abc import Sequence
 from pathlib import Path
 
 import pandas as pd
 
 from anfperf.errors import AnfperfError
+from anfperf.paths import PathArg, path_list
 
 #: File names fio gives its interval logs (write_*_log), gzipped or not.
 FIO_LOG_GLOBS = ("*.log", "*.log.gz", "*.log.*")
 
 
 def load_inputs(
-    paths: Sequence[str | os.PathLike] | None = None,
+    paths: PathArg | None = None,
     *,
     store: str | os.PathLike | None = None,
     run_ids: Sequence[str] | None = None,
@@ -32,8 +33,8 @@ def load_inputs(
 
     Parameters
     ----------
-    paths : sequence of path-like, optional
-        Raw outputs (files or folders) to read with :func:`anfperf.ingest.read_many`; files it
+    paths : path-like or sequence of path-like, optional
+        Raw outputs (files or folders; one string is one path) to read with :func:`anfperf.ingest.read_many`; files it
         cannot read are skipped with a warning.
     store : path-like, optional
         A Parquet store (``anfperf ingest --out DIR``) to read instead of `paths`.
@@ -55,6 +56,7 @@ def load_inputs(
         Neither or both of `paths` and `store`, nothing readable, or a run id not found (the
         error lists the runs there are).
     """
+    paths = path_list(paths)
     if (store is None) == (not paths):
         raise AnfperfError("give either paths (raw outputs) or a store, not both or neither")
     if isinstance(run_ids, str):
@@ -65,7 +67,7 @@ def load_inputs(
 
         # DuckDB reads only the partitions of the runs asked for, and checks they are there
         return load_store(store, run_ids=run_ids)
-    frame = _read_paths(list(paths), notes)
+    frame = _read_paths(paths, notes)
     if frame.empty:
         raise AnfperfError("no benchmark results in " + ", ".join(map(str, paths)))
     if run_ids:
@@ -125,9 +127,7 @@ def _read_paths(paths: list, notes: list[str] | None) -> pd.DataFrame:
     return frame
 
 
-def fio_log_paths(
-    paths: Iterable[str | os.PathLike] | None, pattern: str | None = None
-) -> list[Path]:
+def fio_log_paths(paths: PathArg | None, pattern: str | None = None) -> list[Path]:
     """fio interval logs to chart: those matching `pattern`, else every log under `paths`.
 
     Parameters
@@ -146,7 +146,7 @@ def fio_log_paths(
     if pattern is not None:
         found.update(Path(p) for p in glob.glob(pattern, recursive=True))
     else:
-        for path in map(Path, paths or ()):
+        for path in map(Path, path_list(paths)):
             if path.is_file():
                 candidates = [path]
             else:

@@ -46,6 +46,7 @@ from anfperf.models.plan import (
 )
 from anfperf.models.predict import PUBLISHED_BENCHMARK, predict_achievable
 from anfperf.models.quota import bw_to_iops, iops_to_bw, level_name
+from anfperf.paths import PathArg, path_list
 from anfperf.plots.planning import (
     clients_vs_throughput,
     concurrency_for_target,
@@ -246,7 +247,7 @@ def _number(value: object) -> float:
 
 
 def load_sweep(
-    paths: str | os.PathLike | Sequence[str | os.PathLike] | None = None,
+    paths: PathArg | None = None,
 ) -> tuple[pd.DataFrame, str]:
     """Tidy frame of a concurrency sweep, and a name of its source for chart titles.
 
@@ -263,11 +264,10 @@ def load_sweep(
     """
     from anfperf.ingest import read_many  # ingest is heavy: only when a sweep is read
 
-    if isinstance(paths, str | os.PathLike):
-        paths = [paths]
+    paths = path_list(paths, "sweep")
     if not paths:
         repo_path(*SAMPLE_SWEEP.relative_to(ROOT).parts, what="the sample concurrency sweep")
-    paths = list(paths) if paths else [SAMPLE_SWEEP]
+    paths = paths or [SAMPLE_SWEEP]
     with warnings.catch_warnings():
         # unreadable companions of a run folder are reported by errors="warn"; a sweep with
         # nothing readable is the error below
@@ -282,7 +282,7 @@ def load_sweep(
 
 
 def fit_sweep(
-    paths: str | os.PathLike | Sequence[str | os.PathLike] | None = None,
+    paths: PathArg | None = None,
 ) -> tuple[FitResult, str]:
     """USL fitted on a concurrency sweep (:func:`load_sweep`), and the name of its source.
 

@@ -18,6 +18,7 @@ from typing import Any
 
 import pandas as pd
 
+from anfperf.paths import PathArg, path_list
 from anfperf.schema import MANIFEST_NAME, read_manifest
 
 #: Read files in blocks this large when hashing (bounded memory for big flatfiles).
@@ -58,16 +59,14 @@ def sha256_file(path: str | os.PathLike) -> str:
     return digest.hexdigest()
 
 
-def files_under(
-    paths: Iterable[str | os.PathLike], *, root: str | os.PathLike | None = None
-) -> list[tuple[str, Path]]:
+def files_under(paths: PathArg, *, root: str | os.PathLike | None = None) -> list[tuple[str, Path]]:
     """(name as given, path) of every file named or under a folder named, in sorted order.
 
     A folder's files are named ``folder/relative/path``; missing paths are left out. Relative
     paths are relative to `root` (default: the current folder) but named as given.
     """
     out: list[tuple[str, Path]] = []
-    for given in paths:
+    for given in path_list(paths):
         text = os.fspath(given)
         path = Path(root) / text if root is not None else Path(text)
         if path.is_file():
@@ -79,15 +78,13 @@ def files_under(
     return out
 
 
-def input_checksums(
-    paths: Iterable[str | os.PathLike], *, root: str | os.PathLike | None = None
-) -> pd.DataFrame:
+def input_checksums(paths: PathArg, *, root: str | os.PathLike | None = None) -> pd.DataFrame:
     """Size and SHA-256 of every input file (folders expanded to their files).
 
     Parameters
     ----------
-    paths : iterable of path-like
-        Files and folders; missing ones are left out.
+    paths : path-like or iterable of path-like
+        Files and folders (one string is one path); missing ones are left out.
     root : path-like, optional
         Folder relative paths are relative to (a report's: the notebook's folder); default the
         current folder.
@@ -105,7 +102,7 @@ def input_checksums(
     return pd.DataFrame(rows, columns=CHECKSUM_COLUMNS).astype({"bytes": "int64"})
 
 
-def find_manifests(paths: Iterable[str | os.PathLike]) -> list[Path]:
+def find_manifests(paths: PathArg) -> list[Path]:
     """The runner manifests of `paths`: among them, under them, or up to 3 folders above a file.
 
     A run folder holds its manifest; a host's folder or a result file inside it has it above.
@@ -388,9 +385,7 @@ def workloads_table(manifests: Iterable[str | os.PathLike]) -> pd.DataFrame:
     return pd.DataFrame(rows, columns=WORKLOAD_COLUMNS)
 
 
-def run_provenance(
-    frame: pd.DataFrame | None = None, paths: Iterable[str | os.PathLike] = ()
-) -> dict[str, Any]:
+def run_provenance(frame: pd.DataFrame | None = None, paths: PathArg = ()) -> dict[str, Any]:
     """Everything a report states about its inputs.
 
     Parameters
@@ -419,7 +414,7 @@ def run_provenance(
     from anfperf import __version__
     from anfperf.errors import AnfperfError
 
-    paths = list(paths)
+    paths = path_list(paths)
     if frame is None:
         from anfperf.ingest import read_many
 

@@ -36,6 +36,7 @@ from anfperf.ingest.fio_json import read_fio_json
 from anfperf.ingest.fio_log import read_fio_log
 from anfperf.ingest.registry import Format, folder_format, formats, register_format, result_suffixes
 from anfperf.ingest.vdbench import read_vdbench, read_vdbench_histogram
+from anfperf.paths import PathArg, path_list
 from anfperf.schema import conform, empty_frame
 
 __all__ = [
@@ -224,7 +225,7 @@ def _read_one(fmt: Format, path: str, run_id: str | None) -> pd.DataFrame:
 
 
 def expand_paths(
-    paths: Iterable[str | os.PathLike],
+    paths: PathArg,
     problems: list[tuple[str, str]] | None = None,
     seen: set[str] | None = None,
 ) -> list[str]:
@@ -245,7 +246,7 @@ def expand_paths(
         if problems is not None:
             problems.append((exc.filename or "?", exc.strerror or str(exc)))
 
-    for item in paths:
+    for item in path_list(paths):
         item = os.fspath(item)
         if not os.path.isdir(item) or folder_format(item) is not None:
             out.append(item)
@@ -296,7 +297,7 @@ MAX_WARNINGS = 20
 
 
 def read_many(
-    paths: Iterable[str | os.PathLike],
+    paths: PathArg,
     *,
     run_id: str | None = None,
     errors: Literal["raise", "warn"] = "raise",
@@ -306,8 +307,9 @@ def read_many(
 
     Parameters
     ----------
-    paths : iterable of str or os.PathLike
-        Files and folders (searched recursively; a Vdbench output folder counts as one run).
+    paths : str, os.PathLike or an iterable of them
+        Files and folders (searched recursively; a Vdbench output folder counts as one run);
+        one string is one path.
         fio logs inside folders are not results and are left out.
     run_id : str, optional
         Run identifier for every row; by default each file's own (see
@@ -359,7 +361,7 @@ def _warn_notes(caught: list[tuple[str, type[Warning]]]) -> None:
 
 
 def read_all(
-    paths: Iterable[str | os.PathLike], *, run_id: str | None = None, max_mib: float | None = None
+    paths: PathArg, *, run_id: str | None = None, max_mib: float | None = None
 ) -> ReadResult:
     """Read many outputs into one tidy frame, going on past the ones that cannot be read.
 
@@ -397,7 +399,7 @@ def _collection_paused() -> Iterator[None]:
 
 
 def _read_many(
-    paths: Iterable[str | os.PathLike],
+    paths: PathArg,
     run_id: str | None,
     *,
     raise_errors: bool,
@@ -405,6 +407,7 @@ def _read_many(
 ) -> ReadResult:
     """Read `paths`; the readers' warnings, each once, become the result's notes and are added
     to `caught` (also when a file stops the reading: read_many still gives them)."""
+    paths = path_list(paths)
     with _collection_paused(), collected_warnings() as sink:
         try:
             frame, skipped = _read_paths(paths, run_id, raise_errors=raise_errors)

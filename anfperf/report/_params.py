@@ -12,11 +12,17 @@ from typing import Any
 from anfperf.errors import ReportError
 
 
-def parse_value(text: str) -> Any:
+def parse_value(text: str, name: str = "parameter") -> Any:
     """A parameter value given on the command line, parsed as YAML (like papermill's ``-y``).
 
     ``'8'`` -> 8, ``'0.5'`` -> 0.5, ``'[a, b]'`` -> ['a', 'b'], ``'null'`` -> None,
-    ``'data/raw'`` -> 'data/raw'.
+    ``'data/raw'`` -> 'data/raw'; other text that is not YAML is the text itself.
+
+    Raises
+    ------
+    ReportError
+        A value that opens a YAML list or mapping (``[`` or ``{``) and does not close it: a
+        list of paths with a typo must not become one path named ``[a, b``.
     """
     from anfperf.errors import ParseError
     from anfperf.yamlsafe import load_yaml
@@ -24,7 +30,13 @@ def parse_value(text: str) -> Any:
     try:
         return load_yaml(text, "parameter")
     except ParseError:
-        return text  # not YAML (e.g. an unbalanced bracket in a name): the text itself
+        if text.lstrip().startswith(("[", "{")):
+            raise ReportError(
+                f"-p {name}",
+                f"{text!r} is not a valid YAML list or mapping (a bracket or quote not closed?); "
+                "quote the whole value to pass it as text",
+            ) from None
+        return text  # not YAML (e.g. a colon in a name): the text itself
 
 
 def read_parameters(path: str | os.PathLike) -> dict[str, Any]:

@@ -52,3 +52,24 @@ def test_bad_parameter_file_exits_2(tmp_path, capsys):
     argv = ["report", str(NOTEBOOKS / "failing.ipynb"), "-f", str(bad), "--out", str(tmp_path)]
     assert main(argv) == 2
     assert "must be a YAML mapping" in capsys.readouterr().err
+
+
+def test_a_malformed_list_value_is_a_one_line_error(tmp_path, capsys):
+    # it was taken as the path '[unclosed' and read as the characters '[', 'u', 'n', ...
+    argv = ["report", str(NOTEBOOKS / "failing.ipynb"), "--out", str(tmp_path)]
+    assert main([*argv, "-p", "paths", "[unclosed"]) == 2
+    err = capsys.readouterr().err.strip()
+    assert err.startswith("anfperf: error: -p paths: '[unclosed' is not a valid YAML list")
+    assert len(err.splitlines()) == 1
+    assert not list(tmp_path.iterdir())  # no kernel started, nothing written
+
+
+def test_one_path_as_text_is_one_input(tmp_path, capsys):
+    # '-p paths FILE' was iterated character by character: 10 minutes until the cell timed out
+    sample = DATA.parent.parent / "data" / "samples" / "fio" / "randread_qd4.json"
+    notebook = DATA.parent.parent / "notebooks" / "benchmark_report.ipynb"
+    argv = ["report", str(notebook), "--out", str(tmp_path), "-p", "paths", str(sample)]
+    assert main(argv) == 0, capsys.readouterr().err
+    page = (tmp_path / "benchmark_report.html").read_text(encoding="utf-8")
+    assert "randread_qd4" in page
+    assert hashlib.sha256(sample.read_bytes()).hexdigest() in page

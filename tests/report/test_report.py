@@ -203,7 +203,7 @@ def test_report_in_chromium(report, browser_page, tmp_path):
 @pytest.mark.parametrize(
     ("text", "value"),
     [("8", 8), ("0.5", 0.5), ("[a, b]", ["a", "b"]), ("null", None), ("data/raw", "data/raw"),
-     ("true", True), ("{x: 1}", {"x": 1}), ("[unbalanced", "[unbalanced")],
+     ("true", True), ("{x: 1}", {"x": 1}), ("a: b: c", "a: b: c")],
 )  # fmt: skip
 def test_parse_value_is_yaml(text, value):
     assert parse_value(text) == value

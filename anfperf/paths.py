@@ -1,0 +1,53 @@
+"""One path is one path: the argument every reader, report and CLI command takes as "paths".
+
+A ``str`` or ``os.PathLike`` names one file or folder; only a list, tuple or other iterable
+of them names several. Without this, ``read_many('/x/run.json')`` iterated the string and read
+'/', 'x', ... from the root of the file system.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Iterable
+
+from anfperf.errors import AnfperfError
+
+PathArg = str | os.PathLike | Iterable[str | os.PathLike]
+
+
+def path_list(paths: PathArg | None, what: str = "paths") -> list[str | os.PathLike]:
+    """`paths` as a list: one path as a list of one, an iterable of paths as a list.
+
+    Parameters
+    ----------
+    paths : str, os.PathLike, iterable of them, or None
+        None gives an empty list.
+    what : str
+        The argument's name, for the error.
+
+    Raises
+    ------
+    anfperf.AnfperfError
+        An item that is not a path (a number, None, bytes, a mapping, ...), or an empty one.
+    """
+    if paths is None:
+        return []
+    if isinstance(paths, str | os.PathLike):
+        items = [paths]
+    elif isinstance(paths, bytes | bytearray) or not isinstance(paths, Iterable):
+        raise AnfperfError(f"{what}: expected a path or a list of paths, got {_shown(paths)}")
+    elif isinstance(paths, dict):
+        raise AnfperfError(f"{what}: expected a path or a list of paths, got a mapping")
+    else:
+        items = list(paths)
+    for item in items:
+        if not isinstance(item, str | os.PathLike):
+            raise AnfperfError(f"{what}: {_shown(item)} is not a path (a file or folder name)")
+        if not os.fspath(item):
+            raise AnfperfError(f"{what}: an empty path")
+    return items
+
+
+def _shown(value: object) -> str:
+    text = repr(value)
+    return f"{type(value).__name__} {text[:60]}{'...' if len(text) > 60 else ''}"
