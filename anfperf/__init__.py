@@ -32,6 +32,11 @@ def _version() -> str:
         return "0.0.0+unknown"
 
 
+def __dir__() -> list[str]:
+    # tab completion and help(): the lazy names too, imported only when used
+    return sorted(__all__)
+
+
 def __getattr__(name: str) -> object:
     if name == "__version__":
         globals()["__version__"] = value = _version()

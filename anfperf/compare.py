@@ -36,6 +36,26 @@ from anfperf.errors import AnfperfError, ModelError
 from anfperf.ingest.combine import combine
 from anfperf.models import summary_rows
 
+__all__ = [
+    "METRICS",
+    "VERDICTS",
+    "DEFAULT_BATCHES",
+    "MIN_BATCH_INTERVALS",
+    "CONFIG_COLUMNS",
+    "COLUMNS",
+    "pick_runs",
+    "workload_labels",
+    "interval_series",
+    "whole_run_values",
+    "compare_runs",
+    "sentences",
+]
+
+
+def __dir__() -> list[str]:
+    return __all__  # what tab completion and help() offer: not numpy, pandas, ...
+
+
 log = logging.getLogger(__name__)
 
 #: Metric -> (label with unit, True when higher is better).

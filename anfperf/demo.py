@@ -23,6 +23,26 @@ import pandas as pd
 from anfperf._repo import ROOT, repo_path
 from anfperf.errors import AnfperfError
 
+__all__ = [
+    "SAMPLES",
+    "NOTEBOOK",
+    "DEFAULT_OUT",
+    "QUEUE_DEPTHS",
+    "READ_SHARES",
+    "MIX_IODEPTH",
+    "LAT_SLO_MS",
+    "DemoResult",
+    "demo_workloads",
+    "measure",
+    "run_demo",
+    "headline",
+]
+
+
+def __dir__() -> list[str]:
+    return __all__  # what tab completion and help() offer: not numpy, pandas, ...
+
+
 # The repository's, not the wheel's (anfperf._repo): run_demo checks they are there.
 SAMPLES = ROOT / "data" / "samples"
 NOTEBOOK = ROOT / "notebooks" / "benchmark_report.ipynb"

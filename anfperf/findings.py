@@ -49,6 +49,41 @@ from anfperf.models import (
 from anfperf.models.queueing import KNEE_FACTOR
 from anfperf.units import MS_PER_S
 
+__all__ = [
+    "MIN_SWEEP_POINTS",
+    "MIN_R2",
+    "KNEE_REACH",
+    "OVER_MODEL_PCT",
+    "KIND_CONCURRENCY",
+    "KIND_RATE",
+    "KIND_MIX",
+    "KIND_SINGLE",
+    "KEY_COLUMNS",
+    "KIND_COLUMNS",
+    "Analysis",
+    "cached_runs",
+    "trusted",
+    "analyse",
+    "run_kinds",
+    "cache_verdict",
+    "key_numbers",
+    "peak_run",
+    "latency_fit",
+    "concurrency_fit",
+    "curve_knee",
+    "curve_iops_at_latency",
+    "iops_at_latency_measured",
+    "operating_point",
+    "quota_check",
+    "anf_verdict_applies",
+    "sentences",
+]
+
+
+def __dir__() -> list[str]:
+    return __all__  # what tab completion and help() offer: not numpy, pandas, ...
+
+
 #: Distinct steps a run needs to count as a sweep.
 MIN_SWEEP_POINTS = 3
 

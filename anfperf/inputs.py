@@ -18,6 +18,18 @@ import pandas as pd
 from anfperf.errors import AnfperfError
 from anfperf.paths import PathArg, path_list
 
+__all__ = [
+    "FIO_LOG_GLOBS",
+    "load_inputs",
+    "Notes",
+    "fio_log_paths",
+]
+
+
+def __dir__() -> list[str]:
+    return __all__  # what tab completion and help() offer: not numpy, pandas, ...
+
+
 #: File names fio gives its interval logs (write_*_log), gzipped or not.
 FIO_LOG_GLOBS = ("*.log", "*.log.gz", "*.log.*")
 

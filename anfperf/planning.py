@@ -56,6 +56,31 @@ from anfperf.report import page
 from anfperf.report.page import Card, Section
 from anfperf.units import GIB_PER_TIB
 
+__all__ = [
+    "SAMPLE_SWEEP",
+    "LEVELS",
+    "BLOCK_SIZES_KIB",
+    "FIGURES",
+    "ABOUT",
+    "ANY_VM",
+    "PlanInputs",
+    "load_sweep",
+    "fit_sweep",
+    "PlanView",
+    "what_if_figures",
+    "plan_view",
+    "controls",
+    "control_values",
+    "convert_target",
+    "DEFAULT_INPUTS",
+    "PlannerApp",
+]
+
+
+def __dir__() -> list[str]:
+    return __all__  # what tab completion and help() offer: not numpy, pandas, ...
+
+
 log = logging.getLogger(__name__)
 
 #: The concurrency sweep the threads-vs-latency chart uses when the user gives none: a real

@@ -21,6 +21,32 @@ import pandas as pd
 from anfperf.paths import PathArg, path_list
 from anfperf.schema import MANIFEST_NAME, read_manifest
 
+__all__ = [
+    "RUN_COLUMNS",
+    "MANIFEST_COLUMNS",
+    "HOST_COLUMNS",
+    "TASK_COLUMNS",
+    "WORKLOAD_COLUMNS",
+    "CHECKSUM_COLUMNS",
+    "VOLUME_COLUMNS",
+    "sha256_file",
+    "files_under",
+    "input_checksums",
+    "find_manifests",
+    "runs_table",
+    "manifests_table",
+    "hosts_table",
+    "volumes_table",
+    "tasks_table",
+    "workloads_table",
+    "run_provenance",
+]
+
+
+def __dir__() -> list[str]:
+    return __all__  # what tab completion and help() offer: not numpy, pandas, ...
+
+
 #: Read files in blocks this large when hashing (bounded memory for big flatfiles).
 _BLOCK_BYTES = 1 << 20
 #: Folders above a result file searched for its run's manifest: the runner writes

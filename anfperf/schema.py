@@ -14,6 +14,31 @@ from pathlib import Path
 
 import pandas as pd
 
+__all__ = [
+    "MANIFEST_NAME",
+    "AGGREGATE_HOST",
+    "RESERVED_HOST_NAMES",
+    "host_label",
+    "read_manifest",
+    "DIRECTIONS",
+    "PATTERNS",
+    "PERCENTILE_COLUMNS",
+    "COLUMNS",
+    "COLUMN_NAMES",
+    "DTYPES",
+    "KEY_COLUMNS",
+    "tool_dtype",
+    "column_dtype",
+    "schema_table",
+    "empty_frame",
+    "conform",
+]
+
+
+def __dir__() -> list[str]:
+    return __all__  # what tab completion and help() offer: not numpy, pandas, ...
+
+
 #: File name of a run's manifest in the raw-output layout ``<run_id>/manifest.json`` (beside
 #: ``<run_id>/<host>/...``): the runner writes it, ingest and provenance read it.
 MANIFEST_NAME = "manifest.json"

@@ -14,6 +14,22 @@ import pyarrow.parquet as pq
 
 from anfperf.errors import AnfperfError
 
+__all__ = [
+    "save_frame",
+    "LOCK_NAME",
+    "PART_NAME",
+    "TMP_PREFIX",
+    "MAX_RUN_ID_BYTES",
+    "arrow_schema",
+    "RUN_COLUMNS",
+    "list_runs",
+    "load_store",
+]
+
+
+def __dir__() -> list[str]:
+    return __all__  # what tab completion and help() offer: not numpy, pandas, ...
+
 
 def save_frame(frame: pd.DataFrame, out: str | os.PathLike) -> Path:
     """Save a tidy frame; the form follows `out`.

@@ -13,6 +13,19 @@ import pandas as pd
 
 from anfperf.errors import AnfperfError
 
+__all__ = [
+    "SUMMARY_COLUMNS",
+    "STEP_COLUMNS",
+    "summary_table",
+    "job_labels",
+    "format_table",
+]
+
+
+def __dir__() -> list[str]:
+    return __all__  # what tab completion and help() offer: not numpy, pandas, ...
+
+
 #: Columns of :func:`summary_table`, in order.
 SUMMARY_COLUMNS = [
     "run_id", "tool", "job", "workload", "step", "loop", "pattern", "bs_kib", "read_pct",

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import importlib
 import os
 import re
 import shutil
@@ -233,3 +234,32 @@ def test_bare_import_loads_no_numerical_stack_and_the_heavy_parts_load_where_use
     # not vacuous: where the heavy parts are used, they do load
     assert _heavy(_loaded("import anfperf.plots")) == {"plotly"}
     assert {"paramiko", "invoke"} <= _heavy(_loaded("import anfperf.runner"))
+
+
+PUBLIC_MODULES = (
+    "compare", "demo", "findings", "inputs", "planning", "provenance", "schema", "store",
+    "summary", "ingest", "models", "plots", "report", "runner", "workloads",
+)  # fmt: skip
+
+
+def test_tab_completion_and_help_offer_the_public_names():
+    # anfperf.<TAB> offered only the error classes; help(anfperf) named neither read nor read_many
+    code = (
+        "import anfperf, pydoc, sys\n"
+        "names = dir(anfperf)\n"
+        "assert {'read', 'read_many', 'findings', 'models', 'plots'} <= set(names), names\n"
+        "assert 'anfperf.ingest' not in sys.modules  # dir() alone imports nothing heavy\n"
+        "text = pydoc.render_doc(anfperf, renderer=pydoc.plaintext)\n"
+        "assert 'read_many' in text and 'findings' in text\n"
+    )
+    subprocess.run([sys.executable, "-c", code], check=True, cwd=ROOT)
+
+
+@pytest.mark.parametrize("name", PUBLIC_MODULES)
+def test_public_modules_offer_their_own_names_only(name):
+    module = importlib.import_module(f"anfperf.{name}")
+    assert module.__all__, name
+    missing = [n for n in module.__all__ if not hasattr(module, n)]
+    assert missing == []
+    assert dir(module) == sorted(module.__all__)
+    assert not {"np", "pd", "math", "warnings", "os", "go"} & set(dir(module))

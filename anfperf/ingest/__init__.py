@@ -534,3 +534,7 @@ def _stamp(rows: list[dict], source: str, run_id: str | None, origin) -> None:
     for row in rows:
         row["source_file"] = source
         row["run_id"] = run_id or origin.run_id
+
+
+def __dir__() -> list[str]:
+    return __all__  # what tab completion and help() offer

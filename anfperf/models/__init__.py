@@ -159,3 +159,7 @@ __all__ = [
     "volume_size_range",
     "volume_type_cap",
 ]
+
+
+def __dir__() -> list[str]:
+    return __all__  # what tab completion and help() offer

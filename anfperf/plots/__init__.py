@@ -17,3 +17,7 @@ __all__ = [
     "latency_cdf", "latency_curve", "latency_over_time", "mix", "quota_model", "report_charts",
     "scaling",
 ]  # fmt: skip
+
+
+def __dir__() -> list[str]:
+    return __all__  # what tab completion and help() offer

@@ -41,3 +41,7 @@ __all__ = [
     "render_report",
     "render_reports",
 ]
+
+
+def __dir__() -> list[str]:
+    return __all__  # what tab completion and help() offer

@@ -72,3 +72,7 @@ __all__ = [
     "run_workloads",
     "tool_names",
 ]
+
+
+def __dir__() -> list[str]:
+    return __all__  # what tab completion and help() offer

@@ -46,3 +46,7 @@ __all__ = [
     "render_vdbench",
     "VdbenchHost",
 ]
+
+
+def __dir__() -> list[str]:
+    return __all__  # what tab completion and help() offer
