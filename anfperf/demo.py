@@ -130,7 +130,7 @@ def measure(
     anfperf.AnfperfError
         fio is missing, or a step failed (the manifest in the run folder says why).
     """
-    from anfperf.runner import local_inventory, plan_workloads, run_inventory
+    from anfperf.runner import local_inventory, plan_workloads, preflight_inventory, run_inventory
 
     if shutil.which("fio") is None:
         raise AnfperfError(
@@ -145,9 +145,11 @@ def measure(
     try:
         (scratch / "data").mkdir()
         inventory = local_inventory({"demo": str(scratch / "data")}, workdir=str(scratch / "work"))
+        # this machine's facts (OS, kernel, CPUs, fio version) for every run's manifest, once
+        reports = preflight_inventory(inventory, tool="fio")
         for workload in demo_workloads(point_s, file_size_mib):
             plan = plan_workloads([workload], inventory, tool="fio")
-            manifest = run_inventory(plan, inventory, out_dir, progress=progress)
+            manifest = run_inventory(plan, inventory, out_dir, reports=reports, progress=progress)
             run_dirs.append(manifest.run_dir)
             failed = manifest.failures()
             if failed:

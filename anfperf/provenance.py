@@ -88,8 +88,10 @@ def sha256_file(path: str | os.PathLike) -> str:
 def files_under(paths: PathArg, *, root: str | os.PathLike | None = None) -> list[tuple[str, Path]]:
     """(name as given, path) of every file named or under a folder named, in sorted order.
 
-    A folder's files are named ``folder/relative/path``; missing paths are left out. Relative
-    paths are relative to `root` (default: the current folder) but named as given.
+    A folder's files are named ``folder/relative/path``; missing paths are left out, and so
+    are hidden files inside folders (the runner's lock and reserve files, temporaries being
+    written), as ingest leaves them out. Relative paths are relative to `root` (default: the
+    current folder) but named as given.
     """
     out: list[tuple[str, Path]] = []
     for given in path_list(paths):
@@ -99,8 +101,9 @@ def files_under(paths: PathArg, *, root: str | os.PathLike | None = None) -> lis
             out.append((text, path))
         elif path.is_dir():
             for p in sorted(path.rglob("*")):
-                if p.is_file():
-                    out.append((os.path.join(text, p.relative_to(path).as_posix()), p))
+                inside = p.relative_to(path)
+                if p.is_file() and not any(part.startswith(".") for part in inside.parts):
+                    out.append((os.path.join(text, inside.as_posix()), p))
     return out
 
 
@@ -147,22 +150,38 @@ def find_manifests(paths: PathArg) -> list[Path]:
     return sorted(found.values())
 
 
-def runs_table(frame: pd.DataFrame) -> pd.DataFrame:
+def runs_table(frame: pd.DataFrame, manifests: pd.DataFrame | None = None) -> pd.DataFrame:
     """What the results say about each run: tool and version, hosts, workloads, time, files.
+
+    Parameters
+    ----------
+    frame : pandas.DataFrame
+        The tidy frame.
+    manifests : pandas.DataFrame, optional
+        :func:`manifests_table` of the runs' manifests: a run the runner recorded takes its
+        start and end from there (when its tasks started and ended).
 
     Returns
     -------
     pandas.DataFrame
         Columns :data:`RUN_COLUMNS`; `tool`, `tool_version`, `hosts` and `workloads`
-        comma-separated ('all', the cross-host aggregate, left out); `start` and `end` the
-        first and last timestamps (UTC); `files` and `rows` counts.
+        comma-separated ('all', the cross-host aggregate, left out); `start` (the earliest row's
+        timestamp less the time it covers: a row's timestamp is when its interval or job ended)
+        and `end` (the last timestamp), UTC; `files` and `rows` counts.
     """
 
     def joined(values: pd.Series) -> str:
         return ", ".join(sorted({str(v) for v in values.dropna() if str(v) != "all"}))
 
+    recorded = {}
+    if manifests is not None and not manifests.empty:
+        times = manifests.dropna(subset=["start", "end"])
+        recorded = {r.run_id: (r.start, r.end) for r in times.itertuples(index=False)}
+    covered_s = frame["time_s"].fillna(frame["runtime_s"]).fillna(0.0)
+    began = frame["timestamp"] - pd.to_timedelta(covered_s, unit="s")
     out = []
-    for run_id, run in frame.groupby("run_id", sort=True, observed=True):
+    for run_id, run in frame.assign(_began=began).groupby("run_id", sort=True, observed=True):
+        start, end = recorded.get(run_id, (run["_began"].min(), run["timestamp"].max()))
         out.append(
             {
                 "run_id": run_id,
@@ -170,8 +189,8 @@ def runs_table(frame: pd.DataFrame) -> pd.DataFrame:
                 "tool_version": joined(run["tool_version"]),
                 "hosts": joined(run["host"]),
                 "workloads": joined(run["workload"]),
-                "start": run["timestamp"].min(),
-                "end": run["timestamp"].max(),
+                "start": start,
+                "end": end,
                 "files": int(run["source_file"].nunique()),
                 "rows": len(run),
             }
@@ -448,10 +467,11 @@ def run_provenance(frame: pd.DataFrame | None = None, paths: PathArg = ()) -> di
             raise AnfperfError("run_provenance needs a frame or the paths it was read from")
         frame = read_many(paths, errors="warn")
     manifests = find_manifests(paths)
+    recorded = manifests_table(manifests)
     return {
         "anfperf_version": __version__,
-        "runs": runs_table(frame),
-        "manifests": manifests_table(manifests),
+        "runs": runs_table(frame, recorded),
+        "manifests": recorded,
         "hosts": hosts_table(manifests),
         "tasks": tasks_table(manifests),
         "workloads": workloads_table(manifests),

@@ -58,6 +58,9 @@ def test_a_runner_run_states_hosts_tools_workloads_times_and_inputs(local_fio_ru
     assert list(runs.index) == [manifest["run_id"]]
     assert runs.iloc[0]["tool"] == "fio" and runs.iloc[0]["tool_version"] == "fio-3.33"
     assert runs.iloc[0]["workloads"] == "RndRead, SeqWrite" and runs.iloc[0]["files"] == 2
+    # when the run started and ended, as the runner recorded it (fio's JSON has only its end)
+    first, last = pd.Timestamp(tasks[0]["start"]), pd.Timestamp(tasks[1]["end"])
+    assert (runs.iloc[0]["start"], runs.iloc[0]["end"]) == (first, last)
 
     (run,) = prov["manifests"].itertuples()
     assert (run.run_id, run.status, run.tools, run.hosts, run.steps) == (
@@ -85,8 +88,10 @@ def test_a_runner_run_states_hosts_tools_workloads_times_and_inputs(local_fio_ru
     assert list(w["threads"]) == [2, 2] and list(w["duration_s"]) == [1, 1]
 
     inputs = prov["inputs"].set_index("path")
-    files = [f for f in local_fio_run.rglob("*") if f.is_file()]
+    files = [f for f in local_fio_run.rglob("*") if f.is_file() and not f.name.startswith(".")]
     assert len(inputs) == len(files) and (local_fio_run / "manifest.json").exists()
+    assert (local_fio_run / ".anfperf-run.lock").exists()  # the runner's, not an input
+    assert not inputs.index.str.contains(".anfperf").any()
     for f in files:
         shown = str(local_fio_run / f.relative_to(local_fio_run))
         assert inputs.loc[shown, "sha256"] == sha256(f)
@@ -191,3 +196,13 @@ def test_unreadable_manifests_and_no_inputs(tmp_path):
     assert provenance.tasks_table([bad]).empty
     with pytest.raises(AnfperfError, match="needs a frame or the paths"):
         provenance.run_provenance()
+
+
+def test_a_run_of_one_fio_json_starts_before_it_ends():
+    # fio stamps its JSON once, at the end: every row had the same timestamp, start == end
+    sweep = SAMPLES / "fio" / "sweeps" / "qd_sweep_randread4k.json"
+    frame = anfperf.read_many(sweep)
+    assert frame["timestamp"].nunique() == 1
+    run = provenance.runs_table(frame).iloc[0]
+    longest_s = frame.loc[frame["is_summary"], "runtime_s"].max()
+    assert (run["end"] - run["start"]).total_seconds() == pytest.approx(longest_s, abs=1e-3)

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 import os
+import platform
 import signal
 import subprocess
 import sys
@@ -52,6 +53,12 @@ def test_demo_measures_this_machine(fio_bin, tmp_path, browser_page):
     assert len(result.run_dirs) == 4
     manifests = [json.loads((d / "manifest.json").read_text()) for d in result.run_dirs]
     assert [m["status"] for m in manifests] == ["complete"] * 4
+    # this machine's facts, as `anfperf preflight` finds them (they were all missing)
+    for m in manifests:
+        (facts,) = [h["facts"] for h in m["hosts"].values()]
+        assert facts["kernel"] == platform.release() and facts["cpus"] == os.cpu_count()
+        fio = subprocess.run([fio_bin, "--version"], capture_output=True, text=True).stdout
+        assert facts["fio_version"] == fio.strip() == m["steps"][0]["tasks"]["vm"]["tool_version"]
     numbers = result.numbers.set_index("run_id")
     qd = next(r for r in numbers.index if r.endswith("QDSweep4k"))
     mix = next(r for r in numbers.index if r.endswith("Mix8k"))
