@@ -79,9 +79,13 @@ def _demo(args: argparse.Namespace) -> int:
 
     # a kill (not only Ctrl-C) still removes the demo's temporary files
     signal.signal(signal.SIGTERM, signal.default_int_handler)
+
+    def say(phase: str) -> None:  # where the demo is, also in a log or a pipe
+        print(phase, file=sys.stderr, flush=True)
+
     result = run_demo(
         args.out, measure_here=not args.no_measure, directory=args.dir, point_s=args.point_s,
-        file_size_mib=args.file_size_mib, progress=sys.stderr.isatty(),
+        file_size_mib=args.file_size_mib, progress=sys.stderr.isatty(), on_phase=say,
     )  # fmt: skip
     print("\n".join(result.headline))
     print(f"store: {result.store}")

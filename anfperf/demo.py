@@ -15,6 +15,7 @@ import os
 import shutil
 import tempfile
 import warnings
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -117,20 +118,30 @@ def measure(
     point_s: int = 2,
     file_size_mib: int = 64,
     progress: bool = True,
+    on_phase: Callable[[str], None] | None = None,
 ) -> list[Path]:
     """Run the demo sweep with fio on this machine; returns the runs' folders.
 
     Each workload is a run of its own (its own run id and manifest), so that each sweep is
     reported as one curve. The data files go to a new temporary folder inside `directory`
     (default: the system's temporary folder), removed when the runs end, whether they succeed,
-    fail or are interrupted.
+    fail or are interrupted. `progress` draws one bar over all workloads ("measuring 2/4
+    Mix8k", the time left of the whole sweep); `on_phase` is told each workload as it starts
+    (for a log or a pipe, where no bar is drawn).
 
     Raises
     ------
     anfperf.AnfperfError
         fio is missing, or a step failed (the manifest in the run folder says why).
     """
-    from anfperf.runner import local_inventory, plan_workloads, preflight_inventory, run_inventory
+    from anfperf.runner import (
+        expected_duration_s,
+        local_inventory,
+        plan_workloads,
+        preflight_inventory,
+        run_inventory,
+    )
+    from anfperf.runner.progress import FleetProgress, format_duration
 
     if shutil.which("fio") is None:
         raise AnfperfError(
@@ -147,16 +158,25 @@ def measure(
         inventory = local_inventory({"demo": str(scratch / "data")}, workdir=str(scratch / "work"))
         # this machine's facts (OS, kernel, CPUs, fio version) for every run's manifest, once
         reports = preflight_inventory(inventory, tool="fio")
-        for workload in demo_workloads(point_s, file_size_mib):
-            plan = plan_workloads([workload], inventory, tool="fio")
-            manifest = run_inventory(plan, inventory, out_dir, reports=reports, progress=progress)
-            run_dirs.append(manifest.run_dir)
-            failed = manifest.failures()
-            if failed:
-                step, host, state, reason = failed[0]
-                raise AnfperfError(
-                    f"demo step {step} on {host} {state}: {reason} (see {manifest.path})"
-                )
+        workloads = demo_workloads(point_s, file_size_mib)
+        durations_s = [expected_duration_s(w, "fio") for w in workloads]
+        bar = FleetProgress(inventory.names, sum(durations_s), disable=not progress)
+        try:
+            for k, (workload, duration_s) in enumerate(zip(workloads, durations_s, strict=True)):
+                bar.phase = f"measuring {k + 1}/{len(workloads)} {workload.name}"
+                if on_phase is not None:
+                    on_phase(f"{bar.phase} (about {format_duration(duration_s)}) ...")
+                plan = plan_workloads([workload], inventory, tool="fio")
+                manifest = run_inventory(plan, inventory, out_dir, reports=reports, progress=bar)
+                run_dirs.append(manifest.run_dir)
+                failed = manifest.failures()
+                if failed:
+                    step, host, state, reason = failed[0]
+                    raise AnfperfError(
+                        f"demo step {step} on {host} {state}: {reason} (see {manifest.path})"
+                    )
+        finally:
+            bar.close()
     finally:
         shutil.rmtree(scratch, ignore_errors=True)
     return run_dirs
@@ -170,6 +190,7 @@ def run_demo(
     point_s: int = 2,
     file_size_mib: int = 64,
     progress: bool = True,
+    on_phase: Callable[[str], None] | None = None,
 ) -> DemoResult:
     """Measure (or take the bundled samples), store, model and report.
 
@@ -181,6 +202,9 @@ def run_demo(
         Measure this machine with fio; False reports the bundled real samples.
     directory, point_s, file_size_mib, progress
         As in :func:`measure`.
+    on_phase : callable, optional
+        Told each phase as it starts, in words: each workload measured, reading, reporting
+        (the CLI prints them, so that a log shows where the demo is).
 
     Returns
     -------
@@ -204,12 +228,15 @@ def run_demo(
 
     out = Path(out_dir).resolve()
     out.mkdir(parents=True, exist_ok=True)
+    say = on_phase or (lambda _: None)
     if measure_here:
         run_dirs = measure(out / "raw", directory=directory, point_s=point_s,
-                           file_size_mib=file_size_mib, progress=progress)  # fmt: skip
+                           file_size_mib=file_size_mib, progress=progress,
+                           on_phase=None if progress else say)  # fmt: skip
         inputs = run_dirs
     else:
         run_dirs, inputs = [], [SAMPLES]
+    say(f"reading {'the runs' if measure_here else 'the bundled samples'} into {out / 'store'} ...")
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         frame = read_many(inputs, errors="warn")
@@ -221,6 +248,7 @@ def run_demo(
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         numbers = key_numbers(frame, lat_slo_ms=LAT_SLO_MS)
+    say(f"fitting and rendering the report {out / 'report.html'} ...")
     result = render_report(
         NOTEBOOK, parameters={"paths": [str(p) for p in inputs], "lat_slo_ms": LAT_SLO_MS},
         out_dir=out, name="report",

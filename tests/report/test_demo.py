@@ -44,11 +44,18 @@ def test_demo_without_measuring_reports_the_samples(tmp_path, capsys, browser_pa
 
 
 @pytest.mark.fio
-def test_demo_measures_this_machine(fio_bin, tmp_path, browser_page):
+def test_demo_measures_this_machine(fio_bin, tmp_path, browser_page, capsys):
     scratch = tmp_path / "scratch"
     scratch.mkdir()
+    phases = []
     result = run_demo(tmp_path / "demo", directory=scratch, point_s=1, file_size_mib=16,
-                      progress=False)  # fmt: skip
+                      progress=True, on_phase=phases.append)  # fmt: skip
+    # one bar over the four workloads, each named with its place (not four bars of "(1/1)")
+    bar = capsys.readouterr().err
+    for k, name in enumerate(["QDSweep4k", "Mix8k", "SeqRead64k", "SeqWrite64k"], 1):
+        assert f"measuring {k}/4 {name}" in bar
+    assert "(1/1)" not in bar
+    assert [p.split(" ")[0] for p in phases] == ["reading", "fitting"]
     assert list(scratch.iterdir()) == []  # the data files are gone
     assert len(result.run_dirs) == 4
     manifests = [json.loads((d / "manifest.json").read_text()) for d in result.run_dirs]
@@ -113,6 +120,8 @@ def test_an_interrupted_demo_removes_its_files(fio_bin, tmp_path, sig):
     assert proc.returncode != 0
     assert list(scratch.iterdir()) == [], err
     assert "Traceback" not in err
+    # a pipe gets a line per phase (no bar): it was silent for the whole measurement
+    assert err.startswith("measuring 1/4 QDSweep4k (about ")
     # what was collected before the signal is kept, with its manifest
     manifests = list((tmp_path / "demo" / "raw").glob("*/manifest.json"))
     assert manifests and json.loads(manifests[0].read_text())["status"] in (
