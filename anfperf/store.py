@@ -2,17 +2,21 @@
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
+import re
 import uuid
+from collections.abc import Iterable
 from pathlib import Path
+from typing import BinaryIO
 
 import numpy as np
 import pandas as pd
 import pyarrow as pa
 import pyarrow.parquet as pq
 
-from anfperf.errors import AnfperfError
+from anfperf.errors import AnfperfError, StoreWriteError, warn
 
 
 def save_frame(frame: pd.DataFrame, out: str | os.PathLike) -> Path:
@@ -52,19 +56,85 @@ def save_frame(frame: pd.DataFrame, out: str | os.PathLike) -> Path:
 
 
 def _replace_file(path: Path, write) -> None:
-    """Write through `write(file)` to a temporary name, then rename over `path` (atomic)."""
-    path.parent.mkdir(parents=True, exist_ok=True)
-    tmp = path.with_name(f"{TMP_PREFIX}{uuid.uuid4().hex}-{path.name}")
+    """Write through `write(file)` to a temporary name, then rename over `path` (atomic).
+
+    Temporaries that killed writers left for `path` are removed first; those of writers still
+    running are not (:func:`_remove_stale`).
+    """
     try:
-        with open(tmp, "wb") as f:
-            write(f)
-            f.flush()
-            os.fsync(f.fileno())
-        os.replace(tmp, path)
+        path.parent.mkdir(parents=True, exist_ok=True)
+        _remove_stale(_temporaries_of(path))
+        tmp, f = _locked_temporary(path.parent, f"-{path.name}")
+        with f:
+            try:
+                write(f)
+                f.flush()
+                os.fsync(f.fileno())
+                os.replace(tmp, path)  # still locked: never taken for a dead writer's
+            finally:
+                tmp.unlink(missing_ok=True)
     except OSError as exc:
         raise AnfperfError(f"{path}: could not write: {exc}") from exc
-    finally:
-        tmp.unlink(missing_ok=True)
+
+
+def _locked_temporary(folder: Path, suffix: str = "") -> tuple[Path, BinaryIO]:
+    """A new temporary file in `folder` (``.tmp-<uuid><suffix>``), open for writing and locked
+    for as long as it is open: the lock tells a live writer's file from a killed one's.
+
+    A cleaner may take the file in the instant between its creation and its lock; it then
+    unlinks it while holding the lock, so the file found gone after locking is given up for
+    another.
+    """
+    import fcntl  # here: reading a store needs no fcntl (not on Windows)
+
+    while True:
+        tmp = folder / f"{TMP_PREFIX}{uuid.uuid4().hex}{suffix}"
+        f = open(tmp, "xb")
+        try:
+            fcntl.flock(f, fcntl.LOCK_EX)
+            try:
+                ours = os.path.samestat(os.stat(tmp), os.fstat(f.fileno()))
+            except FileNotFoundError:
+                ours = False
+        except BaseException:
+            f.close()
+            raise
+        if ours:
+            return tmp, f
+        f.close()
+
+
+def _temporaries_of(path: Path) -> list[Path]:
+    """The temporary files of :func:`_replace_file` for `path`, and nothing else of the folder."""
+    pattern = re.compile(re.escape(TMP_PREFIX) + r"[0-9a-f]{32}-" + re.escape(path.name))
+    try:
+        names = os.listdir(path.parent)
+    except OSError:
+        return []
+    return [path.parent / name for name in names if pattern.fullmatch(name)]
+
+
+def _remove_stale(temporaries: Iterable[Path]) -> None:
+    """Remove the temporary files whose writer is gone (killed, crashed): those nobody locks.
+
+    The lock of a live writer (:func:`_locked_temporary`) keeps its file; the kernel releases
+    the lock of a process however it ends. Unlinked while locked here, so that a writer that
+    locks a file in the meantime finds it gone and takes another.
+    """
+    import fcntl
+
+    for tmp in temporaries:
+        try:  # read-write: an exclusive lock over NFS needs a writable descriptor
+            fd = os.open(tmp, os.O_RDWR)
+        except OSError:
+            continue  # renamed or removed meanwhile
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+            tmp.unlink(missing_ok=True)
+        except OSError:
+            pass  # locked: its writer is still at work
+        finally:
+            os.close(fd)
 
 
 #: Lock file of a store: one writer at a time (readers need no lock: they see whole files).
@@ -72,7 +142,7 @@ LOCK_NAME = ".anfperf-store.lock"
 #: The one data file of a run's partition, replaced whole (atomically) on every save.
 PART_NAME = "data.parquet"
 #: Prefix of files being written: readers skip names starting with '.', and the next save
-#: removes those a killed writer left.
+#: removes those a killed writer left (each writer locks its own: a running one's is kept).
 TMP_PREFIX = ".tmp-"
 #: Longest run id a partition folder can carry (file names are at most 255 bytes).
 MAX_RUN_ID_BYTES = 200
@@ -116,38 +186,63 @@ def _save_dataset(frame: pd.DataFrame, path: Path) -> None:
     Each run's rows go to a temporary file in its partition folder, flushed to disk, then
     renamed over ``data.parquet``: a reader (or a writer killed at any point) sees the old run
     or the new one, never a mix or a half-written file. A lock keeps concurrent saves apart.
+    Runs are saved in turn; when one cannot be (a full disk), the error names the runs saved
+    before it and those not saved (:class:`anfperf.errors.StoreWriteError`).
     """
     import fcntl
 
     if path.exists() and not path.is_dir():
         raise AnfperfError(f"{path}: exists and is not a folder")
     names = {r: _partition_name(r) for r in frame["run_id"].unique()}  # refuse before writing
-    path.mkdir(parents=True, exist_ok=True)
     schema = arrow_schema()
-    with open(path / LOCK_NAME, "a") as lock:
+    try:
+        path.mkdir(parents=True, exist_ok=True)
+        lock = open(path / LOCK_NAME, "a")
+    except OSError as exc:
+        raise AnfperfError(f"{path}: cannot write to the store: {exc}") from exc
+    with lock:
         fcntl.flock(lock, fcntl.LOCK_EX)
-        for stale in path.glob(f"run_id=*/{TMP_PREFIX}*"):
-            stale.unlink(missing_ok=True)  # left by a writer that was killed
+        _remove_stale(path.glob(f"run_id=*/{TMP_PREFIX}*"))  # left by writers that were killed
+        saved: dict[str, None] = {}  # in the order saved
         for run_id, rows in frame.groupby("run_id", sort=False, observed=True):
             folder = path / names[run_id]
-            folder.mkdir(exist_ok=True)
             table = pa.Table.from_pandas(
                 rows.drop(columns="run_id"), schema=schema, preserve_index=False
             )
-            tmp = folder / f"{TMP_PREFIX}{uuid.uuid4().hex}"
             try:
-                with open(tmp, "wb") as f:
-                    pq.write_table(table, f)
-                    f.flush()
-                    os.fsync(f.fileno())
-                os.replace(tmp, folder / PART_NAME)
+                _write_part(table, folder)
             except OSError as exc:
+                unsaved = [str(r) for r in names if str(r) not in saved]
+                raise StoreWriteError(
+                    path, f"could not write run {run_id!r}: {exc}", saved=list(saved),
+                    unsaved=unsaved,
+                ) from exc  # fmt: skip
+            saved[str(run_id)] = None
+
+
+def _write_part(table: pa.Table, folder: Path) -> None:
+    """`table` as the partition file of `folder`, atomically; nothing of it left on failure."""
+    created = not folder.is_dir()
+    try:
+        folder.mkdir(exist_ok=True)
+        tmp, f = _locked_temporary(folder)
+        with f:
+            try:
+                pq.write_table(table, f)
+                f.flush()
+                os.fsync(f.fileno())
+                os.replace(tmp, folder / PART_NAME)  # still locked: see _locked_temporary
+            finally:
                 tmp.unlink(missing_ok=True)
-                raise AnfperfError(f"{folder}: could not write run {run_id!r}: {exc}") from exc
-            # parts of the layout before one-file partitions: the new file replaces them
-            for old in folder.glob("*.parquet"):
-                if old.name != PART_NAME:
-                    old.unlink()
+    except OSError:
+        if created:  # a folder without a part file is no run: do not leave it behind
+            with contextlib.suppress(OSError):
+                folder.rmdir()
+        raise
+    # parts of the layout before one-file partitions: the new file replaces them
+    for old in folder.glob("*.parquet"):
+        if old.name != PART_NAME:
+            old.unlink()
 
 
 def _bins_json(bins: object) -> str | None:
