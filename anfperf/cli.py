@@ -100,14 +100,18 @@ def _demo(args: argparse.Namespace) -> int:
 
 
 def _runs(args: argparse.Namespace) -> int:
+    from anfperf.errors import collected_warnings
     from anfperf.store import list_runs
     from anfperf.summary import format_table
 
-    runs = list_runs(args.store)
+    with collected_warnings() as said:  # damaged part files: their runs are left out
+        runs = list_runs(args.store)
+    for message, _ in said:
+        print(f"anfperf: warning: {message}", file=sys.stderr)
     runs["start"] = runs["start"].dt.strftime("%Y-%m-%d %H:%M:%S")
     print(format_table(runs, max_rows=args.max_rows))
     print(f"\n{len(runs)} runs, {int(runs['rows'].sum())} rows in {args.store}")
-    return 0
+    return 1 if said else 0
 
 
 def _workloads(args: argparse.Namespace) -> int:

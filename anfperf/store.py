@@ -277,31 +277,131 @@ def _partitions(store: str | os.PathLike) -> dict[str, list[str]]:
         files = sorted(str(f) for f in folder.glob("*.parquet") if f.is_file())
         if files:
             parts[unquote(folder.name.removeprefix("run_id="))] = files
+    if not parts and (path / LOCK_NAME).exists():
+        raise AnfperfError(f"{path}: the store holds no run yet (no run was saved whole)")
     if not parts:
         raise AnfperfError(f"{path}: not an anfperf store: no run_id=<id>/*.parquet inside")
     return parts
 
 
-def _query(store: str | os.PathLike, sql: str, files: list[str]):
-    """Run `sql` over `files` of the store (the view ``runs``); an Arrow table back.
+class DamagedPartWarning(UserWarning):
+    """A part file of a store cannot be read (truncated, overwritten): its run was left out."""
 
-    Only `files` are opened (the partitions of the runs wanted), and of them DuckDB reads only
-    the columns and row groups the query needs.
+
+def _query(
+    store: str | os.PathLike, sql: str, parts: dict[str, list[str]], *, leave_out: bool = True
+):
+    """Run `sql` over the partitions `parts` of the store (the view ``runs``); an Arrow table.
+
+    Only these files are opened, and of them DuckDB reads only the columns and row groups the
+    query needs. A run whose part file cannot be read is left out with a
+    :class:`DamagedPartWarning` naming the file (`leave_out`), or is an error naming it.
     """
     import duckdb
 
     con = duckdb.connect()
     try:
-        # union_by_name: a store written by an older anfperf may lack newer columns
-        source = (
-            "WITH runs AS (SELECT * FROM read_parquet(?, hive_partitioning = true, "
-            "union_by_name = true, hive_types = {'run_id': VARCHAR})) "
-        )
-        return con.sql(source + sql, params=[files]).to_arrow_table()
-    except duckdb.Error as exc:
-        raise AnfperfError(f"{store}: query failed: {exc}") from exc
+        try:
+            return _execute(con, sql, parts)
+        except duckdb.Error as exc:
+            # names and syntax: the query's own fault, found before any data is read
+            if isinstance(exc, duckdb.BinderException | duckdb.ParserException):
+                raise AnfperfError(f"{store}: query failed: {exc}") from exc
+            failure = exc
+        # truncated, overwritten: told by their footers, cheaply; damaged pages by querying
+        damaged = _bad_footers(parts)
+        table = None
+        try:
+            if len(damaged) < len(parts):
+                table = _execute(con, sql, _leaving(parts, damaged))
+        except duckdb.Error:
+            damaged |= _damaged_parts(store, con, sql, _leaving(parts, damaged))
+        if not damaged:  # every run reads alone (a failure of DuckDB's at large)
+            raise AnfperfError(f"{store}: query failed: {failure}") from failure
+        run_id, (file, reason) = next(iter(damaged.items()))
+        if not leave_out:
+            raise AnfperfError(
+                f"{file}: damaged part file, run {run_id!r} cannot be read ({reason})"
+            )
+        readable = _leaving(parts, damaged)
+        if not readable:
+            raise AnfperfError(
+                f"{store}: no readable run: {len(damaged)} damaged part files, "
+                f"e.g. {file} ({reason})"
+            )
+        for run_id, (file, reason) in damaged.items():
+            warn(
+                f"{file}: damaged part file, run {run_id!r} left out ({reason})", DamagedPartWarning
+            )
+        if table is not None:
+            return table
+        try:
+            return _execute(con, sql, readable)
+        except duckdb.Error as exc:
+            raise AnfperfError(f"{store}: query failed: {exc}") from exc
     finally:
         con.close()
+
+
+def _execute(con, sql: str, parts: dict[str, list[str]]):
+    """`sql` over the files of `parts` on the DuckDB connection `con`; DuckDB's errors raised."""
+    # union_by_name: a store written by an older anfperf may lack newer columns
+    source = (
+        "WITH runs AS (SELECT * FROM read_parquet(?, hive_partitioning = true, "
+        "union_by_name = true, hive_types = {'run_id': VARCHAR})) "
+    )
+    files = [f for run_files in parts.values() for f in run_files]
+    return con.sql(source + sql, params=[files]).to_arrow_table()
+
+
+def _leaving(parts: dict[str, list[str]], runs: dict) -> dict[str, list[str]]:
+    """`parts` without `runs`."""
+    return {r: files for r, files in parts.items() if r not in runs}
+
+
+def _bad_footers(parts: dict[str, list[str]]) -> dict[str, tuple[str, str]]:
+    """Run id -> (its part file whose footer cannot be read, why): a file cut short or
+    overwritten. Only the footers are read."""
+    bad = {}
+    for run_id, files in parts.items():
+        for file in files:
+            try:
+                pq.read_metadata(file)
+            except (OSError, pa.ArrowException) as exc:
+                bad[run_id] = (file, str(exc).splitlines()[0])
+                break
+    return bad
+
+
+def _damaged_parts(
+    store: str | os.PathLike, con, sql: str, parts: dict[str, list[str]]
+) -> dict[str, tuple[str, str]]:
+    """Run id -> (its part file that cannot be read, why), found after `sql` failed.
+
+    Each run is queried alone, and the files of a run that fails are read whole: when they
+    read, the failure is the query's (a bad column or cast in `sql`), raised as such. Only on
+    the error path: each run costs a query.
+    """
+    import duckdb
+
+    damaged = {}
+    for run_id, files in parts.items():
+        try:
+            _execute(con, sql, {run_id: files})
+            continue
+        except duckdb.Error as exc:
+            failure = exc
+        for file in files:
+            try:
+                _execute(con, "SELECT * FROM runs", {run_id: [file]})
+            except duckdb.Error as exc:
+                # DuckDB names the file again: said once, first
+                reason = str(exc).splitlines()[0].replace(f" '{file}'", "")
+                damaged[run_id] = (file, reason)
+                break
+        else:  # the run's files read whole: the query is at fault, not them
+            raise AnfperfError(f"{store}: query failed: {failure}") from failure
+    return damaged
 
 
 def list_runs(store: str | os.PathLike) -> pd.DataFrame:
@@ -313,19 +413,24 @@ def list_runs(store: str | os.PathLike) -> pd.DataFrame:
         Columns :data:`RUN_COLUMNS`: run_id, tool, workloads (comma-separated), hosts (client
         hosts, the 'all' aggregate left out), start (first timestamp, UTC), rows.
 
+    Warns
+    -----
+    DamagedPartWarning
+        A run's part file cannot be read (truncated, overwritten): the run is left out, the
+        file named; the other runs are listed.
+
     Raises
     ------
     anfperf.AnfperfError
-        `store` is missing or not a store.
+        `store` is missing or not a store, or none of its part files can be read.
     """
-    files = [f for part in _partitions(store).values() for f in part]
     table = _query(
         store,
         "SELECT run_id, string_agg(DISTINCT CAST(tool AS VARCHAR), ', ') AS tool, "
         "string_agg(DISTINCT workload, ', ' ORDER BY workload) AS workloads, "
         "count(DISTINCT host) FILTER (WHERE host <> 'all') AS hosts, "
         "min(timestamp) AS start, count(*) AS rows FROM runs GROUP BY run_id ORDER BY start, run_id",
-        files,
+        _partitions(store),
     )
     out = table.to_pandas()
     out["hosts"] = out["hosts"].astype("int64").clip(lower=1)
@@ -356,16 +461,22 @@ def load_store(
     pandas.DataFrame
         The tidy frame (:func:`anfperf.schema.conform`), latency histograms as dicts.
 
+    Warns
+    -----
+    DamagedPartWarning
+        A run's part file cannot be read (truncated, overwritten): without `run_ids`, the run
+        is left out, the file named, and the other runs are loaded.
+
     Raises
     ------
     anfperf.AnfperfError
-        Missing or not a store, an unknown run id (the error lists the runs there are), or a
-        bad `where`.
+        Missing or not a store, an unknown run id (the error lists the runs there are), a run
+        of `run_ids` whose part file cannot be read (named), no readable part file at all, or
+        a bad `where`.
     """
     from anfperf.schema import conform, empty_frame
 
     parts = _partitions(store)
-    files = [f for part in parts.values() for f in part]
     if run_ids is not None:
         wanted = [run_ids] if isinstance(run_ids, str) else list(dict.fromkeys(run_ids))
         missing = [r for r in wanted if r not in parts]
@@ -374,9 +485,10 @@ def load_store(
         if not wanted:
             return empty_frame()
         # only the partitions asked for: the other runs' files are never opened
-        files = [f for r in wanted for f in parts[r]]
+        parts = {r: parts[r] for r in wanted}
     sql = "SELECT * FROM runs" + (f" WHERE ({where})" if where else "")
-    frame = _query(store, sql, files).to_pandas()
+    # runs asked for by name are never left out quietly: a damaged one is an error
+    frame = _query(store, sql, parts, leave_out=run_ids is None).to_pandas()
     if "lat_bins" in frame:
         frame["lat_bins"] = [_bins_dict(b) for b in frame["lat_bins"]]
     return conform(frame)
