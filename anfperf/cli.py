@@ -47,6 +47,7 @@ class _ToolChoices(SequenceABC):
 
 
 def _ingest(args: argparse.Namespace) -> int:
+    from anfperf.errors import StoreWriteError
     from anfperf.ingest import read_all
     from anfperf.store import save_frame
     from anfperf.summary import format_table, summary_table
@@ -69,7 +70,16 @@ def _ingest(args: argparse.Namespace) -> int:
         f"{frame['run_id'].nunique()} runs, {len(table)} job steps"
     )
     if args.out:
-        path = save_frame(frame, args.out)
+        try:
+            path = save_frame(frame, args.out)
+        except StoreWriteError as exc:
+            if not exc.saved:
+                raise
+            # some runs are in the store, whole: say which, and which to ingest again
+            print(f"anfperf: error: {exc}", file=sys.stderr)
+            print(f"  saved: {', '.join(map(repr, exc.saved))}", file=sys.stderr)
+            print(f"  not saved: {', '.join(map(repr, exc.unsaved))}", file=sys.stderr)
+            return 1
         print(f"saved to {path}")
     return 1 if skipped else 0
 
@@ -94,14 +104,18 @@ def _demo(args: argparse.Namespace) -> int:
 
 
 def _runs(args: argparse.Namespace) -> int:
+    from anfperf.errors import collected_warnings
     from anfperf.store import list_runs
     from anfperf.summary import format_table
 
-    runs = list_runs(args.store)
+    with collected_warnings() as said:  # damaged part files: their runs are left out
+        runs = list_runs(args.store)
+    for message, _ in said:
+        print(f"anfperf: warning: {message}", file=sys.stderr)
     runs["start"] = runs["start"].dt.strftime("%Y-%m-%d %H:%M:%S")
     print(format_table(runs, max_rows=args.max_rows))
     print(f"\n{len(runs)} runs, {int(runs['rows'].sum())} rows in {args.store}")
-    return 0
+    return 1 if said else 0
 
 
 def _workloads(args: argparse.Namespace) -> int:

@@ -151,6 +151,48 @@ class WorkloadError(AnfperfError, ValueError):
         super().__init__(": ".join([*where, reason]))
 
 
+class StoreWriteError(AnfperfError):
+    """Some runs could not be saved to a store (a full disk, say); the others were.
+
+    Parameters
+    ----------
+    store : str or os.PathLike
+        The store (folder) written to.
+    reason : str
+        What failed, naming the run it failed on.
+    saved : sequence of str
+        Run ids saved (whole) before the failure, in the order saved.
+    unsaved : sequence of str
+        Run ids not saved: the one that failed and those after it. Their earlier version in the
+        store, if any, is kept as it was.
+    """
+
+    def __init__(
+        self,
+        store: str | os.PathLike,
+        reason: str,
+        *,
+        saved: Sequence[str] = (),
+        unsaved: Sequence[str] = (),
+    ):
+        self.store = os.fspath(store)
+        self.reason = reason
+        self.saved = list(saved)
+        self.unsaved = list(unsaved)
+        total = len(self.saved) + len(self.unsaved)
+        super().__init__(f"{self.store}: {reason}; {len(self.saved)} of {total} runs saved")
+
+    def __reduce__(self):
+        return (
+            _rebuild_store_write_error,
+            (self.store, self.reason, self.saved, self.unsaved),
+        )
+
+
+def _rebuild_store_write_error(store, reason, saved, unsaved) -> StoreWriteError:
+    return StoreWriteError(store, reason, saved=saved, unsaved=unsaved)
+
+
 class ModelError(AnfperfError, ValueError):
     """A model cannot be fitted or evaluated with the data given."""
 

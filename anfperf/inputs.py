@@ -15,7 +15,7 @@ from pathlib import Path
 
 import pandas as pd
 
-from anfperf.errors import AnfperfError
+from anfperf.errors import AnfperfError, collected_warnings
 from anfperf.paths import PathArg, path_list
 
 __all__ = [
@@ -53,9 +53,10 @@ def load_inputs(
     run_ids : sequence of str, optional
         Keep only these runs; each must be present. None or empty: every run.
     notes : list of str, optional
-        When given, what reading the raw outputs has to say (files skipped and why, text
-        outside fio's JSON, runs stopped early, ...) is added to it instead of being warned: a
-        report shows it as part of the page rather than as a stream of warnings.
+        When given, what reading the inputs has to say (files skipped and why, text outside
+        fio's JSON, runs stopped early, a store's damaged part files, ...) is added to it
+        instead of being warned: a report shows it as part of the page rather than as a stream
+        of warnings.
 
     Returns
     -------
@@ -78,7 +79,12 @@ def load_inputs(
         from anfperf.store import load_store
 
         # DuckDB reads only the partitions of the runs asked for, and checks they are there
-        return load_store(store, run_ids=run_ids)
+        if notes is None:
+            return load_store(store, run_ids=run_ids)
+        with collected_warnings() as said:  # damaged part files, their runs left out
+            frame = load_store(store, run_ids=run_ids)
+        notes.extend(message for message, _ in said)
+        return frame
     frame = _read_paths(paths, notes)
     if frame.empty:
         raise AnfperfError("no benchmark results in " + ", ".join(map(str, paths)))

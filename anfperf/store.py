@@ -2,17 +2,21 @@
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
+import re
 import uuid
+from collections.abc import Iterable
 from pathlib import Path
+from typing import BinaryIO
 
 import numpy as np
 import pandas as pd
 import pyarrow as pa
 import pyarrow.parquet as pq
 
-from anfperf.errors import AnfperfError
+from anfperf.errors import AnfperfError, StoreWriteError, warn
 
 __all__ = [
     "save_frame",
@@ -68,19 +72,85 @@ def save_frame(frame: pd.DataFrame, out: str | os.PathLike) -> Path:
 
 
 def _replace_file(path: Path, write) -> None:
-    """Write through `write(file)` to a temporary name, then rename over `path` (atomic)."""
-    path.parent.mkdir(parents=True, exist_ok=True)
-    tmp = path.with_name(f"{TMP_PREFIX}{uuid.uuid4().hex}-{path.name}")
+    """Write through `write(file)` to a temporary name, then rename over `path` (atomic).
+
+    Temporaries that killed writers left for `path` are removed first; those of writers still
+    running are not (:func:`_remove_stale`).
+    """
     try:
-        with open(tmp, "wb") as f:
-            write(f)
-            f.flush()
-            os.fsync(f.fileno())
-        os.replace(tmp, path)
+        path.parent.mkdir(parents=True, exist_ok=True)
+        _remove_stale(_temporaries_of(path))
+        tmp, f = _locked_temporary(path.parent, f"-{path.name}")
+        with f:
+            try:
+                write(f)
+                f.flush()
+                os.fsync(f.fileno())
+                os.replace(tmp, path)  # still locked: never taken for a dead writer's
+            finally:
+                tmp.unlink(missing_ok=True)
     except OSError as exc:
         raise AnfperfError(f"{path}: could not write: {exc}") from exc
-    finally:
-        tmp.unlink(missing_ok=True)
+
+
+def _locked_temporary(folder: Path, suffix: str = "") -> tuple[Path, BinaryIO]:
+    """A new temporary file in `folder` (``.tmp-<uuid><suffix>``), open for writing and locked
+    for as long as it is open: the lock tells a live writer's file from a killed one's.
+
+    A cleaner may take the file in the instant between its creation and its lock; it then
+    unlinks it while holding the lock, so the file found gone after locking is given up for
+    another.
+    """
+    import fcntl  # here: reading a store needs no fcntl (not on Windows)
+
+    while True:
+        tmp = folder / f"{TMP_PREFIX}{uuid.uuid4().hex}{suffix}"
+        f = open(tmp, "xb")
+        try:
+            fcntl.flock(f, fcntl.LOCK_EX)
+            try:
+                ours = os.path.samestat(os.stat(tmp), os.fstat(f.fileno()))
+            except FileNotFoundError:
+                ours = False
+        except BaseException:
+            f.close()
+            raise
+        if ours:
+            return tmp, f
+        f.close()
+
+
+def _temporaries_of(path: Path) -> list[Path]:
+    """The temporary files of :func:`_replace_file` for `path`, and nothing else of the folder."""
+    pattern = re.compile(re.escape(TMP_PREFIX) + r"[0-9a-f]{32}-" + re.escape(path.name))
+    try:
+        names = os.listdir(path.parent)
+    except OSError:
+        return []
+    return [path.parent / name for name in names if pattern.fullmatch(name)]
+
+
+def _remove_stale(temporaries: Iterable[Path]) -> None:
+    """Remove the temporary files whose writer is gone (killed, crashed): those nobody locks.
+
+    The lock of a live writer (:func:`_locked_temporary`) keeps its file; the kernel releases
+    the lock of a process however it ends. Unlinked while locked here, so that a writer that
+    locks a file in the meantime finds it gone and takes another.
+    """
+    import fcntl
+
+    for tmp in temporaries:
+        try:  # read-write: an exclusive lock over NFS needs a writable descriptor
+            fd = os.open(tmp, os.O_RDWR)
+        except OSError:
+            continue  # renamed or removed meanwhile
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+            tmp.unlink(missing_ok=True)
+        except OSError:
+            pass  # locked: its writer is still at work
+        finally:
+            os.close(fd)
 
 
 #: Lock file of a store: one writer at a time (readers need no lock: they see whole files).
@@ -88,7 +158,7 @@ LOCK_NAME = ".anfperf-store.lock"
 #: The one data file of a run's partition, replaced whole (atomically) on every save.
 PART_NAME = "data.parquet"
 #: Prefix of files being written: readers skip names starting with '.', and the next save
-#: removes those a killed writer left.
+#: removes those a killed writer left (each writer locks its own: a running one's is kept).
 TMP_PREFIX = ".tmp-"
 #: Longest run id a partition folder can carry (file names are at most 255 bytes).
 MAX_RUN_ID_BYTES = 200
@@ -132,38 +202,63 @@ def _save_dataset(frame: pd.DataFrame, path: Path) -> None:
     Each run's rows go to a temporary file in its partition folder, flushed to disk, then
     renamed over ``data.parquet``: a reader (or a writer killed at any point) sees the old run
     or the new one, never a mix or a half-written file. A lock keeps concurrent saves apart.
+    Runs are saved in turn; when one cannot be (a full disk), the error names the runs saved
+    before it and those not saved (:class:`anfperf.errors.StoreWriteError`).
     """
     import fcntl
 
     if path.exists() and not path.is_dir():
         raise AnfperfError(f"{path}: exists and is not a folder")
     names = {r: _partition_name(r) for r in frame["run_id"].unique()}  # refuse before writing
-    path.mkdir(parents=True, exist_ok=True)
     schema = arrow_schema()
-    with open(path / LOCK_NAME, "a") as lock:
+    try:
+        path.mkdir(parents=True, exist_ok=True)
+        lock = open(path / LOCK_NAME, "a")
+    except OSError as exc:
+        raise AnfperfError(f"{path}: cannot write to the store: {exc}") from exc
+    with lock:
         fcntl.flock(lock, fcntl.LOCK_EX)
-        for stale in path.glob(f"run_id=*/{TMP_PREFIX}*"):
-            stale.unlink(missing_ok=True)  # left by a writer that was killed
+        _remove_stale(path.glob(f"run_id=*/{TMP_PREFIX}*"))  # left by writers that were killed
+        saved: dict[str, None] = {}  # in the order saved
         for run_id, rows in frame.groupby("run_id", sort=False, observed=True):
             folder = path / names[run_id]
-            folder.mkdir(exist_ok=True)
             table = pa.Table.from_pandas(
                 rows.drop(columns="run_id"), schema=schema, preserve_index=False
             )
-            tmp = folder / f"{TMP_PREFIX}{uuid.uuid4().hex}"
             try:
-                with open(tmp, "wb") as f:
-                    pq.write_table(table, f)
-                    f.flush()
-                    os.fsync(f.fileno())
-                os.replace(tmp, folder / PART_NAME)
+                _write_part(table, folder)
             except OSError as exc:
+                unsaved = [str(r) for r in names if str(r) not in saved]
+                raise StoreWriteError(
+                    path, f"could not write run {run_id!r}: {exc}", saved=list(saved),
+                    unsaved=unsaved,
+                ) from exc  # fmt: skip
+            saved[str(run_id)] = None
+
+
+def _write_part(table: pa.Table, folder: Path) -> None:
+    """`table` as the partition file of `folder`, atomically; nothing of it left on failure."""
+    created = not folder.is_dir()
+    try:
+        folder.mkdir(exist_ok=True)
+        tmp, f = _locked_temporary(folder)
+        with f:
+            try:
+                pq.write_table(table, f)
+                f.flush()
+                os.fsync(f.fileno())
+                os.replace(tmp, folder / PART_NAME)  # still locked: see _locked_temporary
+            finally:
                 tmp.unlink(missing_ok=True)
-                raise AnfperfError(f"{folder}: could not write run {run_id!r}: {exc}") from exc
-            # parts of the layout before one-file partitions: the new file replaces them
-            for old in folder.glob("*.parquet"):
-                if old.name != PART_NAME:
-                    old.unlink()
+    except OSError:
+        if created:  # a folder without a part file is no run: do not leave it behind
+            with contextlib.suppress(OSError):
+                folder.rmdir()
+        raise
+    # parts of the layout before one-file partitions: the new file replaces them
+    for old in folder.glob("*.parquet"):
+        if old.name != PART_NAME:
+            old.unlink()
 
 
 def _bins_json(bins: object) -> str | None:
@@ -198,31 +293,131 @@ def _partitions(store: str | os.PathLike) -> dict[str, list[str]]:
         files = sorted(str(f) for f in folder.glob("*.parquet") if f.is_file())
         if files:
             parts[unquote(folder.name.removeprefix("run_id="))] = files
+    if not parts and (path / LOCK_NAME).exists():
+        raise AnfperfError(f"{path}: the store holds no run yet (no run was saved whole)")
     if not parts:
         raise AnfperfError(f"{path}: not an anfperf store: no run_id=<id>/*.parquet inside")
     return parts
 
 
-def _query(store: str | os.PathLike, sql: str, files: list[str]):
-    """Run `sql` over `files` of the store (the view ``runs``); an Arrow table back.
+class DamagedPartWarning(UserWarning):
+    """A part file of a store cannot be read (truncated, overwritten): its run was left out."""
 
-    Only `files` are opened (the partitions of the runs wanted), and of them DuckDB reads only
-    the columns and row groups the query needs.
+
+def _query(
+    store: str | os.PathLike, sql: str, parts: dict[str, list[str]], *, leave_out: bool = True
+):
+    """Run `sql` over the partitions `parts` of the store (the view ``runs``); an Arrow table.
+
+    Only these files are opened, and of them DuckDB reads only the columns and row groups the
+    query needs. A run whose part file cannot be read is left out with a
+    :class:`DamagedPartWarning` naming the file (`leave_out`), or is an error naming it.
     """
     import duckdb
 
     con = duckdb.connect()
     try:
-        # union_by_name: a store written by an older anfperf may lack newer columns
-        source = (
-            "WITH runs AS (SELECT * FROM read_parquet(?, hive_partitioning = true, "
-            "union_by_name = true, hive_types = {'run_id': VARCHAR})) "
-        )
-        return con.sql(source + sql, params=[files]).to_arrow_table()
-    except duckdb.Error as exc:
-        raise AnfperfError(f"{store}: query failed: {exc}") from exc
+        try:
+            return _execute(con, sql, parts)
+        except duckdb.Error as exc:
+            # names and syntax: the query's own fault, found before any data is read
+            if isinstance(exc, duckdb.BinderException | duckdb.ParserException):
+                raise AnfperfError(f"{store}: query failed: {exc}") from exc
+            failure = exc
+        # truncated, overwritten: told by their footers, cheaply; damaged pages by querying
+        damaged = _bad_footers(parts)
+        table = None
+        try:
+            if len(damaged) < len(parts):
+                table = _execute(con, sql, _leaving(parts, damaged))
+        except duckdb.Error:
+            damaged |= _damaged_parts(store, con, sql, _leaving(parts, damaged))
+        if not damaged:  # every run reads alone (a failure of DuckDB's at large)
+            raise AnfperfError(f"{store}: query failed: {failure}") from failure
+        run_id, (file, reason) = next(iter(damaged.items()))
+        if not leave_out:
+            raise AnfperfError(
+                f"{file}: damaged part file, run {run_id!r} cannot be read ({reason})"
+            )
+        readable = _leaving(parts, damaged)
+        if not readable:
+            raise AnfperfError(
+                f"{store}: no readable run: {len(damaged)} damaged part files, "
+                f"e.g. {file} ({reason})"
+            )
+        for run_id, (file, reason) in damaged.items():
+            warn(
+                f"{file}: damaged part file, run {run_id!r} left out ({reason})", DamagedPartWarning
+            )
+        if table is not None:
+            return table
+        try:
+            return _execute(con, sql, readable)
+        except duckdb.Error as exc:
+            raise AnfperfError(f"{store}: query failed: {exc}") from exc
     finally:
         con.close()
+
+
+def _execute(con, sql: str, parts: dict[str, list[str]]):
+    """`sql` over the files of `parts` on the DuckDB connection `con`; DuckDB's errors raised."""
+    # union_by_name: a store written by an older anfperf may lack newer columns
+    source = (
+        "WITH runs AS (SELECT * FROM read_parquet(?, hive_partitioning = true, "
+        "union_by_name = true, hive_types = {'run_id': VARCHAR})) "
+    )
+    files = [f for run_files in parts.values() for f in run_files]
+    return con.sql(source + sql, params=[files]).to_arrow_table()
+
+
+def _leaving(parts: dict[str, list[str]], runs: dict) -> dict[str, list[str]]:
+    """`parts` without `runs`."""
+    return {r: files for r, files in parts.items() if r not in runs}
+
+
+def _bad_footers(parts: dict[str, list[str]]) -> dict[str, tuple[str, str]]:
+    """Run id -> (its part file whose footer cannot be read, why): a file cut short or
+    overwritten. Only the footers are read."""
+    bad = {}
+    for run_id, files in parts.items():
+        for file in files:
+            try:
+                pq.read_metadata(file)
+            except (OSError, pa.ArrowException) as exc:
+                bad[run_id] = (file, str(exc).splitlines()[0])
+                break
+    return bad
+
+
+def _damaged_parts(
+    store: str | os.PathLike, con, sql: str, parts: dict[str, list[str]]
+) -> dict[str, tuple[str, str]]:
+    """Run id -> (its part file that cannot be read, why), found after `sql` failed.
+
+    Each run is queried alone, and the files of a run that fails are read whole: when they
+    read, the failure is the query's (a bad column or cast in `sql`), raised as such. Only on
+    the error path: each run costs a query.
+    """
+    import duckdb
+
+    damaged = {}
+    for run_id, files in parts.items():
+        try:
+            _execute(con, sql, {run_id: files})
+            continue
+        except duckdb.Error as exc:
+            failure = exc
+        for file in files:
+            try:
+                _execute(con, "SELECT * FROM runs", {run_id: [file]})
+            except duckdb.Error as exc:
+                # DuckDB names the file again: said once, first
+                reason = str(exc).splitlines()[0].replace(f" '{file}'", "")
+                damaged[run_id] = (file, reason)
+                break
+        else:  # the run's files read whole: the query is at fault, not them
+            raise AnfperfError(f"{store}: query failed: {failure}") from failure
+    return damaged
 
 
 def list_runs(store: str | os.PathLike) -> pd.DataFrame:
@@ -234,19 +429,24 @@ def list_runs(store: str | os.PathLike) -> pd.DataFrame:
         Columns :data:`RUN_COLUMNS`: run_id, tool, workloads (comma-separated), hosts (client
         hosts, the 'all' aggregate left out), start (first timestamp, UTC), rows.
 
+    Warns
+    -----
+    DamagedPartWarning
+        A run's part file cannot be read (truncated, overwritten): the run is left out, the
+        file named; the other runs are listed.
+
     Raises
     ------
     anfperf.AnfperfError
-        `store` is missing or not a store.
+        `store` is missing or not a store, or none of its part files can be read.
     """
-    files = [f for part in _partitions(store).values() for f in part]
     table = _query(
         store,
         "SELECT run_id, string_agg(DISTINCT CAST(tool AS VARCHAR), ', ') AS tool, "
         "string_agg(DISTINCT workload, ', ' ORDER BY workload) AS workloads, "
         "count(DISTINCT host) FILTER (WHERE host <> 'all') AS hosts, "
         "min(timestamp) AS start, count(*) AS rows FROM runs GROUP BY run_id ORDER BY start, run_id",
-        files,
+        _partitions(store),
     )
     out = table.to_pandas()
     out["hosts"] = out["hosts"].astype("int64").clip(lower=1)
@@ -277,16 +477,22 @@ def load_store(
     pandas.DataFrame
         The tidy frame (:func:`anfperf.schema.conform`), latency histograms as dicts.
 
+    Warns
+    -----
+    DamagedPartWarning
+        A run's part file cannot be read (truncated, overwritten): without `run_ids`, the run
+        is left out, the file named, and the other runs are loaded.
+
     Raises
     ------
     anfperf.AnfperfError
-        Missing or not a store, an unknown run id (the error lists the runs there are), or a
-        bad `where`.
+        Missing or not a store, an unknown run id (the error lists the runs there are), a run
+        of `run_ids` whose part file cannot be read (named), no readable part file at all, or
+        a bad `where`.
     """
     from anfperf.schema import conform, empty_frame
 
     parts = _partitions(store)
-    files = [f for part in parts.values() for f in part]
     if run_ids is not None:
         wanted = [run_ids] if isinstance(run_ids, str) else list(dict.fromkeys(run_ids))
         missing = [r for r in wanted if r not in parts]
@@ -295,9 +501,10 @@ def load_store(
         if not wanted:
             return empty_frame()
         # only the partitions asked for: the other runs' files are never opened
-        files = [f for r in wanted for f in parts[r]]
+        parts = {r: parts[r] for r in wanted}
     sql = "SELECT * FROM runs" + (f" WHERE ({where})" if where else "")
-    frame = _query(store, sql, files).to_pandas()
+    # runs asked for by name are never left out quietly: a damaged one is an error
+    frame = _query(store, sql, parts, leave_out=run_ids is None).to_pandas()
     if "lat_bins" in frame:
         frame["lat_bins"] = [_bins_dict(b) for b in frame["lat_bins"]]
     return conform(frame)

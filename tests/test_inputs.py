@@ -9,7 +9,7 @@ import pytest
 import anfperf
 from anfperf.errors import AnfperfError
 from anfperf.inputs import Notes, fio_log_paths, load_inputs
-from anfperf.store import save_frame
+from anfperf.store import PART_NAME, save_frame
 from tests.conftest import DATA, TESTS
 
 SAMPLES = TESTS.parent / "data" / "samples"
@@ -33,6 +33,22 @@ def test_paths_or_a_store_give_the_same_runs(tmp_path):
     with pytest.warns(UserWarning, match="nothing-here: no such file"):
         with pytest.raises(AnfperfError, match="no benchmark results"):
             load_inputs([tmp_path / "store" / "nothing-here"])
+
+
+def test_a_damaged_run_of_a_store_is_a_note(tmp_path):
+    paths = [DATA / "vdbench" / "RndRead", DATA / "fio" / "randread_qd4.json"]
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        store = save_frame(anfperf.read_many(paths), tmp_path / "store")
+    bad = store / "run_id=randread_qd4" / PART_NAME
+    bad.write_bytes(b"junk")
+    notes: list[str] = []
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")  # none escapes: the report shows it on its page
+        frame = load_inputs(store=store, notes=notes)
+    assert set(frame["run_id"]) == {"RndRead"}
+    [note] = notes
+    assert note.startswith(f"{bad}: damaged part file, run 'randread_qd4' left out")
 
 
 def test_fio_logs_under_the_inputs_or_by_glob():

@@ -2,15 +2,25 @@
 
 from __future__ import annotations
 
+import re
+import struct
 import warnings
 
+import duckdb
 import pandas as pd
 import pytest
 
 import anfperf
 from anfperf.cli import main
 from anfperf.errors import AnfperfError
-from anfperf.store import PART_NAME, RUN_COLUMNS, list_runs, load_store, save_frame
+from anfperf.store import (
+    PART_NAME,
+    RUN_COLUMNS,
+    DamagedPartWarning,
+    list_runs,
+    load_store,
+    save_frame,
+)
 from tests.conftest import TESTS
 
 SAMPLES = TESTS.parent / "data" / "samples"
@@ -69,8 +79,8 @@ def test_some_runs_only_and_other_partitions_are_not_read(frame, store, tmp_path
     assert (
         len(load_store(copy, run_ids=["randread_qd4"])) == (frame["run_id"] == "randread_qd4").sum()
     )
-    with pytest.raises(AnfperfError, match="query failed"):
-        load_store(copy)
+    with pytest.warns(DamagedPartWarning, match="run 'qd_sweep_randread4k' left out"):
+        assert len(load_store(copy)) == (frame["run_id"] != "qd_sweep_randread4k").sum()
 
 
 def test_where_is_evaluated_by_duckdb(frame, store):
@@ -126,3 +136,65 @@ def test_cli_runs_lists_the_store(frame, store, capsys):
     assert f"5 runs, {len(frame)} rows in {store}" in out
     assert main(["runs", str(store.parent / "nothing")]) == 2
     assert "no such store" in capsys.readouterr().err
+
+
+def damage(part, how: str) -> None:
+    """Damage a Parquet file as a crash, a bad disk or a stray write would."""
+    data = part.read_bytes()
+    if how == "truncated":
+        part.write_bytes(data[: len(data) // 2])
+    elif how == "overwritten":
+        part.write_bytes(b"junk" * (len(data) // 4))
+    else:  # "pages": every data page junk, the footer (schema, row groups) intact
+        footer = struct.unpack("<i", data[-8:-4])[0] + 8
+        part.write_bytes(
+            data[:4] + (b"junk" * len(data))[: len(data) - 4 - footer] + data[-footer:]
+        )
+
+
+@pytest.mark.parametrize("how", ["truncated", "overwritten", "pages"])
+def test_a_damaged_part_file_leaves_the_other_runs_readable(frame, tmp_path, capsys, how):
+    runs = ["MultiHostSeqMix", "randread_qd4", "qd_sweep_randread4k"]
+    store = save_frame(frame[frame["run_id"].isin(runs)], tmp_path / "store")
+    bad = store / "run_id=randread_qd4" / PART_NAME
+    damage(bad, how)
+    good = frame[frame["run_id"].isin(["MultiHostSeqMix", "qd_sweep_randread4k"])]
+    said = f"{bad}: damaged part file, run 'randread_qd4'"
+    named = re.escape(f"{said} left out")
+
+    # the CLI lists the two others, names the damaged file in one line, exit status 1 (partial)
+    assert main(["runs", str(store)]) == 1
+    out, err = capsys.readouterr()
+    listed = [line.split()[0] for line in out.splitlines()[1:] if line.strip()][:-1]
+    assert sorted(listed) == sorted(good["run_id"].unique())
+    assert f"2 runs, {len(good)} rows in {store}" in out
+    [line] = err.splitlines()
+    assert re.match(f"anfperf: warning: {named}", line)
+
+    with pytest.warns(DamagedPartWarning, match=named):
+        assert sorted(list_runs(store)["run_id"]) == sorted(good["run_id"].unique())
+    with pytest.warns(DamagedPartWarning, match=named):
+        back = load_store(store)
+    pd.testing.assert_frame_equal(ordered(back), ordered(good))
+    with pytest.warns(DamagedPartWarning, match=named):
+        some = load_store(store, where="host <> 'all' AND direction = 'read'")
+    want = good[(good["host"] != "all") & (good["direction"] == "read")]
+    pd.testing.assert_frame_equal(ordered(some), ordered(want))
+    # DuckDB over the frame loaded
+    sizes = duckdb.sql("SELECT run_id, count(*) AS n FROM back GROUP BY run_id").df()
+    assert (
+        dict(zip(sizes["run_id"], sizes["n"], strict=True))
+        == good.groupby("run_id", observed=True).size().to_dict()
+    )
+
+    # a run asked for by name is not left out quietly; a bad condition is the query's fault
+    with pytest.raises(AnfperfError, match=re.escape(f"{said} cannot be read")):
+        load_store(store, run_ids=["MultiHostSeqMix", "randread_qd4"])
+    with pytest.raises(AnfperfError, match="query failed.*no_such_column"):
+        load_store(store, where="no_such_column > 1")
+    with pytest.raises(AnfperfError, match="query failed"):
+        load_store(store, where="CAST(host AS INTEGER) > 1")
+    damage(store / "run_id=MultiHostSeqMix" / PART_NAME, how)
+    damage(store / "run_id=qd_sweep_randread4k" / PART_NAME, how)
+    with pytest.raises(AnfperfError, match="no readable run: 3 damaged part files"):
+        list_runs(store)
