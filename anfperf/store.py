@@ -20,6 +20,7 @@ from anfperf.errors import AnfperfError, StoreWriteError, warn
 
 __all__ = [
     "save_frame",
+    "DamagedPartWarning",
     "LOCK_NAME",
     "PART_NAME",
     "TMP_PREFIX",

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import ast
 import importlib
 import os
 import re
@@ -265,4 +266,12 @@ def test_public_modules_offer_their_own_names_only(name):
     missing = [n for n in module.__all__ if not hasattr(module, n)]
     assert missing == []
     assert dir(module) == sorted(module.__all__)
+    # every public function and class defined there is offered (a new one is not forgotten)
+    source = Path(module.__file__).read_text()
+    defined = {
+        node.name
+        for node in ast.parse(source).body
+        if isinstance(node, ast.FunctionDef | ast.ClassDef) and not node.name.startswith("_")
+    }
+    assert defined <= set(module.__all__)
     assert not {"np", "pd", "math", "warnings", "os", "go"} & set(dir(module))

@@ -50,6 +50,7 @@ __all__ = [
     "Skipped",
     "read",
     "read_all",
+    "expand_paths",
     "read_diskspd_xml",
     "read_fio_json",
     "read_fio_log",
