@@ -112,7 +112,8 @@ def _runs(args: argparse.Namespace) -> int:
         runs = list_runs(args.store)
     for message, _ in said:
         print(f"anfperf: warning: {message}", file=sys.stderr)
-    runs["start"] = runs["start"].dt.strftime("%Y-%m-%d %H:%M:%S")
+    for col in ("start", "end"):
+        runs[col] = runs[col].dt.strftime("%Y-%m-%d %H:%M:%S")
     print(format_table(runs, max_rows=args.max_rows))
     print(f"\n{len(runs)} runs, {int(runs['rows'].sum())} rows in {args.store}")
     return 1 if said else 0

@@ -273,7 +273,7 @@ def _bins_json(bins: object) -> str | None:
 
 
 #: Columns of :func:`list_runs`.
-RUN_COLUMNS = ["run_id", "tool", "workloads", "hosts", "start", "rows"]
+RUN_COLUMNS = ["run_id", "tool", "workloads", "hosts", "start", "end", "rows"]
 
 
 def _partitions(store: str | os.PathLike) -> dict[str, list[str]]:
@@ -428,7 +428,8 @@ def list_runs(store: str | os.PathLike) -> pd.DataFrame:
     -------
     pandas.DataFrame
         Columns :data:`RUN_COLUMNS`: run_id, tool, workloads (comma-separated), hosts (client
-        hosts, the 'all' aggregate left out), start (first timestamp, UTC), rows.
+        hosts, the 'all' aggregate left out), start (the earliest row's timestamp less the time
+        it covers: fio stamps a job's row when it ends), end (the last timestamp), UTC; rows.
 
     Warns
     -----
@@ -446,12 +447,16 @@ def list_runs(store: str | os.PathLike) -> pd.DataFrame:
         "SELECT run_id, string_agg(DISTINCT CAST(tool AS VARCHAR), ', ') AS tool, "
         "string_agg(DISTINCT workload, ', ' ORDER BY workload) AS workloads, "
         "count(DISTINCT host) FILTER (WHERE host <> 'all') AS hosts, "
-        "min(timestamp) AS start, count(*) AS rows FROM runs GROUP BY run_id ORDER BY start, run_id",
+        # a row's timestamp is when its interval or job ended: the run began that much earlier
+        "min(timestamp - to_microseconds(CAST(1e6 * coalesce(time_s, runtime_s, 0) AS BIGINT))) "
+        "AS start, max(timestamp) AS end, count(*) AS rows FROM runs "
+        "GROUP BY run_id ORDER BY start, run_id",
         _partitions(store),
     )
     out = table.to_pandas()
     out["hosts"] = out["hosts"].astype("int64").clip(lower=1)
-    out["start"] = pd.to_datetime(out["start"], utc=True)
+    for col in ("start", "end"):
+        out[col] = pd.to_datetime(out[col], utc=True)
     return out[RUN_COLUMNS]
 
 

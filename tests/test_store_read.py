@@ -11,6 +11,7 @@ import pandas as pd
 import pytest
 
 import anfperf
+from anfperf import provenance
 from anfperf.cli import main
 from anfperf.errors import AnfperfError
 from anfperf.store import (
@@ -109,8 +110,14 @@ def test_list_runs_aggregates_in_duckdb(frame, store):
     assert runs.loc["MultiHostSeqMix", "tool"] == "vdbench"
     assert runs.loc["qd_sweep_randread4k", "tool"] == "fio"
     assert runs.loc["qd_sweep_randread4k", "workloads"] == "qd1, qd16, qd2, qd32, qd4, qd64, qd8"
-    first = frame.loc[frame["run_id"] == "MultiHostSeqMix", "timestamp"].min()
-    assert runs.loc["MultiHostSeqMix", "start"] == first
+    # start and end as a report's runs table has them (fio stamps each row when its job ends:
+    # `anfperf runs` showed that end as the start)
+    from_results = provenance.runs_table(frame).set_index("run_id")
+    for col in ("start", "end"):
+        assert (runs[col] == from_results.loc[runs.index, col]).all(), col
+    sweep = runs.loc["qd_sweep_randread4k"]
+    assert sweep["end"] == frame.loc[frame["run_id"] == "qd_sweep_randread4k", "timestamp"].max()
+    assert sweep["start"] < sweep["end"]
 
 
 def test_not_a_store_is_a_clear_error(tmp_path, store):
