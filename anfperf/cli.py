@@ -312,6 +312,8 @@ def _run(args: argparse.Namespace) -> int:
     if not args.resume and not args.workloads:
         print("anfperf: name the workloads to run (see `anfperf workloads`)", file=sys.stderr)
         return 2
+    if args.dry_run:
+        return _dry_run(args)
     started = []
 
     def on_preflight(plan, reports) -> None:
@@ -350,6 +352,27 @@ def _run(args: argparse.Namespace) -> int:
     if manifest.status != "complete":
         print(f"re-run what is missing with: anfperf run --resume {manifest.run_id} ...")
     return 0 if manifest.status == "complete" else 1
+
+
+def _dry_run(args: argparse.Namespace) -> int:
+    from anfperf.runner.dryrun import dry_run, format_dry_run
+    from anfperf.runner.manifest import Manifest
+    from anfperf.runner.steps import plan_from_manifest
+    from anfperf.runner.workflow import checked_run_id, plan_run
+
+    inventory = _inventory(args)
+    if args.resume:
+        from pathlib import Path
+
+        data = Manifest.load(Path(args.out) / checked_run_id(args.resume)).data
+        plan = plan_from_manifest(data, inventory)
+    else:
+        plan = plan_run(
+            args.workloads, inventory, files=args.file, changes=args.set or [], tool=args.tool,
+            run_id=args.run_id, max_iops=args.max_iops,
+        )  # fmt: skip
+    print(format_dry_run(dry_run(plan, inventory.select(plan.hosts))))
+    return 0
 
 
 def _report(args: argparse.Namespace) -> int:
@@ -560,6 +583,11 @@ def _add_run_parser(sub: argparse._SubParsersAction) -> None:
     )
     run.add_argument("--max-iops", type=float, metavar="IOPS", help="maximum for fio load curves")
     run.add_argument("--force", action="store_true", help="run despite preflight problems")
+    run.add_argument(
+        "--dry-run",
+        action="store_true",
+        help="print the plan (hosts, workloads, files and space per volume, duration) and stop",
+    )
     run.add_argument("--no-progress", action="store_true", help="no live progress bar")
     run.set_defaults(func=_run)
 

@@ -108,6 +108,25 @@ def run_workloads(
     anfperf.AnfperfError
         A workload, a change or the run id is not valid.
     """
+    plan = plan_run(
+        workloads, inventory, files=files, changes=changes, tool=tool, run_id=run_id,
+        max_iops=max_iops,
+    )  # fmt: skip
+    return _preflight_and_run(plan, inventory, out_dir, force, progress, on_preflight, on_start)
+
+
+def plan_run(
+    workloads: Sequence[Any],
+    inventory: Inventory,
+    *,
+    files: Sequence[str | os.PathLike] = (),
+    changes: Sequence[str] | Mapping[str, Any] = (),
+    tool: str = "fio",
+    run_id: str | None = None,
+    max_iops: float | None = None,
+) -> RunPlan:
+    """The plan :func:`run_workloads` runs (arguments as there), made without contacting a
+    host: what ``anfperf run --dry-run`` shows."""
     from anfperf.workloads import get_workload, load_workloads
 
     if not workloads:
@@ -115,11 +134,10 @@ def run_workloads(
     extra = {w.name: w for path in files for w in load_workloads(path)}
     fields = parse_changes(changes)
     chosen = [get_workload(w, extra) if isinstance(w, str) else w for w in workloads]
-    plan = plan_workloads(
+    return plan_workloads(
         [w.replace(**fields) for w in chosen], inventory, tool=tool, max_iops=max_iops,
         run_id=checked_run_id(run_id) if run_id else None,
     )  # fmt: skip
-    return _preflight_and_run(plan, inventory, out_dir, force, progress, on_preflight, on_start)
 
 
 def resume_workloads(

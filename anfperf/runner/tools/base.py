@@ -67,6 +67,15 @@ class ToolAdapter:
         """Planned run time: every load point's warm-up and measured time [s]."""
         return float(len(workload.points()) * (workload.warmup_s + workload.duration_s))
 
+    def data_files(self, workload: Workload) -> dict[str, int]:
+        """The data files one host makes on each volume for `workload`: name -> bytes.
+
+        Names are as the tool makes them (relative to the volume, the host's name left out),
+        so that workloads sharing a file count it once (``anfperf run --dry-run`` says how much
+        space a run takes). Empty when the tool does not say.
+        """
+        return {}
+
     def tasks(
         self,
         workload: Workload,

@@ -51,6 +51,15 @@ class FioTool(ToolAdapter):
     output_format = "fio_json"
     uniform_facts = ("fio_version",)
 
+    def data_files(self, workload: Workload) -> dict[str, int]:
+        # filename_format of the job file: a file per job clone (iodepth x numjobs), or one file
+        # the threads share (the Vdbench seed's threads)
+        size = round(workload.file_size_gib * 2**30)
+        if workload.threads is not None:
+            return {"file.0": size}
+        clones = max(point.numjobs for point in workload.points())
+        return {f"file.{job}.0": size for job in range(clones)}
+
     def render_files(
         self, workload: Workload, volumes: Sequence[str], hosts: Sequence[str] = (), **options: Any
     ) -> dict[str, str]:

@@ -20,7 +20,7 @@ from anfperf.runner.steps import HostTask, slug
 from anfperf.runner.tools.base import ToolAdapter
 from anfperf.runner.tools.vdbench_failure import failure_reason
 from anfperf.workloads.spec import Workload, WorkloadError
-from anfperf.workloads.vdbench import VdbenchHost, render_vdbench
+from anfperf.workloads.vdbench import VdbenchHost, render_vdbench, vdbench_file_size_mib
 
 
 class VdbenchTool(ToolAdapter):
@@ -38,6 +38,10 @@ class VdbenchTool(ToolAdapter):
             vdbench_dir=options.get("vdbench_dir"),
         )  # fmt: skip
         return {f"{workload.name}.parm": parm}
+
+    def data_files(self, workload: Workload) -> dict[str, int]:
+        # one lun per host and volume (LUN_FILE), in whole MiB as Vdbench makes it
+        return {"file": vdbench_file_size_mib(workload) * 2**20}
 
     def expected_duration_s(self, workload: Workload) -> float:
         """A load curve (``iorate=curve``) first runs at the maximum rate, once per thread count
