@@ -87,7 +87,8 @@ def run_plan(
     workdir : str or mapping
         Remote base folder, for all hosts or per host; each task works in a private folder
         ``<workdir>/<run_id>.<host>.<random>`` (mode 0700), removed once its outputs are
-        collected. A base owned by another user is refused.
+        collected. A base that another user could change (it, a folder above it or a
+        link on the way belongs to them, or is writable by all and not sticky) is refused.
     hosts_info, facts : mapping, optional
         Per host: how it is reached (``Host.describe()``) and its preflight facts, recorded in
         the manifest.
