@@ -25,7 +25,8 @@ Ctrl-C, SIGTERM and SIGHUP stop every running remote command, collect what the t
 writes its results on TERM), mark the manifest 'interrupted' and raise KeyboardInterrupt; more
 signals while that happens shorten the wait for the hosts, never the recording. One run folder
 is run by one process at a time (a lock file). ``resume=True`` re-runs only the tasks not
-recorded as 'ok'.
+recorded as 'ok'. Work folders a killed run left on a host, and what still runs in them, are
+removed when a run next prepares that host (:mod:`anfperf.runner.stale`).
 """
 
 from __future__ import annotations

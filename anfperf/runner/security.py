@@ -38,7 +38,7 @@ _PIDFILE_SCRIPT = 'echo $$ >"$0" && exec "$@"'
 #: group and every descendant (fio's job processes run in sessions of their own). Waits briefly
 #: for the pid file when the run is just starting. `kill -SIG -PGID`, not `kill -- -PGID`:
 #: dash's built-in kill does not take `--`.
-_KILL_SCRIPT = r"""
+KILL_SCRIPT = r"""
 f=$0; grace=$1; i=0
 while [ ! -s "$f" ] && [ $i -lt 20 ]; do sleep 0.1; i=$((i+1)); done
 [ -s "$f" ] || exit 0
@@ -171,7 +171,7 @@ def wrap_command(argv: Sequence[str], workdir: str, pidfile: str) -> str:
 
 def kill_command(pidfile: str, grace_s: int = 5) -> str:
     """The command line that stops the process group recorded in `pidfile` (TERM, then KILL)."""
-    return f"sh -c {quote(_KILL_SCRIPT)} {quote(pidfile)} {int(grace_s)}"
+    return f"sh -c {quote(KILL_SCRIPT)} {quote(pidfile)} {int(grace_s)}"
 
 
 def check_folder_name(name: str, what: str = "name") -> str:
