@@ -25,7 +25,8 @@ Ctrl-C, SIGTERM and SIGHUP stop every running remote command, collect what the t
 writes its results on TERM), mark the manifest 'interrupted' and raise KeyboardInterrupt; more
 signals while that happens shorten the wait for the hosts, never the recording. One run folder
 is run by one process at a time (a lock file). ``resume=True`` re-runs only the tasks not
-recorded as 'ok'.
+recorded as 'ok'. Work folders a killed run left on a host, and what still runs in them, are
+removed when a run next prepares that host (:mod:`anfperf.runner.stale`).
 """
 
 from __future__ import annotations
@@ -87,7 +88,8 @@ def run_plan(
     workdir : str or mapping
         Remote base folder, for all hosts or per host; each task works in a private folder
         ``<workdir>/<run_id>.<host>.<random>`` (mode 0700), removed once its outputs are
-        collected. A base owned by another user is refused.
+        collected. A base that another user could change (it, a folder above it or a
+        link on the way belongs to them, or is writable by all and not sticky) is refused.
     hosts_info, facts : mapping, optional
         Per host: how it is reached (``Host.describe()``) and its preflight facts, recorded in
         the manifest.

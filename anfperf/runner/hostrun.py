@@ -31,6 +31,7 @@ from anfperf.runner.security import (
     workdir_command,
     wrap_command,
 )
+from anfperf.runner.stale import sweep
 from anfperf.runner.steps import HostTask, RunPlan, RunStep, step_files
 from anfperf.runner.tools import find_tool, tool_version
 
@@ -87,6 +88,7 @@ class StepRunner:
         self.deadline: dict[str, tuple[float, str]] = {}  # host -> (give up at, phase)
         self.abandoned: set[tuple[int, str]] = set()  # (step, host) given up on
         self.go = threading.Event()
+        self.swept: set[str] = set()  # hosts cleared of work folders killed runs left
 
     def reason(self, exc: BaseException) -> str:
         return describe_error(exc, self.secrets)
@@ -275,6 +277,7 @@ class StepRunner:
             why = (made.stderr or made.stdout).strip().splitlines() or [f"exit {made.exited}"]
             return None, {"status": "failed", "reason": f"work folder: {why[-1][:300]}"}
         self.manifest.update_task(index, host, remote_dir=wd)
+        self._sweep(host, base, wd)
         try:
             subdirs = {posixpath.dirname(posixpath.join(wd, n)) for n in task.files} - {wd}
             if subdirs:
@@ -290,6 +293,19 @@ class StepRunner:
                 "reason": f"upload to {wd} failed: {self.reason(exc)}",
             }
         return wd, None
+
+    def _sweep(self, host: str, base: str, wd: str) -> None:
+        """Once per host and run: remove the work folders killed runs left below `base`, and
+        stop what still runs in them, before this run measures anything (:mod:`.stale`)."""
+        if host in self.swept:
+            return
+        self.swept.add(host)
+        try:
+            sweep(self.conns[host], base, host, run_id=self.plan.run_id,
+                  out_dir=self.run_dir.parent, keep=posixpath.basename(wd),
+                  timeout_s=self.answer_timeout_s, kill_grace_s=self.kill_grace_s)  # fmt: skip
+        except Exception as exc:  # a leftover folder is untidy, not a failure of this run
+            log.info("%s: work folders left in %s not removed: %s", host, base, self.reason(exc))
 
     def _lost(self, host: str, what: str, exc: BaseException) -> dict[str, str]:
         self.down[host] = reason = f"{what}: {self.reason(exc)}"

@@ -34,6 +34,14 @@ from pathlib import Path
 from typing import Any
 
 from anfperf.errors import ParseError
+from anfperf.runner.inventory_fields import (
+    MAX_PORT,
+    InventoryLines,
+    check_host_name,
+    check_setting,
+    check_volumes,
+    shown,
+)
 from anfperf.runner.local import LocalConnection
 from anfperf.runner.security import DEFAULT_KNOWN_HOSTS, check_folder_name, host_key_policy
 from anfperf.schema import AGGREGATE_HOST, RESERVED_HOST_NAMES
@@ -95,7 +103,7 @@ class Host:
     local: bool = False
     password_env: str | None = None
     passphrase_env: str | None = None
-    connect_timeout_s: int = DEFAULT_CONNECT_TIMEOUT_S
+    connect_timeout_s: float = DEFAULT_CONNECT_TIMEOUT_S
     agent: bool = True
 
     def describe(self) -> dict[str, Any]:
@@ -219,12 +227,17 @@ class Inventory:
             raise ParseError(
                 self.source, f"host {host.name}: jump {host.jump!r} is not user@host:port"
             )
+        port = int(m["port"] or 22)
+        if not 0 < port <= MAX_PORT:
+            raise ParseError(
+                self.source, f"host {host.name}: jump {host.jump!r}: port out of range"
+            )
         return replace(
             host,
             name=m["host"],
             hostname=m["host"],
             user=m["user"] or host.user,
-            port=int(m["port"] or 22),
+            port=port,
             jump=None,
             volumes={},
         )
@@ -276,44 +289,59 @@ def load_inventory(
 def _build(
     doc: dict, source: str, ssh_config: str | os.PathLike | None, text: str | None = None
 ) -> Inventory:
+    where = InventoryLines(source, text)
     unknown = set(doc) - HOST_KEYS - TOP_KEYS
     if unknown:
-        raise ParseError(source, f"unknown keys {sorted(map(str, unknown))}")
-    entries = _host_entries(doc.get("hosts"), source)
+        first = min(unknown, key=lambda k: where.line(str(k)) or 0)
+        raise where.error(f"unknown keys {sorted(map(str, unknown))}", str(first))
+    for key in sorted(set(doc) - {"hosts"}):  # defaults for every host, and the top's own
+        _checked(where, key, doc[key])
+    entries = _host_entries(doc.get("hosts"), where)
     defaults = {k: v for k, v in doc.items() if k in HOST_KEYS}
     config_path = ssh_config or doc.get("ssh_config") or "~/.ssh/config"
     lookup = _ssh_config(config_path, source)
     hosts = []
+    seen: dict[str, int] = {}
     for name, entry in entries:
+        nth = seen[name] = seen.get(name, -1) + 1
+        if nth:
+            raise where.error(f"host name {name!r} repeats", "hosts", name, nth=nth)
         try:
             check_folder_name(name, "host name")
         except ValueError as exc:
-            raise ParseError(source, str(exc)) from None
+            raise where.error(str(exc), "hosts", name) from None
         _check_not_reserved(name, source, text)
         unknown = set(entry) - HOST_KEYS
         if unknown:
-            raise ParseError(source, f"host {name}: unknown keys {sorted(map(str, unknown))}")
+            first = str(min(unknown, key=lambda k: where.line("hosts", name, str(k)) or 0))
+            raise where.error(
+                f"host {name}: unknown keys {sorted(map(str, unknown))}", "hosts", name, first
+            )
+        for key, value in entry.items():
+            _checked(where, key, value, name)
         merged = {**defaults, **entry}
-        if "volumes" in defaults and "volumes" in entry:
-            merged["volumes"] = {
-                **_volumes(defaults["volumes"], source),
-                **_volumes(entry["volumes"], source),
-            }
-        hosts.append(_host(name, merged, lookup, source))
-    names = [h.name for h in hosts]
-    if len(set(names)) != len(names):
-        raise ParseError(source, "host names repeat")
+        if defaults.get("volumes") and entry.get("volumes"):
+            merged["volumes"] = {**_volumes(defaults["volumes"]), **_volumes(entry["volumes"])}
+        hosts.append(_host(name, merged, lookup))
     if not hosts:
-        raise ParseError(source, "no hosts")
-    tofu = doc.get("trust_on_first_use", False)
-    if not isinstance(tofu, bool):
-        raise ParseError(source, "trust_on_first_use must be true or false")
+        raise where.error("no hosts", "hosts")
     return Inventory(
         hosts=tuple(hosts),
-        known_hosts=str(doc.get("known_hosts") or DEFAULT_KNOWN_HOSTS),
-        trust_on_first_use=tofu,
+        known_hosts=doc.get("known_hosts") or DEFAULT_KNOWN_HOSTS,
+        trust_on_first_use=doc.get("trust_on_first_use") or False,
         source=source,
     )
+
+
+def _checked(where: InventoryLines, key: str, value: Any, host: str | None = None) -> Any:
+    """`value` of setting `key` (of `host`, else at the top) when valid, else a ParseError
+    naming the file and the line where it is written."""
+    try:
+        return check_setting(key, value)
+    except ValueError as exc:
+        if host is None:
+            raise where.error(str(exc), key) from None
+        raise where.error(f"host {host}: {exc}", "hosts", host, key) from None
 
 
 def _check_not_reserved(name: str, source: str, text: str | None = None) -> None:
@@ -321,116 +349,87 @@ def _check_not_reserved(name: str, source: str, text: str | None = None) -> None
     be taken for the aggregate across hosts (its rows would replace the fleet's total).
     `text`: the inventory file's, to name the line."""
     if name.lower() in RESERVED_HOST_NAMES:
-        raise ParseError(
-            source,
+        raise InventoryLines(source, text).error(
             f"host name {name!r} is reserved ({', '.join(map(repr, RESERVED_HOST_NAMES))}, in "
             f"any case: '{AGGREGATE_HOST}' names the aggregate across hosts in results): "
             "rename the host",
-            _host_line(text, name) if text is not None else None,
+            "hosts",
+            name,
         )
 
 
-def _host_line(text: str, name: str) -> int | None:
-    """1-based line of host `name` under the document's ``hosts`` key (None: not found)."""
-    import yaml
-
-    try:
-        root = yaml.compose(text, Loader=yaml.SafeLoader)  # nodes only: aliases stay shared
-    except yaml.YAMLError:
-        return None
-    hosts = next(
-        (v for k, v in getattr(root, "value", []) if getattr(k, "value", None) == "hosts"), None
-    )
-    for item in getattr(hosts, "value", []) or []:
-        if isinstance(item, tuple):  # a mapping of hosts: (key node, value node)
-            nodes = [item[0]]
-        elif isinstance(item, yaml.MappingNode):  # a list item {name: vm1, ...} or {vm1: ...}
-            nodes = [v if getattr(k, "value", None) == "name" else k for k, v in item.value]
-        else:
-            nodes = [item]
-        for node in nodes:
-            if isinstance(node, yaml.ScalarNode) and str(node.value) == name:
-                return node.start_mark.line + 1
-    return None
-
-
-def _host_entries(hosts: Any, source: str) -> list[tuple[str, dict]]:
+def _host_entries(hosts: Any, where: InventoryLines) -> list[tuple[str, dict]]:
     """(name, settings) pairs from a mapping or a list of names / one-key mappings."""
     if isinstance(hosts, Mapping):
         items = list(hosts.items())
     elif isinstance(hosts, list):
         items = []
         for item in hosts:
-            if isinstance(item, str):
-                items.append((item, {}))
-            elif isinstance(item, Mapping) and "name" in item:
+            if isinstance(item, Mapping) and "name" in item:
                 items.append((item["name"], {k: v for k, v in item.items() if k != "name"}))
             elif isinstance(item, Mapping) and len(item) == 1:
                 items.extend(item.items())
+            elif isinstance(item, Mapping | list):
+                raise where.error(f"cannot read host entry {item!r}", "hosts")
             else:
-                raise ParseError(source, f"cannot read host entry {item!r}")
+                items.append((item, {}))
     else:
-        raise ParseError(source, "'hosts' must list the hosts (a mapping or a list)")
+        raise where.error("'hosts' must list the hosts (a mapping or a list)", "hosts")
     out = []
-    for name, entry in items:
+    for index, (name, entry) in enumerate(items):
+        try:
+            check_host_name(name)
+        except ValueError as exc:
+            raise where.error(str(exc), "hosts", index) from None
         if entry is None:
             entry = {}
-        elif isinstance(entry, str | int | float) and not isinstance(entry, bool):
-            entry = {"hostname": str(entry)}
+        elif isinstance(entry, str):
+            entry = {"hostname": entry}
+        elif isinstance(entry, int | float) and not isinstance(entry, bool):
+            raise where.error(
+                f"host {name}: {shown(entry)} is a number, not an address (a host name or an "
+                "IP address such as 10.0.0.4)",
+                "hosts",
+                name,
+            )
         elif not isinstance(entry, Mapping):
-            raise ParseError(source, f"host {name}: settings must be a mapping or an address")
-        out.append((str(name), dict(entry)))
+            raise where.error(
+                f"host {name}: settings must be a mapping or an address", "hosts", name
+            )
+        out.append((name, dict(entry)))
     return out
 
 
-def _host(name: str, s: dict, lookup, source: str) -> Host:
-    local = s.get("local", False)
-    if not isinstance(local, bool):
-        raise ParseError(source, f"host {name}: local must be true or false")
+def _host(name: str, s: dict, lookup) -> Host:
+    """The host of checked settings `s`, with what ssh_config says where they are silent."""
+    local = s.get("local") or False
     found = {} if local or s.get("hostname") else lookup(name)
     identity = found.get("identityfile")
-    try:
-        host = Host(
-            name=name,
-            hostname=str(s.get("hostname") or found.get("hostname") or name),
-            port=int(s.get("port") or found.get("port") or 22),
-            user=_opt_str(s.get("user") or found.get("user")),
-            key=_opt_str(s.get("key") or (identity[0] if identity else None)),
-            jump=_opt_str(s.get("jump") or found.get("proxyjump")),
-            workdir=str(s.get("workdir") or DEFAULT_WORKDIR),
-            vdbench=_opt_str(s.get("vdbench")),
-            volumes=_volumes(s.get("volumes") or {}, source),
-            local=local,
-            password_env=_opt_str(s.get("password_env")),
-            passphrase_env=_opt_str(s.get("passphrase_env")),
-            connect_timeout_s=int(s.get("connect_timeout_s") or DEFAULT_CONNECT_TIMEOUT_S),
-            agent=bool(s.get("agent", True)),
-        )
-    except (TypeError, ValueError) as exc:
-        raise ParseError(source, f"host {name}: {exc}") from None
-    if not 0 < host.port < 65536:
-        raise ParseError(source, f"host {name}: port {host.port} out of range")
-    if not host.workdir.startswith("/"):
-        raise ParseError(source, f"host {name}: workdir must be an absolute path")
+    host = Host(
+        name=name,
+        hostname=s.get("hostname") or found.get("hostname") or name,
+        port=s.get("port") or found.get("port") or 22,
+        user=s.get("user") or found.get("user"),
+        key=s.get("key") or (identity[0] if identity else None),
+        jump=s.get("jump") or found.get("proxyjump"),
+        workdir=s.get("workdir") or DEFAULT_WORKDIR,
+        vdbench=s.get("vdbench"),
+        volumes=_volumes(s.get("volumes") or {}),
+        local=local,
+        password_env=s.get("password_env"),
+        passphrase_env=s.get("passphrase_env"),
+        connect_timeout_s=s.get("connect_timeout_s") or DEFAULT_CONNECT_TIMEOUT_S,
+        agent=s.get("agent") is not False,
+    )
     return host
 
 
-def _opt_str(value: Any) -> str | None:
-    return None if value is None else str(value)
-
-
-def _volumes(value: Any, source: str) -> dict[str, str]:
-    """Volume name -> mount point, from a mapping or a list of mount points (named by folder)."""
-    if isinstance(value, Mapping):
-        vols = {str(k): str(v) for k, v in value.items()}
-    elif isinstance(value, list):
-        vols = {os.path.basename(str(v).rstrip("/")) or str(v): str(v) for v in value}
-    else:
-        raise ParseError(source, "volumes must map names to mount points")
-    for name, mount in vols.items():
-        if not mount.startswith("/"):
-            raise ParseError(source, f"volume {name}: mount point {mount!r} is not absolute")
-    return vols
+def _volumes(value: Any, source: str | None = None) -> dict[str, str]:
+    """Volume name -> mount point (checked settings; `source` names the file otherwise)."""
+    try:
+        return check_volumes(value)
+    except ValueError as exc:
+        raise ParseError(source or "<inventory>", str(exc)) from None
 
 
 def _ssh_config(path: str | os.PathLike, source: str):
@@ -446,7 +445,15 @@ def _ssh_config(path: str | os.PathLike, source: str):
         raise ParseError(os.fspath(path), f"cannot read ssh config: {exc}") from None
 
     def lookup(name: str) -> dict:
-        return dict(config.lookup(name))
+        found = dict(config.lookup(name))
+        if "port" in found:
+            try:
+                found["port"] = check_setting("port", int(found["port"]))
+            except ValueError:
+                raise ParseError(
+                    os.fspath(path), f"Host {name}: Port {found['port']!r} is not a TCP port"
+                ) from None
+        return found
 
     return lookup
 

@@ -62,6 +62,7 @@ class HostReport:
         fio_version                  e.g. 'fio-3.33'; None when fio is missing
         java_version                 e.g. '17.0.15'; None when java is missing
         vdbench_path                 the launcher found (None: missing)
+        vdbench_refused              why not, e.g. a folder named instead of its script
         vdbench_version              e.g. 'vdbench50405', from its install (else 'present')
         setsid                       util-linux setsid present (needed to stop runs)
         mounts                       NFS mounts: mount_point, source, fstype, options and

@@ -47,3 +47,21 @@ class RunLock:
         if self.fd is not None:
             os.close(self.fd)  # closing releases the lock
             self.fd = None
+
+
+def is_running(run_dir: Path) -> bool:
+    """Whether a process holds the run lock of `run_dir` now (False: it is free or absent).
+
+    Tries the lock without waiting and lets it go at once.
+    """
+    try:
+        fd = os.open(run_dir / LOCK_NAME, os.O_RDONLY)
+    except OSError:
+        return False
+    try:
+        fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+    except OSError:
+        return True
+    finally:
+        os.close(fd)  # closing releases a lock taken here
+    return False

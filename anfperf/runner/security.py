@@ -38,7 +38,7 @@ _PIDFILE_SCRIPT = 'echo $$ >"$0" && exec "$@"'
 #: group and every descendant (fio's job processes run in sessions of their own). Waits briefly
 #: for the pid file when the run is just starting. `kill -SIG -PGID`, not `kill -- -PGID`:
 #: dash's built-in kill does not take `--`.
-_KILL_SCRIPT = r"""
+KILL_SCRIPT = r"""
 f=$0; grace=$1; i=0
 while [ ! -s "$f" ] && [ $i -lt 20 ]; do sleep 0.1; i=$((i+1)); done
 [ -s "$f" ] || exit 0
@@ -58,22 +58,65 @@ done
 """
 
 
-#: Makes a private work folder below the base folder $0 and prints its path: the base must be
-#: a real folder (not a link) of this user, or of root and not writable by others unless sticky
-#: like /tmp, so that nobody else can swap the folder for a link; the work folder itself gets an
-#: unpredictable name and mode 0700 (``mktemp -d``). Exit 3 with the reason on stderr otherwise.
+#: Makes a private work folder below the base folder $0 and prints its path. Like sshd's
+#: StrictModes (``safe_path``), every folder on the way from / to the base, and the base, must
+#: belong to this user or root and not be writable by others unless sticky like /tmp; a link on
+#: the way must belong to this user or root, and the folders it leads to pass the same test.
+#: Nobody else can then swap a folder on the way for a link. Missing folders are made (mode
+#: 0700) only below folders that passed, and checked again once made; the work folder itself
+#: gets an unpredictable name and mode 0700 (``mktemp -d``). Exit 3 with the reason (one line
+#: naming the folder) on stderr otherwise.
 _WORKDIR_SCRIPT = r"""
 base=$0; prefix=$1
 umask 077
-mkdir -p -- "$base" 2>/dev/null
-if [ -L "$base" ] || [ ! -d "$base" ]; then echo "$base is not a folder" >&2; exit 3; fi
-me=$(id -u); owner=$(stat -c %u -- "$base"); mode=$(stat -c %a -- "$base")
-if [ "$owner" != "$me" ] && [ "$owner" != 0 ]; then
-  echo "$base belongs to user $owner, not to $me: refusing to work in it" >&2; exit 3
-fi
-if [ "$owner" != "$me" ] && [ $(( 0$mode & 01022 )) -ne 0 ] && [ $(( 0$mode & 01000 )) -eq 0 ]; then
-  echo "$base can be changed by other users: refusing to work in it" >&2; exit 3
-fi
+me=$(id -u)
+refuse() { printf '%s\n' "$1" >&2; exit 3; }
+case $base in /*) ;; *) refuse "$base is not an absolute path";; esac
+folder_ok() {  # $1: an existing folder reached without links
+  [ -d "$1" ] || refuse "$1 is not a folder"
+  owner=$(stat -c %u -- "$1") && mode=$(stat -c %a -- "$1") || refuse "$1 cannot be checked"
+  if [ "$owner" != "$me" ] && [ "$owner" != 0 ]; then
+    refuse "$1 belongs to user $owner (trusted: root and user $me): refusing to work below it"
+  fi
+  if [ $(( 0$mode & 022 )) -ne 0 ] && [ $(( 0$mode & 01000 )) -eq 0 ]; then
+    refuse "$1 can be changed by other users (mode $mode, not sticky): refusing to work below it"
+  fi
+}
+resolved_ok() {  # $1: a link; every folder of the path it leads to
+  t=$(readlink -f "$1") && [ -n "$t" ] && [ -d "$t" ] || refuse "$1 is a link to no folder"
+  folder_ok /
+  r=; trest=${t#/}
+  while [ -n "$trest" ]; do
+    tc=${trest%%/*}
+    case $trest in */*) trest=${trest#*/};; *) trest=;; esac
+    r=$r/$tc; folder_ok "$r"
+  done
+}
+walk() {  # every existing folder or link from / down to the base; stops at the first missing
+  d=
+  folder_ok /
+  rest=${base#/}
+  while [ -n "$rest" ]; do
+    c=${rest%%/*}
+    case $rest in */*) rest=${rest#*/};; *) rest=;; esac
+    case $c in '') continue;; .|..) refuse "$base: '.' and '..' are not allowed in a workdir";; esac
+    d=$d/$c
+    if [ -L "$d" ]; then
+      owner=$(stat -c %u -- "$d") || refuse "$d cannot be checked"
+      if [ "$owner" != "$me" ] && [ "$owner" != 0 ]; then
+        refuse "$d is a link of user $owner (trusted: root and user $me): refusing to follow it"
+      fi
+      resolved_ok "$d"
+    elif [ -e "$d" ]; then
+      folder_ok "$d"
+    else
+      return 0
+    fi
+  done
+}
+walk
+mkdir -p -- "$base" || refuse "$base cannot be made"
+walk
 mktemp -d -- "$base/$prefix.XXXXXXXXXX"
 """
 
@@ -85,6 +128,8 @@ def workdir_command(base: str, prefix: str) -> str:
     ----------
     base : str
         Absolute folder on the host (e.g. ``/tmp/anfperf``); made when missing (mode 0700).
+        Refused (exit 3, the reason on stderr) when another user could change it or a folder
+        or link on the way to it (see :data:`_WORKDIR_SCRIPT`).
     prefix : str
         Start of the folder's name (a checked name such as ``<run_id>.<host>``); random
         characters follow, so other users cannot plant a folder or link there in advance.
@@ -126,7 +171,7 @@ def wrap_command(argv: Sequence[str], workdir: str, pidfile: str) -> str:
 
 def kill_command(pidfile: str, grace_s: int = 5) -> str:
     """The command line that stops the process group recorded in `pidfile` (TERM, then KILL)."""
-    return f"sh -c {quote(_KILL_SCRIPT)} {quote(pidfile)} {int(grace_s)}"
+    return f"sh -c {quote(KILL_SCRIPT)} {quote(pidfile)} {int(grace_s)}"
 
 
 def check_folder_name(name: str, what: str = "name") -> str:

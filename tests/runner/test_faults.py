@@ -384,23 +384,23 @@ def test_work_folders_are_private_and_planted_folders_refused(tmp_path):
     remote = Path(task["remote_dir"])
     assert remote.parent == base and remote.name.startswith(f"{plan.run_id}.here.")
     assert not remote.exists()  # removed after collection
-    # a link planted where the base folder should be: nothing is written through it
+    if os.geteuid() != 0:
+        pytest.skip("needs root to give a folder or a link to another user")
+    # a link planted by another user where the base folder should be: nothing is written
+    # through it (a link of this user or root is followed: see test_security.py)
     target = tmp_path / "victim"
     target.mkdir()
     (tmp_path / "planted").symlink_to(target)
+    os.lchown(tmp_path / "planted", 65534, 65534)
     manifest = run_plan(plan, conns, tmp_path / "b", workdir=str(tmp_path / "planted"))
     task = manifest.task(0, "here")
-    assert task["status"] == "failed" and "planted is not a folder" in task["reason"]
+    assert task["status"] == "failed" and "planted is a link of user 65534" in task["reason"]
     assert list(target.iterdir()) == []
-    # a base folder that belongs to another user, or root's but writable by all
+    # a base folder that belongs to another user
     other = tmp_path / "other"
     other.mkdir()
-    if os.geteuid() == 0:
-        os.chown(other, 65534, 65534)
-        refusal = "belongs to user 65534"
-    else:
-        refusal = f"belongs to user {os.getuid()}"  # unreachable: a non-root user owns it
-        pytest.skip("needs root to give a folder to another user")
+    os.chown(other, 65534, 65534)
+    refusal = "belongs to user 65534"
     manifest = run_plan(plan, conns, tmp_path / "c", workdir=str(other))
     task = manifest.task(0, "here")
     assert task["status"] == "failed" and refusal in task["reason"]

@@ -173,3 +173,69 @@ def test_unreadable_inventories(tmp_path):
     binary.write_bytes(b"\xff\xfe\x00garbage\x80")
     with pytest.raises(ParseError, match="cannot be read"):
         load_inventory(binary)
+
+
+@pytest.mark.parametrize(
+    ("text", "line", "message"),
+    [
+        # issue 24, item 13: each was accepted before (port 1, the last vm1, address "5", -1 s)
+        ("hosts:\n  vm1:\n    hostname: 10.0.0.4\n    port: true\n", 4,
+         "host vm1: port must be a whole number from 1 to 65535, not true"),
+        ("hosts:\n  vm1: 10.0.0.4\n  vm2: 10.0.0.5\n  vm1: 10.0.0.6\n", 4,
+         "key 'vm1' is written twice (first on line 2): YAML would keep only the last"),
+        ("hosts:\n  vm1: 5\n", 2, "host vm1: 5 is a number, not an address"),
+        ("connect_timeout_s: -1\nhosts:\n  vm1: 10.0.0.4\n", 1,
+         "connect_timeout_s must be a number of seconds above 0, not -1"),
+        # the same pass over the other settings: booleans, fractions, NaN, zero, wrong types
+        ("hosts:\n  vm1: {hostname: 10.0.0.4}\n  vm2:\n    connect_timeout_s: .nan\n", 4,
+         "host vm2: connect_timeout_s must be a number of seconds above 0, not .nan"),
+        ("hosts: [vm1]\nconnect_timeout_s: true\n", 2, "not true"),
+        ("hosts: [vm1]\nconnect_timeout_s: 0\n", 2, "not 0"),
+        ("hosts:\n  vm1:\n    port: 22.7\n", 3, "port must be a whole number"),
+        ("port: 0\nhosts: [vm1]\n", 1, "port 0 out of range"),
+        ("hosts:\n  vm1:\n    agent: 'no'\n", 3, "host vm1: agent must be true or false, not 'no'"),
+        ("hosts:\n  vm1:\n    local: 1\n", 3, "host vm1: local must be true or false, not 1"),
+        ("hosts:\n  vm1:\n    hostname: 5\n", 3, "host vm1: hostname must be text, not the number 5"),
+        ("user: [a, b]\nhosts: [vm1]\n", 1, "user must be text, not a list"),
+        ("hosts:\n  vm1:\n    vdbench: true\n", 3, "vdbench must be text, not the boolean true"),
+        ("hosts:\n  vm1: 10.0.0.4\n  1.10: 10.0.0.5\n", 3,
+         "host name 1.1 is a number, not text: put it in quotes"),
+        ("hosts:\n  - vm1\n  - vm2\n  - name: vm1\n", 4, "host name 'vm1' repeats"),
+        ("user: a\nuser: b\nhosts: [vm1]\n", 2, "key 'user' is written twice"),
+        ("hosts:\n  vm1:\n    volumes: {v: 5}\n", 3, "host vm1: volume v: mount point 5 is not absolute"),
+        ("hosts:\n  vm1:\n    user: me\n    hostnme: x\n", 4, "host vm1: unknown keys ['hostnme']"),
+        ("hosts:\n  vm1:\n    workdir: rel/dir\n", 3, "workdir must be an absolute path"),
+        ("trust_on_first_use: 'yes'\nhosts: [vm1]\n", 1, "trust_on_first_use must be true or false"),
+    ],
+)  # fmt: skip
+def test_lenient_values_are_refused_naming_file_and_line(tmp_path, text, line, message):
+    path = tmp_path / "inv.yml"
+    path.write_text(text)
+    with pytest.raises(ParseError) as info:
+        load_inventory(path)
+    said = str(info.value)
+    assert said.startswith(f"{path}:{line}: ") and message in said, said
+    assert info.value.line == line and "\n" not in said
+
+
+def test_valid_numbers_and_flags_are_kept(tmp_path):
+    path = tmp_path / "inv.yml"
+    path.write_text(
+        "connect_timeout_s: 2.5\nagent: false\nhosts:\n"
+        "  vm1: {hostname: '10.5', port: 2222}\n  vm2: {hostname: '5', user: '1000'}\n"
+    )
+    inv = load_inventory(path)
+    assert (inv["vm1"].hostname, inv["vm1"].port, inv["vm1"].connect_timeout_s) == (
+        "10.5",
+        2222,
+        2.5,
+    )
+    assert (inv["vm2"].hostname, inv["vm2"].user, inv["vm2"].agent) == ("5", "1000", False)
+
+
+def test_a_bad_port_in_the_ssh_config_names_that_file(tmp_path):
+    config = tmp_path / "ssh_config"
+    config.write_text("Host vm1\n  HostName 10.1.0.4\n  Port 0x16\n")
+    with pytest.raises(ParseError, match=r"Host vm1: Port '0x16' is not a TCP port") as info:
+        load_inventory(ssh_config=config, hosts=["vm1"])
+    assert info.value.source == str(config)

@@ -198,3 +198,44 @@ def test_trust_on_first_use_records_the_keys(ssh_fleet, tmp_path):
     recorded = known.read_text()
     for server in ssh_fleet.servers:  # both keys kept, though first met in parallel
         assert server.known_hosts_line.split()[2] in recorded
+
+
+@pytest.mark.ssh
+@pytest.mark.vdbench
+def test_vdbench_named_by_its_folder_is_refused_with_the_script_to_name(ssh_fleet, tmp_path):
+    # issue 24, item 11: 'vdbench: /opt/vdbench' got "set 'vdbench:' in the inventory" over
+    # SSH (bash finds no folder) and no problem at all locally (dash takes any path), so the
+    # run then failed
+    from tests.conftest import vdbench_launcher
+
+    launcher = vdbench_launcher()
+    folder = launcher.parent
+    not_executable = tmp_path / "vdbench"
+    not_executable.write_text("#!/bin/sh\n")
+    here = {"local": True}
+    for vdbench, problem in [
+        (str(folder), f"{folder} is a folder: name the vdbench script in it, {launcher}"),
+        (f"{folder}/", f"{folder}/ is a folder: name the vdbench script in it, {launcher}"),
+        (str(not_executable), f"{not_executable} is not an executable file: set 'vdbench:'"),
+        (str(tmp_path / "gone"), f"{tmp_path / 'gone'} does not exist on the host: set"),
+    ]:
+        inv_path = ssh_fleet.inventory(
+            tmp_path / "inv.yml", workdir=str(tmp_path / "wd"), vdbench=vdbench,
+            extra_hosts={"here": here},
+        )  # fmt: skip
+        reports = preflight_inventory(load_inventory(inv_path), tool="vdbench")
+        assert list(reports) == ["vm1", "vm2", "here"]
+        for name, r in reports.items():
+            assert r.facts["reachable"] and r.facts["vdbench_path"] is None, (name, vdbench)
+            (said,) = [p for p in r.problems if "vdbench" in p]
+            assert said.startswith(problem), (name, said)
+    # the script itself: found, with the install's version, on every host
+    inv_path = ssh_fleet.inventory(
+        tmp_path / "inv.yml", workdir=str(tmp_path / "wd"), vdbench=str(launcher),
+        extra_hosts={"here": here},
+    )  # fmt: skip
+    reports = preflight_inventory(load_inventory(inv_path), tool="vdbench")
+    for r in reports.values():
+        assert r.ok, r.problems
+        assert r.facts["vdbench_path"] == str(launcher)
+        assert r.facts["vdbench_version"].startswith("vdbench5")

@@ -3,13 +3,14 @@
 from __future__ import annotations
 
 import json
+import os
 import subprocess
 from pathlib import Path
 
 import pytest
 
 from anfperf.errors import ParseError
-from anfperf.runner import HostTask, Manifest, RunPlan, RunStep
+from anfperf.runner import HostTask, Manifest, RunPlan, RunStep, close_all, load_inventory, run_plan
 from anfperf.runner.manifest import atomic_write_json
 from anfperf.runner.security import (
     check_folder_name,
@@ -157,3 +158,52 @@ def test_vdbench_plan_runs_one_master_with_every_host(tmp_path):
     assert task.files == {"SeqMix.parm": expected}
     # the seed's SeqMix: two rd= (6 and 7 threads), each warmup 60 + elapsed 600
     assert task.duration_s == 2 * (60 + 600)
+
+
+@pytest.mark.ssh
+def test_every_folder_on_the_way_to_the_workdir_is_checked(ssh_fleet, tmp_path):
+    # issue 24, item 9: only the base itself was checked, so a link of another user on the way
+    # was followed, and as root a root-owned folder writable by all was taken
+    if os.geteuid() != 0:
+        pytest.skip("needs root to give a link to another user")
+    victim = tmp_path / "victim"
+    victim.mkdir()
+    (tmp_path / "linkparent").symlink_to(victim)
+    os.lchown(tmp_path / "linkparent", 65534, 65534)
+    shared = tmp_path / "shared"
+    shared.mkdir()
+    shared.chmod(0o777)  # root's, writable by all, not sticky
+    (tmp_path / "mylink").symlink_to(shared)  # root's own link, but to a folder anyone changes
+    safe = tmp_path / "safe"
+    safe.mkdir()
+    (tmp_path / "goodlink").symlink_to(safe)
+    probe = HostTask(argv=("stat", "-c", "%a %u", "."), outputs=())
+    plan = RunPlan(steps=(RunStep("probe", {"vm1": probe}, tool="stat"),))
+    conns = load_inventory(ssh_fleet.inventory(tmp_path / "inv.yml")).select(["vm1"]).connect()
+
+    def run(workdir, out):
+        manifest = run_plan(plan, conns, tmp_path / out, workdir=str(workdir))
+        return manifest, manifest.task(0, "vm1")
+
+    try:
+        for n, (workdir, refusal) in enumerate([
+            (tmp_path / "linkparent" / "sub", f"{tmp_path / 'linkparent'} is a link of user 65534"),
+            (shared, f"{shared} can be changed by other users (mode 777, not sticky)"),
+            (shared / "deep" / "sub", f"{shared} can be changed by other users (mode 777"),
+            (tmp_path / "mylink" / "sub", f"{shared} can be changed by other users (mode 777"),
+        ]):  # fmt: skip
+            _, task = run(workdir, f"refused{n}")
+            assert task["status"] == "failed", (workdir, task)
+            assert task["reason"].startswith(f"work folder: {refusal}"), task["reason"]
+            assert "\n" not in task["reason"]
+        assert list(victim.iterdir()) == [] and list(shared.iterdir()) == []  # nothing made
+        # /tmp (sticky, mode 1777) and a link of root to a folder only root changes are fine
+        for n, workdir in enumerate(["/tmp", tmp_path / "goodlink" / "sub"]):
+            manifest, task = run(workdir, f"taken{n}")
+            assert task["status"] == "ok", task
+            assert (manifest.run_dir / task["stdout"]).read_text().split() == ["700", "0"]
+            assert task["remote_dir"].startswith(f"{workdir}/{plan.run_id}.vm1.")
+            assert not os.path.exists(task["remote_dir"])  # removed after collection
+        assert [p.name for p in safe.iterdir()] == ["sub"]
+    finally:
+        close_all(conns)

@@ -90,8 +90,17 @@ class VdbenchTool(ToolAdapter):
         vdb = quote(launcher or "vdbench")
         return [
             "s java; have java && java -version 2>&1",
+            # A path is checked as such (bash's `command -v` finds no folder, dash's any file):
+            # 'found PATH' and the version, else why the path cannot be run.
+            f"s vdbench; v={vdb}; p=; case $v in */*) "
+            "if [ -d \"$v\" ]; then if [ -f \"${v%/}/vdbench\" ] && [ -x \"${v%/}/vdbench\" ]; "
+            "then printf 'folder %s\\n' \"$v\"; else printf 'bare-folder %s\\n' \"$v\"; fi; "
+            "elif [ -f \"$v\" ] && [ -x \"$v\" ]; then p=$v; "
+            "elif [ -e \"$v\" ]; then printf 'not-executable %s\\n' \"$v\"; "
+            "else printf 'missing %s\\n' \"$v\"; fi;; "
+            "*) p=$(command -v \"$v\" 2>/dev/null) || printf 'not-on-path %s\\n' \"$v\";; esac; "
             # the version is in the jar (unzip) and the install's readme.txt, next to the launcher
-            f"s vdbench; v={vdb}; if have \"$v\"; then p=$(command -v \"$v\"); printf '%s\\n' \"$p\"; "
+            "if [ -n \"$p\" ]; then printf 'found %s\\n' \"$p\"; "
             "d=$(dirname -- \"$(readlink -f -- \"$p\" 2>/dev/null || printf '%s' \"$p\")\"); "
             "{ unzip -p \"$d/vdbench.jar\" Vdb/Dist.class 2>/dev/null; cat \"$d/readme.txt\" 2>/dev/null; } "
             "| grep -a -o -m1 'vdbench[0-9][0-9][0-9][0-9]*' | head -n1; fi",
@@ -100,19 +109,21 @@ class VdbenchTool(ToolAdapter):
     def parse_facts(self, sections: Mapping[str, str]) -> dict[str, Any]:
         java = re.search(r'version "([^"]+)"', sections.get("java", ""))
         lines = sections.get("vdbench", "").strip().splitlines()
-        path = lines[0].strip() if lines else None
+        state, _, path = (lines[0] if lines else "").partition(" ")
+        found = path if state == "found" else None
         # from the install (jar, readme), else from a versioned path such as /opt/vdbench50407
-        version = re.search(r"vdbench\d{3,}\w*", " ".join(lines[1:2] or lines[:1]))
+        version = re.search(r"vdbench\d{3,}\w*", " ".join(lines[1:2] or [path]))
         return {
             "java_version": java[1] if java else None,
-            "vdbench_path": path,
-            "vdbench_version": version[0] if version else ("present" if path else None),
+            "vdbench_path": found,
+            "vdbench_version": version[0] if version and found else ("present" if found else None),
+            "vdbench_refused": None if found else _launcher_problem(state, path),
         }
 
     def problems(self, facts: Mapping[str, Any]) -> list[str]:
         problems = []
         if not facts.get("vdbench_path"):
-            problems.append("vdbench not found: set 'vdbench:' in the inventory")
+            problems.append(facts.get("vdbench_refused") or _launcher_problem("", ""))
         if not facts.get("java_version"):
             problems.append("java is not installed (Vdbench needs it)")
         return problems
@@ -122,6 +133,24 @@ class VdbenchTool(ToolAdapter):
             f"vdbench {facts.get('vdbench_version') or '-'}, "
             f"java {facts.get('java_version') or '-'}"
         )
+
+
+#: What the inventory's ``vdbench:`` should name.
+_NAME_THE_SCRIPT = "set 'vdbench:' in the inventory to the vdbench script of the install"
+
+
+def _launcher_problem(state: str, path: str) -> str:
+    """Why the launcher the probe looked for cannot be run (`state`: its word for it)."""
+    script = f"{path.rstrip('/')}/vdbench"
+    return {
+        "folder": f"{path} is a folder: name the vdbench script in it, {script}",
+        "bare-folder": f"{path} is a folder without a vdbench script: {_NAME_THE_SCRIPT}",
+        "not-executable": f"{path} is not an executable file: {_NAME_THE_SCRIPT}",
+        "missing": f"{path} does not exist on the host: {_NAME_THE_SCRIPT}",
+    }.get(
+        state,
+        f"{path or 'vdbench'} is not on the PATH: {_NAME_THE_SCRIPT} (e.g. /opt/vdbench/vdbench)",
+    )
 
 
 def _clients(hosts: Sequence[Any]) -> list[Any] | None:
