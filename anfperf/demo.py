@@ -22,6 +22,7 @@ import pandas as pd
 
 from anfperf._repo import ROOT, repo_path
 from anfperf.errors import AnfperfError
+from anfperf.folders import output_folder
 
 # The repository's, not the wheel's (anfperf._repo): run_demo checks they are there.
 SAMPLES = ROOT / "data" / "samples"
@@ -108,7 +109,8 @@ def measure(
     Raises
     ------
     anfperf.AnfperfError
-        fio is missing, or a step failed (the manifest in the run folder says why).
+        fio is missing, `directory` is not a folder this process can write in, or a step failed
+        (the manifest in the run folder says why).
     """
     from anfperf.runner import local_inventory, plan_workloads, run_inventory
 
@@ -120,7 +122,11 @@ def measure(
     parent = Path(directory) if directory is not None else Path(tempfile.gettempdir())
     if not parent.is_dir():
         raise AnfperfError(f"{parent}: no such folder to measure in")
-    scratch = Path(tempfile.mkdtemp(prefix="anfperf-demo-", dir=parent))
+    try:
+        scratch = Path(tempfile.mkdtemp(prefix="anfperf-demo-", dir=parent))
+    except OSError as exc:
+        # (not the temporary name it tried: the folder given is what to fix)
+        raise AnfperfError(f"{parent}: cannot measure in this folder: {exc.strerror}") from None
     run_dirs = []
     try:
         (scratch / "data").mkdir()
@@ -167,8 +173,8 @@ def run_demo(
     Raises
     ------
     anfperf.AnfperfError
-        The report notebook or the samples are missing (a wheel install), before anything runs;
-        or as in :func:`measure`.
+        The report notebook or the samples are missing (a wheel install), or `out_dir` cannot be
+        written, before anything runs; or as in :func:`measure`.
     """
     # before a two-minute measurement that could not be reported
     repo_path("notebooks", NOTEBOOK.name, what="the demo's report notebook")
@@ -180,8 +186,7 @@ def run_demo(
     from anfperf.report import render_report
     from anfperf.store import save_frame
 
-    out = Path(out_dir).resolve()
-    out.mkdir(parents=True, exist_ok=True)
+    out = output_folder(Path(out_dir).resolve(), what="the demo's outputs")
     if measure_here:
         run_dirs = measure(out / "raw", directory=directory, point_s=point_s,
                            file_size_mib=file_size_mib, progress=progress)  # fmt: skip
