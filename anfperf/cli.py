@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 import logging
+import os
 import signal
 import sys
 from collections.abc import Sequence
@@ -47,11 +48,17 @@ class _ToolChoices(SequenceABC):
 
 
 def _ingest(args: argparse.Namespace) -> int:
+    from pathlib import Path
+
     from anfperf.errors import StoreWriteError
+    from anfperf.folders import output_folder
     from anfperf.ingest import read_all
     from anfperf.store import save_frame
     from anfperf.summary import format_table, summary_table
 
+    if args.out:  # before reading what may be thousands of files: a file's folder, or the store
+        out = Path(args.out)
+        output_folder(out.parent if out.suffix else out, what="the frame", make=False)
     frame, skipped, notes = read_all(args.paths, run_id=args.run_id, max_mib=args.max_file_mib)
     for note in notes:
         print(f"anfperf: warning: {note}", file=sys.stderr)
@@ -121,10 +128,9 @@ def _runs(args: argparse.Namespace) -> int:
 
 def _workloads(args: argparse.Namespace) -> int:
     import shlex
-    from pathlib import Path
 
     from anfperf.workloads import CATALOGUE, get_workload, load_workloads
-    from anfperf.workloads.files import catalogue_table, render_files
+    from anfperf.workloads.files import catalogue_table, render_files, write_files
 
     extra = {w.name: w for path in args.file for w in load_workloads(path)}
     if args.names:
@@ -147,17 +153,14 @@ def _workloads(args: argparse.Namespace) -> int:
         raise next(iter(errors.values()))
     for name, exc in errors.items():
         print(f"anfperf: skipped {name}: {exc.reason}", file=sys.stderr)
-    out = Path(args.out) if args.out else None
-    if out is not None:
-        out.mkdir(parents=True, exist_ok=True)
-    for name, text in files.items():
-        if out is None:
+    if args.out:
+        for path in write_files(files, args.out):
+            print(f"wrote {shlex.quote(str(path))}")
+    else:
+        for name, text in files.items():
             if len(files) > 1:
                 print(f"# ---- {name}")
             print(text, end="")
-        else:
-            (out / name).write_text(text)
-            print(f"wrote {shlex.quote(str(out / name))}")
     return 1 if errors else 0
 
 
@@ -670,6 +673,16 @@ def main(argv: Sequence[str] | None = None) -> int:
         return args.func(args)
     except AnfperfError as exc:
         print(f"anfperf: error: {exc}", file=sys.stderr)
+        return 2
+    except OSError as exc:  # a file anfperf did not expect to fail: still one line naming it
+        from anfperf.folders import os_reason
+
+        logging.getLogger(__name__).info("where it failed:", exc_info=True)  # with -v
+        if exc.filename is None:
+            print(f"anfperf: error: {exc.strerror or exc}", file=sys.stderr)
+        else:
+            path = os.fsdecode(exc.filename)
+            print(f"anfperf: error: {path}: {os_reason(exc, path)}", file=sys.stderr)
         return 2
     except KeyboardInterrupt:
         if owns_process:  # quick repeats of the Ctrl-C that stopped the run are the same press

@@ -23,6 +23,7 @@ import pandas as pd
 
 from anfperf._repo import ROOT, repo_path
 from anfperf.errors import AnfperfError
+from anfperf.folders import output_folder
 
 __all__ = [
     "SAMPLES",
@@ -132,7 +133,8 @@ def measure(
     Raises
     ------
     anfperf.AnfperfError
-        fio is missing, or a step failed (the manifest in the run folder says why).
+        fio is missing, `directory` is not a folder this process can write in, or a step failed
+        (the manifest in the run folder says why).
     """
     from anfperf.runner import (
         expected_duration_s,
@@ -151,7 +153,11 @@ def measure(
     parent = Path(directory) if directory is not None else Path(tempfile.gettempdir())
     if not parent.is_dir():
         raise AnfperfError(f"{parent}: no such folder to measure in")
-    scratch = Path(tempfile.mkdtemp(prefix="anfperf-demo-", dir=parent))
+    try:
+        scratch = Path(tempfile.mkdtemp(prefix="anfperf-demo-", dir=parent))
+    except OSError as exc:
+        # (not the temporary name it tried: the folder given is what to fix)
+        raise AnfperfError(f"{parent}: cannot measure in this folder: {exc.strerror}") from None
     run_dirs = []
     try:
         (scratch / "data").mkdir()
@@ -213,8 +219,8 @@ def run_demo(
     Raises
     ------
     anfperf.AnfperfError
-        The report notebook or the samples are missing (a wheel install), before anything runs;
-        or as in :func:`measure`.
+        The report notebook or the samples are missing (a wheel install), or `out_dir` cannot be
+        written, before anything runs; or as in :func:`measure`.
     """
     # before a two-minute measurement that could not be reported
     repo_path("notebooks", NOTEBOOK.name, what="the demo's report notebook")
@@ -226,8 +232,7 @@ def run_demo(
     from anfperf.report import render_report
     from anfperf.store import save_frame
 
-    out = Path(out_dir).resolve()
-    out.mkdir(parents=True, exist_ok=True)
+    out = output_folder(Path(out_dir).resolve(), what="the demo's outputs")
     say = on_phase or (lambda _: None)
     if measure_here:
         run_dirs = measure(out / "raw", directory=directory, point_s=point_s,

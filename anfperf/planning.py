@@ -22,7 +22,6 @@ from __future__ import annotations
 import dataclasses
 import logging
 import math
-import numbers
 import os
 import warnings
 from collections.abc import Mapping, Sequence
@@ -43,6 +42,7 @@ from anfperf.models.plan import (
     LARGE_BLOCK_KIB,
     Plan,
     plan,
+    price_key,
 )
 from anfperf.models.predict import PUBLISHED_BENCHMARK, predict_achievable
 from anfperf.models.quota import bw_to_iops, iops_to_bw, level_name
@@ -55,6 +55,7 @@ from anfperf.plots.planning import (
 from anfperf.report import page
 from anfperf.report.page import Card, Section
 from anfperf.units import GIB_PER_TIB
+from anfperf.values import is_number, is_whole_number
 
 __all__ = [
     "SAMPLE_SWEEP",
@@ -176,11 +177,7 @@ class PlanInputs:
             raise ModelError(f"read_pct must be within 0 .. 100, got {self.read_pct!r}")
         if not 0 <= _number(self.capacity_tib) < math.inf:
             raise ModelError(f"capacity_tib must be >= 0, got {self.capacity_tib!r}")
-        if self.clients is not None and (
-            isinstance(self.clients, bool)
-            or not isinstance(self.clients, numbers.Integral)
-            or self.clients < 1
-        ):
+        if self.clients is not None and (not is_whole_number(self.clients) or self.clients < 1):
             raise ModelError(
                 f"clients must be an integer >= 1, or None to let the plan choose; "
                 f"got {self.clients!r}"
@@ -253,7 +250,7 @@ def _prices(prices: object) -> dict[str, float]:
         )
     out = {}
     for key, value in prices.items():
-        name = key if key == FLEXIBLE_THROUGHPUT_PRICE else level_name(str(key))
+        name = price_key(key)
         if not _number(value) >= 0 or not math.isfinite(_number(value)):
             raise ModelError(f"the price of {key!r} must be a number >= 0, got {value!r}")
         out[name] = float(value)
@@ -262,7 +259,7 @@ def _prices(prices: object) -> dict[str, float]:
 
 def _number(value: object) -> float:
     """`value` as a float for range checks; NaN (fails every check) when it is not a number."""
-    if isinstance(value, bool) or not isinstance(value, numbers.Real):
+    if not is_number(value):
         return math.nan
     return float(value)
 

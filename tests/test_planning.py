@@ -253,7 +253,7 @@ def test_prices_are_checked():
         PlanInputs(target_mib_s=100, prices_usd_per_tib_month=300)
     with pytest.raises(ModelError, match="price of 'Ultra' must be a number >= 0"):
         PlanInputs(target_mib_s=100, prices_usd_per_tib_month={"Ultra": -1})
-    with pytest.raises(ModelError, match="unknown service level"):
+    with pytest.raises(ModelError, match="unknown price key .Gold.*one of Standard, Premium"):
         PlanInputs(target_mib_s=100, prices_usd_per_tib_month={"Gold": 1})
     assert PlanInputs(target_mib_s=1, prices_usd_per_tib_month={"ultra": 1}).plan_prices == {
         "Ultra": pytest.approx(1 / 1024 / 730)

@@ -23,6 +23,7 @@ from anfperf.errors import ModelError
 from anfperf.models._common import load_table, table_value
 from anfperf.models.mix import mix_throughput
 from anfperf.models.quota import bw_to_iops, iops_to_bw, mbps_to_mib_s
+from anfperf.values import is_whole_number
 
 log = logging.getLogger(__name__)
 
@@ -87,7 +88,7 @@ def nfs_client_value(key: str) -> float:
 
 def _check_nconnect(nconnect: int) -> int:
     most = int(nfs_client_value("nconnect_max"))
-    if not isinstance(nconnect, int | np.integer) or not 1 <= nconnect <= most:
+    if not is_whole_number(nconnect) or not 1 <= nconnect <= most:
         raise ModelError(f"nconnect must be an integer 1 .. {most}, got {nconnect!r}")
     return int(nconnect)
 

@@ -22,7 +22,7 @@ import numpy as np
 import pandas as pd
 
 from anfperf.errors import ModelError
-from anfperf.models._common import summary_rows
+from anfperf.models._common import float_values, summary_rows
 from anfperf.units import KIB_PER_MIB, MS_PER_S
 
 log = logging.getLogger(__name__)
@@ -57,7 +57,7 @@ def outstanding_io(iops: object, lat_ms: object) -> np.ndarray | float:
     float or numpy.ndarray
         Mean outstanding I/O (concurrency) [-]: ``iops * lat_ms / 1000``.
     """
-    out = np.asarray(iops, dtype=float) * np.asarray(lat_ms, dtype=float) / MS_PER_S
+    out = float_values(iops, "iops") * float_values(lat_ms, "lat_ms") / MS_PER_S
     return float(out) if out.ndim == 0 else out
 
 
@@ -103,19 +103,19 @@ def iops_at_concurrency(outstanding: object, lat_ms: object) -> np.ndarray | flo
     float or numpy.ndarray
         I/O rate [1/s]: ``outstanding / (lat_ms / 1000)``.
     """
-    lat = np.asarray(lat_ms, dtype=float)
+    lat = float_values(lat_ms, "lat_ms")
     if np.any(lat <= 0):
         raise ModelError("lat_ms must be > 0")
-    out = np.asarray(outstanding, dtype=float) / (lat / MS_PER_S)
+    out = float_values(outstanding, "outstanding") / (lat / MS_PER_S)
     return float(out) if out.ndim == 0 else out
 
 
 def latency_at_concurrency(outstanding: object, iops: object) -> np.ndarray | float:
     """Mean latency implied by `outstanding` I/Os in flight at a rate [ms]."""
-    rate = np.asarray(iops, dtype=float)
+    rate = float_values(iops, "iops")
     if np.any(rate <= 0):
         raise ModelError("iops must be > 0")
-    out = np.asarray(outstanding, dtype=float) / rate * MS_PER_S
+    out = float_values(outstanding, "outstanding") / rate * MS_PER_S
     return float(out) if out.ndim == 0 else out
 
 
@@ -135,17 +135,17 @@ def bandwidth_delay_kib(bw_mib_s: object, rtt_ms: object) -> np.ndarray | float:
         Window needed [KiB]: ``bw_mib_s * 1024 * rtt_ms / 1000``. 1,000 MiB/s over a 1 ms
         round trip needs a 1,024 KiB window.
     """
-    out = np.asarray(bw_mib_s, dtype=float) * KIB_PER_MIB * np.asarray(rtt_ms, dtype=float)
+    out = float_values(bw_mib_s, "bw_mib_s") * KIB_PER_MIB * float_values(rtt_ms, "rtt_ms")
     out = out / MS_PER_S
     return float(out) if out.ndim == 0 else out
 
 
 def bw_for_window(window_kib: object, rtt_ms: object) -> np.ndarray | float:
     """Most one TCP connection can carry with a window over a round trip [MiB/s]."""
-    rtt = np.asarray(rtt_ms, dtype=float)
+    rtt = float_values(rtt_ms, "rtt_ms")
     if np.any(rtt <= 0):
         raise ModelError("rtt_ms must be > 0")
-    out = np.asarray(window_kib, dtype=float) / KIB_PER_MIB / (rtt / MS_PER_S)
+    out = float_values(window_kib, "window_kib") / KIB_PER_MIB / (rtt / MS_PER_S)
     return float(out) if out.ndim == 0 else out
 
 

@@ -50,6 +50,9 @@ def curve_kind(params: Mapping[str, float]) -> str:
 
 
 def _values(params: Mapping[str, float], names: tuple[str, ...]) -> dict[str, float]:
+    flags = [k for k in names if isinstance(params[k], bool | np.bool_)]
+    if flags:  # float(True) is 1.0: a slip, not a parameter
+        raise ModelError(f"curve parameter {flags[0]} must be a number, got {params[flags[0]]!r}")
     out = {k: float(params[k]) for k in names}
     if not all(math.isfinite(v) for v in out.values()):
         raise ModelError(f"curve parameters must be finite, got {out}")

@@ -47,6 +47,7 @@ from anfperf.models.quota import (
     volume_type_cap,
 )
 from anfperf.units import GIB_PER_TIB
+from anfperf.values import is_number
 
 log = logging.getLogger(__name__)
 
@@ -199,7 +200,8 @@ def plan(
     anfperf.ModelError
         No target, or no option meets it.
     """
-    _check_inputs(bs_kib, bw_mib_s, iops, lat_ms, lat_slo_ms, prices, read_pct, capacity_tib)
+    prices = checked_prices(prices)
+    _check_inputs(bs_kib, bw_mib_s, iops, lat_ms, lat_slo_ms, read_pct, capacity_tib)
     target = _target(bw_mib_s, iops, bs_kib, read_pct, capacity_tib, pattern)
     storage = _storage_options(target, levels, prices, rule, volume_types)
     best = _best_storage(storage)
@@ -231,21 +233,64 @@ def _check_inputs(
     iops: float | None,
     lat_ms: float | None,
     lat_slo_ms: float | None,
-    prices: Mapping[str, float] | None,
     read_pct: float,
     capacity_tib: float,
 ) -> None:
-    """A ModelError naming the first input out of its plausible range."""
+    """A ModelError naming the first input out of its plausible range (or not a number)."""
     for name, value in (("bs_kib", bs_kib), ("bw_mib_s", bw_mib_s), ("iops", iops),
                         ("lat_ms", lat_ms), ("lat_slo_ms", lat_slo_ms)):  # fmt: skip
         _plausible(name, value)
-    for key, price in (prices or {}).items():
-        if not isinstance(price, int | float) or not math.isfinite(price) or price < 0:
+    if not is_number(read_pct) or not 0 <= read_pct <= 100:
+        raise ModelError(f"read_pct must be a number within 0 .. 100, got {read_pct!r}")
+    if not is_number(capacity_tib) or not 0 <= capacity_tib < math.inf:
+        raise ModelError(f"capacity_tib must be a number >= 0, got {capacity_tib!r}")
+
+
+def price_key(key: object) -> str:
+    """A key of `prices` in the spelling :func:`plan` looks up: a service level's
+    ('premium' -> 'Premium') or :data:`FLEXIBLE_THROUGHPUT_PRICE`.
+
+    Raises
+    ------
+    anfperf.ModelError
+        An unknown key, naming it and listing the valid ones: a misspelt level would otherwise
+        leave that level without a price, and the plan would fail (or rank) for another reason.
+    """
+    text = str(key).strip()
+    if text.lower() == FLEXIBLE_THROUGHPUT_PRICE.lower():
+        return FLEXIBLE_THROUGHPUT_PRICE
+    try:
+        return level_name(text)
+    except ModelError:
+        valid = [*service_levels()["level"].astype(str), FLEXIBLE_THROUGHPUT_PRICE]
+        raise ModelError(
+            f"unknown price key {key!r}: prices are per service level, or "
+            f"{FLEXIBLE_THROUGHPUT_PRICE!r} for Flexible's throughput; one of {', '.join(valid)}"
+        ) from None
+
+
+def checked_prices(prices: Mapping[str, float] | None) -> dict[str, float] | None:
+    """`prices` keyed as :func:`price_key` spells them, each a finite number >= 0.
+
+    Raises
+    ------
+    anfperf.ModelError
+        An unknown key (the valid ones listed), a key given twice in two spellings, or a price
+        that is not a number >= 0 (a boolean is not one).
+    """
+    if prices is None:
+        return None
+    if not isinstance(prices, Mapping):
+        raise ModelError(f"prices must be a mapping of service level to price, got {prices!r}")
+    out: dict[str, float] = {}
+    for key, price in prices.items():
+        name = price_key(key)
+        if name in out:
+            raise ModelError(f"the price of {name} is given twice (as {key!r} too)")
+        if not is_number(price) or not math.isfinite(price) or price < 0:
             raise ModelError(f"the price of {key!r} must be a finite number >= 0, got {price!r}")
-    if not 0 <= read_pct <= 100:
-        raise ModelError("read_pct must be within 0 .. 100")
-    if capacity_tib < 0 or not math.isfinite(capacity_tib):
-        raise ModelError("capacity_tib must be >= 0")
+        out[name] = float(price)
+    return out
 
 
 def _target(
@@ -332,7 +377,7 @@ def _plausible(name: str, value: float | None) -> None:
     if value is None:
         return
     low, high = PLAUSIBLE[name]
-    if not isinstance(value, int | float) or not low <= value <= high:
+    if not is_number(value) or not low <= value <= high:
         raise ModelError(f"{name} must be a number within {low:g} .. {high:g}, got {value!r}")
 
 

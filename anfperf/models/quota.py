@@ -36,7 +36,7 @@ import numpy as np
 import pandas as pd
 
 from anfperf.errors import ModelError
-from anfperf.models._common import load_table
+from anfperf.models._common import float_values, load_table
 from anfperf.units import BYTES_PER_MIB, GIB_PER_TIB, KIB_PER_MIB
 
 log = logging.getLogger(__name__)
@@ -248,7 +248,7 @@ def throughput_limit(
         Unknown level, type or rule, a level without auto QoS, or a quota outside the type's
         size range.
     """
-    q = np.asarray(quota_tib, dtype=float)
+    q = float_values(quota_tib, "quota_tib")
     lo, hi = volume_size_range(level, volume_type, rule, cool_access)
     if np.any(~np.isfinite(q)) or np.any(q < lo * (1 - 1e-9)) or np.any(q > hi * (1 + 1e-9)):
         raise ModelError(
@@ -286,7 +286,7 @@ def quota_needed(
         The target is above the volume type's cap (no quota reaches it) or the quota needed
         is above the type's largest size.
     """
-    bw = np.asarray(bw_mib_s, dtype=float)
+    bw = float_values(bw_mib_s, "bw_mib_s")
     if np.any(~np.isfinite(bw)) or np.any(bw < 0):
         raise ModelError("bw_mib_s must be finite and >= 0")
     cap = volume_type_cap(level, volume_type, rule)
@@ -321,7 +321,7 @@ def pool_throughput_limit(pool_tib: object, level: str) -> np.ndarray | float:
     level : str
         Service level of the pool.
     """
-    p = np.asarray(pool_tib, dtype=float)
+    p = float_values(pool_tib, "pool_tib")
     if np.any(~np.isfinite(p)) or np.any(p <= 0):
         raise ModelError("pool_tib must be > 0")
     row = service_levels().set_index("level").loc[level_name(level)]
@@ -407,26 +407,26 @@ def manual_qos(
 
 def iops_to_bw(iops: object, bs_kib: object) -> np.ndarray | float:
     """Throughput of an I/O rate at a block size [MiB/s]: ``iops * bs_kib / 1024``."""
-    out = np.asarray(iops, dtype=float) * np.asarray(bs_kib, dtype=float) / KIB_PER_MIB
+    out = float_values(iops, "iops") * float_values(bs_kib, "bs_kib") / KIB_PER_MIB
     return float(out) if out.ndim == 0 else out
 
 
 def bw_to_iops(bw_mib_s: object, bs_kib: object) -> np.ndarray | float:
     """I/O rate of a throughput at a block size [1/s]: ``bw_mib_s * 1024 / bs_kib``."""
-    bs = np.asarray(bs_kib, dtype=float)
+    bs = float_values(bs_kib, "bs_kib")
     if np.any(bs <= 0):
         raise ModelError("bs_kib must be > 0")
-    out = np.asarray(bw_mib_s, dtype=float) * KIB_PER_MIB / bs
+    out = float_values(bw_mib_s, "bw_mib_s") * KIB_PER_MIB / bs
     return float(out) if out.ndim == 0 else out
 
 
 def mbps_to_mib_s(mbps: object) -> np.ndarray | float:
     """Network rate in Mbps (10**6 bit/s) as MiB/s (2**20 bytes/s): 16,000 -> 1,907.35."""
-    out = np.asarray(mbps, dtype=float) * 1e6 / 8.0 / BYTES_PER_MIB
+    out = float_values(mbps, "mbps") * 1e6 / 8.0 / BYTES_PER_MIB
     return float(out) if out.ndim == 0 else out
 
 
 def gib_to_tib(gib: object) -> np.ndarray | float:
     """GiB as TiB (binary): 100 GiB -> 0.09765625 TiB."""
-    out = np.asarray(gib, dtype=float) / GIB_PER_TIB
+    out = float_values(gib, "gib") / GIB_PER_TIB
     return float(out) if out.ndim == 0 else out

@@ -79,13 +79,23 @@ def declared_parameters(notebook: str | os.PathLike) -> dict[str, dict]:
     dict
         name -> {'name', 'inferred_type_name', 'default' (source text), 'help'}; empty when
         the notebook has no parameters cell.
+
+    Raises
+    ------
+    ReportError
+        When the notebook cannot be read, or nbformat does not take it for a notebook.
     """
     from anfperf.report._warm import defer_rfc3987_syntax
 
     defer_rfc3987_syntax()  # papermill imports nbformat -> jsonschema: 1.3 s otherwise
     import papermill
 
-    return papermill.inspect_notebook(str(notebook))
+    try:
+        return papermill.inspect_notebook(str(notebook))
+    except OSError as exc:
+        raise ReportError(notebook, f"cannot read the notebook: {exc.strerror or exc}") from None
+    except Exception as exc:  # nbformat's NotJSONError, jsonschema's ValidationError, ...
+        raise ReportError(notebook, f"not a Jupyter notebook: {_first_line(exc)}") from None
 
 
 def code_sources(notebook: str | os.PathLike) -> list[str]:
@@ -94,14 +104,19 @@ def code_sources(notebook: str | os.PathLike) -> list[str]:
     Raises
     ------
     ReportError
-        When the notebook cannot be read as JSON.
+        When the notebook cannot be read, or is not a notebook (not JSON, no cells).
     """
     import json
 
     try:
-        cells = json.loads(Path(notebook).read_text(encoding="utf-8")).get("cells", [])
-    except (OSError, UnicodeDecodeError, ValueError, AttributeError) as exc:
-        raise ReportError(notebook, f"cannot read the notebook: {exc}") from exc
+        document = json.loads(Path(notebook).read_text(encoding="utf-8"))
+    except OSError as exc:
+        raise ReportError(notebook, f"cannot read the notebook: {exc.strerror or exc}") from None
+    except ValueError as exc:  # (UnicodeDecodeError is one)
+        raise ReportError(notebook, f"not a Jupyter notebook (not JSON: {exc})") from None
+    cells = document.get("cells") if isinstance(document, dict) else None
+    if not isinstance(cells, list):
+        raise ReportError(notebook, "not a Jupyter notebook (no list of cells)")
     sources = []
     for cell in cells:
         if isinstance(cell, dict) and cell.get("cell_type") == "code":
@@ -207,3 +222,9 @@ def input_checksums(values: Mapping[str, Any], cwd: str | os.PathLike) -> list[d
                 {"parameter": name, "path": r.path, "bytes": int(r.bytes), "sha256": r.sha256}
             )
     return rows
+
+
+def _first_line(exc: Exception) -> str:
+    """An exception's message cut to its first line (nbformat quotes the whole file after it)."""
+    text = str(exc).strip().splitlines()
+    return text[0] if text else type(exc).__name__

@@ -14,7 +14,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from anfperf.errors import ReportError
+from anfperf.errors import AnfperfError, ReportError
+from anfperf.folders import output_folder
 from anfperf.report import _html, _params, _warm
 from anfperf.report._html import export_notebook
 
@@ -165,6 +166,32 @@ def _source_index(source_nb, executed_nb, cell) -> int | None:
     return None
 
 
+def _check_setup(
+    notebook: str | os.PathLike, out_dir: str | os.PathLike, cwd: str | os.PathLike | None
+) -> None:
+    """Refuse a notebook that cannot be read, an output folder that cannot be written and a
+    working folder that is not one before any kernel starts: each would fail every report of
+    a batch alike, the first two after its run.
+
+    Raises
+    ------
+    ReportError
+        The notebook is missing, unreadable or not a notebook.
+    anfperf.AnfperfError
+        `out_dir` cannot be made or written (read-only, a file, no such parent), or `cwd` is
+        not a folder.
+    """
+    notebook = Path(notebook).absolute()
+    if notebook.is_dir():
+        raise ReportError(notebook, "a folder, not a notebook")
+    if not notebook.is_file():
+        raise ReportError(notebook, "no such notebook")
+    _params.code_sources(notebook)  # readable, JSON, with cells
+    if cwd is not None and not Path(cwd).is_dir():
+        raise AnfperfError(f"{cwd}: no such folder to run the notebook in")
+    output_folder(Path(out_dir).absolute(), what="the report")
+
+
 def _unique_names(names: Sequence[str]) -> list[str]:
     seen: dict[str, int] = {}
     out = []
@@ -217,11 +244,8 @@ def _render(
         return ReportResult(**result, parameters=parameters, error=err)
     try:
         inputs = _params.input_checksums(_params.effective_values(parameters, declared), workdir)
-        out.mkdir(parents=True, exist_ok=True)
-    except (ReportError, OSError) as exc:
+    except ReportError as exc:
         kernel.shutdown()
-        if not isinstance(exc, ReportError):
-            exc = ReportError(out, f"cannot write the report: {exc}")
         exc.name = name
         return ReportResult(**result, parameters=parameters, error=exc)
 
@@ -520,7 +544,10 @@ def render_report(
     ReportError
         When a cell raises (``cell_index``, ``ename``, ``evalue``; the partial notebook and its
         HTML are written, see ``ipynb`` / ``html``), or the notebook cannot run at all.
+    anfperf.AnfperfError
+        `out_dir` cannot be written or `cwd` is not a folder (nothing ran).
     """
+    _check_setup(notebook, out_dir, cwd)
     result = _render(
         notebook, parameters, out_dir, name, show_code, cwd, kernel_name, timeout_s,
         start_timeout_s,
@@ -570,10 +597,18 @@ def render_reports(
     -------
     list of ReportResult
         In the order of ``parameter_sets``.
+
+    Raises
+    ------
+    ReportError
+        The notebook is missing or not a notebook (no report ran).
+    anfperf.AnfperfError
+        `out_dir` cannot be written or `cwd` is not a folder (no report ran).
     """
     from tqdm.auto import tqdm
 
     notebook = Path(notebook)
+    _check_setup(notebook, out_dir, cwd)
     n = len(parameter_sets)
     if names is None:
         names = [notebook.stem] if n == 1 else [f"{notebook.stem}-{i + 1}" for i in range(n)]

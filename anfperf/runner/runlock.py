@@ -38,8 +38,12 @@ class RunLock:
                 f"run {self.run_id} in {self.path.parent} is being run by another anfperf "
                 f"(pid {holder}): wait for it to end or stop it first"
             ) from None
-        os.ftruncate(fd, 0)
-        os.write(fd, f"{os.getpid()}\n".encode())
+        try:  # the holder's pid, for the message of a second process; a full disk fails here
+            os.ftruncate(fd, 0)
+            os.write(fd, f"{os.getpid()}\n".encode())
+        except OSError as exc:
+            os.close(fd)
+            raise AnfperfError(f"{self.path.parent}: cannot be used: {exc.strerror}") from None
         self.fd = fd
         return self
 

@@ -11,14 +11,17 @@ the current inventory.
 
 from __future__ import annotations
 
+import math
+import os
 import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from typing import Any
 
-from anfperf.errors import AnfperfError
+from anfperf.errors import AnfperfError, ParseError
 from anfperf.runner.security import check_folder_name, check_relative
+from anfperf.values import is_number, is_positive_number
 
 #: Extra time a task gets beyond its expected duration before it counts as hung: fio lays out
 #: its files and Vdbench starts its JVMs before the measured time begins [s].
@@ -64,8 +67,12 @@ class HostTask:
         object.__setattr__(
             self, "files", {check_relative(k, "file name"): str(v) for k, v in self.files.items()}
         )
-        if self.timeout_s is not None and self.timeout_s <= 0:
-            raise ValueError("timeout_s must be positive")
+        if not is_number(self.duration_s) or not 0 <= self.duration_s < math.inf:
+            raise ValueError(
+                f"duration_s must be a number of seconds >= 0, got {self.duration_s!r}"
+            )
+        if self.timeout_s is not None and not is_positive_number(self.timeout_s):
+            raise ValueError(f"timeout_s must be a number of seconds > 0, got {self.timeout_s!r}")
 
     @property
     def effective_timeout_s(self) -> float:
@@ -213,6 +220,18 @@ def expected_duration_s(workload: Any, tool: str = "fio") -> float:
     return (find_tool(tool) or ToolAdapter()).expected_duration_s(workload)
 
 
+#: The numeric options of a plan (:func:`plan_workloads`' arguments, recorded in the manifest
+#: as ``plan_options``) and their units.
+PLAN_NUMBERS = {"max_iops": "IOPS", "timeout_s": "seconds"}
+
+
+def _option_problem(name: str, value: object) -> str | None:
+    """What is wrong with a numeric plan option (None or a number > 0), or None."""
+    if value is None or is_positive_number(value):
+        return None
+    return f"{name} must be a number of {PLAN_NUMBERS[name]} > 0, got {value!r}"
+
+
 def plan_workloads(
     workloads: Sequence[Any],
     inventory: Any,
@@ -240,9 +259,18 @@ def plan_workloads(
         Measured maximum [IOPS] for fio load curves.
     timeout_s : float, optional
         Timeout of each task [s]; default from its expected duration.
+
+    Raises
+    ------
+    anfperf.AnfperfError
+        `max_iops` or `timeout_s` is not a number > 0 (a boolean is not one).
     """
     from anfperf.runner.tools import get_tool
 
+    for name, value in (("max_iops", max_iops), ("timeout_s", timeout_s)):
+        problem = _option_problem(name, value)
+        if problem:
+            raise AnfperfError(problem)
     adapter = get_tool(tool, runnable=True)
     hosts = list(inventory.hosts)
     if not hosts:
@@ -259,7 +287,9 @@ def plan_workloads(
     return RunPlan(steps=tuple(steps), run_id=run_id or "", options=options)
 
 
-def plan_from_manifest(data: Mapping[str, Any], inventory: Any) -> RunPlan:
+def plan_from_manifest(
+    data: Mapping[str, Any], inventory: Any, *, source: str | os.PathLike | None = None
+) -> RunPlan:
     """The plan of a recorded run, made again from its workload specs and `inventory`.
 
     Commands and files are rendered anew, so an edited manifest cannot make the hosts run
@@ -272,9 +302,14 @@ def plan_from_manifest(data: Mapping[str, Any], inventory: Any) -> RunPlan:
         A run manifest (:class:`~anfperf.runner.manifest.Manifest` ``.data``).
     inventory : anfperf.runner.Inventory
         Must hold every host of the run.
+    source : path-like, optional
+        The manifest file, for errors about its content (default: named by the run id).
 
     Raises
     ------
+    anfperf.ParseError
+        The recorded ``plan_options`` are not those a plan is made with (a timeout of -1 or
+        ``"abc"``, a boolean for a number).
     anfperf.AnfperfError
         A step has no workload spec (a hand-made plan: pass the plan itself to resume it), the
         inventory lacks a host of the run, or the specs are not valid workloads.
@@ -283,7 +318,15 @@ def plan_from_manifest(data: Mapping[str, Any], inventory: Any) -> RunPlan:
     from anfperf.workloads import Workload
 
     run_id = str(data.get("run_id"))
-    options = dict(data.get("plan_options") or {})
+    source = source if source is not None else f"manifest of run {run_id}"
+    options = data.get("plan_options") or {}
+    if not isinstance(options, Mapping):
+        raise ParseError(source, f"plan_options must be an object, got {options!r}")
+    options = dict(options)
+    for name in PLAN_NUMBERS:
+        problem = _option_problem(name, options.get(name))
+        if problem:
+            raise ParseError(source, f"plan_options.{problem}")
     tool = options.pop("tool", None)
     steps = data.get("steps") or []
     if tool not in tool_names(runnable=True) or any(not s.get("workload") for s in steps):

@@ -14,6 +14,7 @@ from pathlib import Path
 from typing import Any
 
 from anfperf.errors import AnfperfError, RemoteError
+from anfperf.folders import output_folder
 from anfperf.runner.fleet import DEFAULT_OUT, close_all, run_inventory
 from anfperf.runner.inventory import Inventory
 from anfperf.runner.manifest import Manifest
@@ -106,7 +107,7 @@ def run_workloads(
     anfperf.RemoteError
         Preflight found problems and `force` is False: nothing ran (``.problems`` per host).
     anfperf.AnfperfError
-        A workload, a change or the run id is not valid.
+        A workload, a change or the run id is not valid, or `out_dir` cannot be written.
     """
     plan = plan_run(
         workloads, inventory, files=files, changes=changes, tool=tool, run_id=run_id,
@@ -156,8 +157,8 @@ def resume_workloads(
     (:func:`~anfperf.runner.steps.plan_from_manifest`); the rest is as for
     :func:`run_workloads`.
     """
-    run_dir = Path(out_dir) / checked_run_id(run_id)
-    plan = plan_from_manifest(Manifest.load(run_dir).data, inventory)
+    manifest = Manifest.load(Path(out_dir) / checked_run_id(run_id))
+    plan = plan_from_manifest(manifest.data, inventory, source=manifest.path)
     return _preflight_and_run(
         plan, inventory, out_dir, force, progress, on_preflight, on_start, resume=True
     )
@@ -175,6 +176,8 @@ def _preflight_and_run(
     resume: bool = False,
 ) -> Manifest:
     """Check the plan's hosts; run unless one has a problem (and not `force`)."""
+    # before the hosts are checked, which takes time; made only when the run starts
+    output_folder(out_dir, what="the run", make=False)
     inventory = inventory.select(plan.hosts)
     conns = inventory.connect()
     try:

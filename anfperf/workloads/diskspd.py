@@ -21,6 +21,7 @@ import math
 import re
 from collections.abc import Sequence
 
+from anfperf.values import is_positive_number
 from anfperf.workloads.spec import (
     Point,
     Workload,
@@ -137,12 +138,7 @@ def _check_options(
     check_path(diskspd, "diskspd", windows=True)
     if isinstance(n_hosts, bool) or not isinstance(n_hosts, int) or n_hosts < 1:
         raise WorkloadError(f"must be a whole number >= 1, got {n_hosts!r}", field="n_hosts")
-    if w.rate_kind == "curve" and not (
-        isinstance(max_iops, int | float)
-        and not isinstance(max_iops, bool)
-        and math.isfinite(max_iops)
-        and max_iops > 0
-    ):
+    if w.rate_kind == "curve" and not is_positive_number(max_iops):
         raise WorkloadError(
             "a load curve in DiskSpd needs max_iops (the measured maximum over all hosts)",
             field="rate",

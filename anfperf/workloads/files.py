@@ -2,10 +2,14 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+import os
+from collections.abc import Mapping, Sequence
+from pathlib import Path
 
 import pandas as pd
 
+from anfperf.errors import AnfperfError
+from anfperf.folders import output_folder
 from anfperf.workloads.spec import Workload, WorkloadError, dump_workloads
 
 
@@ -87,3 +91,34 @@ def render_files(
         except WorkloadError as exc:
             errors[w.name] = exc
     return files, errors
+
+
+def write_files(files: Mapping[str, str], out_dir: str | os.PathLike) -> list[Path]:
+    """Write rendered files (:func:`render_files`) into `out_dir`, made when missing.
+
+    Each file is written whole or not at all (temporary file, then rename), so a full disk
+    leaves no truncated parameter file that a tool would run.
+
+    Returns
+    -------
+    list of pathlib.Path
+        The files written, in the order of `files`.
+
+    Raises
+    ------
+    anfperf.AnfperfError
+        Naming the folder that cannot be written, or the file that could not be (those written
+        before it stay).
+    """
+    from anfperf.runner.manifest import atomic_write_bytes
+
+    out = output_folder(out_dir, what="the rendered files")
+    written = []
+    for name, text in files.items():
+        path = out / name
+        try:
+            atomic_write_bytes(path, text.encode("utf-8"))
+        except OSError as exc:
+            raise AnfperfError(f"{path}: could not write: {exc.strerror or exc}") from None
+        written.append(path)
+    return written

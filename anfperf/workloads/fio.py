@@ -21,6 +21,7 @@ import logging
 import math
 from collections.abc import Sequence
 
+from anfperf.values import is_positive_number
 from anfperf.workloads.spec import (
     Point,
     Workload,
@@ -65,15 +66,6 @@ def _rate_iops(total: float, point: Point, share: int) -> str:
         return str(max(1, math.ceil(per_clone)))
     reads = per_clone * point.read_pct / 100
     return f"{max(1, math.ceil(reads))},{max(1, math.ceil(per_clone - reads))}"
-
-
-def _positive(value: object) -> bool:
-    return (
-        isinstance(value, int | float)
-        and not isinstance(value, bool)
-        and math.isfinite(value)
-        and value > 0
-    )
 
 
 def _slices(file_kib: float, bs_kib: float, threads: int) -> list[tuple[str, str | None]]:
@@ -148,7 +140,7 @@ def _check_options(
                 field="rate",
                 workload=w.name,
             )
-        if not _positive(max_iops):
+        if not is_positive_number(max_iops):
             raise WorkloadError(f"must be a positive number, got {max_iops!r}", field="max_iops")
 
 

@@ -40,6 +40,7 @@ from typing import IO, Any
 import yaml
 
 from anfperf.errors import ParseError, WorkloadError
+from anfperf.values import is_number, is_whole_number
 from anfperf.yamlsafe import safe_load_bounded
 
 #: I/O patterns a workload can have.
@@ -448,7 +449,7 @@ def _error(workload: str, field: str, reason: str) -> WorkloadError:
 
 
 def _number(value: object, workload: str, field: str, minimum: float, strict=False) -> float:
-    if isinstance(value, bool) or not isinstance(value, int | float):
+    if not is_number(value):
         raise _error(workload, field, f"must be a number, got {value!r}")
     value = float(value)
     if not math.isfinite(value) or value < minimum or (strict and value == minimum):
@@ -457,10 +458,11 @@ def _number(value: object, workload: str, field: str, minimum: float, strict=Fal
 
 
 def _int(value: object, workload: str, field: str, minimum: int, maximum: int | None = None):
-    if isinstance(value, float) and value.is_integer():
-        value = int(value)
-    if isinstance(value, bool) or not isinstance(value, int):
+    if is_number(value) and not is_whole_number(value) and float(value).is_integer():
+        value = int(value)  # 8.0
+    if not is_whole_number(value):
         raise _error(workload, field, f"must be a whole number, got {value!r}")
+    value = int(value)  # numpy's integers too: they go into parameter files as text
     if value < minimum or (maximum is not None and value > maximum):
         bound = f"{minimum}..{maximum}" if maximum is not None else f">= {minimum}"
         raise _error(workload, field, f"must be {bound}, got {value}")

@@ -197,3 +197,36 @@ def test_sweeps_and_points():
         "RndReadQD-qd2-r100",
         "RndReadQD-qd2-r0",
     ]
+
+
+# -- issue 24, item 16: booleans are not numbers; numpy's numbers are ---------------------------
+
+NUMBER_FIELDS = ["bs_kib", "read_pct", "threads", "iodepth", "numjobs", "warmup_s", "duration_s",
+                 "interval_s", "rate", "file_size_gib"]  # fmt: skip
+
+
+@pytest.mark.parametrize("as_list", [False, True], ids=["scalar", "in-a-sweep"])
+@pytest.mark.parametrize("field", NUMBER_FIELDS)
+def test_true_is_no_number_in_any_field(field, as_list):
+    # (the spec refused these already; this keeps every numeric field covered)
+    spec = {"name": "A", "pattern": "random", "bs_kib": 8, "iodepth": 4, "numjobs": 2}
+    if field == "threads":
+        spec = {"name": "A", "pattern": "random", "bs_kib": 8, "threads": 4}
+    spec[field] = (
+        [True] if as_list and field in ("read_pct", "threads", "iodepth", "rate") else True
+    )
+    with pytest.raises(WorkloadError, match=r"must be a (whole )?number, got True") as info:
+        Workload.from_dict(spec)
+    assert info.value.field == field
+
+
+def test_numpy_numbers_are_numbers():
+    import numpy as np
+
+    # a sweep built in a notebook from an array; before: 'must be a whole number, got
+    # np.int64(1)'
+    w = Workload(name="A", pattern="random", bs_kib=np.float64(8), threads=list(np.array([1, 4])),
+                 file_size_gib=np.float32(0.5), read_pct=np.int64(70))  # fmt: skip
+    assert (w.threads, w.read_pct, w.bs_kib, w.file_size_gib) == ((1, 4), (70,), 8, 0.5)
+    assert all(type(t) is int for t in w.threads)
+    assert load_workloads(io.StringIO(dump_workloads(w))) == [w]  # plain YAML numbers
