@@ -160,6 +160,10 @@ def test_compare_report_with_the_runs_swapped(tmp_path, browser_page):
     result = render_report("compare", parameters=params, out_dir=tmp_path)
     assert result.ok, result.error
     assert result.notebook == NOTEBOOKS.resolve() / "compare_runs.ipynb"
+    # the inputs read by default are anfperf's own: named by its version, not listed
+    page_text = visible_text(result.html.read_text(encoding="utf-8"))
+    assert f"bytes (the samples bundled with anfperf {anfperf.__version__})." in page_text
+    assert "files, SHA-256" not in page_text  # the provenance block lists no input
     seen = check_report(browser_page, result.html, tmp_path / "compare.png")
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")

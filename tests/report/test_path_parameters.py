@@ -173,6 +173,7 @@ def test_report_by_name_with_a_path_relative_to_the_cwd(rel_cwd, capsys):
     assert read["sha256"] == hashlib.sha256(SAMPLE.read_bytes()).hexdigest()
     text = visible_text(html.read_text(encoding="utf-8"))
     assert "Peak IOPS" in text and read["sha256"] in text
+    assert "bytes (SHA-256 of each below)." in text
 
 
 def test_render_report_by_name(rel_cwd):
