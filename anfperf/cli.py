@@ -381,17 +381,32 @@ def _dry_run(args: argparse.Namespace) -> int:
 def _report(args: argparse.Namespace) -> int:
     from pathlib import Path
 
-    from anfperf.report import merge_parameters, parse_value, read_parameters, render_reports
+    from anfperf.report import (
+        ReportError,
+        merge_parameters,
+        parse_value,
+        read_parameters,
+        render_reports,
+        report_notebook,
+        resolve_path_parameters,
+    )
 
     given = {name: parse_value(value, name) for name, value in args.parameter or []}
-    stem = Path(args.notebook).stem
+    notebook = report_notebook(args.notebook)  # a report's name, or a path
+    stem = notebook.stem
     if args.file:  # one report per file; -p values apply to each
         sets = [merge_parameters(read_parameters(f), given) for f in args.file]
         names = [f"{stem}-{Path(f).stem}" for f in args.file]
     else:
         sets, names = [given], [stem]
+    if notebook.is_file():  # else the report says "no such notebook"
+        try:  # every input of every report is there, before any kernel starts
+            sets = [resolve_path_parameters(notebook, s) for s in sets]
+        except ReportError as exc:
+            print(f"anfperf: report {args.notebook}: {exc.reason}", file=sys.stderr)
+            return 2
     results = render_reports(
-        args.notebook, sets, names=names, out_dir=args.out, show_code=args.show_code,
+        notebook, sets, names=names, out_dir=args.out, show_code=args.show_code,
         cwd=args.cwd, processes=args.jobs, progress=len(sets) > 1 and sys.stderr.isatty(),
     )  # fmt: skip
     for r in results:
@@ -405,24 +420,32 @@ def _report(args: argparse.Namespace) -> int:
 
 
 def _add_report_parser(sub: argparse._SubParsersAction) -> None:
+    from anfperf._bundled import REPORTS
+
     rep = sub.add_parser(
         "report",
         help="run a parameterized notebook into a self-contained HTML report",
-        description="Run NOTEBOOK with papermill and write the executed notebook and one HTML "
-        "file to --out: plotly.js inside (works offline), code hidden unless --show-code, the "
-        "anfperf version, parameters and SHA-256 of every input file at the top. Several -f "
-        "files make one report each, in parallel. Exit status 1 when a report fails (its "
-        "partial notebook and HTML are kept).",
+        description="Run a report's notebook with papermill and write the executed notebook "
+        "and one HTML file to --out: plotly.js inside (works offline), code hidden unless "
+        "--show-code, the anfperf version, parameters and SHA-256 of every input file at the "
+        "top. Several -f files make one report each, in parallel. Exit status 2 when an input "
+        "is missing (before any kernel starts), 1 when a report fails (its partial notebook "
+        "and HTML are kept).",
     )
-    rep.add_argument("notebook", metavar="NOTEBOOK")
+    rep.add_argument(
+        "notebook",
+        metavar="REPORT",
+        help=f"a report by name ({', '.join(REPORTS)}: the notebooks anfperf carries) or a "
+        "path to a notebook",
+    )
     rep.add_argument(
         "-p",
         "--parameter",
         nargs=2,
         action="append",
         metavar=("NAME", "VALUE"),
-        help="a parameter; VALUE is parsed as YAML (8, 0.5, [a, b], null); relative paths are "
-        "relative to the notebook's folder (repeatable)",
+        help="a parameter; VALUE is parsed as YAML (8, 0.5, [a, b], null); the paths of path "
+        "parameters are relative to the current folder (repeatable)",
     )
     rep.add_argument(
         "-f",
@@ -501,7 +524,7 @@ def _add_demo_parser(sub: argparse._SubParsersAction) -> None:
         "--no-measure reports the bundled real samples instead.",
     )
     demo.add_argument("--no-measure", action="store_true",
-                      help="report the bundled samples (data/samples); no fio, nothing written "
+                      help="report the bundled samples (anfperf/samples); no fio, nothing written "
                       "but the report and its store")  # fmt: skip
     demo.add_argument(
         "--dir",

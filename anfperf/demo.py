@@ -21,7 +21,7 @@ from pathlib import Path
 
 import pandas as pd
 
-from anfperf._repo import ROOT, repo_path
+from anfperf._bundled import NOTEBOOKS, REPORTS, SAMPLES, report_notebook, samples_path
 from anfperf.errors import AnfperfError
 from anfperf.folders import output_folder
 
@@ -45,9 +45,8 @@ def __dir__() -> list[str]:
     return __all__  # what tab completion and help() offer: not numpy, pandas, ...
 
 
-# The repository's, not the wheel's (anfperf._repo): run_demo checks they are there.
-SAMPLES = ROOT / "data" / "samples"
-NOTEBOOK = ROOT / "notebooks" / "benchmark_report.ipynb"
+# Package data (anfperf._bundled), in a wheel as in a checkout: run_demo checks they are there.
+NOTEBOOK = NOTEBOOKS / REPORTS["benchmark"]
 DEFAULT_OUT = Path("reports") / "demo"
 #: The queue depths of the 4 KiB random-read sweep.
 QUEUE_DEPTHS = (1, 2, 4, 8, 16, 32, 64)
@@ -219,13 +218,12 @@ def run_demo(
     Raises
     ------
     anfperf.AnfperfError
-        The report notebook or the samples are missing (a wheel install), or `out_dir` cannot be
-        written, before anything runs; or as in :func:`measure`.
+        The report notebook or the samples are missing (a broken install), or `out_dir` cannot
+        be written, before anything runs; or as in :func:`measure`.
     """
     # before a two-minute measurement that could not be reported
-    repo_path("notebooks", NOTEBOOK.name, what="the demo's report notebook")
-    if not measure_here:
-        repo_path("data", "samples", what="the bundled samples")
+    notebook = report_notebook("benchmark")
+    samples = samples_path() if not measure_here else None
 
     from anfperf.findings import key_numbers
     from anfperf.ingest import read_many
@@ -240,7 +238,7 @@ def run_demo(
                            on_phase=None if progress else say)  # fmt: skip
         inputs = run_dirs
     else:
-        run_dirs, inputs = [], [SAMPLES]
+        run_dirs, inputs = [], [samples]
     say(f"reading {'the runs' if measure_here else 'the bundled samples'} into {out / 'store'} ...")
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
@@ -255,7 +253,7 @@ def run_demo(
         numbers = key_numbers(frame, lat_slo_ms=LAT_SLO_MS)
     say(f"fitting and rendering the report {out / 'report.html'} ...")
     result = render_report(
-        NOTEBOOK, parameters={"paths": [str(p) for p in inputs], "lat_slo_ms": LAT_SLO_MS},
+        notebook, parameters={"paths": [str(p) for p in inputs], "lat_slo_ms": LAT_SLO_MS},
         out_dir=out, name="report",
     )  # fmt: skip
     if not result.ok:

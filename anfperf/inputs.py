@@ -20,6 +20,7 @@ from anfperf.paths import PathArg, path_list
 
 __all__ = [
     "FIO_LOG_GLOBS",
+    "paths_or_samples",
     "load_inputs",
     "Notes",
     "fio_log_paths",
@@ -32,6 +33,43 @@ def __dir__() -> list[str]:
 
 #: File names fio gives its interval logs (write_*_log), gzipped or not.
 FIO_LOG_GLOBS = ("*.log", "*.log.gz", "*.log.*")
+
+
+def paths_or_samples(
+    paths: PathArg | None,
+    store: str | os.PathLike | None = None,
+    *,
+    sample: str = "",
+) -> PathArg | None:
+    """A report's `paths`, or the bundled real samples when neither paths nor a store is given.
+
+    What a notebook's ``paths = None`` means: it runs as it is (JupyterLab, papermill, ``anfperf
+    report NAME``), wherever anfperf is installed.
+
+    Parameters
+    ----------
+    paths : path-like or sequence of path-like, optional
+        The paths given; returned as they are unless None.
+    store : path-like, optional
+        A Parquet store given instead of paths: then None stays None.
+    sample : str
+        A file or folder among the samples (``"vdbench/ab"``); default: all of them.
+
+    Returns
+    -------
+    list of str or the given `paths`
+        ``[<the samples' folder>/<sample>]`` when `paths` and `store` are None.
+
+    Raises
+    ------
+    anfperf.AnfperfError
+        The samples are missing from this install.
+    """
+    if paths is not None or store is not None:
+        return paths
+    from anfperf._bundled import samples_path
+
+    return [str(samples_path(*Path(sample).parts))]
 
 
 def load_inputs(

@@ -31,7 +31,7 @@ from typing import Any
 import pandas as pd
 import plotly.graph_objects as go
 
-from anfperf._repo import ROOT, repo_path
+from anfperf._bundled import SAMPLES, samples_path
 from anfperf.errors import AnfperfError, ModelError
 from anfperf.models import curves
 from anfperf.models._common import FitResult, sweep_xy
@@ -85,9 +85,9 @@ def __dir__() -> list[str]:
 log = logging.getLogger(__name__)
 
 #: The concurrency sweep the threads-vs-latency chart uses when the user gives none: a real
-#: Vdbench thread sweep among the repository's samples (a local disk, so its shape, not ANF's
-#: numbers). A wheel does not carry it (:mod:`anfperf._repo`): there, pass a sweep or a fit.
-SAMPLE_SWEEP = ROOT / "data" / "samples" / "vdbench" / "RndReadThreads"
+#: Vdbench thread sweep among the bundled samples (a local disk, so its shape, not ANF's
+#: numbers; package data, :mod:`anfperf._bundled`).
+SAMPLE_SWEEP = SAMPLES / "vdbench" / "RndReadThreads"
 LEVELS = ("Standard", "Premium", "Ultra", "Flexible")
 #: Block sizes offered by the block-size control [KiB].
 BLOCK_SIZES_KIB = (4, 8, 16, 32, 64, 128, 256, 1024)
@@ -102,7 +102,7 @@ ABOUT = (
     "client VMs with the fewest total vCPUs that carry it.",
     "Limits, rates and published observations come from anfperf/data/*.csv, each row with "
     "its source and date (the 'Source' column of the limits table).",
-    "Run it for another target: anfperf report notebooks/capacity_planning.ipynb -p "
+    "Run it for another target: anfperf report capacity -p "
     "target_iops 200000 -p bs_kib 8 -p read_pct 70 (add -p prices_usd_per_tib_month "
     "'{Premium: 300, Ultra: 400}' for the monthly cost). In JupyterLab the controls "
     "above the plan re-plan as you change them.",
@@ -282,14 +282,11 @@ def load_sweep(
     Raises
     ------
     anfperf.AnfperfError
-        Nothing readable in `paths`; or no `paths` and no bundled sample (a wheel install).
+        Nothing readable in `paths`; or no `paths` and no bundled sample (a broken install).
     """
     from anfperf.ingest import read_many  # ingest is heavy: only when a sweep is read
 
-    paths = path_list(paths, "sweep")
-    if not paths:
-        repo_path(*SAMPLE_SWEEP.relative_to(ROOT).parts, what="the sample concurrency sweep")
-    paths = paths or [SAMPLE_SWEEP]
+    paths = path_list(paths, "sweep") or [samples_path("vdbench", "RndReadThreads")]
     with warnings.catch_warnings():
         # unreadable companions of a run folder are reported by errors="warn"; a sweep with
         # nothing readable is the error below

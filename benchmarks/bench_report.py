@@ -3,8 +3,8 @@
 All measured in the same run, on the same machine, each repeat measuring everything once
 (paired: a ratio is taken within a repeat, the median over repeats is printed):
 
-- a report of one run, the fio queue-depth sweep of data/samples
-  (``-p paths '["../data/samples/fio/sweeps/qd_sweep_randread4k.json"]'``), vs executing an empty
+- a report of one run, the fio queue-depth sweep of the bundled samples
+  (``-p paths anfperf/samples/fio/sweeps/qd_sweep_randread4k.json``), vs executing an empty
   notebook with plain papermill (kernel start and shutdown, the floor of any report):
   target <= 4x;
 - the default report of NOTEBOOK (every sample: 11 runs, 22 charts) vs the same: target <= 8x;
@@ -38,12 +38,14 @@ TARGET_ONE_VS_KERNEL = 8.0
 TARGET_BATCH_VS_SERIAL = 0.75
 TARGET_HTML_MB = 8.0
 BATCH = 4
-#: The one-run report: the fio queue-depth sweep of data/samples, relative to notebooks/.
-ONE_RUN = {"paths": ["../data/samples/fio/sweeps/qd_sweep_randread4k.json"]}
+#: The one-run report: the fio queue-depth sweep of the bundled samples.
+ONE_RUN = {
+    "paths": [str(ROOT / "anfperf" / "samples" / "fio" / "sweeps" / "qd_sweep_randread4k.json")]
+}
 
 
 def default_notebook() -> Path:
-    real = ROOT / "notebooks" / "benchmark_report.ipynb"
+    real = ROOT / "anfperf" / "notebooks" / "benchmark_report.ipynb"
     return (
         real if real.exists() else ROOT / "tests" / "data" / "notebooks" / "interval_report.ipynb"
     )

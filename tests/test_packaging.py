@@ -3,7 +3,9 @@
 from __future__ import annotations
 
 import ast
+import hashlib
 import importlib
+import json
 import os
 import re
 import shutil
@@ -18,6 +20,7 @@ import pytest
 import yaml
 
 from anfperf.models._common import DATA_FILES
+from anfperf.report import REPORTS
 from tests.conftest import TESTS
 
 ROOT = TESTS.parent
@@ -84,9 +87,10 @@ def wheel_venv(tmp_path_factory) -> tuple[Path, Path]:
 
     The wheel is built from a copy of what it is made of (pyproject.toml, README.md, anfperf/):
     no path into the checkout can make it work by accident. The venv is fresh and holds the
-    wheel only; it finds the dependencies through a .pth line naming this venv's site-packages
-    (no download, seconds instead of minutes). A plain path line does not run this venv's
-    editable-install hook, so only the wheel's anfperf is importable there.
+    wheel only; it finds the dependencies through a .pth line naming this venv's site-packages,
+    and their data files (Jupyter's share/jupyter) through a link (no download, seconds instead
+    of minutes). A plain path line does not run this venv's editable-install hook, so only the
+    wheel's anfperf is importable there.
     """
     root = tmp_path_factory.mktemp("wheel")
     src = root / "src"
@@ -117,15 +121,19 @@ def wheel_venv(tmp_path_factory) -> tuple[Path, Path]:
         capture_output=True, text=True, check=True,
     ).stdout.strip()  # fmt: skip
     Path(purelib, "_anfperf_test_deps.pth").write_text("\n".join(site.getsitepackages()) + "\n")
+    # and their data files, as pip installs them into the venv (nbconvert's HTML templates)
+    (venv / "share").mkdir()
+    (venv / "share" / "jupyter").symlink_to(Path(sys.prefix, "share", "jupyter"))
     return wheel, venv
 
 
-def _run_installed(venv: Path, *args: str) -> subprocess.CompletedProcess:
+def _run_installed(venv: Path, *args: str, cwd: Path | None = None) -> subprocess.CompletedProcess:
     env = {k: v for k, v in os.environ.items() if k not in ("PYTHONPATH", "PYTHONHOME")}
     # cwd outside the checkout: `python -c` puts the cwd first on sys.path
     return subprocess.run(
-        args, capture_output=True, text=True, cwd=venv, env={**env, "PYTHONNOUSERSITE": "1"}
-    )
+        args, capture_output=True, text=True, cwd=cwd or venv,
+        env={**env, "PYTHONNOUSERSITE": "1"},
+    )  # fmt: skip
 
 
 def test_wheel_carries_the_reference_tables_as_package_data(wheel_venv):
@@ -172,26 +180,81 @@ def test_installed_wheel_plans(wheel_venv):
     assert here.returncode == 0 and here.stdout == out.stdout
 
 
-def test_installed_wheel_says_what_only_a_checkout_has(wheel_venv):
-    # the samples and notebooks stay at the top of the repository: a wheel has none of them,
-    # and the demo and the planner's default sweep say so instead of failing on a path
+def test_wheel_carries_the_report_notebooks_and_the_samples(wheel_venv):
+    wheel, _ = wheel_venv
+    names = set(zipfile.ZipFile(wheel).namelist())
+    for folder in ("notebooks", "samples"):
+        here = {
+            p.relative_to(ROOT).as_posix()
+            for p in (ROOT / "anfperf" / folder).rglob("*")
+            if p.is_file() and "__pycache__" not in p.parts and ".ipynb_checkpoints" not in p.parts
+        }
+        assert {n for n in names if n.startswith(f"anfperf/{folder}/")} == here
+    assert {f"anfperf/notebooks/{nb}" for nb in REPORTS.values()} <= names
+    assert "anfperf/samples/vdbench/RndReadThreads/flatfile.html" in names
+    # one copy in git: the checkout's top-level folders are links into the package
+    assert (ROOT / "notebooks").resolve() == (ROOT / "anfperf" / "notebooks").resolve()
+    assert (ROOT / "data" / "samples").resolve() == (ROOT / "anfperf" / "samples").resolve()
+
+
+def test_installed_wheel_draws_the_planners_sample_sweep(wheel_venv):
     _, venv = wheel_venv
     code = (
-        "import anfperf\n"
-        "from anfperf.planning import load_sweep\n"
-        "from anfperf.demo import run_demo\n"
-        "for call in (load_sweep, lambda: run_demo('out', measure_here=False)):\n"
-        "    try:\n"
-        "        call()\n"
-        "    except anfperf.AnfperfError as exc:\n"
-        "        print(exc)\n"
+        "from anfperf.planning import SAMPLE_SWEEP, load_sweep\n"
+        "frame, source = load_sweep()\n"
+        "print(SAMPLE_SWEEP, frame['threads'].nunique(), source, sep='\\n')\n"
     )
     out = _run_installed(venv, str(venv / "bin" / "python"), "-c", code)
     assert out.returncode == 0, out.stderr
-    sweep, demo = out.stdout.splitlines()
-    assert sweep.startswith("the sample concurrency sweep (data/samples/vdbench/RndReadThreads) ")
-    assert demo.startswith("the demo's report notebook (notebooks/benchmark_report.ipynb) ")
-    assert "not of an installed wheel" in sweep and "not of an installed wheel" in demo
+    folder, threads, source = out.stdout.splitlines()
+    assert Path(folder).is_relative_to(venv) and Path(folder, "flatfile.html").is_file()
+    assert int(threads) > 5 and source == "RndReadThreads (bundled sample: a local disk, not ANF)"
+
+
+def _text(html_path: Path) -> str:
+    import html as html_lib
+
+    page = html_path.read_text(encoding="utf-8")
+    return html_lib.unescape(re.sub(r"\s+", " ", re.sub(r"<[^>]+>", " ", page)))
+
+
+def test_installed_wheel_makes_the_demo_and_reports_outside_the_tree(wheel_venv, tmp_path):
+    # the notebooks and samples lived only in the checkout: from a wheel, `anfperf demo` and
+    # `anfperf report` failed
+    _, venv = wheel_venv
+    anfperf = str(venv / "bin" / "anfperf")
+    work = tmp_path / "elsewhere"  # the user's folder: nothing of the checkout in it
+    (work / "runs").mkdir(parents=True)
+    sample = ROOT / "anfperf" / "samples" / "fio" / "randread_qd4.json"
+    shutil.copy(sample, work / "runs" / sample.name)
+
+    demo = _run_installed(venv, anfperf, "demo", "--no-measure", "--out", "demo", cwd=work)
+    assert demo.returncode == 0, demo.stderr
+    text = _text(work / "demo" / "report.html")
+    for run in ("qd_sweep_randread4k", "mix_sweep_randrw8k", "RndReadThreads", "A-direct"):
+        assert run in text
+
+    # by name, with a path relative to the cwd; the notebook run is the wheel's
+    argv = ["report", "benchmark", "-p", "paths", "runs/randread_qd4.json", "--out", "out"]
+    report = _run_installed(venv, anfperf, *argv, cwd=work)
+    assert report.returncode == 0, report.stderr
+    assert report.stdout.startswith(f"wrote {work / 'out' / 'benchmark_report.html'}")
+    text = _text(work / "out" / "benchmark_report.html")
+    assert "randread_qd4" in text and hashlib.sha256(sample.read_bytes()).hexdigest() in text
+    meta = json.loads((work / "out" / "benchmark_report.ipynb").read_text())["metadata"]
+    assert Path(meta["anfperf"]["notebook"]).is_relative_to(venv)
+    assert meta["anfperf"]["inputs"][0]["path"] == str(work / "runs" / "randread_qd4.json")
+
+    # no parameters: the kernel finds the samples in its own anfperf, the wheel's (it names
+    # the file it skipped text of)
+    tour = _run_installed(venv, anfperf, "report", "ingest", "--out", "out", cwd=work)
+    assert tour.returncode == 0, tour.stderr
+    (note,) = re.findall(
+        r"(/\S+/client_2servers_jsonplus\.json): skipped", _text(work / "out" / "ingest_tour.html")
+    )
+    assert Path(note).is_relative_to(venv) and Path(note).is_file()
+    assert not Path(note).is_relative_to(ROOT)
+    assert sorted(p.name for p in work.iterdir()) == ["demo", "out", "runs"]
 
 
 # --------------------------------------------------------------------------------------------

@@ -1,6 +1,7 @@
 """Reports: papermill-parameterized notebooks -> self-contained HTML.
 
-:func:`render_report` runs one notebook with parameters (papermill) and writes the executed
+:func:`render_report` runs one notebook (a path, or a bundled report by name:
+:data:`REPORTS`) with parameters (papermill) and writes the executed
 ``.ipynb`` and one HTML file that works offline: plotly.js embedded once, code hidden unless
 asked for, and a block naming the anfperf version, the parameters and the SHA-256 of every input.
 :func:`render_reports` makes several at once in worker processes; one failing report does not
@@ -15,6 +16,7 @@ interactive in JupyterLab (plotly's extension) and drawn by the report's embedde
 papermill, nbconvert and plotly are imported on first use, so ``import anfperf.report`` is quick.
 """
 
+from anfperf._bundled import REPORTS, report_notebook
 from anfperf.errors import ReportError
 from anfperf.report._html import GRAPH_CLASS, export_html, provenance_html
 from anfperf.report._params import (
@@ -22,6 +24,7 @@ from anfperf.report._params import (
     merge_parameters,
     parse_value,
     read_parameters,
+    resolve_path_parameters,
 )
 from anfperf.report._run import KERNEL_ENV, ReportResult, render_report, render_reports
 from anfperf.report.display import display_figure
@@ -29,6 +32,7 @@ from anfperf.report.display import display_figure
 __all__ = [
     "GRAPH_CLASS",
     "KERNEL_ENV",
+    "REPORTS",
     "ReportError",
     "ReportResult",
     "declared_parameters",
@@ -40,6 +44,8 @@ __all__ = [
     "read_parameters",
     "render_report",
     "render_reports",
+    "report_notebook",
+    "resolve_path_parameters",
 ]
 
 

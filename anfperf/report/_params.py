@@ -1,15 +1,25 @@
 """Report parameters: YAML files and ``-p NAME VALUE`` pairs, the notebook's declared
-parameters, and the SHA-256 of every input a parameter names."""
+parameters, the paths they name (made absolute and checked before a kernel starts), and the
+SHA-256 of every input a parameter names."""
 
 from __future__ import annotations
 
 import ast
+import glob
 import os
+import re
 from collections.abc import Mapping
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from anfperf.errors import ReportError
+from anfperf.errors import AnfperfError, ReportError
+
+#: How a parameter's ``# help:`` says that it names files: ``[path]`` (a file or folder, or a
+#: list of them), ``[path|word]`` (or one of these words, which are not paths, e.g.
+#: ``[path|sample]``), ``[glob]`` (a glob pattern, ``**`` allowed).
+_PATH_MARKER = re.compile(r"#\s*help:\s*\[(path|glob)((?:\|[^\]|]+)*)\]")
+_ASSIGNED = re.compile(r"^([A-Za-z_]\w*)\s*(?::[^=#]*)?=")
 
 
 def parse_value(text: str, name: str = "parameter") -> Any:
@@ -98,8 +108,8 @@ def declared_parameters(notebook: str | os.PathLike) -> dict[str, dict]:
         raise ReportError(notebook, f"not a Jupyter notebook: {_first_line(exc)}") from None
 
 
-def code_sources(notebook: str | os.PathLike) -> list[str]:
-    """The source of every code cell of a notebook (read as JSON: no nbformat needed).
+def _code_cells(notebook: str | os.PathLike) -> list[dict]:
+    """The code cells of a notebook (read as JSON: no nbformat needed).
 
     Raises
     ------
@@ -117,12 +127,126 @@ def code_sources(notebook: str | os.PathLike) -> list[str]:
     cells = document.get("cells") if isinstance(document, dict) else None
     if not isinstance(cells, list):
         raise ReportError(notebook, "not a Jupyter notebook (no list of cells)")
-    sources = []
-    for cell in cells:
-        if isinstance(cell, dict) and cell.get("cell_type") == "code":
-            src = cell.get("source", "")
-            sources.append("".join(src) if isinstance(src, list) else str(src))
-    return sources
+    return [c for c in cells if isinstance(c, dict) and c.get("cell_type") == "code"]
+
+
+def _source(cell: dict) -> str:
+    src = cell.get("source", "")
+    return "".join(src) if isinstance(src, list) else str(src)
+
+
+def code_sources(notebook: str | os.PathLike) -> list[str]:
+    """The source of every code cell of a notebook.
+
+    Raises
+    ------
+    ReportError
+        When the notebook cannot be read as JSON.
+    """
+    return [_source(cell) for cell in _code_cells(notebook)]
+
+
+@dataclass(frozen=True)
+class PathParameter:
+    """A parameter whose ``# help:`` marks it as naming files (``[path]``, ``[glob]``).
+
+    Attributes
+    ----------
+    kind : str
+        ``'path'``: a file or folder, or a list of them; ``'glob'``: a glob pattern.
+    words : tuple of str
+        Values that are not paths (``[path|sample]``: the word ``sample``).
+    """
+
+    kind: str
+    words: tuple[str, ...] = ()
+
+
+def path_parameters(notebook: str | os.PathLike) -> dict[str, PathParameter]:
+    """The parameters of a notebook that name files, from the markers of their ``# help:``.
+
+    Read from the notebook's JSON (the cell tagged ``parameters``, one line per parameter),
+    without papermill: a wrong path fails before anything heavy is imported.
+
+    Raises
+    ------
+    ReportError
+        When the notebook cannot be read as JSON.
+    """
+    found: dict[str, PathParameter] = {}
+    for cell in _code_cells(notebook):
+        tags = (cell.get("metadata") or {}).get("tags") or []
+        if "parameters" not in tags:
+            continue
+        for line in _source(cell).splitlines():
+            name, marker = _ASSIGNED.match(line), _PATH_MARKER.search(line)
+            if name and marker:
+                words = tuple(w.strip() for w in marker.group(2).split("|") if w.strip())
+                found[name.group(1)] = PathParameter(marker.group(1), words)
+    return found
+
+
+def resolve_path_parameters(
+    notebook: str | os.PathLike,
+    parameters: Mapping[str, Any],
+    cwd: str | os.PathLike | None = None,
+) -> dict[str, Any]:
+    """The parameters with every path a ``[path]`` or ``[glob]`` parameter names made absolute.
+
+    Relative paths are relative to `cwd`, the caller's working directory (the folder the
+    command was typed in), not to the folder the notebook's kernel runs in. Values that are
+    not given, None, or one of the parameter's words stay as they are; so do parameters
+    without a marker.
+
+    Parameters
+    ----------
+    notebook : str or os.PathLike
+        The notebook, for its markers (:func:`path_parameters`) and the error message.
+    parameters : mapping
+        Name -> value, as given.
+    cwd : str or os.PathLike, optional
+        Default: the current working directory.
+
+    Returns
+    -------
+    dict
+        The parameters, paths absolute: one path as one ``str``, a list as a list of ``str``.
+
+    Raises
+    ------
+    ReportError
+        A path that does not exist, a glob that matches no file, or a value that is not a path
+        (its reason names the parameter: ``paths: no such file or folder: /x/y``).
+    """
+    base = os.path.abspath(cwd if cwd is not None else os.getcwd())
+    resolved = dict(parameters)
+    for name, spec in path_parameters(notebook).items():
+        value = parameters.get(name)
+        if value is None or (isinstance(value, str) and value in spec.words):
+            continue
+        if spec.kind == "glob":
+            if not isinstance(value, str | os.PathLike):
+                raise ReportError(notebook, f"{name}: expected a glob pattern, got {value!r}")
+            pattern = _absolute(base, value)
+            if not glob.glob(pattern, recursive=True):
+                raise ReportError(notebook, f"{name}: no file matches {pattern}")
+            resolved[name] = pattern
+            continue
+        from anfperf.paths import path_list
+
+        try:
+            items = [_absolute(base, p) for p in path_list(value, name)]
+        except AnfperfError as exc:  # an item that is not a path: path_list names it
+            raise ReportError(notebook, str(exc)) from None
+        missing = [p for p in items if not os.path.exists(p)]
+        if missing:
+            raise ReportError(notebook, f"{name}: no such file or folder: {', '.join(missing)}")
+        resolved[name] = items[0] if isinstance(value, str | os.PathLike) else items
+    return resolved
+
+
+def _absolute(base: str, path: str | os.PathLike) -> str:
+    return os.path.abspath(os.path.join(base, os.path.expanduser(os.fspath(path))))
 
 
 def check_parameters(

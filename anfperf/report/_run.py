@@ -14,6 +14,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from anfperf._bundled import report_notebook
 from anfperf.errors import AnfperfError, ReportError
 from anfperf.folders import output_folder
 from anfperf.report import _html, _params, _warm
@@ -214,13 +215,25 @@ def _render(
 ) -> ReportResult:
     """One report; failures are returned in ``error``, not raised (the batch needs both)."""
     start = time.perf_counter()
-    notebook = Path(notebook).absolute()
-    name = name or notebook.stem
     parameters = dict(parameters or {})
+    try:
+        notebook = report_notebook(notebook).absolute()
+    except ReportError as exc:  # not a report's name, nor a notebook
+        exc.name = name
+        return ReportResult(name or str(notebook), Path(notebook), None, None, parameters,
+                            error=exc)  # fmt: skip
+    name = name or notebook.stem
     result = {"name": name, "notebook": notebook, "ipynb": None, "html": None}
     if not notebook.is_file():
         err = ReportError(notebook, "no such notebook", name=name)
         return ReportResult(**result, parameters=parameters, error=err)
+    try:
+        # the caller's relative paths, before the kernel (which runs elsewhere) starts; a
+        # missing input fails here, in a fraction of a second, not in a cell
+        parameters = _params.resolve_path_parameters(notebook, parameters)
+    except ReportError as exc:
+        exc.name = name
+        return ReportResult(**result, parameters=parameters, error=exc)
     # absolute: papermill runs the kernel (and saves the output) inside `cwd`
     workdir = Path(cwd).absolute() if cwd is not None else notebook.parent
     out = Path(out_dir).absolute()
@@ -515,10 +528,15 @@ def render_report(
     Parameters
     ----------
     notebook : str or os.PathLike
-        The notebook; its cell tagged ``parameters`` declares the parameters.
+        A report's name (:data:`anfperf.report.REPORTS`: ``"benchmark"``, ``"compare"``,
+        ``"capacity"``, ``"ingest"``) or a notebook; its cell tagged ``parameters`` declares
+        the parameters.
     parameters : mapping, optional
         Name -> value, injected by papermill after the parameters cell. Names the notebook does
-        not declare are an error (a typo would silently make a report with the default).
+        not declare are an error (a typo would silently make a report with the default). The
+        paths of parameters whose ``# help:`` starts with ``[path]`` or ``[glob]`` are relative
+        to the current directory; they are made absolute and checked before the kernel starts
+        (:func:`anfperf.report.resolve_path_parameters`).
     out_dir : str or os.PathLike, default "reports"
         Folder of ``<name>.ipynb`` and ``<name>.html`` (relative to the current directory).
     name : str, optional
@@ -526,8 +544,8 @@ def render_report(
     show_code : bool, default False
         Show code cells in the HTML.
     cwd : str or os.PathLike, optional
-        Folder the kernel runs in; default: the notebook's folder, so that relative paths in
-        the notebook (and in path parameters) work wherever the report is started from.
+        Folder the kernel runs in; default: the notebook's folder, so that relative paths the
+        notebook itself holds work wherever the report is started from.
     kernel_name : str, default "python3"
         Jupyter kernel.
     timeout_s : float or None, default 600
@@ -543,11 +561,12 @@ def render_report(
     ------
     ReportError
         When a cell raises (``cell_index``, ``ename``, ``evalue``; the partial notebook and its
-        HTML are written, see ``ipynb`` / ``html``), or the notebook cannot run at all.
+        HTML are written, see ``ipynb`` / ``html``), or the notebook cannot run at all: not a
+        report's name nor a notebook, or a path parameter names no file (no kernel started).
     anfperf.AnfperfError
         `out_dir` cannot be written or `cwd` is not a folder (nothing ran).
     """
-    _check_setup(notebook, out_dir, cwd)
+    _check_setup(report_notebook(notebook), out_dir, cwd)
     result = _render(
         notebook, parameters, out_dir, name, show_code, cwd, kernel_name, timeout_s,
         start_timeout_s,
@@ -579,7 +598,7 @@ def render_reports(
     Parameters
     ----------
     notebook : str or os.PathLike
-        The notebook, as in :func:`render_report`.
+        A report's name or a notebook, as in :func:`render_report`.
     parameter_sets : sequence of mapping
         One mapping of parameters per report.
     names : sequence of str, optional
@@ -601,13 +620,14 @@ def render_reports(
     Raises
     ------
     ReportError
-        The notebook is missing or not a notebook (no report ran).
+        `notebook` is neither a report's name nor a path, or is missing or not a notebook (no
+        report ran).
     anfperf.AnfperfError
         `out_dir` cannot be written or `cwd` is not a folder (no report ran).
     """
     from tqdm.auto import tqdm
 
-    notebook = Path(notebook)
+    notebook = report_notebook(notebook)
     _check_setup(notebook, out_dir, cwd)
     n = len(parameter_sets)
     if names is None:

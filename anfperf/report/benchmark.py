@@ -410,6 +410,17 @@ def _run_order(numbers: pd.DataFrame, main: str | None) -> list[str]:
     return key["run_id"].astype(str).tolist()
 
 
+def _bundled_samples(paths) -> bool:
+    """All of `paths` (at least one) lie among anfperf's bundled samples."""
+    from pathlib import Path
+
+    from anfperf._bundled import SAMPLES
+
+    samples = Path(str(SAMPLES)).resolve()
+    resolved = [Path(p).resolve() for p in paths]
+    return bool(resolved) and all(p.is_relative_to(samples) for p in resolved)
+
+
 def about_items(
     frame: pd.DataFrame,
     prov: dict,
@@ -422,11 +433,18 @@ def about_items(
     from anfperf.report.page import HTML, text
 
     files = prov["inputs"]
+    # the report's provenance block lists the SHA-256 of the inputs its parameters name; the
+    # samples a notebook reads by default (paths None) are anfperf's own, named by its version
+    where = (
+        f"the samples bundled with anfperf {prov['anfperf_version']}"
+        if _bundled_samples(files["path"] if len(files) else [])
+        else "SHA-256 of each below"
+    )
     items: list = [
         text(
             f"{frame['run_id'].nunique()} runs, {len(frame):,} rows from "
             f"{frame['source_file'].nunique()} result files; {len(files)} input files, "
-            f"{int(files['bytes'].sum()) if len(files) else 0:,} bytes (SHA-256 of each below)."
+            f"{int(files['bytes'].sum()) if len(files) else 0:,} bytes ({where})."
         )
     ]
     if notes:

@@ -154,10 +154,16 @@ def test_samples_report_sets_the_page_cache_run_apart(tmp_path, browser_page):
 
 
 def test_compare_report_with_the_runs_swapped(tmp_path, browser_page):
-    params = {"paths": [str(SAMPLES / "vdbench" / "ab")], "run_a": "B-buffered",
-              "run_b": "A-direct", "metrics": ["iops", "lat_mean_ms"], "confidence": 0.9}  # fmt: skip
-    result = render_report(NOTEBOOKS / "compare_runs.ipynb", parameters=params, out_dir=tmp_path)
+    # by name, on its default inputs (paths None): the bundled A/B pair
+    params = {"run_a": "B-buffered", "run_b": "A-direct", "metrics": ["iops", "lat_mean_ms"],
+              "confidence": 0.9}  # fmt: skip
+    result = render_report("compare", parameters=params, out_dir=tmp_path)
     assert result.ok, result.error
+    assert result.notebook == NOTEBOOKS.resolve() / "compare_runs.ipynb"
+    # the inputs read by default are anfperf's own: named by its version, not listed
+    page_text = visible_text(result.html.read_text(encoding="utf-8"))
+    assert f"bytes (the samples bundled with anfperf {anfperf.__version__})." in page_text
+    assert "files, SHA-256" not in page_text  # the provenance block lists no input
     seen = check_report(browser_page, result.html, tmp_path / "compare.png")
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
