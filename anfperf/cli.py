@@ -403,7 +403,7 @@ def _report(args: argparse.Namespace) -> int:
         try:  # every input of every report is there, before any kernel starts
             sets = [resolve_path_parameters(notebook, s) for s in sets]
         except ReportError as exc:
-            print(f"anfperf: report {args.notebook}: {exc.reason}", file=sys.stderr)
+            print(f"anfperf: error: report {args.notebook}: {exc.reason}", file=sys.stderr)
             return 2
     results = render_reports(
         notebook, sets, names=names, out_dir=args.out, show_code=args.show_code,

@@ -119,7 +119,7 @@ def test_report_of_a_file_that_is_not_a_notebook_is_named(tmp_path):
     readme = TESTS.parent / "README.md"
     proc = anfperf("report", readme, "--out", tmp_path / "out")
     # before: nbformat.reader.NotJSONError, a traceback
-    assert_one_line_error(proc, readme, "not a Jupyter notebook (not JSON")
+    assert_one_line_error(proc, f"report {readme}", "not a Jupyter notebook (not JSON")
     assert not (tmp_path / "out").exists()
     folder = anfperf("report", TESTS, "--out", tmp_path / "out")
     assert_one_line_error(folder, TESTS, "a folder, not a notebook")

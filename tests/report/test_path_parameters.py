@@ -141,7 +141,7 @@ def _cli(cwd, *argv: str) -> subprocess.CompletedProcess:
 def test_a_missing_path_fails_before_any_kernel(tmp_path):
     run = _cli(tmp_path, "report", "benchmark", "-p", "paths", "/x/y", "--out", "out")
     assert run.stdout.split() == ["2"]  # exit 2; neither papermill nor a kernel client loaded
-    assert run.stderr == "anfperf: report benchmark: paths: no such file or folder: /x/y\n"
+    assert run.stderr == "anfperf: error: report benchmark: paths: no such file or folder: /x/y\n"
     # relative to where the command was typed; with -f, every file's set is checked first
     (tmp_path / "a.yaml").write_text(f"paths: {SAMPLE}\n")
     (tmp_path / "b.yaml").write_text("paths: [runs/b]\n")
