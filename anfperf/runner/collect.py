@@ -24,7 +24,12 @@ LOCAL_WRITE_ERRORS = (errno.ENOSPC, errno.EDQUOT, errno.EROFS)
 
 
 class LocalSaveError(AnfperfError):
-    """Outputs arrived but could not be saved here (disk full, read-only, no permission)."""
+    """Outputs arrived but could not be saved here (disk full, read-only, no permission);
+    ``errno`` says which."""
+
+    def __init__(self, message: str, errno: int | None = None):
+        super().__init__(message)
+        self.errno = errno
 
 
 def collect(
@@ -112,4 +117,4 @@ def _fetch(conn, workdir: str, rel: str, dest: Path) -> None:
 
 
 def _save_error(dest: Path, exc: OSError) -> LocalSaveError:
-    return LocalSaveError(f"cannot save in {dest}: {exc.strerror or exc}")
+    return LocalSaveError(f"cannot save in {dest}: {exc.strerror or exc}", exc.errno)
