@@ -55,24 +55,20 @@ def read_manifest(path: str | os.PathLike) -> dict | str:
     """
     path = Path(path)
     try:
+        journal = read_journal(path.with_name(MANIFEST_JOURNAL_NAME))
+    except OSError as exc:
+        return f"cannot be read ({MANIFEST_JOURNAL_NAME}: {exc.strerror or exc})"
+    try:
         doc = json.loads(path.read_text(encoding="utf-8"))
     except (OSError, ValueError) as exc:  # (UnicodeDecodeError is a ValueError)
         return f"cannot be read ({getattr(exc, 'strerror', None) or exc})"
     problem = _manifest_problem(doc)
-    if problem:
-        return f"not an anfperf run manifest ({problem})"
-    try:
-        return replay_journal(doc, path.with_name(MANIFEST_JOURNAL_NAME))
-    except OSError as exc:
-        return f"cannot be read ({MANIFEST_JOURNAL_NAME}: {exc.strerror or exc})"
+    return f"not an anfperf run manifest ({problem})" if problem else apply_journal(doc, journal)
 
 
-def replay_journal(doc: dict, journal: str | os.PathLike) -> dict:
-    """`doc` with the changes of a run's journal applied (``journal_seq`` set to the last).
-
-    The journal ends at its first entry that is not whole (the run was killed while writing
-    it) or does not follow the one before: what comes after would change a state that never
-    was. No journal: `doc` as it is.
+def read_journal(path: str | os.PathLike) -> bytes:
+    """A run's journal (b'' when there is none). Read it before its manifest: a run that
+    writes its manifest whole meanwhile then leaves a manifest holding every entry read.
 
     Raises
     ------
@@ -80,8 +76,20 @@ def replay_journal(doc: dict, journal: str | os.PathLike) -> dict:
         The journal exists but cannot be read.
     """
     try:
-        text = Path(journal).read_bytes()
+        return Path(path).read_bytes()
     except FileNotFoundError:
+        return b""
+
+
+def apply_journal(doc: dict, text: bytes) -> dict:
+    """`doc` with the changes of a run's journal `text` applied (``journal_seq`` set to the
+    last one applied).
+
+    Entries the manifest holds already (numbered up to its ``journal_seq``) are skipped. The
+    journal ends at its first entry that is not whole (the run was killed while writing it) or
+    does not follow the one before: what comes after would change a state that never was.
+    """
+    if not text:
         return doc
     seq = doc.get("journal_seq")
     seq = seq if isinstance(seq, int) else 0

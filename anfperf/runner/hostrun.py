@@ -244,7 +244,7 @@ class StepRunner:
             local = False  # the outputs could not be saved here: no fault of the host
             if stop_failed:  # the host hung: nothing can be collected from it
                 collected, missing = [], list(task.outputs)
-                collect_error = "the host is not answering"
+                collect_error = "outputs not collected: the host is not answering"
             elif self.out_full:
                 collected, missing = [], list(task.outputs)
                 collect_error, local = f"{self.out_full}: outputs not collected", True
@@ -495,12 +495,12 @@ class StepRunner:
             except LocalSaveError as exc:
                 return [], list(outputs), self._save_failure(exc), True
             except Exception:
-                return [], list(outputs), self.reason(first), False
+                return [], list(outputs), f"outputs not collected: {self.reason(first)}", False
 
     def _save_failure(self, exc: LocalSaveError) -> str:
         if exc.errno in DISK_FULL:
             return f"{self._out_of_space(exc)}: outputs not collected"
-        return str(exc)
+        return f"outputs not collected: {exc}"
 
     def _remove(self, host: str, wd: str) -> None:
         """Remove the host's work folder (its outputs are safe here)."""
@@ -581,12 +581,10 @@ def _final_status(
     status: str, problems: list[str], missing: list[str], collect_error: str | None, local: bool
 ) -> str:
     """The task's status once its outputs are in; what went wrong is added to `problems`
-    (`local`: they could not be saved here, the host is not at fault)."""
+    (`collect_error`: why not all outputs are here; `local`: they could not be saved here, the
+    host is not at fault)."""
     if collect_error:
-        if local and "outputs not collected" in collect_error:
-            problems.append(collect_error)
-        else:
-            problems.append(f"outputs not collected: {collect_error}")
+        problems.append(collect_error)
         if status == "ok":
             status = "failed" if local else "lost"
     elif missing and status == "ok":

@@ -50,7 +50,7 @@ from pathlib import Path
 from typing import Any
 
 from anfperf.errors import AnfperfError, ParseError
-from anfperf.schema import MANIFEST_JOURNAL_NAME, replay_journal
+from anfperf.schema import MANIFEST_JOURNAL_NAME, apply_journal, read_journal
 from anfperf.schema import MANIFEST_NAME as MANIFEST_NAME  # the runner writes what it names
 
 log = logging.getLogger(__name__)
@@ -160,6 +160,11 @@ class Manifest:
     def load(cls, run_dir: str | os.PathLike) -> Manifest:
         """Read the manifest of an earlier run with its journal (for ``--resume``)."""
         path = Path(run_dir) / MANIFEST_NAME
+        journal = path.with_name(MANIFEST_JOURNAL_NAME)
+        try:
+            text = read_journal(journal)  # first: see read_journal
+        except OSError as exc:
+            raise ParseError(journal, f"cannot be read: {exc.strerror or exc}") from None
         try:
             data = json.loads(path.read_text(encoding="utf-8"))
         except OSError as exc:
@@ -168,12 +173,7 @@ class Manifest:
             raise ParseError(path, f"not a valid manifest: {exc}") from None
         if not isinstance(data, dict) or not isinstance(data.get("steps"), list):
             raise ParseError(path, "not an anfperf run manifest (no 'steps')")
-        journal = path.with_name(MANIFEST_JOURNAL_NAME)
-        try:
-            data = replay_journal(data, journal)
-        except OSError as exc:
-            raise ParseError(journal, f"cannot be read: {exc.strerror or exc}") from None
-        return cls(run_dir, data)
+        return cls(run_dir, apply_journal(data, text))
 
     def write(self) -> Path:
         """Write the manifest whole, atomically (its journal folded in), using the reserve when

@@ -48,11 +48,14 @@ class _QuietFileHandler(logging.FileHandler):
 
 
 @contextlib.contextmanager
-def _detached(logger: logging.Logger, handler: logging.Handler) -> Iterator[None]:
-    """`logger` sends its records to `handler` only (not to the console) meanwhile."""
+def _detached(
+    logger: logging.Logger, handler: logging.Handler, propagate: bool = False
+) -> Iterator[None]:
+    """`logger` sends its records to `handler` (and, unless `propagate`, nowhere else)
+    meanwhile."""
     saved = logger.propagate
     logger.addHandler(handler)
-    logger.propagate = False
+    logger.propagate = propagate
     try:
         yield
     finally:
@@ -88,7 +91,8 @@ def run_log(run_dir: str | os.PathLike) -> Iterator[Path]:
     """Log the run into ``run_dir/run.log`` (appended to) meanwhile.
 
     The file gets the records held so far, paramiko's records and :data:`details` (both kept
-    off the console meanwhile), and the warnings of every anfperf logger.
+    off the console meanwhile; :data:`details` reaches it too where the application shows
+    INFO records, as ``anfperf -v``), and the warnings of every anfperf logger.
     """
     path = Path(run_dir) / RUN_LOG_NAME
     handler = _QuietFileHandler(path, encoding="utf-8", delay=True)
@@ -105,7 +109,7 @@ def run_log(run_dir: str | os.PathLike) -> Iterator[Path]:
     try:
         with (
             _detached(logging.getLogger(_SSH_LOGGER), handler),
-            _detached(details, handler),
+            _detached(details, handler, logging.getLogger().isEnabledFor(logging.INFO)),
         ):
             yield path
     finally:

@@ -14,7 +14,7 @@ from pathlib import Path
 import pytest
 
 from anfperf.ingest import read_all
-from anfperf.runner import Manifest
+from anfperf.runner import HostTask, LocalConnection, Manifest, RunPlan, RunStep, run_plan
 from anfperf.runner.hostrun import MAX_PARALLEL_HOSTS
 from anfperf.runner.manifest import RESERVE_BYTES
 from anfperf.schema import MANIFEST_JOURNAL_NAME, read_manifest
@@ -189,3 +189,50 @@ def test_a_run_killed_with_sigkill_is_read_back_from_its_manifest_and_journal(tm
     assert manifest.status == "complete" and not journal.exists()  # folded into the manifest
     assert [t["status"] for _, _, t in manifest.tasks()] == ["ok", "ok"]
     assert json.loads(manifest.path.read_text())["steps"][1]["tasks"][host]["status"] == "ok"
+
+
+def test_the_journal_applies_in_order_from_the_manifest_on_and_stops_where_it_breaks(tmp_path):
+    tasks = {"h1": {"status": "pending"}, "h2": {"status": "pending"}}
+    doc = {"run_id": "r", "hosts": {}, "steps": [{"tasks": tasks}], "journal_seq": 1}
+    (tmp_path / "manifest.json").write_text(json.dumps(doc))
+    entries = [
+        {"seq": 1, "at": ["steps", 0, "tasks", "h1"], "set": {"status": "stale"}},  # held
+        {"seq": 2, "at": ["steps", 0, "tasks", "h1"], "set": {"status": "ok"}},
+        {"seq": 3, "at": ["hosts", "h2"], "set": {"facts": {"cpus": 2}}},  # a host made
+        {"seq": 5, "at": ["steps", 0, "tasks", "h2"], "set": {"status": "ok"}},  # after a gap
+    ]
+    journal = tmp_path / MANIFEST_JOURNAL_NAME
+    journal.write_text("".join(json.dumps(e) + "\n" for e in entries))
+    for read in (
+        lambda: read_manifest(tmp_path / "manifest.json"),
+        lambda: Manifest.load(tmp_path).data,
+    ):
+        got = read()
+        assert got["journal_seq"] == 3 and got["hosts"] == {"h2": {"facts": {"cpus": 2}}}
+        assert [t["status"] for t in got["steps"][0]["tasks"].values()] == ["ok", "pending"]
+    # an entry torn by a kill, or pointing nowhere, ends the journal there
+    for bad in ('{"seq": 4, "at": ["steps", 0, "ta', '{"seq": 4, "at": ["steps", 7], "set": {}}'):
+        journal.write_text(json.dumps(entries[1]) + "\n" + bad + "\n" + json.dumps(entries[2]))
+        assert read_manifest(tmp_path / "manifest.json")["journal_seq"] == 2
+
+
+def test_hosts_prepared_a_few_at_a_time_still_start_together(tmp_path):
+    n, wd, started = 6, tmp_path / "wd", tmp_path / "started"
+    started.mkdir()
+    # at its start, a task counts the hosts' work folders (made while preparing), then waits
+    # until every task has started, so that no folder is removed before all have counted
+    script = (
+        'ls -d "$1"/sync.* | wc -l; touch "$2/$3"; i=0; '
+        'while [ "$(ls "$2" | wc -l)" -lt "$4" ] && [ $i -lt 300 ]; do sleep 0.1; i=$((i+1)); done'
+    )
+    tasks = {
+        f"h{i}": HostTask(argv=("sh", "-c", script, "sh", str(wd), str(started), f"h{i}", str(n)))
+        for i in range(n)
+    }
+    plan = RunPlan(steps=(RunStep("sync", tasks, tool="sh"),), run_id="sync")
+    conns = {h: LocalConnection(h) for h in tasks}
+    manifest = run_plan(plan, conns, tmp_path / "raw", workdir=str(wd), max_parallel_hosts=2)
+    assert manifest.status == "complete"
+    for host in tasks:
+        # every host was prepared (its folder made) before any started
+        assert (manifest.run_dir / manifest.task(0, host)["stdout"]).read_text().strip() == str(n)
