@@ -286,8 +286,7 @@ class StepRunner:
 
     def _out_of_space(self, exc: OSError | LocalSaveError) -> str:
         """'no space left in OUT (why)'; from now on nothing more is fetched or run."""
-        strerror = getattr(exc, "strerror", None) or str(exc).rsplit(": ", 1)[-1]
-        why = f"no space left in {self.run_dir.parent} ({strerror})"
+        why = f"no space left in {self.run_dir.parent} ({exc.strerror})"
         with self.lock:
             if self.out_full is None:
                 self.out_full = why
@@ -457,10 +456,10 @@ class StepRunner:
         """Save stdout and stderr (an empty stream removes an earlier attempt's log)."""
         problems = []
         for stream in ("stdout", "stderr"):
+            if self.out_full:  # (the task's reason says so)
+                break
             path = host_dir / names[stream]
             text = getattr(result, stream) or ""
-            if self.out_full:
-                break
             try:
                 if text:
                     atomic_write_bytes(path, redact(text, self.secrets).encode())
