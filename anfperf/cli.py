@@ -25,6 +25,17 @@ def _positive(text: str) -> float:
     return value
 
 
+def _positive_int(text: str) -> int:
+    """argparse type: a whole number above zero."""
+    try:
+        value = int(text)
+    except ValueError:
+        value = 0
+    if value < 1:
+        raise argparse.ArgumentTypeError(f"not a whole number above zero: {text!r}")
+    return value
+
+
 class _ToolChoices(SequenceABC):
     """The registered tools (:mod:`anfperf.runner.tools`) as argparse choices, looked up when
     argparse first needs them: the registry loads Fabric and pandas, which ``anfperf --version``
@@ -331,6 +342,8 @@ def _run(args: argparse.Namespace) -> int:
         "force": args.force, "on_preflight": on_preflight, "on_start": on_start,
         "progress": not args.no_progress and sys.stderr.isatty(),
     }  # fmt: skip
+    if args.parallel:
+        common["max_parallel_hosts"] = args.parallel
     inventory = _inventory(args)
     try:
         if args.resume:
@@ -615,6 +628,13 @@ def _add_run_parser(sub: argparse._SubParsersAction) -> None:
         help="print the plan (hosts, workloads, files and space per volume, duration) and stop",
     )
     run.add_argument("--no-progress", action="store_true", help="no live progress bar")
+    run.add_argument(
+        "--parallel",
+        type=_positive_int,
+        metavar="N",
+        help="hosts that connect, or send their results, at once (default 32); all hosts "
+        "still start each workload together",
+    )
     run.set_defaults(func=_run)
 
 

@@ -42,6 +42,11 @@ def __dir__() -> list[str]:
 #: File name of a run's manifest in the raw-output layout ``<run_id>/manifest.json`` (beside
 #: ``<run_id>/<host>/...``): the runner writes it, ingest and provenance read it.
 MANIFEST_NAME = "manifest.json"
+#: Beside it while a run goes on: the changes made since the manifest was last written whole,
+#: one JSON object a line (``{"seq": n, "at": [key, ...], "set": {field: value}}``), each
+#: appended and flushed to disk as a host reports; :func:`read_manifest` applies the entries
+#: numbered after the manifest's ``journal_seq``, in order.
+MANIFEST_JOURNAL_NAME = ".manifest.journal"
 
 #: Host of the rows the tool wrote as an aggregate across hosts (fio's "All clients", the
 #: flatfile of a multi-host Vdbench run). A real host of that name is read as
@@ -73,12 +78,78 @@ def read_manifest(path: str | os.PathLike) -> dict | str:
         another shape would otherwise pass for a run without hosts, and every host's rows
         for one host's.
     """
+    path = Path(path)
     try:
-        doc = json.loads(Path(path).read_text(encoding="utf-8"))
+        journal = read_journal(path.with_name(MANIFEST_JOURNAL_NAME))
+    except OSError as exc:
+        return f"cannot be read ({MANIFEST_JOURNAL_NAME}: {exc.strerror or exc})"
+    try:
+        doc = json.loads(path.read_text(encoding="utf-8"))
     except (OSError, ValueError) as exc:  # (UnicodeDecodeError is a ValueError)
         return f"cannot be read ({getattr(exc, 'strerror', None) or exc})"
     problem = _manifest_problem(doc)
-    return f"not an anfperf run manifest ({problem})" if problem else doc
+    return f"not an anfperf run manifest ({problem})" if problem else apply_journal(doc, journal)
+
+
+def read_journal(path: str | os.PathLike) -> bytes:
+    """A run's journal (b'' when there is none). Read it before its manifest: a run that
+    writes its manifest whole meanwhile then leaves a manifest holding every entry read.
+
+    Raises
+    ------
+    OSError
+        The journal exists but cannot be read.
+    """
+    try:
+        return Path(path).read_bytes()
+    except FileNotFoundError:
+        return b""
+
+
+def apply_journal(doc: dict, text: bytes) -> dict:
+    """`doc` with the changes of a run's journal `text` applied (``journal_seq`` set to the
+    last one applied).
+
+    Entries the manifest holds already (numbered up to its ``journal_seq``) are skipped. The
+    journal ends at its first entry that is not whole (the run was killed while writing it) or
+    does not follow the one before: what comes after would change a state that never was.
+    """
+    if not text:
+        return doc
+    seq = doc.get("journal_seq")
+    seq = seq if isinstance(seq, int) else 0
+    for line in text.split(b"\n"):
+        try:
+            entry = json.loads(line)
+        except ValueError:
+            break
+        if not isinstance(entry, dict) or not isinstance(entry.get("set"), dict):
+            break
+        number = entry.get("seq")
+        if isinstance(number, int) and number <= seq:
+            continue  # already in the manifest (written whole after this entry)
+        target = _journal_target(doc, entry.get("at"))
+        if number != seq + 1 or target is None:
+            break
+        target.update(entry["set"])
+        seq = number
+    doc["journal_seq"] = seq
+    return doc
+
+
+def _journal_target(doc: dict, at: object) -> dict | None:
+    """The object a journal entry's path ``at`` leads to (objects made on the way), or None."""
+    if not isinstance(at, list):
+        return None
+    node: object = doc
+    for key in at:
+        if isinstance(node, dict) and isinstance(key, str):
+            node = node.setdefault(key, {})
+        elif isinstance(node, list) and isinstance(key, int) and 0 <= key < len(node):
+            node = node[key]
+        else:
+            return None
+    return node if isinstance(node, dict) else None
 
 
 def _manifest_problem(doc: object) -> str | None:

@@ -1,31 +1,60 @@
-"""Fleet orchestration speed: the same short fio job on 8 loopback hosts vs 1 host, over SSH.
+"""Fleet orchestration: speed on real sshd, and bounds on a thousand hosts that never greet.
 
-Real sshd servers on 127.0.0.2 ... 127.0.0.9 (as in tests/runner) and real fio. Each run is a
-whole ``run_inventory``: connect, upload the job file, synchronized start, fio, collect, manifest.
+``sync``: the same short fio job on 8 loopback hosts vs 1 host, over SSH. Real sshd servers on
+127.0.0.2 ... 127.0.0.9 (as in tests/runner) and real fio. Each run is a whole
+``run_inventory``: connect, upload the job file, synchronized start, fio, collect, manifest.
 Targets (issue 3): wall time on 8 hosts <= 1.3 x wall time on 1 host; orchestration overhead
-per run (wall time beyond the job's own runtime) <= 2 s. Prints both; exits 1 when a target is
-missed. Needs root (sshd) and fio.
+per run (wall time beyond the job's own runtime) <= 2 s.
 
-Usage: python benchmarks/bench_fleet.py [--runtime S] [--repeats N] [--hosts N]
+``silent``: 1,000 loopback hosts (127.77.x.y) that accept TCP connections but never send an SSH
+banner (a listening socket each, in a child process), run with a 1 s connect timeout. Targets
+(issue 24, item 4): every host recorded 'unreachable: no SSH banner'; wall time <= 1.5 x the
+connect rounds (hosts / max_parallel_hosts x 1 s) + 10 s; peak threads <= 2 x
+max_parallel_hosts + 16 and open files <= max_parallel_hosts + 24 more than before the run
+(before: 2,004 threads, 1,005 files, 149 s); manifest bytes written <= 4 x its final size
+(before: the 1.56 MB manifest rewritten and flushed at every host event).
+
+Prints the figures; exits 1 when a target is missed. Needs root (sshd) and fio.
+
+Usage: python benchmarks/bench_fleet.py [--mode sync|silent|both] [--runtime S] [--repeats N]
+       [--hosts N] [--silent N] [--parallel N]
 """
 
 from __future__ import annotations
 
 import argparse
+import math
+import os
 import statistics
 import sys
 import tempfile
+import threading
 import time
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from anfperf.runner import RunPlan, RunStep, fio_task, load_inventory, run_inventory  # noqa: E402
-from tests.runner.sshd import SshFleet, sshd_missing  # noqa: E402
+from anfperf.runner import (  # noqa: E402
+    HostTask,
+    RunPlan,
+    RunStep,
+    fio_task,
+    load_inventory,
+    run_inventory,
+)
+from anfperf.runner.hostrun import MAX_PARALLEL_HOSTS  # noqa: E402
+from tests.runner.sshd import SilentHosts, SshFleet, sshd_missing  # noqa: E402
 
 TARGET_RATIO = 1.3
 TARGET_OVERHEAD_S = 2.0
+#: Silent hosts: connect timeout [s], and the targets' factors (see the module docstring).
+SILENT_CONNECT_TIMEOUT_S = 1
+TARGET_SILENT_TIME_FACTOR = 1.5
+TARGET_SILENT_TIME_EXTRA_S = 10.0
+TARGET_EXTRA_THREADS = 16
+TARGET_EXTRA_FILES = 24
+TARGET_MANIFEST_WRITE_FACTOR = 4
 
 
 def fio_job(data: Path, host: str, runtime_s: int) -> str:
@@ -53,13 +82,35 @@ def one_run(inventory, data: Path, out: Path, runtime_s: int, label: str) -> flo
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--mode", choices=("sync", "silent", "both"), default="both")
     parser.add_argument("--runtime", type=int, default=3, help="fio runtime [s] (default 3)")
     parser.add_argument("--repeats", type=int, default=3, help="runs per fleet size (median)")
     parser.add_argument("--hosts", type=int, default=8, help="size of the large fleet")
+    parser.add_argument("--silent", type=int, default=1000, help="hosts that never greet")
+    parser.add_argument(
+        "--parallel", type=int, default=MAX_PARALLEL_HOSTS, help="max_parallel_hosts (silent)"
+    )
     args = parser.parse_args(argv)
     if reason := sshd_missing():
         print(f"bench_fleet: {reason}", file=sys.stderr)
         return 2
+    ok = True
+    if args.mode in ("sync", "both"):
+        ok = bench_sync(args) and ok
+    if args.mode in ("silent", "both"):
+        ok = bench_silent(args.silent, args.parallel) and ok
+    print("targets met" if ok else "TARGET MISSED")
+    return 0 if ok else 1
+
+
+def print_rows(rows: list[tuple[str, str, str]]) -> None:
+    width = max(len(r[0]) for r in rows)
+    for name, value, target in rows:
+        print(f"{name.ljust(width)}  {value:>9}  {target}")
+
+
+def bench_sync(args: argparse.Namespace) -> bool:
+    """8 hosts vs 1 over real sshd: True when the targets are met."""
     with tempfile.TemporaryDirectory(prefix="anfperf-bench-fleet-") as tmp:
         tmp = Path(tmp)
         with SshFleet(tmp / "sshd", args.hosts) as fleet:
@@ -86,16 +137,93 @@ def main(argv: list[str] | None = None) -> int:
         ("orchestration overhead, 1 host [s]", f"{w1 - args.runtime:.2f}", f"<= {TARGET_OVERHEAD_S}"),
         (f"orchestration overhead, {args.hosts} hosts [s]", f"{overhead:.2f}", f"<= {TARGET_OVERHEAD_S}"),
     ]  # fmt: skip
-    width = max(len(r[0]) for r in rows)
-    for name, value, target in rows:
-        print(f"{name.ljust(width)}  {value:>7}  {target}")
-    ok = (
+    print_rows(rows)
+    return (
         ratio <= TARGET_RATIO
         and overhead <= TARGET_OVERHEAD_S
         and w1 - args.runtime <= TARGET_OVERHEAD_S
     )
-    print("targets met" if ok else "TARGET MISSED")
-    return 0 if ok else 1
+
+
+class Peaks:
+    """The most threads and open files this process had while sampling (every 2 ms)."""
+
+    def __init__(self) -> None:
+        self.threads = self.files = 0
+        self._done = threading.Event()
+        self._thread = threading.Thread(target=self._sample, daemon=True)
+
+    @staticmethod
+    def now() -> tuple[int, int]:
+        return len(os.listdir("/proc/self/task")), len(os.listdir("/proc/self/fd"))
+
+    def _sample(self) -> None:
+        while not self._done.is_set():
+            threads, files = self.now()
+            self.threads, self.files = max(self.threads, threads), max(self.files, files)
+            time.sleep(0.002)
+
+    def __enter__(self) -> Peaks:
+        self._thread.start()
+        return self
+
+    def __exit__(self, *exc) -> None:
+        self._done.set()
+        self._thread.join()
+
+
+def bench_silent(n: int, parallel: int) -> bool:
+    """`n` hosts that never greet: True when the targets are met."""
+    with tempfile.TemporaryDirectory(prefix="anfperf-bench-silent-") as tmp:
+        tmp = Path(tmp)
+        with SilentHosts(SilentHosts.loopback(n)) as silent:
+            fleet = SshFleet(tmp / "keys", 0)  # a client key and known_hosts, no server
+            inventory = load_inventory(
+                fleet.start().inventory(
+                    tmp / "inv.yml", workdir=str(tmp / "wd"), extra_hosts=silent.hosts(),
+                    connect_timeout_s=SILENT_CONNECT_TIMEOUT_S,
+                )
+            )  # fmt: skip
+            task = HostTask(argv=("echo", "hello"))
+            step = RunStep("hello", dict.fromkeys(inventory.names, task), tool="echo")
+            threads0, files0 = Peaks.now()
+            start = time.perf_counter()
+            with Peaks() as peaks:
+                manifest = run_inventory(
+                    RunPlan(steps=(step,), run_id="silent"), inventory, tmp / "raw",
+                    max_parallel_hosts=parallel,
+                )  # fmt: skip
+            wall = time.perf_counter() - start
+            size = manifest.path.stat().st_size
+    silent_ok = all(
+        t["status"] == "unreachable" and t["reason"].startswith("no SSH banner")
+        for _, _, t in manifest.tasks()
+    )
+    rounds = math.ceil(n / parallel)
+    target_s = TARGET_SILENT_TIME_FACTOR * rounds * SILENT_CONNECT_TIMEOUT_S
+    target_s += TARGET_SILENT_TIME_EXTRA_S
+    target_threads = 2 * parallel + TARGET_EXTRA_THREADS
+    target_files = parallel + TARGET_EXTRA_FILES
+    target_bytes = TARGET_MANIFEST_WRITE_FACTOR * size
+    rows = [
+        (f"hosts that never greet (max_parallel_hosts {parallel})", f"{n}", ""),
+        ("recorded 'unreachable: no SSH banner'", f"{silent_ok}", "True"),
+        ("wall time [s]", f"{wall:.1f}", f"<= {target_s:.0f}"),
+        ("peak threads, more than before", f"{peaks.threads - threads0}", f"<= {target_threads}"),
+        ("peak open files, more than before", f"{peaks.files - files0}", f"<= {target_files}"),
+        ("manifest: whole writes", f"{manifest.checkpoints}", ""),
+        ("manifest: journal entries", f"{manifest.journal_entries}", ""),
+        ("manifest: final size [bytes]", f"{size}", ""),
+        ("manifest: bytes written", f"{manifest.bytes_written}", f"<= {target_bytes}"),
+    ]  # fmt: skip
+    print_rows(rows)
+    return (
+        silent_ok
+        and wall <= target_s
+        and peaks.threads - threads0 <= target_threads
+        and peaks.files - files0 <= target_files
+        and manifest.bytes_written <= target_bytes
+    )
 
 
 if __name__ == "__main__":

@@ -3,16 +3,22 @@
 :func:`run_plan` takes a :class:`~anfperf.runner.steps.RunPlan` and connections (Fabric
 Connections over SSH, or :class:`~anfperf.runner.local.LocalConnection`) and, step by step:
 
-1. on every host at once (one thread each): connects, makes a private work folder with an
-   unpredictable name below the host's workdir (mode 0700), uploads the task's files;
+1. on every host, ``max_parallel_hosts`` at a time (one thread each): connects, makes a
+   private work folder with an unpredictable name below the host's workdir (mode 0700),
+   uploads the task's files, and keeps the connection open;
 2. when every host is ready, starts all commands together (a start gun, not a clock: the
    spread of start times is recorded as the step's ``start_skew_s``);
 3. watches each command's timeout; a command past it is stopped (its remote process group
    gets TERM, then KILL) and recorded as 'timeout';
-4. as each host finishes, saves its stdout/stderr and copies its outputs to
-   ``<out>/<run_id>/<host>/`` and records the result in the manifest -- each file written
-   atomically, so what arrived is kept whatever happens to the other hosts -- then removes
-   the work folder.
+4. as each host finishes (``max_parallel_hosts`` at a time), saves its stdout/stderr and
+   copies its outputs to ``<out>/<run_id>/<host>/`` and records the result in the manifest --
+   each file written atomically, so what arrived is kept whatever happens to the other hosts
+   -- then removes the work folder.
+
+The manifest is written whole at the start and the end, each host's events in between are
+appended to its journal (:mod:`anfperf.runner.manifest`); what paramiko says (tracebacks of
+hosts that do not greet) and every host event go to ``<out>/<run_id>/run.log``, not to the
+console (:mod:`anfperf.runner.runlog`).
 
 A host that cannot be reached, refuses authentication or has an unknown host key is recorded
 as 'unreachable', one whose connection drops mid-run as 'lost'; either is skipped for the
@@ -38,12 +44,13 @@ from pathlib import Path
 from typing import Any
 
 from anfperf.errors import AnfperfError
+from anfperf.runner.connect import close_quietly, raise_open_files_limit
 from anfperf.runner.hostrun import (
     ANSWER_TIMEOUT_S,
     KILL_GRACE_S,
+    MAX_PARALLEL_HOSTS,
     PREPARE_TIMEOUT_S,
     StepRunner,
-    close_quietly,
 )
 from anfperf.runner.interrupts import handling_signals, raise_stopped
 from anfperf.runner.inventory import DEFAULT_WORKDIR
@@ -51,6 +58,7 @@ from anfperf.runner.ledger import new_manifest, resume_manifest
 from anfperf.runner.manifest import MANIFEST_NAME, Manifest, now_iso
 from anfperf.runner.progress import FleetProgress
 from anfperf.runner.runlock import RunLock
+from anfperf.runner.runlog import details, run_log
 from anfperf.runner.steps import RunPlan, plan_from_manifest
 
 log = logging.getLogger(__name__)
@@ -72,6 +80,7 @@ def run_plan(
     kill_grace_s: int = KILL_GRACE_S,
     answer_timeout_s: float = ANSWER_TIMEOUT_S,
     prepare_timeout_s: float = PREPARE_TIMEOUT_S,
+    max_parallel_hosts: int = MAX_PARALLEL_HOSTS,
     extra: Mapping[str, Any] | None = None,
 ) -> Manifest:
     """Run `plan` on the hosts of `connections` and record everything under `out_dir`.
@@ -109,6 +118,11 @@ def run_plan(
     prepare_timeout_s : float
         Seconds a host may take to connect and receive its files before the others start
         without it.
+    max_parallel_hosts : int
+        Hosts that connect and receive their files at once, and that send their results at
+        once (all prepared hosts still start together). Bounds the threads and open files
+        that hosts which do not answer can take. The soft limit of open files is raised (up
+        to the hard one) when the hosts need more.
     extra : mapping, optional
         More top-level manifest fields (e.g. the tool and workload specs).
 
@@ -132,7 +146,9 @@ def run_plan(
         raise ValueError(f"no connection for hosts {missing}")
     run_dir = Path(out_dir) / plan.run_id
     secrets = [s for s in secrets if s]
-    with RunLock(run_dir, plan.run_id):
+    # every established connection keeps a socket through the run: room for them all
+    raise_open_files_limit(_open_files() + len(plan.hosts) + 4 * max_parallel_hosts + 64)
+    with RunLock(run_dir, plan.run_id), run_log(run_dir):
         manifest = _open_manifest(
             plan, conns, run_dir, resume=resume, workdir=workdir, hosts_info=hosts_info,
             facts=facts, extra=extra,
@@ -141,7 +157,9 @@ def run_plan(
             bar = progress
         else:
             bar = FleetProgress(plan.task_hosts, plan.duration_s, disable=not progress)
-        runner = StepRunner(plan, conns, manifest, run_dir, workdir, bar, secrets, facts)
+        runner = StepRunner(
+            plan, conns, manifest, run_dir, workdir, bar, secrets, facts, max_parallel_hosts
+        )
         runner.kill_grace_s, runner.answer_timeout_s = kill_grace_s, answer_timeout_s
         runner.prepare_timeout_s = prepare_timeout_s
         manifest.reserve()
@@ -153,9 +171,22 @@ def run_plan(
             manifest.release_reserve()
         ok = all(t["status"] == "ok" for _, _, t in manifest.tasks())
         manifest.update(status="complete" if ok else "partial", end=now_iso())
-    for step, host, status, reason in manifest.failures():
-        log.warning("%s on %s: %s: %s", step, host, status, reason)
+        manifest.close()
+        for step, host, status, reason in manifest.failures():
+            details.info("%s on %s: %s: %s", step, host, status, reason)
+        details.info(
+            "manifest: %d whole writes, %d journal entries, %d bytes",
+            manifest.checkpoints, manifest.journal_entries, manifest.bytes_written,
+        )  # fmt: skip
     return manifest
+
+
+def _open_files() -> int:
+    """How many files this process has open (0 where /proc does not say)."""
+    try:
+        return len(os.listdir("/proc/self/fd"))
+    except OSError:
+        return 0
 
 
 def _open_manifest(
@@ -191,6 +222,7 @@ def _run_steps(plan: RunPlan, runner: StepRunner, manifest: Manifest) -> None:
         with handling_signals(runner.impatient):
             runner.interrupt()
             manifest.update(status="interrupted", end=now_iso())
+            manifest.close()
         raise
 
 
@@ -261,7 +293,8 @@ def run_inventory(
         Preflight reports per host (:func:`anfperf.runner.preflight.preflight_inventory`):
         their facts, problems and warnings go into the manifest.
     resume, progress, extra, **options
-        As for :func:`run_plan` (options: kill_grace_s, answer_timeout_s, prepare_timeout_s).
+        As for :func:`run_plan` (options: kill_grace_s, answer_timeout_s, prepare_timeout_s,
+        max_parallel_hosts).
     """
     own = connections is None
     conns = inventory.connect() if own else connections

@@ -1,27 +1,40 @@
 """One step on every host at once: a thread per host prepares, waits for the start gun, runs,
 collects and records; hosts that hang are given up on; Ctrl-C stops them all.
 
+At most ``max_parallel_hosts`` hosts connect and receive their files at once, and as many
+send their results back at once: a host's thread starts when a place is free, keeps its
+connection open once it is prepared, and all prepared hosts start together at the start gun.
+A thousand hosts that accept TCP connections but never greet thus take a bounded number of
+threads and open files, never one each at once.
+
+When this machine cannot save more (the disk of the output folder is full), the outputs not
+saved yet are not fetched, the hosts' work folders are removed all the same (``--resume`` runs
+those tasks again) and the steps not started are recorded as failed, not run.
+
 :class:`StepRunner` holds the state one :func:`~anfperf.runner.fleet.run_plan` call shares with
 its per-host threads.
 """
 
 from __future__ import annotations
 
+import collections
+import contextlib
 import io
 import logging
 import posixpath
 import threading
 import time
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Iterator, Mapping
 from pathlib import Path
 from typing import Any
 
-from anfperf.errors import AnfperfError
 from anfperf.runner.collect import LocalSaveError, collect
+from anfperf.runner.connect import ConnectError, close_quietly, open_connection
 from anfperf.runner.interrupts import REPEAT_S
 from anfperf.runner.ledger import host_workdir
-from anfperf.runner.manifest import Manifest, atomic_write_bytes, now_iso
+from anfperf.runner.manifest import DISK_FULL, Manifest, atomic_write_bytes, now_iso
 from anfperf.runner.progress import FleetProgress
+from anfperf.runner.runlog import RUN_LOG_NAME, details
 from anfperf.runner.security import (
     describe_error,
     join,
@@ -45,8 +58,8 @@ INTERRUPT_WAIT_S = 30
 ANSWER_TIMEOUT_S = 30
 #: Seconds a host may take to connect and receive its files before the others start without it.
 PREPARE_TIMEOUT_S = 120
-#: Seconds between SSH keepalives (keeps idle connections through NAT and firewalls).
-KEEPALIVE_S = 15
+#: Hosts that connect and receive their files (or send their results) at once, by default.
+MAX_PARALLEL_HOSTS = 32
 #: States that mean the host itself is out of reach for the rest of the run.
 _HOST_DOWN = ("unreachable", "lost")
 
@@ -63,7 +76,10 @@ def _exit_reason(result: Any, secrets: Iterable[str]) -> str | None:
 class StepRunner:
     """The state of one run_plan call shared by its per-host threads."""
 
-    def __init__(self, plan, conns, manifest, run_dir, workdir, bar, secrets, facts):
+    def __init__(
+        self, plan, conns, manifest, run_dir, workdir, bar, secrets, facts,
+        max_parallel_hosts: int = MAX_PARALLEL_HOSTS,
+    ):  # fmt: skip
         self.plan: RunPlan = plan
         self.conns: dict[str, Any] = conns
         self.manifest: Manifest = manifest
@@ -89,6 +105,12 @@ class StepRunner:
         self.abandoned: set[tuple[int, str]] = set()  # (step, host) given up on
         self.go = threading.Event()
         self.swept: set[str] = set()  # hosts cleared of work folders killed runs left
+        self.max_parallel_hosts = max(1, int(max_parallel_hosts))
+        self.launched: set[str] = set()  # hosts of this step whose thread has started
+        self.changed = threading.Event()  # a host became ready: a place to prepare is free
+        self.transfers = threading.BoundedSemaphore(self.max_parallel_hosts)
+        self.transferring: set[str] = set()  # hosts holding a place to send their results
+        self.out_full: str | None = None  # why nothing more can be saved here
 
     def reason(self, exc: BaseException) -> str:
         return describe_error(exc, self.secrets)
@@ -99,6 +121,10 @@ class StepRunner:
         todo = [h for h in step.tasks if not self._already_ok(index, h)]
         if not todo:
             return
+        if self.out_full:  # nothing this step makes could be saved
+            for host in todo:
+                self._record(index, host, status="failed", reason=f"{self.out_full}: not run")
+            return
         self.index = index
         self.ready = {host: threading.Event() for host in todo}
         self.go = go = threading.Event()
@@ -106,15 +132,8 @@ class StepRunner:
         # Completion is signalled by events, not Thread.join: a KeyboardInterrupt landing inside
         # join() can leave CPython reporting a running thread as finished.
         self.done = {host: threading.Event() for host in todo}
-        for host in todo:
-            self._set_deadline(host, self.prepare_timeout_s, "preparing")
-            threading.Thread(
-                target=self._host_task,
-                args=(index, step, host, step.tasks[host], go, starts),
-                name=f"anfperf-{host}",
-                daemon=True,  # a host that never answers must not keep Python alive
-            ).start()
-        self._watch(index, self.ready)  # every host ready, failed or given up on
+        self.launched = set()
+        self._prepare_all(index, step, todo, go, starts)  # every host ready, failed or given up
         self.bar.start_step(f"{step.name} ({index + 1}/{len(self.plan.steps)})", step.duration_s)
         go.set()
         self._watch(index, self.done)
@@ -122,6 +141,34 @@ class StepRunner:
         if len(starts) > 1:
             skew = max(starts.values()) - min(starts.values())
             self.manifest.update_step(index, start_skew_s=round(skew, 4))
+
+    def _prepare_all(self, index: int, step: RunStep, todo: list[str], go, starts) -> None:
+        """Start the hosts' threads, at most `max_parallel_hosts` preparing at once, and wait
+        until every host is prepared, failed or given up on (silent past its deadline)."""
+        queue = collections.deque(todo)
+        preparing: list[str] = []
+        while True:
+            self.changed.clear()
+            preparing = [h for h in preparing if not self.ready[h].is_set()]
+            while queue and len(preparing) < self.max_parallel_hosts and not self.stop.is_set():
+                host = queue[0]
+                self._set_deadline(host, self.prepare_timeout_s, "preparing")
+                threading.Thread(
+                    target=self._host_task,
+                    args=(index, step, host, step.tasks[host], go, starts),
+                    name=f"anfperf-{host}",
+                    daemon=True,  # a host that never answers must not keep Python alive
+                ).start()
+                self.launched.add(queue.popleft())
+                preparing.append(host)
+            if not preparing:
+                return
+            now = time.monotonic()
+            for host in preparing:
+                until, phase = self.deadline.get(host, (float("inf"), ""))
+                if now > until:
+                    self._give_up(index, host, "lost", f"no answer {phase} (the host hung?)")
+            self.changed.wait(timeout=0.2)
 
     def _watch(self, index: int, events: Mapping[str, threading.Event]) -> None:
         """Wait for `events`, giving up on hosts silent past their deadline."""
@@ -148,10 +195,11 @@ class StepRunner:
             self.abandoned.add((index, host))
         self.down[host] = reason
         self._record(index, host, status=status, reason=reason, force=True)
-        log.warning("%s: %s: %s", host, status, reason)
         # closing ends whatever the host's thread waits for; it may itself hang: not here
         threading.Thread(target=close_quietly, args=(self.conns[host],), daemon=True).start()
+        self._release_transfer(host)  # its place goes to the others even if its thread hangs
         self.ready[host].set()
+        self.changed.set()
         self.done[host].set()
 
     def _already_ok(self, index: int, host: str) -> bool:
@@ -165,13 +213,13 @@ class StepRunner:
         try:
             self._host_task_body(index, step, host, task, go, starts)
         except Exception as exc:  # never lose a host's record to an unexpected error
-            log.exception("%s: unexpected error", host)
-            try:
-                self._record(index, host, status="failed", reason=self.reason(exc))
-            except AnfperfError as again:  # the manifest cannot be written (disk full)
-                log.error("%s: %s", host, again)
+            details.error("%s: unexpected error", host, exc_info=True)
+            why = f"unexpected error: {self.reason(exc)} (details in {RUN_LOG_NAME})"
+            self._record(index, host, status="failed", reason=why)
         finally:
+            self._release_transfer(host)
             self.ready[host].set()
+            self.changed.set()
             self.done[host].set()
 
     def _host_task_body(self, index, step, host, task: HostTask, go, starts) -> None:
@@ -188,24 +236,64 @@ class StepRunner:
             step, host, task, wd, names, starts, attempts
         )
         self.bar.set_state(host, "collecting")
-        self._set_deadline(host, 4 * self.answer_timeout_s, "collecting its results")
-        host_dir = self.run_dir / host
-        problems = [reason] if reason else []
-        if result is not None:
-            problems += self._save_streams(host, host_dir, names, result)
-        if stop_failed:  # the host hung: nothing can be collected from it
-            collected, missing, collect_error = [], list(task.outputs), "the host is not answering"
-        else:
-            collected, missing, collect_error = self._collect(host, wd, task.outputs, host_dir)
-        fields["collected"] = [f"{host}/{p}" for p in collected]
-        if problems and reason == _exit_reason(result, self.secrets):
-            problems[0] = self._tool_reason(step, task, result, host_dir) or problems[0]
-        status = _final_status(status, problems, missing, collect_error)
-        if status in _HOST_DOWN:
-            self.down[host] = "; ".join(problems) or status
-        elif collect_error is None:  # everything there was to take is here
-            self._remove(host, wd)
+        self.deadline.pop(host, None)  # waiting for a place to send results is not hanging
+        with self._transfer_place(host):
+            self._set_deadline(host, 4 * self.answer_timeout_s, "collecting its results")
+            host_dir = self.run_dir / host
+            problems = [reason] if reason else []
+            if result is not None:
+                problems += self._save_streams(host, host_dir, names, result)
+            local = False  # the outputs could not be saved here: no fault of the host
+            if stop_failed:  # the host hung: nothing can be collected from it
+                collected, missing = [], list(task.outputs)
+                collect_error = "outputs not collected: the host is not answering"
+            elif self.out_full:
+                collected, missing = [], list(task.outputs)
+                collect_error, local = f"{self.out_full}: outputs not collected", True
+            else:
+                collected, missing, collect_error, local = self._collect(
+                    host, wd, task.outputs, host_dir
+                )
+            fields["collected"] = [f"{host}/{p}" for p in collected]
+            if problems and reason == _exit_reason(result, self.secrets):
+                problems[0] = self._tool_reason(step, task, result, host_dir) or problems[0]
+            status = _final_status(status, problems, missing, collect_error, local)
+            if status in _HOST_DOWN:
+                self.down[host] = "; ".join(problems) or status
+            elif collect_error is None or local:
+                # everything there was to take is here, or nothing can be taken: a re-run
+                # (--resume) makes the outputs again, kept there they only fill the host
+                self._remove(host, wd)
         self._record(index, host, status=status, reason="; ".join(problems) or None, **fields)
+
+    @contextlib.contextmanager
+    def _transfer_place(self, host: str) -> Iterator[None]:
+        """Hold one of the `max_parallel_hosts` places to send results meanwhile."""
+        while not self.hurry.is_set():  # (stopping, and not waiting any longer: go on)
+            if self.transfers.acquire(timeout=0.5):
+                with self.lock:
+                    self.transferring.add(host)
+                break
+        try:
+            yield
+        finally:
+            self._release_transfer(host)
+
+    def _release_transfer(self, host: str) -> None:
+        with self.lock:
+            if host not in self.transferring:
+                return
+            self.transferring.discard(host)
+        self.transfers.release()
+
+    def _out_of_space(self, exc: OSError | LocalSaveError) -> str:
+        """'no space left in OUT (why)'; from now on nothing more is fetched or run."""
+        why = f"no space left in {self.run_dir.parent} ({exc.strerror})"
+        with self.lock:
+            if self.out_full is None:
+                self.out_full = why
+                details.warning("%s: nothing more is fetched or run", why)
+        return why
 
     def _prepare_and_wait(
         self, index: int, host: str, task: HostTask, go: threading.Event, attempts: int
@@ -219,6 +307,7 @@ class StepRunner:
         self.bar.set_state(host, "ready")
         self.deadline.pop(host, None)  # waiting for the others is not hanging
         self.ready[host].set()
+        self.changed.set()
         go.wait()
         if self.stop.is_set() or (index, host) in self.abandoned:
             self._record(index, host, status="interrupted", reason="stopped before it started")
@@ -258,11 +347,12 @@ class StepRunner:
         conn = self.conns[host]
         self.bar.set_state(host, "connecting")
         try:
-            conn.open()
-            _bound_waits(conn, self.answer_timeout_s)
-        except Exception as exc:
-            self.down[host] = reason = self.reason(exc)
-            return None, {"status": "unreachable", "reason": reason}
+            open_connection(conn, self.answer_timeout_s, self.secrets)
+        except ConnectError as exc:
+            if exc.local:  # this machine's limit: the host may be fine
+                return None, {"status": "failed", "reason": exc.reason}
+            self.down[host] = exc.reason
+            return None, {"status": "unreachable", "reason": exc.reason}
         self.bar.set_state(host, "uploading")
         base = host_workdir(self.workdir, host)
         try:
@@ -323,7 +413,7 @@ class StepRunner:
 
         def on_timeout() -> None:
             limit = task.effective_timeout_s
-            log.warning("%s: %s ran past %.0f s: stopping it", host, step.name, limit)
+            details.info("%s: %s ran past %.0f s: stopping it", host, step.name, limit)
             stopping.append(self._kill(conn, pidfile, finished))
 
         watchdog = threading.Timer(task.effective_timeout_s, on_timeout)
@@ -382,6 +472,8 @@ class StepRunner:
         """Save stdout and stderr (an empty stream removes an earlier attempt's log)."""
         problems = []
         for stream in ("stdout", "stderr"):
+            if self.out_full:  # (the task's reason says so)
+                break
             path = host_dir / names[stream]
             text = getattr(result, stream) or ""
             try:
@@ -390,32 +482,40 @@ class StepRunner:
                 else:
                     path.unlink(missing_ok=True)
             except OSError as exc:
-                problems.append(f"{stream} not saved in {host_dir}: {exc.strerror or exc}")
+                if exc.errno in DISK_FULL:
+                    problems.append(f"{self._out_of_space(exc)}: {stream} not saved")
+                else:
+                    problems.append(f"{stream} not saved in {host_dir}: {exc.strerror or exc}")
         return problems
 
-    def _collect(self, host, wd, outputs, host_dir) -> tuple[list[str], list[str], str | None]:
-        """Collect, reconnecting once if the connection dropped (the host may be fine)."""
+    def _collect(self, host, wd, outputs, host_dir):
+        """Collect, reconnecting once if the connection dropped (the host may be fine):
+        (collected, missing, why not all, whether the fault is this machine's)."""
         conn = self.conns[host]
 
         def progress(rel: str) -> None:  # a file arrived: the host is answering
             self._set_deadline(host, 4 * self.answer_timeout_s, "collecting its results")
 
         try:
-            return (*collect(conn, wd, outputs, host_dir, on_file=progress), None)
+            return (*collect(conn, wd, outputs, host_dir, on_file=progress), None, False)
         except LocalSaveError as exc:
-            return [], list(outputs), str(exc)
+            return [], list(outputs), self._save_failure(exc), True
         except Exception as first:
             if not outputs:
-                return [], [], None
+                return [], [], None, False
             try:
                 conn.close()
-                conn.open()
-                _bound_waits(conn, self.answer_timeout_s)
-                return (*collect(conn, wd, outputs, host_dir, on_file=progress), None)
+                open_connection(conn, self.answer_timeout_s, self.secrets)
+                return (*collect(conn, wd, outputs, host_dir, on_file=progress), None, False)
             except LocalSaveError as exc:
-                return [], list(outputs), str(exc)
+                return [], list(outputs), self._save_failure(exc), True
             except Exception:
-                return [], list(outputs), self.reason(first)
+                return [], list(outputs), f"outputs not collected: {self.reason(first)}", False
+
+    def _save_failure(self, exc: LocalSaveError) -> str:
+        if exc.errno in DISK_FULL:
+            return f"{self._out_of_space(exc)}: outputs not collected"
+        return f"outputs not collected: {exc}"
 
     def _remove(self, host: str, wd: str) -> None:
         """Remove the host's work folder (its outputs are safe here)."""
@@ -423,7 +523,7 @@ class StepRunner:
             self.conns[host].run(remove_command(wd), hide=True, warn=True, in_stream=False,
                                  timeout=self.answer_timeout_s)  # fmt: skip
         except Exception as exc:  # a leftover folder is untidy, not a failure
-            log.info("%s: work folder %s not removed: %s", host, wd, self.reason(exc))
+            details.info("%s: work folder %s not removed: %s", host, wd, self.reason(exc))
 
     def _kill(self, conn, pidfile: str, finished=None) -> str:
         """Stop a remote command's process group: '' when it worked, else why not.
@@ -436,7 +536,7 @@ class StepRunner:
                      timeout=self.kill_grace_s + self.answer_timeout_s)  # fmt: skip
         except Exception as exc:
             why = f"the host did not answer the stop ({self.reason(exc)})"
-            log.warning("could not stop %s: %s", pidfile, why)
+            details.info("could not stop %s: %s", pidfile, why)
             conn.close()
             return why
         if finished is not None and not finished.wait(self.kill_grace_s + 10):
@@ -452,7 +552,7 @@ class StepRunner:
         self.manifest.update_task(index, host, **fields)
         self.bar.set_state(host, fields.get("status", "waiting"))
         if fields.get("status") not in (None, "ok"):
-            log.info("%s: %s: %s", host, fields["status"], fields.get("reason"))
+            details.info("%s: %s: %s", host, fields["status"], fields.get("reason"))
 
     # -- Ctrl-C ---------------------------------------------------------------------------
 
@@ -473,6 +573,11 @@ class StepRunner:
             running = dict(self.running)
         for conn, pidfile in running.values():
             threading.Thread(target=self._kill, args=(conn, pidfile), daemon=True).start()
+        for host, event in self.done.items():  # never started: nothing to wait for
+            if host not in self.launched and not event.is_set():
+                self._record(self.index, host, status="interrupted",
+                             reason=f"stopped by {self.stopped_by} before it started")  # fmt: skip
+                event.set()
         deadline = time.monotonic() + wait_s
         for event in self.done.values():
             while not event.wait(timeout=0.1):
@@ -488,28 +593,21 @@ class StepRunner:
 
 
 def _final_status(
-    status: str, problems: list[str], missing: list[str], collect_error: str | None
+    status: str, problems: list[str], missing: list[str], collect_error: str | None, local: bool
 ) -> str:
-    """The task's status once its outputs are in; what went wrong is added to `problems`."""
+    """The task's status once its outputs are in; what went wrong is added to `problems`
+    (`collect_error`: why not all outputs are here; `local`: they could not be saved here, the
+    host is not at fault)."""
     if collect_error:
-        problems.append(f"outputs not collected: {collect_error}")
+        problems.append(collect_error)
         if status == "ok":
-            status = "failed" if collect_error.startswith("cannot save") else "lost"
+            status = "failed" if local else "lost"
     elif missing and status == "ok":
         status = "failed"
         problems.append(f"outputs missing: {', '.join(missing)}")
     elif problems and status == "ok":  # a stream could not be saved
         status = "failed"
     return status
-
-
-def _bound_waits(conn: Any, answer_timeout_s: float) -> None:
-    """Keep a hung host from blocking a request for an hour (paramiko's channel timeout) and
-    send SSH keepalives; nothing to do for a local connection."""
-    transport = getattr(conn, "transport", None)
-    if transport is not None:
-        transport.set_keepalive(KEEPALIVE_S)
-        transport.channel_timeout = answer_timeout_s
 
 
 def _connection_error(exc: BaseException) -> bool:
@@ -520,10 +618,3 @@ def _connection_error(exc: BaseException) -> bool:
     return isinstance(
         exc, paramiko.SSHException | EOFError | TimeoutError | ConnectionError | CommandTimedOut
     )
-
-
-def close_quietly(conn: Any) -> None:
-    try:
-        conn.close()
-    except Exception:  # closing a broken connection may fail; nothing left to save
-        pass

@@ -1,4 +1,4 @@
-"""The run ledger: ``data/raw/<run_id>/manifest.json``, rewritten atomically as results arrive.
+"""The run ledger: ``data/raw/<run_id>/manifest.json`` and the journal of what changed since.
 
 A manifest records what ran, where and how it ended, so that a report can always be re-made and
 ``--resume`` knows what is missing::
@@ -8,6 +8,7 @@ A manifest records what ran, where and how it ended, so that a report can always
       "run_id": "20240501T101500Z-RndRead",   # anfperf.ingest takes run ids from here
       "status": "running" | "complete" | "partial" | "interrupted",
       "created": ISO time, "updated": ISO time, "anfperf_version": "...",
+      "journal_seq": n,                         # the last journal entry written into it
       "tool": "fio", "workloads": [...],        # the workload specs as given by the planner
       "hosts": {host: {hostname, port, user, jump, local, volumes, workdir,
                        "facts": {preflight facts, tool versions}, "problems": [...]}},
@@ -17,15 +18,26 @@ A manifest records what ran, where and how it ended, so that a report can always
                                   "elapsed_s", "collected", "attempts", "tool_version"}}}]
     }
 
-Task status is one of :data:`TASK_STATES`; only ``'ok'`` counts as done. Each write goes to a
-temporary file in the same folder, is flushed to disk and renamed over the old manifest, so a
-crash leaves the previous complete manifest, never a torn one. While a run is going, a reserve
-file (:data:`RESERVE_NAME`) holds space for the manifest: when the disk fills up, the reserve is
-given back so that the ledger can still say truthfully what happened.
+Task status is one of :data:`TASK_STATES`; only ``'ok'`` counts as done.
+
+The manifest is written whole at the start and the end of a run, on top-level changes, and when
+its journal has grown as large as itself: each time to a temporary file in the same folder,
+flushed to disk and renamed over the old one, so a crash leaves the previous complete manifest,
+never a torn one. In between, each change a host reports is one line appended to the journal
+(:data:`~anfperf.schema.MANIFEST_JOURNAL_NAME`) and flushed to disk -- a few hundred bytes,
+where a 1,000-host manifest is 1.5 MB -- and reading a manifest
+(:func:`anfperf.schema.read_manifest`, :meth:`Manifest.load`) applies them: a run killed at any
+moment leaves a manifest and a journal that say everything recorded until then.
+
+While a run is going, a reserve file (:data:`RESERVE_NAME`) holds space for the ledger: when the
+disk fills up, the reserve is given back so that the ledger can still say truthfully what
+happened. A change that cannot be written even so stays in memory and is written with the next
+whole manifest.
 """
 
 from __future__ import annotations
 
+import contextlib
 import copy
 import errno
 import json
@@ -38,13 +50,16 @@ from pathlib import Path
 from typing import Any
 
 from anfperf.errors import AnfperfError, ParseError
+from anfperf.schema import MANIFEST_JOURNAL_NAME, apply_journal, read_journal
 from anfperf.schema import MANIFEST_NAME as MANIFEST_NAME  # the runner writes what it names
 
 log = logging.getLogger(__name__)
-#: Space kept free for the manifest while a run is going (a manifest of 24 hosts x 20 steps
-#: takes about 300 KiB).
+#: Space kept free for the ledger while a run is going: at least this, and more for large
+#: manifests (a manifest of 24 hosts x 20 steps takes about 300 KiB, of 1,000 hosts 1.5 MB).
 RESERVE_NAME = ".anfperf-reserve"
 RESERVE_BYTES = 1 << 20
+#: The journal is folded into the manifest once it is as large as the manifest, or this.
+JOURNAL_MIN_BYTES = 256 << 10
 #: Errors that mean the local disk cannot take more data.
 DISK_FULL = (errno.ENOSPC, errno.EDQUOT)
 MANIFEST_VERSION = 1
@@ -89,7 +104,7 @@ def atomic_write_json(path: str | os.PathLike, obj: Any) -> Path:
 
 
 class Manifest:
-    """A run's ledger, kept on disk: every change is written at once, atomically.
+    """A run's ledger, kept on disk: every change is written at once (see the module docstring).
 
     Thread-safe: the fleet's per-host threads record their results as they arrive.
 
@@ -99,16 +114,33 @@ class Manifest:
         ``<out>/<run_id>``; the manifest is ``run_dir / 'manifest.json'``.
     data : dict
         The manifest's content (see the module docstring).
+
+    Attributes
+    ----------
+    checkpoints, journal_entries, bytes_written : int
+        Whole writes of the manifest, journal lines and the bytes of both written so far.
     """
 
     def __init__(self, run_dir: str | os.PathLike, data: dict[str, Any]):
         self.run_dir = Path(run_dir)
         self._data = data
         self._lock = threading.RLock()
+        seq = data.get("journal_seq")
+        self._seq = seq if isinstance(seq, int) else 0
+        self._journal: int | None = None  # its file descriptor, open for appending
+        self._journal_bytes = 0
+        self._manifest_bytes = 0
+        self._unsaved = False  # a change neither file holds: the next change writes it whole
+        self._warned: set[str] = set()
+        self.checkpoints = self.journal_entries = self.bytes_written = 0
 
     @property
     def path(self) -> Path:
         return self.run_dir / MANIFEST_NAME
+
+    @property
+    def journal_path(self) -> Path:
+        return self.run_dir / MANIFEST_JOURNAL_NAME
 
     @property
     def run_id(self) -> str:
@@ -126,8 +158,13 @@ class Manifest:
 
     @classmethod
     def load(cls, run_dir: str | os.PathLike) -> Manifest:
-        """Read the manifest of an earlier run (for ``--resume``)."""
+        """Read the manifest of an earlier run with its journal (for ``--resume``)."""
         path = Path(run_dir) / MANIFEST_NAME
+        journal = path.with_name(MANIFEST_JOURNAL_NAME)
+        try:
+            text = read_journal(journal)  # first: see read_journal
+        except OSError as exc:
+            raise ParseError(journal, f"cannot be read: {exc.strerror or exc}") from None
         try:
             data = json.loads(path.read_text(encoding="utf-8"))
         except OSError as exc:
@@ -136,10 +173,11 @@ class Manifest:
             raise ParseError(path, f"not a valid manifest: {exc}") from None
         if not isinstance(data, dict) or not isinstance(data.get("steps"), list):
             raise ParseError(path, "not an anfperf run manifest (no 'steps')")
-        return cls(run_dir, data)
+        return cls(run_dir, apply_journal(data, text))
 
     def write(self) -> Path:
-        """Write the manifest atomically, using the reserve when the disk is full.
+        """Write the manifest whole, atomically (its journal folded in), using the reserve when
+        the disk is full.
 
         Raises
         ------
@@ -149,23 +187,103 @@ class Manifest:
         """
         with self._lock:
             self._data["updated"] = now_iso()
+            self._data["journal_seq"] = self._seq
+            text = (json.dumps(self._data, indent=2, sort_keys=False, default=str) + "\n").encode()
+            self._with_reserve(lambda: atomic_write_bytes(self.path, text), self.path)
+            self._manifest_bytes = len(text)
+            self.checkpoints += 1
+            self.bytes_written += len(text)
+            self._unsaved = False
+            # the manifest holds every entry now: the journal may go (a crash before it is gone
+            # leaves entries numbered up to journal_seq, which readers skip)
+            self._close_journal()
             try:
-                return atomic_write_json(self.path, self._data)
+                os.unlink(self.journal_path)
+            except FileNotFoundError:
+                pass
             except OSError as exc:
-                if exc.errno not in DISK_FULL or not self.release_reserve():
-                    raise AnfperfError(
-                        f"{self.path}: cannot be written: {exc.strerror or exc}"
-                    ) from None
-                log.warning("%s: the disk is full: using the space held in reserve", self.run_dir)
-            try:
-                return atomic_write_json(self.path, self._data)
-            except OSError as exc:
-                raise AnfperfError(
-                    f"{self.path}: cannot be written: {exc.strerror or exc}"
-                ) from None
+                log.warning("%s: cannot be removed: %s", self.journal_path, exc.strerror or exc)
+            return self.path
 
-    def reserve(self, size: int = RESERVE_BYTES) -> None:
-        """Hold `size` bytes on the run's disk for later manifest writes (see :meth:`write`)."""
+    def close(self) -> None:
+        """Close the journal's file (the manifest object can still write later)."""
+        with self._lock:
+            self._close_journal()
+
+    def _close_journal(self) -> None:
+        if self._journal is not None:
+            os.close(self._journal)
+            self._journal = None
+            self._journal_bytes = 0
+
+    def _with_reserve(self, write, path: Path):
+        """`write()`, once more with the reserve given back if the disk is full."""
+        try:
+            return write()
+        except OSError as exc:
+            if exc.errno not in DISK_FULL or not self.release_reserve():
+                raise AnfperfError(f"{path}: cannot be written: {exc.strerror or exc}") from None
+            log.warning("%s: the disk is full: using the space held in reserve", self.run_dir)
+        try:
+            return write()
+        except OSError as exc:
+            raise AnfperfError(f"{path}: cannot be written: {exc.strerror or exc}") from None
+
+    def _change(self, at: list[Any], fields: dict[str, Any]) -> None:
+        """Apply `fields` to the object at path `at` and record the change on disk."""
+        with self._lock:
+            target: Any = self._data
+            for key in at:
+                target = target.setdefault(key, {}) if isinstance(target, dict) else target[key]
+            target.update(fields)
+            self._seq += 1
+            try:
+                if self._unsaved or self._journal_bytes > max(JOURNAL_MIN_BYTES,
+                                                              self._manifest_bytes):  # fmt: skip
+                    self.write()
+                else:
+                    entry = {"seq": self._seq, "at": at, "set": fields}
+                    line = (json.dumps(entry, default=str) + "\n").encode()
+                    self._with_reserve(lambda: self._append(line), self.journal_path)
+            except AnfperfError as exc:
+                # the run goes on; what is in memory is written whole at the next change
+                self._unsaved = True
+                if str(exc) not in self._warned:
+                    self._warned.add(str(exc))
+                    log.warning("%s (kept in memory: written when it can be)", exc)
+
+    def _append(self, line: bytes) -> None:
+        """Append one journal line and flush it to disk; nothing of it stays if that fails."""
+        if self._journal is None:
+            if self.journal_path.exists():
+                # left by an earlier process (its last line may be torn): fold it into the
+                # manifest, which then holds this change too, and start a new one
+                self.write()
+                return
+            flags = os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_APPEND
+            self._journal, self._journal_bytes = os.open(self.journal_path, flags, 0o644), 0
+            _fsync_folder(self.run_dir)  # the journal's name is on disk too
+        try:
+            view = memoryview(line)
+            while view:
+                view = view[os.write(self._journal, view) :]
+            os.fsync(self._journal)
+        except OSError:
+            with contextlib.suppress(OSError):  # no torn line before the next one
+                os.ftruncate(self._journal, self._journal_bytes)
+            raise
+        self._journal_bytes += len(line)
+        self.journal_entries += 1
+        self.bytes_written += len(line)
+
+    def reserve(self, size: int | None = None) -> None:
+        """Hold `size` bytes on the run's disk for later ledger writes (see :meth:`write`).
+
+        Default: :data:`RESERVE_BYTES`, or room for the manifest written twice and as much
+        journal when that is more.
+        """
+        if size is None:
+            size = max(RESERVE_BYTES, 3 * self._manifest_bytes)
         path = self.run_dir / RESERVE_NAME
         try:
             with open(path, "wb") as fh:
@@ -185,7 +303,13 @@ class Manifest:
         return True
 
     def update(self, **fields: Any) -> None:
-        """Set top-level fields and write."""
+        """Set top-level fields and write the manifest whole.
+
+        Raises
+        ------
+        anfperf.AnfperfError
+            It cannot be written (see :meth:`write`).
+        """
         with self._lock:
             self._data.update(fields)
             self.write()
@@ -196,20 +320,14 @@ class Manifest:
             return dict(self._data["steps"][step]["tasks"][host])
 
     def update_task(self, step: int, host: str, **fields: Any) -> None:
-        """Merge `fields` into one task's record and write."""
-        with self._lock:
-            self._data["steps"][step]["tasks"][host].update(fields)
-            self.write()
+        """Merge `fields` into one task's record and journal the change."""
+        self._change(["steps", step, "tasks", host], fields)
 
     def update_step(self, step: int, **fields: Any) -> None:
-        with self._lock:
-            self._data["steps"][step].update(fields)
-            self.write()
+        self._change(["steps", step], fields)
 
     def update_host(self, host: str, **fields: Any) -> None:
-        with self._lock:
-            self._data["hosts"].setdefault(host, {}).update(fields)
-            self.write()
+        self._change(["hosts", host], fields)
 
     def tasks(self) -> list[tuple[int, str, dict[str, Any]]]:
         """(step index, host, task record) for every task, in run order."""
@@ -227,3 +345,17 @@ class Manifest:
             for i, host, t in self.tasks()
             if t["status"] != "ok"
         ]
+
+
+def _fsync_folder(folder: Path) -> None:
+    """Flush a folder's entries to disk (a new file's name survives a crash)."""
+    try:
+        fd = os.open(folder, os.O_RDONLY)
+    except OSError:
+        return
+    try:
+        os.fsync(fd)
+    except OSError:
+        pass
+    finally:
+        os.close(fd)

@@ -20,8 +20,11 @@ from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from typing import Any
 
+from anfperf.runner.connect import ConnectError, open_connection
 from anfperf.runner.fleet import named_connections
+from anfperf.runner.hostrun import MAX_PARALLEL_HOSTS
 from anfperf.runner.inventory import DEFAULT_WORKDIR
+from anfperf.runner.runlog import held_ssh_log
 from anfperf.runner.security import describe_error, join, quote
 from anfperf.runner.tools import get_tool, tools
 
@@ -344,6 +347,7 @@ def preflight(
     timeout_s: float = 60,
     secrets: list[str] | None = None,
     launchers: Mapping[str, Mapping[str, str | None]] | None = None,
+    max_parallel_hosts: int = MAX_PARALLEL_HOSTS,
 ) -> dict[str, HostReport]:
     """Check every host in parallel; one report per host, unreachable hosts included.
 
@@ -367,6 +371,9 @@ def preflight(
         Texts to blank out of error messages (passwords, key text).
     launchers : mapping, optional
         Host -> (tool -> its program on that host), for the tools' version probes.
+    max_parallel_hosts : int
+        Hosts checked at once. What paramiko logs meanwhile (a traceback for every host that
+        does not greet) is kept off the console (:func:`~anfperf.runner.runlog.held_ssh_log`).
 
     Returns
     -------
@@ -381,7 +388,8 @@ def preflight(
             need_kib=need_kib, timeout_s=timeout_s, secrets=secrets, launchers=launchers,
         )  # fmt: skip
 
-    with ThreadPoolExecutor(max_workers=max(1, min(32, len(conns)))) as pool:
+    workers = max(1, min(max_parallel_hosts, len(conns)))
+    with held_ssh_log(), ThreadPoolExecutor(max_workers=workers) as pool:
         futures = {name: pool.submit(one, name, conn) for name, conn in conns.items()}
         reports = {name: f.result() for name, f in futures.items()}
     _fleet_warnings(reports)
@@ -411,7 +419,12 @@ def _preflight_host(
     )  # fmt: skip
     report = HostReport(name)
     try:
-        conn.open()
+        open_connection(conn, timeout_s, secrets or ())
+    except ConnectError as exc:
+        report.facts = {"reachable": False}
+        report.problems.append(f"unreachable: {exc.reason}")
+        return report
+    try:
         result = conn.run(script, hide=True, warn=True, in_stream=False, timeout=timeout_s)
         offset, uncertainty = clock_offset(conn)
     except Exception as exc:  # every failure to reach a host is reported, not raised
@@ -485,6 +498,7 @@ def preflight_inventory(
     tool: str | None = None,
     need_kib: int | None = None,
     timeout_s: float = 60,
+    max_parallel_hosts: int = MAX_PARALLEL_HOSTS,
 ) -> dict[str, HostReport]:
     """:func:`preflight` of every host of an inventory, with its volumes, workdir and Vdbench.
 
@@ -493,7 +507,7 @@ def preflight_inventory(
     inventory : anfperf.runner.Inventory
     connections : mapping, optional
         From ``inventory.connect()`` (made here when not given; the caller closes them).
-    tool, need_kib, timeout_s
+    tool, need_kib, timeout_s, max_parallel_hosts
         As for :func:`preflight`.
     """
     hosts = inventory.hosts
@@ -506,4 +520,5 @@ def preflight_inventory(
         need_kib=need_kib,
         timeout_s=timeout_s,
         secrets=inventory.secrets(),
+        max_parallel_hosts=max_parallel_hosts,
     )

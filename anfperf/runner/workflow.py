@@ -16,9 +16,11 @@ from typing import Any
 from anfperf.errors import AnfperfError, RemoteError
 from anfperf.folders import output_folder
 from anfperf.runner.fleet import DEFAULT_OUT, close_all, run_inventory
+from anfperf.runner.hostrun import MAX_PARALLEL_HOSTS
 from anfperf.runner.inventory import Inventory
 from anfperf.runner.manifest import Manifest
 from anfperf.runner.preflight import HostReport, preflight_inventory
+from anfperf.runner.runlog import held_ssh_log
 from anfperf.runner.security import check_folder_name
 from anfperf.runner.steps import RunPlan, plan_from_manifest, plan_workloads
 
@@ -73,6 +75,7 @@ def run_workloads(
     progress: bool = False,
     on_preflight: OnPreflight | None = None,
     on_start: OnStart | None = None,
+    max_parallel_hosts: int = MAX_PARALLEL_HOSTS,
 ) -> Manifest:
     """Preflight every host, then run `workloads` one after the other on all of them.
 
@@ -96,6 +99,9 @@ def run_workloads(
     on_preflight, on_start : callable, optional
         Told the plan and the reports after preflight, and the plan before it runs (the CLI
         prints them).
+    max_parallel_hosts : int
+        Hosts checked, connected to or collected from at once
+        (:func:`~anfperf.runner.fleet.run_plan`).
 
     Returns
     -------
@@ -113,7 +119,10 @@ def run_workloads(
         workloads, inventory, files=files, changes=changes, tool=tool, run_id=run_id,
         max_iops=max_iops,
     )  # fmt: skip
-    return _preflight_and_run(plan, inventory, out_dir, force, progress, on_preflight, on_start)
+    return _preflight_and_run(
+        plan, inventory, out_dir, force, progress, on_preflight, on_start,
+        max_parallel_hosts=max_parallel_hosts,
+    )  # fmt: skip
 
 
 def plan_run(
@@ -150,6 +159,7 @@ def resume_workloads(
     progress: bool = False,
     on_preflight: OnPreflight | None = None,
     on_start: OnStart | None = None,
+    max_parallel_hosts: int = MAX_PARALLEL_HOSTS,
 ) -> Manifest:
     """Preflight the hosts of run `run_id`, then run again what it is missing.
 
@@ -160,8 +170,9 @@ def resume_workloads(
     manifest = Manifest.load(Path(out_dir) / checked_run_id(run_id))
     plan = plan_from_manifest(manifest.data, inventory, source=manifest.path)
     return _preflight_and_run(
-        plan, inventory, out_dir, force, progress, on_preflight, on_start, resume=True
-    )
+        plan, inventory, out_dir, force, progress, on_preflight, on_start, resume=True,
+        max_parallel_hosts=max_parallel_hosts,
+    )  # fmt: skip
 
 
 def _preflight_and_run(
@@ -174,6 +185,7 @@ def _preflight_and_run(
     on_start: OnStart | None,
     *,
     resume: bool = False,
+    max_parallel_hosts: int = MAX_PARALLEL_HOSTS,
 ) -> Manifest:
     """Check the plan's hosts; run unless one has a problem (and not `force`)."""
     # before the hosts are checked, which takes time; made only when the run starts
@@ -181,17 +193,20 @@ def _preflight_and_run(
     inventory = inventory.select(plan.hosts)
     conns = inventory.connect()
     try:
-        reports = preflight_inventory(inventory, conns, tool=plan.options["tool"])
-        if on_preflight is not None:
-            on_preflight(plan, reports)
-        bad = {name: list(r.problems) for name, r in reports.items() if not r.ok}
-        if bad and not force:
-            raise RemoteError(f"nothing ran: fix the problems on {', '.join(bad)}", bad)
-        if on_start is not None:
-            on_start(plan)
-        return run_inventory(
-            plan, inventory, out_dir, connections=conns, reports=reports, resume=resume,
-            progress=progress,
-        )  # fmt: skip
+        with held_ssh_log():
+            reports = preflight_inventory(
+                inventory, conns, tool=plan.options["tool"], max_parallel_hosts=max_parallel_hosts
+            )
+            if on_preflight is not None:
+                on_preflight(plan, reports)
+            bad = {name: list(r.problems) for name, r in reports.items() if not r.ok}
+            if bad and not force:
+                raise RemoteError(f"nothing ran: fix the problems on {', '.join(bad)}", bad)
+            if on_start is not None:
+                on_start(plan)
+            return run_inventory(
+                plan, inventory, out_dir, connections=conns, reports=reports, resume=resume,
+                progress=progress, max_parallel_hosts=max_parallel_hosts,
+            )  # fmt: skip
     finally:
         close_all(conns)

@@ -3,7 +3,7 @@
 Each :class:`SshServer` is a real ``/usr/sbin/sshd -D`` with its own generated host key, a
 config that only accepts one generated client key (no passwords, no PAM), running as the
 current user. :class:`SshFleet` starts several and writes the known_hosts file and inventories
-that point at them. Used by tests/runner (fixtures in conftest.py), tests/runner/netns.py (the
+that point at them. :class:`SilentHosts` are hosts that accept TCP connections and never greet. Used by tests/runner (fixtures in conftest.py), tests/runner/netns.py (the
 same servers started inside network namespaces, on port 22) and benchmarks/bench_fleet.py.
 """
 
@@ -15,6 +15,7 @@ import shutil
 import signal
 import socket
 import subprocess
+import sys
 import time
 from collections.abc import Sequence
 from pathlib import Path
@@ -258,3 +259,68 @@ class SshFleet:
         }
         path.write_text(yaml.safe_dump(doc, sort_keys=False))
         return path
+
+
+#: Listens on every address given and never accepts: the kernel completes each TCP connection
+#: (up to the backlog) and nothing ever answers -- an SSH server that does not greet.
+_SILENT_SCRIPT = """
+import resource, signal, socket, sys
+port, addresses = int(sys.argv[1]), sys.argv[2:]
+_, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
+resource.setrlimit(resource.RLIMIT_NOFILE, (hard, hard))
+held = []
+for address in addresses:
+    s = socket.socket()
+    s.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+    s.bind((address, port))
+    s.listen(64)
+    held.append(s)
+print("ready", flush=True)
+signal.pause()
+"""
+
+
+class SilentHosts:
+    """Hosts that accept TCP connections on `port` but never send an SSH banner: one listening
+    socket per address of `addresses` (e.g. 127.77.0.1 ...), in a child process of their own
+    (so that their sockets do not count among the runner's open files)."""
+
+    def __init__(self, addresses: Sequence[str], port: int | None = None):
+        self.addresses = list(addresses)
+        self.port = port or free_port(self.addresses[0])
+        self.proc: subprocess.Popen | None = None
+
+    @staticmethod
+    def loopback(n: int, prefix: str = "127.77") -> list[str]:
+        """`n` loopback addresses ``prefix.x.y`` (x.y from 0.1 on)."""
+        return [f"{prefix}.{i // 250}.{i % 250 + 1}" for i in range(n)]
+
+    def start(self) -> SilentHosts:
+        self.proc = subprocess.Popen(
+            [sys.executable, "-c", _SILENT_SCRIPT, str(self.port), *self.addresses],
+            stdin=subprocess.DEVNULL,
+            stdout=subprocess.PIPE,
+            text=True,
+        )
+        if self.proc.stdout.readline().strip() != "ready":
+            self.stop()
+            raise RuntimeError(f"silent listeners on port {self.port} did not start")
+        return self
+
+    def stop(self) -> None:
+        if self.proc and self.proc.poll() is None:
+            self.proc.kill()
+            self.proc.wait()
+
+    def __enter__(self) -> SilentHosts:
+        return self.start()
+
+    def __exit__(self, *exc) -> None:
+        self.stop()
+
+    def hosts(self, prefix: str = "silent") -> dict[str, dict]:
+        """Inventory entries ``silent1`` ... for these addresses."""
+        return {
+            f"{prefix}{i + 1}": {"hostname": address, "port": self.port}
+            for i, address in enumerate(self.addresses)
+        }
