@@ -5,7 +5,6 @@ processes killed with SIGKILL."""
 
 from __future__ import annotations
 
-import json
 import os
 import signal
 import subprocess
@@ -20,6 +19,7 @@ from anfperf.cli import main
 from anfperf.runner import HostTask, Manifest, RunPlan, RunStep, close_all, load_inventory, run_plan
 from anfperf.runner.runlock import RunLock
 from anfperf.runner.stale import STALE_AFTER_S
+from anfperf.schema import read_manifest
 from tests.runner.test_fleet import json_iops, procs_in
 
 pytestmark = [pytest.mark.ssh, pytest.mark.fio]
@@ -43,10 +43,10 @@ def remote_dir_once_fio_runs(run_dir: Path, timeout_s: float = 60) -> str:
     """vm1's work folder of the run's first step, once fio works in it."""
     deadline = time.monotonic() + timeout_s
     while time.monotonic() < deadline:
+        doc = read_manifest(run_dir / "manifest.json")  # with its journal: as the run goes
         try:
-            tasks = json.loads((run_dir / "manifest.json").read_text())["steps"][0]["tasks"]
-            wd = tasks["vm1"].get("remote_dir")
-        except (OSError, ValueError, KeyError):
+            wd = doc["steps"][0]["tasks"]["vm1"].get("remote_dir")
+        except (TypeError, KeyError, IndexError):
             wd = None
         if wd and procs_in(wd):
             return wd
