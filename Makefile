@@ -38,8 +38,11 @@ lint: install
 	$(BIN)/ruff check anfperf tests benchmarks
 	$(BIN)/ruff format --check anfperf tests benchmarks
 
+# The suite mostly waits (fio runs, sshd, report kernels, a browser): 3 workers on 2 cores use
+# that time; a file's tests (and a notebook's cells) stay on one worker.
+TEST_WORKERS ?= 3
 test: install sysdeps lint
-	$(BIN)/python -m pytest -q tests $(if $(NOTEBOOKS),--nbval-lax --nbval-cell-timeout=600 $(NOTEBOOKS))
+	$(BIN)/python -m pytest -q -n $(TEST_WORKERS) --dist loadfile tests $(if $(NOTEBOOKS),--nbval-lax --nbval-cell-timeout=600 $(NOTEBOOKS))
 
 # The demo: a real fio sweep of this machine's disk (local executor, no SSH; about 2 minutes),
 # stored, modelled and rendered to reports/demo/report.html. `anfperf demo --no-measure` makes

@@ -16,6 +16,9 @@ import pandas as pd
 
 __all__ = [
     "MANIFEST_NAME",
+    "MANIFEST_JOURNAL_NAME",
+    "read_journal",
+    "apply_journal",
     "AGGREGATE_HOST",
     "RESERVED_HOST_NAMES",
     "host_label",
