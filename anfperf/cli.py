@@ -3,15 +3,51 @@
 from __future__ import annotations
 
 import argparse
+import enum
 import logging
+import math
 import os
 import signal
 import sys
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from collections.abc import Sequence as SequenceABC
 
 from anfperf import __version__
 from anfperf.errors import AnfperfError
+
+
+class ExitCode(enum.IntEnum):
+    """The exit statuses of ``anfperf``, for scripts and CI gates: the one place they are
+    defined (the README's table and ``anfperf --help`` show :data:`EXIT_MEANINGS`)."""
+
+    OK = 0
+    PARTIAL = 1
+    ERROR = 2
+    INTERNAL = 3
+    INTERRUPTED = 130
+
+
+#: What each exit status means, in the words of the README and ``anfperf --help``.
+EXIT_MEANINGS = {
+    ExitCode.OK: "done: everything asked for",
+    ExitCode.PARTIAL: "done in part: files skipped, hosts or reports failed, damaged store parts "
+    "left out, preflight problems; what was done is kept and said",
+    ExitCode.ERROR: "usage or input error: a bad option or value, a file or path anfperf cannot "
+    "use, no plan meeting the target; one line 'anfperf: error: ...' says what",
+    ExitCode.INTERNAL: "an unexpected error, a bug in anfperf: its traceback is printed",
+    ExitCode.INTERRUPTED: "interrupted (Ctrl-C, SIGTERM); what was collected is kept",
+}
+
+
+def _exit_status_help() -> str:
+    """The epilog of ``anfperf --help``: every exit status and its meaning."""
+    import textwrap
+
+    lines = ["exit status:"]
+    for code, meaning in EXIT_MEANINGS.items():
+        lines.append(textwrap.fill(f"{int(code):<4} {meaning}", 78, initial_indent="  ",
+                                   subsequent_indent=" " * 7))  # fmt: skip
+    return "\n".join(lines)
 
 
 def _positive(text: str) -> float:
@@ -36,6 +72,55 @@ def _positive_int(text: str) -> int:
     return value
 
 
+def _row_count(text: str) -> int:
+    """argparse type of --max-rows: a whole number >= 0 (0: the totals line alone)."""
+    try:
+        value = int(text)
+    except ValueError:
+        value = -1
+    if value < 0:
+        raise argparse.ArgumentTypeError(f"not a whole number >= 0: {text!r}")
+    return value
+
+
+def _number_in(
+    bounds: Callable[[], tuple[float, float]], *, whole: bool = False
+) -> Callable[[str], float]:
+    """argparse type: a number within ``bounds()`` (both included), so that an error names the
+    option and the value as typed. `bounds` is called when a value is given: the library's
+    ranges (pandas behind them) are not loaded for ``anfperf --version``."""
+
+    def parse(text: str) -> float:
+        low, high = bounds()
+        try:
+            value = int(text) if whole else float(text)
+        except ValueError:
+            value = math.nan
+        if not low <= value <= high:
+            kind = "a whole number" if whole else "a number"
+            raise argparse.ArgumentTypeError(f"not {kind} within {low:g} .. {high:g}: {text!r}")
+        return value
+
+    return parse
+
+
+def _plausible(name: str) -> Callable[[], tuple[float, float]]:
+    """The planner's plausible range of its input `name` (:data:`anfperf.models.plan.PLAUSIBLE`)."""
+
+    def bounds() -> tuple[float, float]:
+        from anfperf.models.plan import PLAUSIBLE
+
+        return PLAUSIBLE[name]
+
+    return bounds
+
+
+def _nconnect_range() -> tuple[float, float]:
+    from anfperf.models import nfs_client_value
+
+    return 1, nfs_client_value("nconnect_max")
+
+
 class _ToolChoices(SequenceABC):
     """The registered tools (:mod:`anfperf.runner.tools`) as argparse choices, looked up when
     argparse first needs them: the registry loads Fabric and pandas, which ``anfperf --version``
@@ -58,13 +143,20 @@ class _ToolChoices(SequenceABC):
         return len(self._names())
 
 
+def _print_json(data: object) -> None:
+    """`data` as standard JSON on stdout, alone there (progress and warnings go to stderr)."""
+    import json
+
+    from anfperf.jsonable import jsonable
+
+    print(json.dumps(jsonable(data), indent=2, allow_nan=False))
+
+
 def _ingest(args: argparse.Namespace) -> int:
     from pathlib import Path
 
-    from anfperf.errors import StoreWriteError
     from anfperf.folders import output_folder
     from anfperf.ingest import read_all
-    from anfperf.store import save_frame
     from anfperf.summary import format_table, summary_table
 
     if args.out:  # before reading what may be thousands of files: a file's folder, or the store
@@ -75,31 +167,56 @@ def _ingest(args: argparse.Namespace) -> int:
         print(f"anfperf: warning: {note}", file=sys.stderr)
     for item in skipped:
         print(f"anfperf: warning: skipped {item}", file=sys.stderr)
+    said = {  # --json: what the text says, with units in the keys
+        "paths": args.paths, "rows": len(frame), "files": 0, "runs": [], "job_steps": 0,
+        "summary": [], "skipped": [{"path": i.path, "line": i.line, "reason": i.reason}
+                                   for i in skipped],
+        "warnings": list(notes), "out": None,
+    }  # fmt: skip
     if frame.empty:
         print("anfperf: no results found in " + " ".join(args.paths), file=sys.stderr)
-        return 1
+        if args.json:
+            _print_json(said)
+        return ExitCode.PARTIAL
     table = summary_table(frame)
-    if table.empty:
-        print("no whole-run rows (interval rows only): no summary to show")
-    else:
-        print(format_table(table, max_rows=args.max_rows))
-    print(
-        f"\n{len(frame)} rows from {frame['source_file'].nunique()} files, "
-        f"{frame['run_id'].nunique()} runs, {len(table)} job steps"
-    )
+    said.update(files=frame["source_file"].nunique(), runs=sorted(frame["run_id"].unique()),
+                job_steps=len(table), summary=table)  # fmt: skip
+    if not args.json:
+        if table.empty:
+            print("no whole-run rows (interval rows only): no summary to show")
+        elif text := format_table(table, max_rows=args.max_rows):
+            print(text)
+        print(f"\n{len(frame)} rows from {said['files']} files, {len(said['runs'])} runs, "
+              f"{len(table)} job steps")  # fmt: skip
+    status = ExitCode.PARTIAL if skipped else ExitCode.OK
     if args.out:
-        try:
-            path = save_frame(frame, args.out)
-        except StoreWriteError as exc:
-            if not exc.saved:
-                raise
-            # some runs are in the store, whole: say which, and which to ingest again
-            print(f"anfperf: error: {exc}", file=sys.stderr)
-            print(f"  saved: {', '.join(map(repr, exc.saved))}", file=sys.stderr)
-            print(f"  not saved: {', '.join(map(repr, exc.unsaved))}", file=sys.stderr)
-            return 1
+        said["out"] = _save(frame, args.out, said["runs"], quiet=args.json)
+        if said["out"]["error"] is not None:
+            status = ExitCode.PARTIAL
+    if args.json:
+        _print_json(said)
+    return status
+
+
+def _save(frame, out: str, runs: list[str], *, quiet: bool) -> dict:
+    """Save an ingested frame; what was saved: path, runs saved and not, the error if any."""
+    from anfperf.errors import StoreWriteError
+    from anfperf.store import save_frame
+
+    try:
+        path = save_frame(frame, out)
+    except StoreWriteError as exc:
+        if not exc.saved:
+            raise
+        # some runs are in the store, whole: say which, and which to ingest again
+        print(f"anfperf: error: {exc}", file=sys.stderr)
+        print(f"  saved: {', '.join(map(repr, exc.saved))}", file=sys.stderr)
+        print(f"  not saved: {', '.join(map(repr, exc.unsaved))}", file=sys.stderr)
+        return {"path": exc.store, "runs_saved": exc.saved, "runs_not_saved": exc.unsaved,
+                "error": str(exc)}  # fmt: skip
+    if not quiet:
         print(f"saved to {path}")
-    return 1 if skipped else 0
+    return {"path": path, "runs_saved": runs, "runs_not_saved": [], "error": None}
 
 
 def _demo(args: argparse.Namespace) -> int:
@@ -115,10 +232,16 @@ def _demo(args: argparse.Namespace) -> int:
         args.out, measure_here=not args.no_measure, directory=args.dir, point_s=args.point_s,
         file_size_mib=args.file_size_mib, progress=sys.stderr.isatty(), on_phase=say,
     )  # fmt: skip
+    if args.json:
+        _print_json({
+            "report": result.report, "store": result.store, "run_dirs": result.run_dirs,
+            "headline": result.headline, "runs": result.numbers,
+        })  # fmt: skip
+        return ExitCode.OK
     print("\n".join(result.headline))
     print(f"store: {result.store}")
     print(f"report: {result.report}")
-    return 0
+    return ExitCode.OK
 
 
 def _runs(args: argparse.Namespace) -> int:
@@ -130,11 +253,18 @@ def _runs(args: argparse.Namespace) -> int:
         runs = list_runs(args.store)
     for message, _ in said:
         print(f"anfperf: warning: {message}", file=sys.stderr)
+    status = ExitCode.PARTIAL if said else ExitCode.OK
+    if args.json:
+        listed = runs.rename(columns={"start": "start_utc", "end": "end_utc"})
+        _print_json({"store": args.store, "runs": listed, "rows": int(runs["rows"].sum()),
+                     "warnings": [message for message, _ in said]})  # fmt: skip
+        return status
     for col in ("start", "end"):
         runs[col] = runs[col].dt.strftime("%Y-%m-%d %H:%M:%S")
-    print(format_table(runs, max_rows=args.max_rows))
-    print(f"\n{len(runs)} runs, {int(runs['rows'].sum())} rows in {args.store}")
-    return 1 if said else 0
+    if text := format_table(runs, max_rows=args.max_rows):
+        print(text + "\n")
+    print(f"{len(runs)} runs, {int(runs['rows'].sum())} rows in {args.store}")
+    return status
 
 
 def _workloads(args: argparse.Namespace) -> int:
@@ -155,7 +285,7 @@ def _workloads(args: argparse.Namespace) -> int:
         for row in rows:
             print("  ".join(v.ljust(n) for v, n in zip(row, widths, strict=True)).rstrip())
         print(f"\n{len(chosen)} workloads; render with --tool vdbench|fio|diskspd [--out DIR]")
-        return 0
+        return ExitCode.OK
     files, errors = render_files(
         chosen, args.tool or "vdbench", args.volume or ["/mnt/vdb1"], args.host or [],
         user=args.user, vdbench_dir=args.vdbench_dir, max_iops=args.max_iops,
@@ -172,12 +302,13 @@ def _workloads(args: argparse.Namespace) -> int:
             if len(files) > 1:
                 print(f"# ---- {name}")
             print(text, end="")
-    return 1 if errors else 0
+    return ExitCode.PARTIAL if errors else ExitCode.OK
 
 
 def _plan(args: argparse.Namespace) -> int:
     from anfperf.errors import ModelError
     from anfperf.models import nfs_client_value, plan
+    from anfperf.planning import LEVELS, PlanInputs, explain_plan
 
     prices = {}
     for item in args.price or []:
@@ -191,6 +322,7 @@ def _plan(args: argparse.Namespace) -> int:
     nconnect = args.nconnect
     if nconnect is None:  # read here, not at parser time: `anfperf --version` loads no tables
         nconnect = int(nfs_client_value("nconnect_recommended"))
+    levels = args.level or LEVELS
     result = plan(
         bs_kib=args.bs_kib,
         bw_mib_s=args.bw_mib_s,
@@ -200,49 +332,59 @@ def _plan(args: argparse.Namespace) -> int:
         lat_ms=args.lat_ms,
         capacity_tib=args.capacity_tib,
         pattern=args.pattern,
-        levels=args.level or ("Standard", "Premium", "Ultra", "Flexible"),
+        levels=levels,
         vm_sizes=args.vm_size,
         prices=prices or None,
         rule=args.rule,
         nconnect=nconnect,
         nfs_version=args.nfs_version,
     )
-    with _pd_display():
-        print(result.reasoning[["step", "decision", "why"]].to_string(index=False))
-        if args.all_options:
-            print("\nstorage options:")
-            shown = result.storage_options.drop(columns="ranked_by")
-            print(shown.to_string(index=False, na_rep="-"))
-            print("\nclient options:")
-            print(result.client_options.to_string(index=False))
-    return 0
-
-
-def _pd_display():
-    """Wide, unwrapped tables for the terminal."""
-    import pandas as pd
-
-    return pd.option_context("display.width", 250, "display.max_colwidth", 200)
+    # the notebook's view of the plan: what to buy, what binds, the options, in its words
+    asked = PlanInputs(
+        target_mib_s=args.bw_mib_s, target_iops=args.iops, bs_kib=args.bs_kib,
+        read_pct=args.read_pct, lat_slo_ms=args.lat_slo_ms, levels=tuple(levels),
+        vm_size=args.vm_size[0] if args.vm_size and len(args.vm_size) == 1 else None,
+        nconnect=nconnect, capacity_tib=args.capacity_tib,
+    )  # fmt: skip
+    view = explain_plan(asked, result, pattern=args.pattern, rule=args.rule,
+                        nfs_version=args.nfs_version)  # fmt: skip
+    if args.json:
+        _print_json(view.as_dict())
+        return ExitCode.OK
+    print(view.text(all_options=args.all_options))
+    if not args.all_options:
+        print("\n(--all: the reasoning, every limit of the plan, and why each option is or is "
+              "not feasible)")  # fmt: skip
+    return ExitCode.OK
 
 
 def _add_plan_parser(sub: argparse._SubParsersAction) -> None:
     planner = sub.add_parser(
         "plan",
         help="service level, quota, client VMs and threads for a throughput target",
-        description="From a target (MiB/s or IOPS at a block size, read %%, latency SLO) to the "
-        "cheapest service level and quota, client VM count and size, and threads per VM, "
-        "with the reasoning as a table.",
+        description="From a target (MiB/s or IOPS at a block size, read %, latency SLO) to what "
+        "to buy: the cheapest service level and quota (with its monthly cost when --price is "
+        "given), the client VMs and their size, the threads per VM and what binds; then the "
+        "options considered (--all: with the reasoning and why each option is or is not "
+        "feasible; --json: all of it for scripts).",
     )
     target = planner.add_mutually_exclusive_group(required=True)
-    target.add_argument("--bw-mib-s", type=float, help="target throughput [MiB/s]")
-    target.add_argument("--iops", type=float, help="target I/O rate [1/s]")
-    planner.add_argument("--bs-kib", type=float, required=True, help="block size [KiB]")
-    planner.add_argument("--read-pct", type=float, default=100.0, help="read share [%%]")
-    planner.add_argument("--lat-slo-ms", type=float, help="latency objective [ms]")
-    planner.add_argument("--lat-ms", type=float, help="latency expected at the target [ms]")
+    target.add_argument("--bw-mib-s", type=_number_in(_plausible("bw_mib_s")),
+                        metavar="MIB_S", help="target throughput [MiB/s]")  # fmt: skip
+    target.add_argument("--iops", type=_number_in(_plausible("iops")), metavar="IOPS",
+                        help="target I/O rate [1/s]")  # fmt: skip
+    planner.add_argument("--bs-kib", type=_number_in(_plausible("bs_kib")), required=True,
+                         metavar="KIB", help="block size [KiB]")  # fmt: skip
+    planner.add_argument("--read-pct", type=_number_in(lambda: (0, 100)), default=100.0,
+                         metavar="PCT", help="read share [%%] (default 100)")  # fmt: skip
+    planner.add_argument("--lat-slo-ms", type=_number_in(_plausible("lat_slo_ms")),
+                         metavar="MS", help="latency objective [ms]")  # fmt: skip
+    planner.add_argument("--lat-ms", type=_number_in(_plausible("lat_ms")), metavar="MS",
+                         help="latency expected at the target [ms]")  # fmt: skip
     planner.add_argument(
-        "--capacity-tib", type=float, default=0.0, help="capacity the volume must hold [TiB]"
-    )
+        "--capacity-tib", type=_number_in(lambda: (0, math.inf)), default=0.0, metavar="TIB",
+        help="capacity the volume must hold [TiB]",
+    )  # fmt: skip
     planner.add_argument("--pattern", choices=["sequential", "random"], help="access pattern")
     planner.add_argument(
         "--level", action="append", help="service level to consider (repeat; default: all)"
@@ -259,7 +401,7 @@ def _add_plan_parser(sub: argparse._SubParsersAction) -> None:
     )
     planner.add_argument("--rule", default="current", help="volume-limit rules (default current)")
     planner.add_argument(
-        "--nconnect", type=int,
+        "--nconnect", type=_number_in(_nconnect_range, whole=True), metavar="N",
         help="NFS connections per mount (default: the recommended value of the NFS client table, 8)",
     )  # fmt: skip
     planner.add_argument("--nfs-version", default="3", choices=["3", "4.1"])
@@ -267,8 +409,10 @@ def _add_plan_parser(sub: argparse._SubParsersAction) -> None:
         "--all",
         dest="all_options",
         action="store_true",
-        help="also print every storage and client option considered",
+        help="also print the reasoning, every limit of the plan and why each option is or is "
+        "not feasible",
     )
+    _add_json_argument(planner, "the plan, its reasoning and every option")
     planner.set_defaults(func=_plan)
 
 
@@ -308,7 +452,7 @@ def _preflight(args: argparse.Namespace) -> int:
     bad = [name for name, r in reports.items() if not r.ok]
     print(f"\n{len(reports) - len(bad)} of {len(reports)} hosts ready" + (
         f"; problems on {', '.join(bad)}" if bad else ""))  # fmt: skip
-    return 1 if bad else 0
+    return ExitCode.PARTIAL if bad else ExitCode.OK
 
 
 def _run(args: argparse.Namespace) -> int:
@@ -322,10 +466,10 @@ def _run(args: argparse.Namespace) -> int:
     if args.resume and (args.workloads or args.set or args.file or args.run_id):
         print("anfperf: --resume runs the recorded run as it was planned: no workloads, "
               "--set, --file or --run-id with it", file=sys.stderr)  # fmt: skip
-        return 2
+        return ExitCode.ERROR
     if not args.resume and not args.workloads:
         print("anfperf: name the workloads to run (see `anfperf workloads`)", file=sys.stderr)
-        return 2
+        return ExitCode.ERROR
     if args.dry_run:
         return _dry_run(args)
     started = []
@@ -355,7 +499,7 @@ def _run(args: argparse.Namespace) -> int:
             )  # fmt: skip
     except RemoteError as exc:
         print(f"\nanfperf: {exc} (or --force)", file=sys.stderr)
-        return 1
+        return ExitCode.PARTIAL
     except KeyboardInterrupt:
         if started:
             (run_id,) = started
@@ -367,7 +511,7 @@ def _run(args: argparse.Namespace) -> int:
     print(f"{manifest.status}: raw outputs and manifest.json in {manifest.run_dir}")
     if manifest.status != "complete":
         print(f"re-run what is missing with: anfperf run --resume {manifest.run_id} ...")
-    return 0 if manifest.status == "complete" else 1
+    return ExitCode.OK if manifest.status == "complete" else ExitCode.PARTIAL
 
 
 def _dry_run(args: argparse.Namespace) -> int:
@@ -388,7 +532,7 @@ def _dry_run(args: argparse.Namespace) -> int:
             run_id=args.run_id, max_iops=args.max_iops,
         )  # fmt: skip
     print(format_dry_run(dry_run(plan, inventory.select(plan.hosts))))
-    return 0
+    return ExitCode.OK
 
 
 def _report(args: argparse.Namespace) -> int:
@@ -424,12 +568,31 @@ def _report(args: argparse.Namespace) -> int:
     )  # fmt: skip
     for r in results:
         if r.ok:
-            print(f"wrote {r.html} ({r.duration_s:.1f} s)")
+            if not args.json:
+                print(f"wrote {r.html} ({r.duration_s:.1f} s)")
             continue
         print(f"anfperf: report {r.name} failed: {r.error}", file=sys.stderr)
         if r.error.html:
             print(f"anfperf: partial report: {r.error.html}", file=sys.stderr)
-    return 0 if all(r.ok for r in results) else 1
+    if args.json:
+        _print_json({"reports": [_report_json(r) for r in results]})
+    return ExitCode.OK if all(r.ok for r in results) else ExitCode.PARTIAL
+
+
+def _report_json(result) -> dict:
+    """One report for ``anfperf report --json``: its files, what it was given, its headline
+    (read back from the executed notebook: what the page showed first)."""
+    from anfperf.report.page import read_headline
+
+    headline = None
+    if result.ipynb is not None and result.ipynb.exists():
+        headline = read_headline(result.ipynb)
+    return {
+        "name": result.name, "ok": result.ok, "html": result.html, "ipynb": result.ipynb,
+        "notebook": result.notebook, "duration_s": result.duration_s,
+        "error": None if result.error is None else str(result.error),
+        "parameters": result.parameters, "inputs": result.inputs, "headline": headline,
+    }  # fmt: skip
 
 
 def _add_report_parser(sub: argparse._SubParsersAction) -> None:
@@ -473,7 +636,16 @@ def _add_report_parser(sub: argparse._SubParsersAction) -> None:
     rep.add_argument(
         "--cwd", metavar="DIR", help="folder the notebook runs in (default: its own folder)"
     )
+    _add_json_argument(rep, "per report: its files, parameters, inputs and headline")
     rep.set_defaults(func=_report)
+
+
+def _add_json_argument(p: argparse.ArgumentParser, what: str) -> None:
+    p.add_argument(
+        "--json", action="store_true",
+        help=f"print {what} as JSON on stdout instead of text (progress and warnings stay on "
+        "stderr)",
+    )  # fmt: skip
 
 
 def _add_hosts_arguments(p: argparse.ArgumentParser) -> None:
@@ -516,13 +688,15 @@ def _add_ingest_parser(sub: argparse._SubParsersAction) -> None:
     )
     ingest.add_argument("--run-id", help="run identifier for all rows (default: from the paths)")
     ingest.add_argument(
-        "--max-rows", type=int, metavar="N", help="summary rows shown at most (default: all)"
-    )
+        "--max-rows", type=_row_count, metavar="N",
+        help="summary rows shown at most (default: all; 0: the totals line alone)",
+    )  # fmt: skip
     ingest.add_argument(
         "--max-file-mib", type=_positive, metavar="MIB",
         help="largest file read, stored or decompressed (default: 256; a larger one is skipped "
         "with a warning)",
     )  # fmt: skip
+    _add_json_argument(ingest, "the summary, the files skipped and what was saved")
     ingest.set_defaults(func=_ingest)
 
 
@@ -532,7 +706,7 @@ def _add_demo_parser(sub: argparse._SubParsersAction) -> None:
         "demo",
         help="measure this machine with fio, model it and render a report (about 2 minutes)",
         description="A short real sweep with fio on a temporary folder of the local disk (4 KiB "
-        "random reads at queue depth 1..64, an 8 KiB read/write mix in 10 %% steps, 64 KiB "
+        "random reads at queue depth 1..64, an 8 KiB read/write mix in 10 % steps, 64 KiB "
         "sequential read and write), ingested into a store, modelled and reported. "
         "--no-measure reports the bundled real samples instead.",
     )
@@ -547,14 +721,14 @@ def _add_demo_parser(sub: argparse._SubParsersAction) -> None:
     )
     demo.add_argument(
         "--point-s",
-        type=int,
+        type=_positive_int,
         default=2,
         metavar="S",
         help="measured seconds per load point (default 2; 1 s warm-up each)",
     )
     demo.add_argument(
         "--file-size-mib",
-        type=int,
+        type=_positive_int,
         default=64,
         metavar="MIB",
         help="size of each data file (default 64)",
@@ -565,6 +739,7 @@ def _add_demo_parser(sub: argparse._SubParsersAction) -> None:
         metavar="DIR",
         help="where raw/, store/ and report.html go (default reports/demo)",
     )
+    _add_json_argument(demo, "the paths made and each run's headline numbers")
     demo.set_defaults(func=_demo)
 
 
@@ -577,7 +752,9 @@ def _add_runs_parser(sub: argparse._SubParsersAction) -> None:
         "loading their rows (DuckDB reads the store).",
     )
     runs.add_argument("store", metavar="STORE")
-    runs.add_argument("--max-rows", type=int, default=200, help="rows shown at most")
+    runs.add_argument("--max-rows", type=_row_count, default=200, metavar="N",
+                      help="rows shown at most (default 200; 0: the totals line alone)")  # fmt: skip
+    _add_json_argument(runs, "every run: run_id, tool, workloads, hosts, start_utc, end_utc, rows")
     runs.set_defaults(func=_runs)
 
 
@@ -689,9 +866,12 @@ def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="anfperf",
         description="Run, ingest, model and report storage benchmarks for Azure NetApp Files.",
+        epilog=_exit_status_help(),
+        formatter_class=argparse.RawDescriptionHelpFormatter,  # the epilog is a table
     )
     parser.add_argument("--version", action="version", version=f"anfperf {__version__}")
-    parser.add_argument("-v", "--verbose", action="store_true", help="log what anfperf does")
+    verbose = "log what anfperf does (on run: every host's events) to stderr"
+    parser.add_argument("-v", "--verbose", action="store_true", help=verbose)
     sub = parser.add_subparsers(dest="command", required=True)
     _add_ingest_parser(sub)
     _add_demo_parser(sub)
@@ -701,6 +881,11 @@ def build_parser() -> argparse.ArgumentParser:
     _add_workloads_parser(sub)
     _add_plan_parser(sub)
     _add_report_parser(sub)
+    for command in sub.choices.values():  # -v after the command too: `anfperf run ... -v`
+        # SUPPRESS: left out after the command, -v before it still counts
+        command.add_argument(
+            "-v", "--verbose", action="store_true", default=argparse.SUPPRESS, help=verbose
+        )
     return parser
 
 
@@ -716,7 +901,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         return args.func(args)
     except AnfperfError as exc:
         print(f"anfperf: error: {exc}", file=sys.stderr)
-        return 2
+        return ExitCode.ERROR
     except OSError as exc:  # a file anfperf did not expect to fail: still one line naming it
         from anfperf.folders import os_reason
 
@@ -726,12 +911,19 @@ def main(argv: Sequence[str] | None = None) -> int:
         else:
             path = os.fsdecode(exc.filename)
             print(f"anfperf: error: {path}: {os_reason(exc, path)}", file=sys.stderr)
-        return 2
+        return ExitCode.ERROR
     except KeyboardInterrupt:
         if owns_process:  # quick repeats of the Ctrl-C that stopped the run are the same press
             signal.signal(signal.SIGINT, signal.SIG_IGN)
         print("anfperf: interrupted", file=sys.stderr)
-        return 130
+        return ExitCode.INTERRUPTED
+    except Exception as exc:  # a bug: its traceback, and a status apart from "done in part"
+        import traceback
+
+        traceback.print_exc()
+        print(f"anfperf: internal error: {type(exc).__name__}: {exc} (a bug in anfperf: "
+              "please report it with the traceback above)", file=sys.stderr)  # fmt: skip
+        return ExitCode.INTERNAL
 
 
 if __name__ == "__main__":

@@ -23,13 +23,13 @@ import dataclasses
 import logging
 import math
 import os
+import textwrap
 import warnings
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import pandas as pd
-import plotly.graph_objects as go
 
 from anfperf._bundled import SAMPLES, samples_path
 from anfperf.errors import AnfperfError, ModelError
@@ -47,15 +47,13 @@ from anfperf.models.plan import (
 from anfperf.models.predict import PUBLISHED_BENCHMARK, predict_achievable
 from anfperf.models.quota import bw_to_iops, iops_to_bw, level_name
 from anfperf.paths import PathArg, path_list
-from anfperf.plots.planning import (
-    clients_vs_throughput,
-    concurrency_for_target,
-    quota_vs_throughput,
-)
 from anfperf.report import page
 from anfperf.report.page import Card, Section
 from anfperf.units import GIB_PER_TIB
 from anfperf.values import is_number, is_whole_number
+
+if TYPE_CHECKING:  # plotly loads in what_if_figures: `anfperf plan` prints text, no charts
+    import plotly.graph_objects as go
 
 __all__ = [
     "SAMPLE_SWEEP",
@@ -70,6 +68,7 @@ __all__ = [
     "PlanView",
     "what_if_figures",
     "plan_view",
+    "explain_plan",
     "controls",
     "control_values",
     "convert_target",
@@ -123,8 +122,10 @@ class PlanInputs:
         Block size [KiB].
     read_pct : float
         Read share [%].
-    lat_slo_ms : float
-        Latency objective [ms]; the plan sizes concurrency for it (Little's law).
+    lat_slo_ms : float or None
+        Latency objective [ms]; the plan sizes concurrency for it (Little's law). None: no
+        objective (``anfperf plan`` without ``--lat-slo-ms``): sized for the latency
+        :func:`anfperf.models.plan` assumes.
     vm_size : str or None
         Client VM size ('D32s_v5' or 'Standard_D32s_v5'); None lets the plan choose.
     clients : int or None
@@ -154,7 +155,7 @@ class PlanInputs:
     target_iops: float | None = None
     bs_kib: float = 64.0
     read_pct: float = 100.0
-    lat_slo_ms: float = 2.0
+    lat_slo_ms: float | None = 2.0
     vm_size: str | None = None
     clients: int | None = None
     levels: tuple[str, ...] = LEVELS
@@ -443,25 +444,31 @@ class PlanView:
         vcpus = self.client_options.set_index("vm_size")["vcpus"].get(p.vm_size)
         short = self.headroom_pct < -0.5
         cards = [
-            Card("Service level", p.level, _level_note(p.level)),
-            Card("Volume type", p.volume_type, f"sized for {p.bw_mib_s:,.0f} MiB/s"),
+            Card("Service level", p.level, _level_note(p.level), key="level", number=p.level),
+            Card("Volume type", p.volume_type, f"sized for {p.bw_mib_s:,.0f} MiB/s",
+                 key="volume_type", number=p.volume_type),
             Card("Quota", f"{page.format_number(p.quota_tib)} TiB",
                  f"at least {i.capacity_tib:g} TiB asked" if i.capacity_tib else
-                 "sized by throughput"),
+                 "sized by throughput", key="quota_tib", number=p.quota_tib),
             Card("Throughput limit", f"{p.throughput_limit_mib_s:,.0f} MiB/s",
-                 f"target {p.bw_mib_s:,.0f} MiB/s = {p.iops:,.0f} IOPS of {i.bs_kib:g} KiB"),
+                 f"target {p.bw_mib_s:,.0f} MiB/s = {p.iops:,.0f} IOPS of {i.bs_kib:g} KiB",
+                 key="throughput_limit_mib_s", number=p.throughput_limit_mib_s),
         ]  # fmt: skip
         if math.isfinite(self.cost_usd_month):
             cards.append(Card("Monthly cost", f"{self.cost_usd_month:,.0f} USD",
-                              "volume capacity at the prices given"))  # fmt: skip
+                              "volume capacity at the prices given", key="cost_usd_month",
+                              number=self.cost_usd_month))  # fmt: skip
         cards += [
             Card("Client VMs", f"{self.vm_count} x {vm}",
                  f"{vcpus} vCPUs each, nconnect={i.nconnect}" if vcpus else
-                 f"nconnect={i.nconnect}", "bad" if self.vm_count < p.vm_count else ""),
+                 f"nconnect={i.nconnect}", "bad" if self.vm_count < p.vm_count else "",
+                 key="vm_count", number=self.vm_count),
             Card("Threads per VM", f"{self.threads_per_vm:,}",
                  f"or iodepth x numjobs; {p.iops:,.0f} IOPS x {p.lat_ms:g} ms over "
-                 f"{_count(self.vm_count, 'VM')}"),
-            Card("Binds", self.binding, self._margin(), "bad" if short else ""),
+                 f"{_count(self.vm_count, 'VM')}", key="threads_per_vm",
+                 number=self.threads_per_vm),
+            Card("Binds", self.binding, self._margin(), "bad" if short else "", key="binding",
+                 number=self.binding),
         ]  # fmt: skip
         return cards
 
@@ -481,13 +488,17 @@ class PlanView:
             else ""
         )
         article = "an" if p.level[:1] in "AEIOU" else "a"
+        if i.lat_slo_ms is not None:
+            within = f"within {i.lat_slo_ms:g} ms"
+        else:
+            within = f"(sized for {p.lat_ms:g} ms: no latency objective given)"
         return (
             f"Buy {article} **{p.level} {p.volume_type} volume of "
             f"{page.format_number(p.quota_tib)} TiB**"
             f" ({p.throughput_limit_mib_s:,.0f} MiB/s){cost} and drive it from "
             f"**{self.vm_count} x {p.vm_size}** with **{self.threads_per_vm:,} outstanding I/O "
             f"per VM**: {p.bw_mib_s:,.0f} MiB/s = {p.iops:,.0f} IOPS of {i.bs_kib:g} KiB at "
-            f"{i.read_pct:g} % reads within {i.lat_slo_ms:g} ms; what binds: the {self.binding} "
+            f"{i.read_pct:g} % reads {within}; what binds: the {self.binding} "
             f"({self._margin().split(': ', 1)[1]})."
         )
 
@@ -498,15 +509,96 @@ class PlanView:
             items.append(page.bullets(self.notes))
         return items
 
+    def text(self, *, all_options: bool = False, width: int = 100) -> str:
+        """The plan for a terminal (``anfperf plan``): what to buy first, then the options.
+
+        Parameters
+        ----------
+        all_options : bool
+            Also the reasoning, every limit of the planned setup, and why each option is or
+            is not feasible (the tables of :meth:`sections`).
+        width : int
+            Characters per line; tables wrap their prose to fit.
+        """
+        cards = self.cards()
+        buy = page.Table(
+            pd.DataFrame(
+                {
+                    "label": [c.label for c in cards],
+                    "value": [c.value for c in cards],
+                    "note": [c.note for c in cards],
+                }
+            ),  # fmt: skip
+            [False, False, False],
+        )
+        parts = [
+            "What to buy",
+            buy.to_text(width, header=False, indent=2),
+            "",
+            textwrap.fill(self.verdict_text().replace("**", ""), width),
+        ]
+        if self.notes:
+            parts.append("")
+            parts += [textwrap.fill(f"- {n}", width, subsequent_indent="  ") for n in self.notes]
+        storage = ["level", "volume_type", "quota_tib", "limit_mib_s", "cost_usd_month",
+                   "feasible"]  # fmt: skip
+        clients = ["vm_size", "vcpus", "egress_mib_s", "vm_count", "total_vcpus"]
+        tables = []
+        if all_options:
+            # the limits' sources are in --json and the report; here their room goes to prose
+            tables += [self.reasoning_table(), self.constraints_table(source=False)]
+            storage.append("why")
+            clients.append("why")
+        tables += [
+            page.table(self.plan.storage_options, storage, labels=_OPTION_LABELS,
+                       caption="Storage options (first: the plan)"),
+            page.table(self.client_options, clients, labels=_OPTION_LABELS,
+                       caption="Client VM sizes (first: the plan, fewest total vCPUs)"),
+        ]  # fmt: skip
+        for t in tables:
+            parts += ["", t.to_text(width)]
+        return "\n".join(parts)
+
+    def as_dict(self) -> dict[str, Any]:
+        """The plan for machine readers (``anfperf plan --json``): keys with units, JSON's
+        types (:func:`anfperf.jsonable.jsonable`), None for what has no value."""
+        from anfperf.jsonable import jsonable
+
+        p, i = self.plan, self.inputs
+        vcpus = self.client_options.set_index("vm_size")["vcpus"].get(p.vm_size)
+        return jsonable({
+            "target": {
+                "bw_mib_s": p.bw_mib_s, "iops": p.iops, "bs_kib": i.bs_kib,
+                "read_pct": i.read_pct, "lat_slo_ms": i.lat_slo_ms,
+                "capacity_tib": i.capacity_tib,
+            },
+            "buy": {
+                "level": p.level, "volume_type": p.volume_type, "quota_tib": p.quota_tib,
+                "throughput_limit_mib_s": p.throughput_limit_mib_s,
+                "cost_usd_month": self.cost_usd_month, "vm_size": p.vm_size,
+                "vm_count": self.vm_count, "vcpus_per_vm": vcpus,
+                "threads_per_vm": self.threads_per_vm, "outstanding_io": p.outstanding,
+                "lat_ms": p.lat_ms, "nconnect": i.nconnect, "binding": self.binding,
+                "binding_mib_s": self.binding_mib_s, "headroom_pct": self.headroom_pct,
+            },
+            "verdict": self.verdict_text().replace("**", ""),
+            "notes": self.notes,
+            "reasoning": p.reasoning[["step", "decision", "why"]],
+            "constraints": self.constraints,
+            "storage_options": p.storage_options,
+            "client_options": p.client_options,
+        })  # fmt: skip
+
     def reasoning_table(self) -> page.Table:
         """The reasoning for people: step, decision, why."""
         return page.table(self.reasoning, ["step", "decision", "why"],
                           caption="Each decision in the order the planner made it.")  # fmt: skip
 
-    def constraints_table(self) -> page.Table:
-        """Every limit of the planned setup; the least binds."""
+    def constraints_table(self, *, source: bool = True) -> page.Table:
+        """Every limit of the planned setup; the least binds (`source`: with each limit's
+        source article)."""
         cols = [c for c in ("constraint", "bw_mib_s", "iops", "kind", "binding", "detail",
-                            "source") if c in self.constraints]  # fmt: skip
+                            "source") if c in self.constraints and (source or c != "source")]  # fmt: skip
         return page.table(
             self.constraints, cols,
             caption="Every limit the planned volume and clients put on the workload; the least "
@@ -583,14 +675,50 @@ def _view(inputs: PlanInputs) -> PlanView:
         vm_sizes=[inputs.vm_size] if inputs.vm_size else None, nconnect=inputs.nconnect,
         capacity_tib=inputs.capacity_tib, prices=inputs.plan_prices,
     )  # fmt: skip
+    return explain_plan(inputs, chosen)
+
+
+def explain_plan(
+    inputs: PlanInputs,
+    chosen: Plan,
+    *,
+    pattern: str | None = None,
+    rule: str = "current",
+    nfs_version: str = "3",
+) -> PlanView:
+    """The view of a plan made already: its binding constraint and what the user should know.
+
+    :func:`plan_view` plans and explains in one; ``anfperf plan``, which takes more of
+    :func:`anfperf.models.plan`'s options than :class:`PlanInputs` has, plans first and
+    explains the plan here, so that the command and the notebook say the same.
+
+    Parameters
+    ----------
+    inputs : PlanInputs
+        What was asked for (the target, block size, read share, SLO, clients, nconnect).
+    chosen : anfperf.models.Plan
+        :func:`anfperf.models.plan` of `inputs`.
+    pattern : {'sequential', 'random'}, optional
+        The access pattern the plan was made for; default: assumed from the block size, as
+        :func:`anfperf.models.plan` does.
+    rule : str
+        Volume-limit rules the plan was made with.
+    nfs_version : {'3', '4.1'}
+        NFS version of the clients.
+
+    Returns
+    -------
+    PlanView
+        Without charts (:func:`what_if_figures` draws them).
+    """
     vm_count = int(inputs.clients or chosen.vm_count)
     # Flexible has no auto-QoS limit (its throughput is bought): only the clients then
     auto = chosen.level != "Flexible"
     constraints = predict_achievable(
         bs_kib=inputs.bs_kib, read_pct=inputs.read_pct, level=chosen.level if auto else None,
         quota_tib=chosen.quota_tib if auto else None, volume_type=chosen.volume_type,
-        pattern=inputs.pattern, vm_size=chosen.vm_size, vm_count=vm_count,
-        nconnect=inputs.nconnect,
+        rule=rule, pattern=pattern or inputs.pattern, vm_size=chosen.vm_size, vm_count=vm_count,
+        nconnect=inputs.nconnect, nfs_version=nfs_version,
     )  # fmt: skip
     notes = []
     seen = constraints[constraints["constraint"] == PUBLISHED_BENCHMARK]
@@ -607,10 +735,10 @@ def _view(inputs: PlanInputs) -> PlanView:
             f"plan needs {chosen.vm_count} ({why})"
         )
     threads = math.ceil(chosen.outstanding / vm_count)
-    inflight = nfs_inflight_limit(inputs.nconnect)
+    inflight = nfs_inflight_limit(inputs.nconnect, nfs_version)
     if threads > inflight:
         notes.append(
-            f"{threads} outstanding I/O per VM is more than NFSv3 with nconnect="
+            f"{threads} outstanding I/O per VM is more than NFSv{nfs_version} with nconnect="
             f"{inputs.nconnect} keeps in flight ({inflight}): add clients or connections"
         )
     return PlanView(inputs, chosen, constraints, notes)
@@ -648,6 +776,12 @@ def what_if_figures(
     anfperf.ModelError
         No plan meets the target (the error says why).
     """
+    from anfperf.plots.planning import (
+        clients_vs_throughput,
+        concurrency_for_target,
+        quota_vs_throughput,
+    )
+
     view = view or _view(inputs)
     p = view.plan
     return {
@@ -663,7 +797,7 @@ def what_if_figures(
             max_vms=max(8, 2 * p.vm_count, view.vm_count),
         ),
         "threads": concurrency_for_target(
-            p.iops, inputs.lat_slo_ms, outstanding=p.outstanding, lat_ms=p.lat_ms,
+            p.iops, inputs.lat_slo_ms or p.lat_ms, outstanding=p.outstanding, lat_ms=p.lat_ms,
             vm_count=view.vm_count, curve=curve, source=source,
         ),
     }  # fmt: skip
@@ -964,6 +1098,8 @@ class PlannerApp:
 
 def _output(item: Any) -> dict:
     """One display_data output of a page item (an Output widget's `outputs` entry)."""
+    import plotly.graph_objects as go
+
     from anfperf.report.display import figure_bundle
 
     if isinstance(item, go.Figure):

@@ -8,6 +8,8 @@ table a report shows and the conclusions drawn from it agree.
 
 from __future__ import annotations
 
+import numbers
+
 import numpy as np
 import pandas as pd
 
@@ -210,8 +212,19 @@ def format_table(table: pd.DataFrame, *, max_rows: int | None = 60) -> str:
     """Plain-text rendering with sensible rounding, for terminals and logs.
 
     Columns without any value are left out; missing values show as '-'. `max_rows` None shows
-    every row.
+    every row, 0 none (an empty string).
+
+    Raises
+    ------
+    anfperf.AnfperfError
+        `max_rows` is not a whole number >= 0 (or None).
     """
+    if max_rows is not None and (
+        isinstance(max_rows, bool) or not isinstance(max_rows, numbers.Integral) or max_rows < 0
+    ):
+        raise AnfperfError(f"max_rows must be a whole number >= 0 or None, got {max_rows!r}")
+    if max_rows == 0:
+        return ""
     shown = table.copy()
     for col, digits in (("iops", 0), ("bw_mib_s", 1), ("lat_mean_ms", 3), ("lat_p99_ms", 3)):
         if col in shown:

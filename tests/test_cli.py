@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import re
 import shutil
 
 import pandas as pd
@@ -98,3 +99,172 @@ def test_hostile_file_name_round_trips_through_the_dataset(tmp_path):
     assert list(list_runs(tmp_path / "store")["run_id"]) == [name]  # DuckDB decodes it too
     assert set(load_store(tmp_path / "store", run_ids=[name])["run_id"]) == {name}
     assert not (tmp_path / "pwned").exists() and not os.path.exists("pwned")
+
+
+# --- a newcomer's path: help, options, errors in the words typed (issue 25, items 4 and 7) ---
+
+COMMANDS = ["ingest", "demo", "runs", "preflight", "run", "workloads", "plan", "report"]
+PLAN = ["plan", "--bw-mib-s", "4500", "--bs-kib", "64", "--lat-slo-ms", "2"]
+
+
+@pytest.mark.parametrize("command", COMMANDS)
+def test_help_shows_percent_signs_once(command, capsys):
+    with pytest.raises(SystemExit):
+        main([command, "--help"])
+    out = capsys.readouterr().out
+    assert "%%" not in out
+    if command in ("plan", "demo"):
+        assert " %" in out  # read %, 10 % steps: the sign itself is there
+
+
+@pytest.fixture
+def three_runs(tmp_path, capsys):
+    from tests.conftest import DATA
+
+    (tmp_path / "in").mkdir()
+    for name in ("r1", "r2", "r3"):
+        shutil.copy(DATA / "fio" / "randread_qd4.json", tmp_path / "in" / f"{name}.json")
+    store = str(tmp_path / "store")
+    assert main(["ingest", str(tmp_path / "in"), "--out", store]) == 0
+    capsys.readouterr()
+    return store
+
+
+def test_runs_max_rows(three_runs, capsys):
+    assert main(["runs", three_runs, "--max-rows", "1"]) == 0
+    out = capsys.readouterr().out
+    assert "r1" in out and "r2" not in out and "... 2 more rows" in out
+    assert main(["runs", three_runs, "--max-rows", "0"]) == 0  # the totals line alone
+    out = capsys.readouterr().out
+    assert "Empty DataFrame" not in out and "r1" not in out
+    assert out.strip().startswith("3 runs, ")
+    with pytest.raises(SystemExit) as done:
+        main(["runs", three_runs, "--max-rows", "-1"])
+    assert done.value.code == 2
+    assert "argument --max-rows: not a whole number >= 0: '-1'" in capsys.readouterr().err
+
+
+def test_format_table_refuses_a_negative_row_count():
+    from anfperf.errors import AnfperfError
+    from anfperf.summary import format_table
+
+    table = pd.DataFrame({"run_id": ["a", "b"], "iops": [1.0, 2.0]})
+    with pytest.raises(AnfperfError, match="max_rows must be a whole number >= 0"):
+        format_table(table, max_rows=-1)
+    assert format_table(table, max_rows=0) == ""
+
+
+def test_verbose_after_the_command(three_runs, capsys):
+    assert main(["runs", three_runs, "-v"]) == 0
+    assert "3 runs" in capsys.readouterr().out
+    assert main(["-v", "runs", three_runs]) == 0  # before it, as it always worked
+
+
+@pytest.mark.parametrize(
+    ("argv", "option", "typed", "internal"),
+    [
+        (["demo", "--file-size-mib", "-1"], "--file-size-mib", "-1", "file_size_gib"),
+        (["demo", "--point-s", "-2"], "--point-s", "-2", "duration_s"),
+        (["plan", "--bw-mib-s", "0", "--bs-kib", "64"], "--bw-mib-s", "0", "bw_mib_s"),
+        (["plan", "--iops", "1e12", "--bs-kib", "4"], "--iops", "1e12", "iops must"),
+        (["plan", "--bw-mib-s", "100", "--bs-kib", "0.1"], "--bs-kib", "0.1", "bs_kib"),
+        ([*PLAN, "--read-pct", "120"], "--read-pct", "120", "read_pct"),
+        ([*PLAN, "--capacity-tib", "-1"], "--capacity-tib", "-1", "capacity_tib"),
+        ([*PLAN, "--nconnect", "0"], "--nconnect", "0", "nconnect must"),
+        ([*PLAN, "--lat-ms", "nan"], "--lat-ms", "nan", "lat_ms"),
+    ],
+)
+def test_errors_name_the_option_and_the_value_typed(argv, option, typed, internal, capsys):
+    with pytest.raises(SystemExit) as done:
+        main(argv)
+    assert done.value.code == 2
+    err = capsys.readouterr().err
+    *usage, error = err.splitlines()  # argparse: the usage, then one line naming the option
+    assert error.startswith(f"anfperf {argv[0]}: error: argument {option}: ")
+    assert error.endswith(repr(typed)) and internal not in error and "Traceback" not in err
+
+
+def test_a_tiny_file_limit_says_the_sizes(tmp_path, capsys):
+    from tests.conftest import DATA
+
+    path = DATA / "fio" / "randread_qd4.json"
+    assert main(["ingest", str(path), "--max-file-mib", "0.0001"]) == 1
+    err = capsys.readouterr().err
+    size = f"{path.stat().st_size / 2**20:.3g} MiB"
+    assert f"skipped {path}: {size}: more than the limit of 0.0001 MiB given" in err
+    assert " 0 MiB" not in err and "by default" not in err
+
+
+def test_a_file_no_format_claims_is_called_none_of_them(tmp_path, capsys):
+    notes = tmp_path / "NOTES.md"
+    notes.write_text("# Our runs\n\nWe ran Vdbench and fio on four VMs; see the flatfile.\n")
+    assert main(["ingest", str(notes)]) == 1
+    err = capsys.readouterr().err
+    assert "not fio JSON, Vdbench output, DiskSpd XML or a fio log; it starts '# Our runs'" in err
+    assert "Vdbench flatfile" not in err
+
+
+def test_readme_counts_the_notebooks():
+    from tests.conftest import TESTS
+
+    words = {"two": 2, "three": 3, "four": 4, "five": 5, "six": 6}
+    text = (TESTS.parent / "README.md").read_text()
+    (word,) = re.findall(r"^(Two|Three|Four|Five|Six) (?:notebooks|reports)\b", text, re.M)
+    notebooks = sorted((TESTS.parent / "notebooks").glob("*.ipynb"))
+    assert words[word.lower()] == len(notebooks)
+    for nb in notebooks:
+        assert f"`{nb.name}`" in text
+
+
+def test_plan_prints_what_to_buy_first_in_100_columns(capsys):
+    from anfperf.models import plan
+
+    assert main(PLAN) == 0
+    out = capsys.readouterr().out
+    lines = out.splitlines()
+    assert lines[0] == "What to buy" and max(map(len, lines)) <= 100
+    p = plan(bw_mib_s=4500, bs_kib=64, lat_slo_ms=2)
+    block = "\n".join(lines[: lines.index("")])
+    for label, value in [("Service level", p.level), ("Volume type", p.volume_type),
+                         ("Quota", "35.2 TiB"), ("Throughput limit", "4,500 MiB/s"),
+                         ("Client VMs", f"{p.vm_count} x D8ds_v4"),
+                         ("Threads per VM", str(p.threads_per_vm)), ("Binds", "volume quota")]:  # fmt: skip
+        assert re.search(rf"^  {label} +{re.escape(value)} ", block, re.M), label
+    assert "Monthly cost" not in out  # no prices, no cost
+    assert "Storage options (first: the plan)" in out and "Throughput limit [MiB/s]" in out
+    for internal in ("pass pattern", "pass lat_ms", "bw_mib_s", "quota_tib", "by within"):
+        assert internal not in out
+
+
+def test_plan_prints_the_monthly_cost_with_prices(capsys):
+    from anfperf.models import plan
+
+    prices = {"Premium": 0.000202, "Ultra": 0.000269}  # USD per GiB-hour
+    assert main([*PLAN, *(f"--price={k}={v}" for k, v in prices.items())]) == 0
+    out = capsys.readouterr().out
+    cost = plan(bw_mib_s=4500, bs_kib=64, lat_slo_ms=2, prices=prices).storage_options
+    cost = cost["cost_usd_month"].iloc[0]
+    assert re.search(rf"^  Monthly cost +{cost:,.0f} USD ", out, re.M)
+    assert f"for {cost:,.0f} USD a month" in out and "Monthly cost [USD]" in out
+
+
+def test_plan_all_gives_the_reasoning_in_words(capsys):
+    assert main([*PLAN, "--all"]) == 0
+    out = capsys.readouterr().out
+    assert max(map(len, out.splitlines())) <= 100
+    out = " ".join(out.split())  # prose wraps in its column
+    assert "Each decision in the order the planner made it." in out
+    assert "the best of 5 feasible options: those within published observations first" in out
+    assert "assumed from the block size; give the pattern if it is not" in out
+    for internal in ("pass pattern", "by within", "ranked first of"):
+        assert internal not in out
+
+
+def test_plan_reasoning_counts_one_vm():
+    from anfperf.models import plan
+
+    p = plan(bw_mib_s=100, bs_kib=64)
+    why = p.reasoning.set_index("step")["why"]
+    assert p.vm_count == 1
+    assert why["threads per VM"].startswith(f"{p.outstanding} outstanding I/O over 1 VM (")
+    assert "pass lat_ms" not in why["latency"] and "SLO" in why["latency"]

@@ -67,11 +67,20 @@ def input_limit_bytes() -> int:
 
 
 def _too_big(source: str, what: str, limit_mib: float) -> ParseError:
-    return ParseError(
-        source,
-        f"{what} more than the {limit_mib:g} MiB anfperf reads by default: not a benchmark "
-        "result? (raise the limit with max_mib= / anfperf ingest --max-file-mib)",
-    )
+    if limit_mib == MAX_INPUT_MIB:
+        limit = (
+            f"the {limit_mib:g} MiB anfperf reads by default: not a benchmark result? (raise "
+            "the limit with max_mib= / anfperf ingest --max-file-mib)"
+        )
+    else:  # the caller's own limit, as they gave it
+        limit = f"the limit of {limit_mib:g} MiB given (max_mib= / anfperf ingest --max-file-mib)"
+    return ParseError(source, f"{what} more than {limit}")
+
+
+def _mib_text(n_bytes: int) -> str:
+    """A size in MiB as a person reads it: 2,048 MiB; 0.000286 MiB (never a bare '0 MiB')."""
+    mib = n_bytes / 2**20
+    return f"{mib:,.0f} MiB" if mib >= 10 else f"{mib:.3g} MiB"
 
 
 def read_bytes(path_or_buffer: PathOrBuffer) -> tuple[bytes, str]:
@@ -94,7 +103,7 @@ def read_bytes(path_or_buffer: PathOrBuffer) -> tuple[bytes, str]:
             with open(path_or_buffer, "rb") as fh:
                 size = os.fstat(fh.fileno()).st_size
                 if size > limit:
-                    raise _too_big(source, f"{size / 2**20:,.0f} MiB:", limit_mib)
+                    raise _too_big(source, f"{_mib_text(size)}:", limit_mib)
                 # read(limit + 1) would allocate the whole limit for every small file
                 data = fh.read(size + 1)
                 if len(data) > size:  # it grew meanwhile (or st_size is 0: /proc, pipes)

@@ -662,10 +662,22 @@ def _timestamps(table: pd.DataFrame, comp: Companions, source: str) -> np.ndarra
     return np.where(np.isnat(tod), nat, base + days + tod)
 
 
+#: What marks a file as Vdbench's own, not one that only names Vdbench (a README, a notes file):
+#: its HTML outputs start with '<pre>' or '<title>Vdbench ...', its console output and logfile
+#: say 'Vdbench distribution', the flatfile's comment block names itself.
+_VDBENCH_MARK = re.compile(
+    rb"\A\s*(<title>Vdbench\b|<pre>)|Vdbench distribution:|Vdbench summary report|"
+    rb"'flatfile\.html' contains Vdbench"
+)
+
+
 def _sniff(head: bytes) -> bool:
     if head.lstrip().startswith((b"<?xml", b"<Results")):
         return False  # XML is never Vdbench's, though a DiskSpd target path may name it
-    return b"Vdbench" in head or re.search(rb"\bRun\s+Interval\b", head) is not None
+    return (
+        _VDBENCH_MARK.search(head) is not None
+        or re.search(rb"\bRun\s+Interval\b", head) is not None
+    )
 
 
 def _sniff_folder(path: str) -> bool:

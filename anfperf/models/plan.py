@@ -314,7 +314,7 @@ def _pattern(pattern: str | None, bs_kib: float) -> tuple[str, str]:
     # Without a pattern the per-client and per-volume observations would be left out and a
     # single small VM could be planned for GiB/s; large blocks are streamed in practice.
     assumed = "sequential" if bs_kib >= LARGE_BLOCK_KIB else "random"
-    return assumed, " (assumed from the block size: pass pattern)"
+    return assumed, " (assumed from the block size; give the pattern if it is not)"
 
 
 def _best_storage(storage: pd.DataFrame) -> pd.Series:
@@ -330,10 +330,10 @@ def _best_storage(storage: pd.DataFrame) -> pd.Series:
 
 def _storage_step(best: pd.Series, storage: pd.DataFrame) -> _Step:
     """Step 2's row of the reasoning: the storage option chosen, and how it was ranked."""
+    ranked = f"the best of {_count(int(storage['feasible'].sum()), 'feasible option')}"
     return ("storage", f"{best['level']} {best['volume_type']} volume, "
             f"{best['quota_tib']:.2f} TiB", f"{best['quota_tib']:.6g}",
-            best["why"] + f"; ranked first of {int(storage['feasible'].sum())} feasible "
-            f"by {best['ranked_by']}")  # fmt: skip
+            best["why"] + f"; {ranked}: {best['ranked_by']}")  # fmt: skip
 
 
 def _concurrency(
@@ -411,12 +411,15 @@ def _storage_options(
     frame = pd.DataFrame(rows)
     frame["level_order"] = frame["level"].map(order)
     if prices:
-        frame["ranked_by"] = "within published observations, then monthly cost"
+        frame["ranked_by"] = (
+            "those within published observations first, then the lowest monthly cost"
+        )
         keys = ["feasible", "observed", "cost_usd_month", "quota_tib", "level_order"]
         asc = [False, False, True, True, True]
     else:
         frame["ranked_by"] = (
-            "within published observations, then smallest quota, then lower level (no prices given)"
+            "those within published observations first, then the smallest quota, then the lower "
+            "level (no prices given)"
         )
         keys = ["feasible", "observed", "quota_tib", "level_order"]
         asc = [False, False, True, True]
@@ -543,7 +546,10 @@ def _latency(
             raise ModelError("lat_slo_ms must be > 0")
         return float(lat_slo_ms), "the SLO (the most concurrency it allows)"
     assumed = table_value("planning", "default_lat_ms")  # ANF's sub-millisecond average
-    return assumed, "assumed: ANF's sub-millisecond average, rounded up; pass lat_ms"
+    return assumed, (
+        "assumed: ANF's sub-millisecond average, rounded up; give the latency expected at the "
+        "target, or an SLO, to size for it"
+    )
 
 
 def _client_options(
@@ -603,7 +609,13 @@ def _client_choice(
         ("clients", f"{vm_count} x {vm['vm_size']}", f"{vm_count}",
          vm["why"] + f"; fewest total vCPUs of {len(clients)} sizes"),
         ("threads per VM", f"{threads}", f"{threads}",
-         f"{outstanding} outstanding I/O over {vm_count} VMs (threads, or iodepth x numjobs)"
+         f"{outstanding} outstanding I/O over {_count(vm_count, 'VM')} (threads, or iodepth x "
+         "numjobs)"
          + within),
     ]  # fmt: skip
     return vm, threads, steps
+
+
+def _count(n: int, what: str) -> str:
+    """``1 VM``, ``2 VMs``: a count and its noun."""
+    return f"{n} {what}" if n == 1 else f"{n} {what}s"

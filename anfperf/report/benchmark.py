@@ -81,12 +81,18 @@ def headline(numbers: pd.DataFrame, quota: dict | None, *, run_id: str | None = 
                 "Peak IOPS",
                 format_number(peak["peak_iops"]),
                 f"{peak['run_id']} · {_ms(peak['lat_at_peak_ms'])} mean",
+                key="peak_iops",
+                number=peak["peak_iops"],
             )
         )
     if bw is not None:
         out_cards.append(
             Card(
-                "Peak throughput", f"{format_number(bw['peak_bw_mib_s'])} MiB/s", str(bw["run_id"])
+                "Peak throughput",
+                f"{format_number(bw['peak_bw_mib_s'])} MiB/s",
+                str(bw["run_id"]),
+                key="peak_bw_mib_s",
+                number=bw["peak_bw_mib_s"],
             )
         )
     if peak is not None and bw is not None:
@@ -116,6 +122,8 @@ def _curve_cards(row: pd.Series, out_cards: list[Card], sentences: list[str]) ->
                 "Knee",
                 f"{format_number(row['knee_iops'])} IOPS",
                 f"{run} · latency doubles at {_ms(row['knee_lat_ms'])}",
+                key="knee_iops",
+                number=row["knee_iops"],
             )
         )
         parts.append(f"latency doubles past {format_number(row['knee_iops'])} IOPS (knee)")
@@ -127,7 +135,8 @@ def _curve_cards(row: pd.Series, out_cards: list[Card], sentences: list[str]) ->
     else:
         value, how = math.nan, ""
     if not math.isnan(value):
-        out_cards.append(Card(f"IOPS at {slo:g} ms", format_number(value), f"{run} · {how}"))
+        out_cards.append(Card(f"IOPS at {slo:g} ms", format_number(value), f"{run} · {how}",
+                              key="iops_at_slo", number=value))  # fmt: skip
         parts.append(f"**{format_number(value)} IOPS** at the {slo:g} ms objective ({how})")
     if parts:
         sentences.append(f"{run}: " + "; ".join(parts) + ".")
@@ -137,7 +146,8 @@ def _quota_card(quota: dict | None, out_cards: list[Card], sentences: list[str])
     if quota is None:
         return
     if quota.get("skipped"):
-        out_cards.append(Card("What binds", "no ANF verdict", quota["skipped"], "warn"))
+        out_cards.append(Card("What binds", "no ANF verdict", quota["skipped"], "warn",
+                              key="binding"))  # fmt: skip
         sentences.append(f"No verdict against the ANF bandwidth model: {quota['skipped']}.")
         return
     share = quota["share_pct"]
@@ -149,6 +159,8 @@ def _quota_card(quota: dict | None, out_cards: list[Card], sentences: list[str])
             f"{format_number(quota['predicted_bw_mib_s'])} MiB/s on {quota['volume']}; "
             f"measured {format_number(share)} %",
             "bad" if over else "",
+            key="binding",
+            number=str(quota["binding"]),
         )
     )
     text = (

@@ -86,7 +86,8 @@ def headline(
             continue
         names = sorted({f"{r.workload} {METRICS[r.metric][0]}" for r in rows.itertuples()})
         note = ", ".join(names[:4]) + (f" and {len(names) - 4} more" if len(names) > 4 else "")
-        cards.append(Card(verdict[:1].upper() + verdict[1:], str(len(rows)), note, _TONES[verdict]))
+        cards.append(Card(verdict[:1].upper() + verdict[1:], str(len(rows)), note, _TONES[verdict],
+                          key="comparisons_" + verdict.replace(" ", "_"), number=len(rows)))  # fmt: skip
     return {"verdict": text, "cards": cards}
 
 

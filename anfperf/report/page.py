@@ -20,6 +20,7 @@ from __future__ import annotations
 import html
 import math
 import numbers
+import os
 import re
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
@@ -230,6 +231,60 @@ class Table:
     def _repr_html_(self) -> str:
         return self.to_html()
 
+    def to_text(self, width: int = 100, *, header: bool = True, indent: int = 0) -> str:
+        """The table for a terminal: no line wider than `width` where it can be helped.
+
+        Numbers are right-aligned, text left-aligned; when the table is too wide, its widest
+        text columns are wrapped (at 16 characters at least), so prose is never cut.
+
+        Parameters
+        ----------
+        width : int
+            Characters per line, `indent` included.
+        header : bool
+            Show the human headers (False: a list of label / value rows).
+        indent : int
+            Spaces before every line.
+        """
+        import textwrap
+
+        rows = [list(map(str, r)) for r in self.cells.itertuples(index=False)]
+        heads = [str(h) for h in self.cells.columns]
+        cols = len(heads)
+        if cols == 0:
+            return ""
+        widths = [
+            max([len(heads[i]) if header else 0, *(len(r[i]) for r in rows)]) for i in range(cols)
+        ]
+        gap = 2
+        room = width - indent - gap * (cols - 1)
+        text = [i for i in range(cols) if not self.numeric[i]]
+        if sum(widths) > room and text:
+            # the widest text columns share what the others leave: one width caps them all
+            fixed = sum(w for i, w in enumerate(widths) if i not in text)
+            cap = max(widths[i] for i in text)
+            while cap > 16 and fixed + sum(min(widths[i], cap) for i in text) > room:
+                cap -= 1
+            widths = [min(w, cap) if i in text else w for i, w in enumerate(widths)]
+        lines = []
+        for cells in ([heads] if header else []) + rows:
+            wrapped = [
+                textwrap.wrap(c, widths[i], break_on_hyphens=False) or [""]
+                for i, c in enumerate(cells)
+            ]
+            for k in range(max(map(len, wrapped))):
+                parts = []
+                for i, lines_i in enumerate(wrapped):
+                    part = lines_i[k] if k < len(lines_i) else ""
+                    parts.append(
+                        part.rjust(widths[i]) if self.numeric[i] else part.ljust(widths[i])
+                    )
+                lines.append(" " * indent + (" " * gap).join(parts).rstrip())
+        pad = " " * indent
+        caption = textwrap.wrap(self.caption, width - indent, initial_indent=pad,
+                                subsequent_indent=pad) if self.caption else []  # fmt: skip
+        return "\n".join(caption + lines)
+
     def __repr__(self) -> str:
         text = self.cells.to_string(index=False) if len(self.cells) else "(no rows)"
         return f"{self.caption}\n{text}" if self.caption else text
@@ -324,12 +379,19 @@ def _is_numeric(series: pd.Series) -> bool:
 
 @dataclass(frozen=True)
 class Card:
-    """One headline number: what it is, its value with unit, and where it comes from."""
+    """One headline number: what it is, its value with unit, and where it comes from.
+
+    `key` and `number` are the card for machine readers (``anfperf report --json``): a stable
+    name with the unit in it (``peak_iops``, ``quota_tib``) and the value unrounded; a card
+    without a number (a level, what binds) has the text of `value` as its number's stand-in.
+    """
 
     label: str
     value: str
     note: str = ""
     tone: str = ""  # "" | "good" | "warn" | "bad"
+    key: str = ""
+    number: float | str | None = None
 
 
 CARDS_CSS = (
@@ -360,9 +422,27 @@ class HTML:
         return re.sub(r"<[^>]+>", " ", re.sub(r"<style>.*?</style>", "", self.markup)).strip()
 
 
+#: Mimetype of the headline's data beside its HTML in a notebook's outputs (cards and verdict):
+#: what ``anfperf report --json`` reads back from the executed notebook (:func:`read_headline`).
+HEADLINE_MIMETYPE = "application/vnd.anfperf.headline+json"
+
+
+class _Headline(HTML):
+    """HTML that carries its headline as data too (:data:`HEADLINE_MIMETYPE`); an HTML export
+    shows the HTML, a machine reads the data."""
+
+    def __init__(self, markup: str, data: dict) -> None:
+        super().__init__(markup)
+        self.data = data
+
+    def _repr_mimebundle_(self, include=None, exclude=None) -> dict:
+        return {"text/html": self.markup, HEADLINE_MIMETYPE: self.data}
+
+
 def cards(items: Iterable[Card]) -> HTML:
     """The row of headline cards; values and notes are escaped."""
     esc = html.escape
+    items = list(items)
     parts = []
     for card in items:
         tone = f" anfperf-{card.tone}" if card.tone else ""
@@ -371,13 +451,69 @@ def cards(items: Iterable[Card]) -> HTML:
             f'<div class="anfperf-card{tone}"><div class="anfperf-card-label">{esc(card.label)}'
             f'</div><div class="anfperf-card-value">{esc(card.value)}</div>{note}</div>'
         )
-    return HTML(f'<style>{CARDS_CSS}</style><div class="anfperf-cards">{"".join(parts)}</div>')
+    data = {"cards": [{"label": c.label, "value": c.value, "note": c.note, "key": c.key,
+                       "number": _json_number(c.number)} for c in items]}  # fmt: skip
+    return _Headline(
+        f'<style>{CARDS_CSS}</style><div class="anfperf-cards">{"".join(parts)}</div>', data
+    )
+
+
+def _json_number(value: float | str | None) -> float | str | None:
+    """A card's number as JSON has it: NaN and infinities are null, numpy scalars Python's."""
+    if value is None or isinstance(value, str):
+        return value
+    value = float(value)
+    return value if math.isfinite(value) else None
 
 
 def verdict(text: str) -> HTML:
     """The paragraph that says what the data mean (escaped; ``**bold**`` kept as bold)."""
     body = re.sub(r"\*\*(.+?)\*\*", r"<strong>\1</strong>", html.escape(text))
-    return HTML(f'<p class="anfperf-verdict">{body}</p>')
+    return _Headline(f'<p class="anfperf-verdict">{body}</p>', {"verdict": text.replace("**", "")})
+
+
+def read_headline(ipynb: str | os.PathLike) -> dict:
+    """The headline an executed report notebook showed: its verdict and cards, as data.
+
+    Parameters
+    ----------
+    ipynb : str or os.PathLike
+        An executed notebook (``anfperf report`` writes one beside each HTML).
+
+    Returns
+    -------
+    dict
+        ``verdict`` (str or None: the first one shown), ``cards`` (list of dict: label,
+        value, note, key, number, in the order shown) and ``numbers`` (key -> number of the
+        cards that have a key).
+
+    Raises
+    ------
+    anfperf.ReportError
+        `ipynb` cannot be read or is not a notebook.
+    """
+    import json
+
+    from anfperf.errors import ReportError
+
+    try:
+        with open(ipynb, encoding="utf-8") as fh:
+            nb = json.load(fh)
+        cells = nb["cells"]
+    except (OSError, ValueError, KeyError, TypeError) as exc:
+        raise ReportError(ipynb, f"not a readable notebook: {exc}") from None
+    verdicts, found = [], []
+    for cell in cells:
+        for output in cell.get("outputs") or []:
+            data = (output.get("data") or {}).get(HEADLINE_MIMETYPE)
+            if isinstance(data, dict):
+                verdicts += [data["verdict"]] if data.get("verdict") else []
+                found += data.get("cards") or []
+    return {
+        "verdict": verdicts[0] if verdicts else None,
+        "cards": found,
+        "numbers": {c["key"]: c["number"] for c in found if c.get("key")},
+    }
 
 
 def heading(text: str, level: int = 2) -> HTML:

@@ -424,6 +424,7 @@ class StepRunner:
             starts[host] = time.time()
             self.running[host] = (conn, pidfile)
         self.bar.set_state(host, "running")
+        log.info("%s: %s: started", host, step.name)  # anfperf run -v: every host's events
         watchdog.start()
         try:
             result = conn.run(wrap_command(task.argv, wd, pidfile), hide=True, warn=True,
@@ -551,8 +552,10 @@ class StepRunner:
             fields["reason"] = redact(fields["reason"], self.secrets)
         self.manifest.update_task(index, host, **fields)
         self.bar.set_state(host, fields.get("status", "waiting"))
-        if fields.get("status") not in (None, "ok"):
-            details.info("%s: %s: %s", host, fields["status"], fields.get("reason"))
+        if fields.get("status") is not None:  # run.log; the console too with anfperf -v
+            reason = fields.get("reason")
+            details.info("%s: %s: %s%s", host, self.plan.steps[index].name, fields["status"],
+                         f": {reason}" if reason else "")  # fmt: skip
 
     # -- Ctrl-C ---------------------------------------------------------------------------
 

@@ -210,6 +210,20 @@ def test_unknown_content_is_a_parse_error(tmp_path):
         detect_format(tmp_path)
 
 
+def test_prose_that_names_vdbench_is_none_of_the_formats(tmp_path):
+    readme = tmp_path / "README.md"
+    readme.write_text("# anfperf\n\nRuns Vdbench and fio on a fleet; reads a Vdbench flatfile.\n")
+    with pytest.raises(ParseError) as info:
+        read(readme)
+    assert str(info.value) == (
+        f"{readme}: not fio JSON, Vdbench output, DiskSpd XML or a fio log; it starts '# anfperf'"
+    )
+    # what Vdbench writes itself still is Vdbench's, whatever it holds: an aborted run's flatfile
+    assert detect_format(b"<title>Vdbench run1/flatfile.html</title><pre>\n") == "vdbench"
+    assert detect_format(b"<pre>\nRun totals\n") == "vdbench"
+    assert detect_format(b"12:00:01.123 Vdbench distribution: vdbench50407\n") == "vdbench"
+
+
 def test_read_many_leaves_garbage_collection_as_it_found_it(tmp_path):
     # read_many pauses the cyclic collector while it reads (see _collection_paused)
     import gc

@@ -64,7 +64,7 @@ def test_cli_plan_prints_the_reasoning(capsys):
     out = capsys.readouterr().out
     assert code == 0
     assert "Ultra regular volume, 35.16 TiB" in out
-    assert "storage options" in out and "client options" in out
+    assert "Storage options (first: the plan)" in out and "Client VM sizes" in out
 
 
 def test_cli_plan_reports_errors(capsys):

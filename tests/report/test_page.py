@@ -122,3 +122,45 @@ def test_sections_fold_in_the_html_export(tmp_path):
     about_at = html.index('id="section-about"')
     assert html.index("lat_slo_ms", about_at) > about_at  # parameters inside "About"
     assert "inputs" in visible_text(html[about_at:])
+
+
+def test_a_table_as_terminal_text_fits_its_width_and_cuts_no_prose():
+    why = "4,500.0 MiB/s is above the 1600 MiB/s cap of this volume type; " * 3
+    frame = pd.DataFrame({"level": ["Ultra", "Standard"], "quota_tib": [35.15625, np.nan],
+                          "why": ["4,500.0 MiB/s / 128 MiB/s per TiB", why]})  # fmt: skip
+    text = page.table(frame, caption="Storage options").to_text(60)
+    lines = text.splitlines()
+    assert lines[0] == "Storage options" and max(map(len, lines)) <= 60
+    assert lines[1].split() == ["Level", "Quota", "[TiB]", "Why"]
+    # text left-aligned, numbers right-aligned under "Quota [TiB]"
+    assert lines[2].startswith("Ultra".ljust(8) + "  " + "35.2".rjust(11) + "  4,500.0 MiB/s")
+    assert " ".join(text.split()).endswith(" ".join(why.split()))  # wrapped, not cut
+    cards = page.Table(pd.DataFrame({"a": ["Quota"], "b": ["35.2 TiB"]}), [False, False])
+    assert cards.to_text(header=False, indent=2) == "  Quota  35.2 TiB"
+
+
+def test_the_headline_is_read_back_from_an_executed_notebook(tmp_path):
+    from IPython.core.formatters import DisplayFormatter
+
+    from anfperf.errors import ReportError
+
+    cards = page.cards([page.Card("Peak IOPS", "86,983", "run1", key="peak_iops",
+                                  number=np.float64(86983.2)),
+                        page.Card("Knee", "", key="knee_iops", number=math.nan)])  # fmt: skip
+    verdict = page.verdict("Peak **86,983 IOPS** (run1).")
+    nb = nbformat.v4.new_notebook()
+    for item in (verdict, cards):  # as a kernel shows them: HTML for people, data beside it
+        data, _ = DisplayFormatter().format(item)
+        assert data["text/html"].startswith(("<p", "<style>"))
+        cell = nbformat.v4.new_code_cell()
+        cell.outputs = [nbformat.v4.new_output("display_data", data=data)]
+        nb.cells.append(cell)
+    path = tmp_path / "report.ipynb"
+    nbformat.write(nb, path)
+    headline = page.read_headline(path)
+    assert headline["verdict"] == "Peak 86,983 IOPS (run1)."
+    assert headline["numbers"] == {"peak_iops": 86983.2, "knee_iops": None}
+    assert [c["label"] for c in headline["cards"]] == ["Peak IOPS", "Knee"]
+    (tmp_path / "not.ipynb").write_text("{")
+    with pytest.raises(ReportError, match="not a readable notebook"):
+        page.read_headline(tmp_path / "not.ipynb")

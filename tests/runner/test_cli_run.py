@@ -74,3 +74,19 @@ def test_run_command_usage_errors(tmp_path, capsys):
     assert main(["run", "RndRead", "--set", "duration_s", *local]) == 2
     assert main(["run", "--resume", "no-such-run", *local]) == 2
     assert "manifest.json: cannot be read" in capsys.readouterr().err
+
+
+def test_run_verbose_after_the_command_logs_every_host_event(ssh_fleet, tmp_path, fio_bin):
+    import subprocess
+    import sys
+
+    inv = ssh_fleet.inventory(
+        tmp_path / "inv.yml", workdir=str(tmp_path / "wd"), volumes={"data": str(tmp_path)}
+    )
+    argv = ["run", "RndRead", "--hosts", str(inv), "--out", str(tmp_path / "raw"), *TINY, "-v"]
+    proc = subprocess.run([sys.executable, "-m", "anfperf.cli", *argv], capture_output=True,
+                          text=True, timeout=300)  # fmt: skip
+    assert proc.returncode == 0, proc.stderr
+    for host in ("vm1", "vm2"):  # each host's start and its end, on stderr
+        assert f"INFO {host}: RndRead: started" in proc.stderr
+        assert f"INFO {host}: RndRead: ok" in proc.stderr
