@@ -3,12 +3,15 @@ PYTHON ?= $(shell command -v python3.11 || command -v python3)
 VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
+ENGINES := $(VENV)/.engines
 NOTEBOOKS := $(wildcard notebooks/*.ipynb)
 # System tools the tests drive for real: Debian package -> a file it installs.
 # chromium: the browser check of reports (Playwright drives it; no browser download).
-SYSDEPS := fio:/usr/bin/fio openssh-server:/usr/sbin/sshd iproute2:/bin/ip chromium:/usr/bin/chromium
+# A headless Java: Spark's (tests/test_store_engines.py reads a store with it).
+SYSDEPS := fio:/usr/bin/fio openssh-server:/usr/sbin/sshd iproute2:/bin/ip chromium:/usr/bin/chromium \
+	openjdk-17-jre-headless:/usr/bin/java
 
-.PHONY: install sysdeps test demo bench lint clean
+.PHONY: install install-engines sysdeps test demo bench lint clean
 
 install: $(STAMP)
 
@@ -18,6 +21,14 @@ $(STAMP): pyproject.toml
 	$(BIN)/python -m pip install -q --upgrade pip
 	$(BIN)/python -m pip install -q -e '.[test]'
 	$(BIN)/python -m compileall -q anfperf  # as a wheel install would: see bench
+	touch $@
+
+# The engines that read a store in the tests (Spark, Dask): only for them, not for the demo.
+# pyspark has no wheel on PyPI: pip builds one from its ~450 MB source (about 1-2 minutes).
+install-engines: $(ENGINES)
+
+$(ENGINES): $(STAMP)
+	$(BIN)/python -m pip install -q -e '.[test,engines]'
 	touch $@
 
 sysdeps:
@@ -41,7 +52,7 @@ lint: install
 # The suite mostly waits (fio runs, sshd, report kernels, a browser): 3 workers on 2 cores use
 # that time; a file's tests (and a notebook's cells) stay on one worker.
 TEST_WORKERS ?= 3
-test: install sysdeps lint
+test: install install-engines sysdeps lint
 	$(BIN)/python -m pytest -q -n $(TEST_WORKERS) --dist loadfile tests $(if $(NOTEBOOKS),--nbval-lax --nbval-cell-timeout=600 $(NOTEBOOKS))
 
 # The demo: a real fio sweep of this machine's disk (local executor, no SSH; about 2 minutes),

@@ -155,14 +155,27 @@ def _print_json(data: object) -> None:
 def _ingest(args: argparse.Namespace) -> int:
     from pathlib import Path
 
+    import pandas as pd
+
+    from anfperf.errors import collected_warnings
     from anfperf.folders import output_folder
-    from anfperf.ingest import read_all
+    from anfperf.ingest import Skipped, read_all
+    from anfperf.schema import conform
+    from anfperf.store import is_store, load_store
     from anfperf.summary import format_table, summary_table
 
     if args.out:  # before reading what may be thousands of files: a file's folder, or the store
         out = Path(args.out)
         output_folder(out.parent if out.suffix else out, what="the frame", make=False)
-    frame, skipped, notes = read_all(args.paths, run_id=args.run_id, max_mib=args.max_file_mib)
+    stores = [path for path in args.paths if is_store(path)]
+    raw = [path for path in args.paths if path not in stores]
+    frame, skipped, notes = read_all(raw, run_id=args.run_id, max_mib=args.max_file_mib)
+    if stores:  # read back whole: saved again, a store is rewritten in this version's types
+        with collected_warnings() as damaged:  # a damaged part file leaves its run out, named
+            frames = [frame, *(load_store(store) for store in stores)]
+        frames = [f.assign(run_id=args.run_id) if args.run_id else f for f in frames if len(f)]
+        frame = conform(pd.concat(frames, ignore_index=True)) if frames else frame
+        skipped += [Skipped(", ".join(stores), message) for message, _ in damaged]
     for note in notes:
         print(f"anfperf: warning: {note}", file=sys.stderr)
     for item in skipped:
@@ -677,7 +690,8 @@ def _add_ingest_parser(sub: argparse._SubParsersAction) -> None:
         help="read fio / Vdbench / DiskSpd outputs, print a summary, save the tidy frame",
         description="Read benchmark outputs (files or folders, .gz too) into the tidy frame and "
         "print the headline table: one row per run x job step, hosts together. Unreadable files "
-        "are reported and skipped; the rest is kept (exit status 1).",
+        "are reported and skipped; the rest is kept (exit status 1). A store (a folder written "
+        "by --out) is read back whole: saved again, it is rewritten in this version's types.",
     )
     ingest.add_argument("paths", nargs="+", metavar="PATH")
     ingest.add_argument(

@@ -29,6 +29,7 @@ __all__ = [
     "RUN_COLUMNS",
     "list_runs",
     "load_store",
+    "is_store",
 ]
 
 
@@ -48,7 +49,7 @@ def save_frame(frame: pd.DataFrame, out: str | os.PathLike) -> Path:
         file. Anything else is a folder holding a Parquet dataset partitioned by `run_id`
         (hive layout, ``run_id=<id>/``): each save replaces the partitions of the runs it holds
         and keeps the others, so the dataset grows run by run; pandas, DuckDB, Dask and Spark
-        read the folder as it is.
+        read the folder as it is (:func:`arrow_schema`: timestamps to the microsecond).
 
     Returns
     -------
@@ -172,13 +173,32 @@ def arrow_schema() -> pa.Schema:
 
     One schema for all runs: a run without latency histograms would otherwise write
     ``lat_bins`` as a null column, which no reader can merge with another run's struct column.
+    Its types are those every engine reads as they are (pandas, DuckDB, Dask, Spark):
+    timestamps in microseconds, UTC (Spark refuses nanoseconds; the tidy frame's
+    ``datetime64[ns]`` comes back from :func:`load_store`), signed integers only, histograms
+    as a struct of two lists of int64.
     """
     from anfperf.schema import empty_frame
 
     schema = pa.Schema.from_pandas(empty_frame(), preserve_index=False)
     bins = pa.struct([("ns", pa.list_(pa.int64())), ("count", pa.list_(pa.int64()))])
     schema = schema.set(schema.get_field_index("lat_bins"), pa.field("lat_bins", bins))
+    for i, field in enumerate(schema):
+        if pa.types.is_timestamp(field.type):
+            schema = schema.set(i, field.with_type(pa.timestamp("us", tz=field.type.tz)))
     return schema.remove(schema.get_field_index("run_id"))  # the partition folder says it
+
+
+def _part_table(rows: pd.DataFrame, schema: pa.Schema) -> pa.Table:
+    """A run's rows as its part file holds them (`schema`, :func:`arrow_schema`)."""
+    # to the microsecond, as the readers make them (fio's and Vdbench's clocks say no more):
+    # floored here, since an Arrow cast refuses to drop digits
+    stamps = {
+        c: rows[c].dt.floor("us") for c in rows if isinstance(rows[c].dtype, pd.DatetimeTZDtype)
+    }
+    return pa.Table.from_pandas(
+        rows.drop(columns="run_id").assign(**stamps), schema=schema, preserve_index=False
+    )
 
 
 def _partition_name(run_id: object) -> str:
@@ -223,9 +243,7 @@ def _save_dataset(frame: pd.DataFrame, path: Path) -> None:
         saved: dict[str, None] = {}  # in the order saved
         for run_id, rows in frame.groupby("run_id", sort=False, observed=True):
             folder = path / names[run_id]
-            table = pa.Table.from_pandas(
-                rows.drop(columns="run_id"), schema=schema, preserve_index=False
-            )
+            table = _part_table(rows, schema)
             try:
                 _write_part(table, folder)
             except OSError as exc:
@@ -299,6 +317,17 @@ def _partitions(store: str | os.PathLike) -> dict[str, list[str]]:
     if not parts:
         raise AnfperfError(f"{path}: not an anfperf store: no run_id=<id>/*.parquet inside")
     return parts
+
+
+def is_store(path: str | os.PathLike) -> bool:
+    """Whether `path` is a store's folder (``run_id=<id>/*.parquet`` inside, or its lock file).
+
+    Only its entries and its ``run_id=`` folders' are looked at: cheap on raw outputs too.
+    """
+    path = Path(path)
+    if not path.is_dir():
+        return False
+    return (path / LOCK_NAME).exists() or any(path.glob("run_id=*/*.parquet"))
 
 
 class DamagedPartWarning(UserWarning):
@@ -455,8 +484,8 @@ def list_runs(store: str | os.PathLike) -> pd.DataFrame:
     )
     out = table.to_pandas()
     out["hosts"] = out["hosts"].astype("int64").clip(lower=1)
-    for col in ("start", "end"):
-        out[col] = pd.to_datetime(out[col], utc=True)
+    for col in ("start", "end"):  # the tidy frame's unit, whatever the part files hold
+        out[col] = pd.to_datetime(out[col], utc=True).dt.as_unit("ns")
     return out[RUN_COLUMNS]
 
 

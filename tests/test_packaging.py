@@ -24,7 +24,7 @@ from anfperf.report import REPORTS
 from tests.conftest import TESTS
 
 ROOT = TESTS.parent
-_REQ = re.compile(r"^\s*([A-Za-z0-9_.\-]+)\s*(.*)$")
+_REQ = re.compile(r"^\s*([A-Za-z0-9_.\-]+)\s*(?:\[[^\]]*\])?\s*(.*)$")  # extras left out
 
 
 def _parse(spec: str) -> tuple[str, str]:
@@ -35,7 +35,8 @@ def _parse(spec: str) -> tuple[str, str]:
 def test_environment_yml_matches_pyproject():
     project = tomllib.loads((ROOT / "pyproject.toml").read_text())["project"]
     pip_deps = dict(_parse(s) for s in project["dependencies"])
-    pip_deps.update(_parse(s) for s in project["optional-dependencies"]["test"])
+    for extra in ("test", "engines"):
+        pip_deps.update(_parse(s) for s in project["optional-dependencies"][extra])
     env = yaml.safe_load((ROOT / "environment.yml").read_text())
     conda = dict(_parse(s) for s in env["dependencies"] if isinstance(s, str) and s != "pip")
     python_bound = conda.pop("python")

@@ -2,12 +2,16 @@
 
 from __future__ import annotations
 
+import json
 import re
 import struct
 import warnings
+from pathlib import Path
 
 import duckdb
 import pandas as pd
+import pyarrow as pa
+import pyarrow.parquet as pq
 import pytest
 
 import anfperf
@@ -18,6 +22,7 @@ from anfperf.store import (
     PART_NAME,
     RUN_COLUMNS,
     DamagedPartWarning,
+    arrow_schema,
     list_runs,
     load_store,
     save_frame,
@@ -103,6 +108,8 @@ def test_unknown_runs_and_bad_conditions_are_clear_errors(store):
 def test_list_runs_aggregates_in_duckdb(frame, store):
     runs = list_runs(store)
     assert list(runs.columns) == RUN_COLUMNS
+    # the tidy frame's unit, though part files hold microseconds
+    assert str(runs["start"].dtype) == str(runs["end"].dtype) == "datetime64[ns, UTC]"
     runs = runs.set_index("run_id")
     assert runs["rows"].to_dict() == frame.groupby("run_id").size().to_dict()
     assert runs.loc["MultiHostSeqMix", "hosts"] == 2  # vm1, vm2; not the 'all' aggregate
@@ -118,6 +125,89 @@ def test_list_runs_aggregates_in_duckdb(frame, store):
     sweep = runs.loc["qd_sweep_randread4k"]
     assert sweep["end"] == frame.loc[frame["run_id"] == "qd_sweep_randread4k", "timestamp"].max()
     assert sweep["start"] < sweep["end"]
+
+
+def parquet_types(store: Path) -> dict[str, set[str]]:
+    """Each leaf column of a store's part files -> its Parquet logical types, as JSON text."""
+    types: dict[str, set[str]] = {}
+    for part in store.glob(f"run_id=*/{PART_NAME}"):
+        for column in pq.ParquetFile(part).schema:
+            types.setdefault(column.path, set()).add(column.logical_type.to_json())
+    return types
+
+
+MICROS_UTC = {"Type": "Timestamp", "isAdjustedToUTC": True, "timeUnit": "microseconds"}
+
+
+def test_part_files_hold_types_every_engine_reads(store):
+    # Spark 4 refuses INT64 TIMESTAMP(NANOS) outright (PARQUET_TYPE_ILLEGAL), and reads
+    # unsigned integers wider than 32 bits as decimals: neither is in a part file
+    types = parquet_types(store)
+    (timestamp,) = types["timestamp"]
+    assert json.loads(timestamp).items() >= MICROS_UTC.items()
+    for column, logical in types.items():
+        for text in logical:
+            kind = json.loads(text)
+            assert kind.get("timeUnit") != "nanoseconds", column
+            assert kind.get("isSigned", True), column
+    # histograms: a struct of two lists of int64, which Spark, DuckDB, pandas and Dask all read
+    assert types["lat_bins.ns.list.element"] == types["lat_bins.count.list.element"]
+    assert pq.read_schema(next(store.glob(f"run_id=*/{PART_NAME}"))).field("lat_bins").type == (
+        pa.struct([("ns", pa.list_(pa.int64())), ("count", pa.list_(pa.int64()))])
+    )
+
+
+def test_a_frame_finer_than_microseconds_is_saved_to_the_microsecond(frame, tmp_path):
+    run = frame[frame["run_id"] == "randread_qd4"]
+    finer = run.assign(timestamp=run["timestamp"] + pd.Timedelta(789, "ns"))  # made by hand
+    back = load_store(save_frame(finer, tmp_path / "store"))
+    assert str(back["timestamp"].dtype) == "datetime64[ns, UTC]"
+    assert list(back["timestamp"]) == list(run["timestamp"])  # readers' stamps: whole µs
+
+
+def save_nanosecond_store(frame: pd.DataFrame, store: Path) -> Path:
+    """A store as anfperf wrote it before its part files held microseconds."""
+    schema = arrow_schema()
+    at = schema.get_field_index("timestamp")
+    schema = schema.set(at, pa.field("timestamp", pa.timestamp("ns", tz="UTC")))
+    for run_id, rows in frame.groupby("run_id"):
+        part = store / f"run_id={run_id}" / PART_NAME
+        part.parent.mkdir(parents=True)
+        table = pa.Table.from_pandas(
+            rows.drop(columns="run_id"), schema=schema, preserve_index=False
+        )
+        pq.write_table(table, part)
+    return store
+
+
+def test_a_nanosecond_store_still_reads_and_ingest_rewrites_it(frame, tmp_path, capsys):
+    old = save_nanosecond_store(frame[frame["run_id"] != "randread_qd4"], tmp_path / "old")
+    assert '"timeUnit":"nanoseconds"' in next(iter(parquet_types(old)["timestamp"]))
+    save_frame(frame[frame["run_id"] == "randread_qd4"], old)  # a new run beside the old ones
+    assert len(parquet_types(old)["timestamp"]) == 2  # both kinds of part in one store
+
+    # anfperf reads the mixed store whole, with the frame's own timestamps
+    pd.testing.assert_frame_equal(ordered(load_store(old)), ordered(frame))
+    expected_runs = list_runs(old)
+    assert str(expected_runs["start"].dtype) == "datetime64[ns, UTC]"
+    assert expected_runs["rows"].sum() == len(frame)
+
+    # `anfperf ingest STORE --out STORE` rewrites every run in microseconds, in place
+    assert main(["ingest", str(old), "--out", str(old)]) == 0
+    assert f"{len(frame)} rows" in capsys.readouterr().out
+    (timestamp,) = parquet_types(old)["timestamp"]
+    assert json.loads(timestamp).items() >= MICROS_UTC.items()
+    pd.testing.assert_frame_equal(ordered(load_store(old)), ordered(frame))
+    pd.testing.assert_frame_equal(list_runs(old), expected_runs)
+
+    # a store's damaged part file leaves its run out of what is ingested, named (exit 1)
+    damage(old / "run_id=randread_qd4" / PART_NAME, "truncated")
+    assert main(["ingest", str(old), "--out", str(tmp_path / "new")]) == 1
+    [line] = capsys.readouterr().err.splitlines()
+    assert line.startswith(f"anfperf: warning: skipped {old / 'run_id=randread_qd4' / PART_NAME}: ")
+    assert "damaged part file, run 'randread_qd4' left out" in line
+    kept = frame[frame["run_id"] != "randread_qd4"]
+    pd.testing.assert_frame_equal(ordered(load_store(tmp_path / "new")), ordered(kept))
 
 
 def test_not_a_store_is_a_clear_error(tmp_path, store):
