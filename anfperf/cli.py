@@ -175,7 +175,8 @@ def _ingest(args: argparse.Namespace) -> int:
             frames = [frame, *(load_store(store) for store in stores)]
         frames = [f.assign(run_id=args.run_id) if args.run_id else f for f in frames if len(f)]
         frame = conform(pd.concat(frames, ignore_index=True)) if frames else frame
-        skipped += [Skipped(", ".join(stores), message) for message, _ in damaged]
+        # DamagedPartWarning: '<part file>: damaged part file, run ... left out (...)'
+        skipped += [Skipped(*message.split(": ", 1)) for message, _ in damaged]
     for note in notes:
         print(f"anfperf: warning: {note}", file=sys.stderr)
     for item in skipped:
