@@ -576,9 +576,16 @@ def _report(args: argparse.Namespace) -> int:
         except ReportError as exc:
             print(f"anfperf: error: report {args.notebook}: {exc.reason}", file=sys.stderr)
             return 2
+    bar = len(sets) > 1 and sys.stderr.isatty()
+
+    def said(k: int, n: int, r) -> None:  # a batch in a log or a pipe: a line per report
+        state = f"done in {r.duration_s:.1f} s" if r.ok else "failed"
+        print(f"report {k}/{n} {state}: {r.name}", file=sys.stderr, flush=True)
+
     results = render_reports(
         notebook, sets, names=names, out_dir=args.out, show_code=args.show_code,
-        cwd=args.cwd, processes=args.jobs, progress=len(sets) > 1 and sys.stderr.isatty(),
+        cwd=args.cwd, processes=args.jobs, progress=bar,
+        on_done=said if len(sets) > 1 and not bar else None,
     )  # fmt: skip
     for r in results:
         if r.ok:

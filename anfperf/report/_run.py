@@ -9,7 +9,7 @@ import multiprocessing
 import os
 import threading
 import time
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -589,6 +589,7 @@ def render_reports(
     start_timeout_s: float = DEFAULT_START_TIMEOUT_S,
     processes: int | None = None,
     progress: bool = True,
+    on_done: Callable[[int, int, ReportResult], None] | None = None,
 ) -> list[ReportResult]:
     """One report per parameter set, several at once in worker processes.
 
@@ -611,6 +612,9 @@ def render_reports(
         this process.
     progress : bool, default True
         Show a tqdm progress bar (on stderr).
+    on_done : callable, optional
+        Told ``(k, n, result)`` as the k-th of n reports is finished (a log's line per report,
+        where no bar is drawn).
 
     Returns
     -------
@@ -642,11 +646,20 @@ def render_reports(
     workers = min(processes or os.cpu_count() or 1, n)
     results: list[ReportResult | None] = [None] * n
     bar = tqdm(total=n, desc="reports", unit="report", disable=not progress or n == 0)
+
+    finished = []
+
+    def done(i: int) -> None:
+        bar.update(1)
+        finished.append(i)
+        if on_done is not None:
+            on_done(len(finished), n, results[i])
+
     try:
         if workers <= 1:
             for i, job in enumerate(jobs):
                 results[i] = _render(*job)
-                bar.update(1)
+                done(i)
         else:
             # spawn, not fork: the parent may hold threads (tqdm's monitor, zmq) that a forked
             # child would inherit in an unknown state. Each report is one worker task; its
@@ -667,7 +680,7 @@ def render_reports(
                         results[i] = ReportResult(
                             job[3], Path(job[0]).absolute(), None, None, job[1], error=err
                         )
-                    bar.update(1)
+                    done(i)
     finally:
         bar.close()
     return [r for r in results if r is not None]

@@ -18,8 +18,13 @@ def test_two_parameter_files_make_two_reports(tmp_path, capsys):
             "-f", str(tmp_path / "rr.yaml"), "-f", str(tmp_path / "thr.yaml"),
             "-p", "include_warmup", "true"]  # fmt: skip
     assert main(argv) == 0
-    printed = capsys.readouterr().out
+    printed, said = capsys.readouterr()
     names = ["interval_report-rr", "interval_report-thr"]
+    # not a terminal: a line per report as it is done (the batch was silent until its end)
+    lines = said.splitlines()
+    assert [line[: len("report 1/2 done in ")] for line in lines] == [
+        "report 1/2 done in ", "report 2/2 done in "]  # fmt: skip
+    assert sorted(line.split(": ")[1] for line in lines) == names
     for name in names:
         assert f"wrote {out / name}.html" in printed
     assert sorted(p.name for p in out.glob("*.html")) == [f"{n}.html" for n in names]
