@@ -163,11 +163,7 @@ class StepRunner:
                 preparing.append(host)
             if not preparing:
                 return
-            now = time.monotonic()
-            for host in preparing:
-                until, phase = self.deadline.get(host, (float("inf"), ""))
-                if now > until:
-                    self._give_up(index, host, "lost", f"no answer {phase} (the host hung?)")
+            self._give_up_overdue(index, preparing)
             self.changed.wait(timeout=0.2)
 
     def _watch(self, index: int, events: Mapping[str, threading.Event]) -> None:
@@ -176,12 +172,16 @@ class StepRunner:
             waiting = [h for h, e in events.items() if not e.is_set()]
             if not waiting:
                 return
-            now = time.monotonic()
-            for host in waiting:
-                until, phase = self.deadline.get(host, (float("inf"), ""))
-                if now > until:
-                    self._give_up(index, host, "lost", f"no answer {phase} (the host hung?)")
+            self._give_up_overdue(index, waiting)
             events[waiting[0]].wait(timeout=0.2)
+
+    def _give_up_overdue(self, index: int, hosts: Iterable[str]) -> None:
+        """Record as 'lost' the `hosts` silent past their deadline."""
+        now = time.monotonic()
+        for host in hosts:
+            until, phase = self.deadline.get(host, (float("inf"), ""))
+            if now > until:
+                self._give_up(index, host, "lost", f"no answer {phase} (the host hung?)")
 
     def _set_deadline(self, host: str, seconds: float, phase: str) -> None:
         """Give up on `host` if it is still busy `seconds` from now (`phase` says doing what)."""
