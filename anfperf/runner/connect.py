@@ -12,6 +12,7 @@ from __future__ import annotations
 import errno
 import logging
 import resource
+import threading
 from collections.abc import Iterable
 from typing import Any
 
@@ -21,6 +22,8 @@ log = logging.getLogger(__name__)
 
 #: Seconds between SSH keepalives (keeps idle connections through NAT and firewalls).
 KEEPALIVE_S = 15
+#: Seconds to wait for paramiko's thread to end once its connection is closed.
+CLOSE_WAIT_S = 2.0
 #: Errors of this machine, not of the host: out of open files (the process's, the system's).
 LOCAL_LIMIT_ERRORS = (errno.EMFILE, errno.ENFILE)
 
@@ -94,10 +97,16 @@ def close_quietly(conn: Any) -> None:
     # keeps its socket and paramiko's thread until the banner timeout, unless closed here
     client = getattr(conn, "client", None)
     if client is not None and hasattr(client, "get_transport"):
+        transport = _transport(conn)
         try:
             client.close()
         except Exception:
             pass
+        # paramiko's thread ends a moment after its socket closes: waiting for it keeps the
+        # threads of a fleet bounded by the hosts connecting at once (the next host takes this
+        # one's place only when it is really gone)
+        if isinstance(transport, threading.Thread) and transport is not threading.current_thread():
+            transport.join(timeout=CLOSE_WAIT_S)
 
 
 def raise_open_files_limit(need: int) -> int:
