@@ -322,8 +322,14 @@ def _workloads(args: argparse.Namespace) -> int:
 def _plan(args: argparse.Namespace) -> int:
     from anfperf.errors import ModelError
     from anfperf.models import nfs_client_value, plan
+    from anfperf.models.plan import checked_prices
+    from anfperf.models.prices import retail_prices
     from anfperf.planning import LEVELS, PlanInputs, explain_plan
 
+    if bool(args.prices) != bool(args.region):
+        raise ModelError("--prices FILE and --region REGION go together (the region's "
+                         "armRegionName, e.g. eastus)")  # fmt: skip
+    retail = retail_prices(args.prices, args.region) if args.prices else None
     prices = {}
     for item in args.price or []:
         level, sep, value = item.partition("=")
@@ -337,6 +343,9 @@ def _plan(args: argparse.Namespace) -> int:
     if nconnect is None:  # read here, not at parser time: `anfperf --version` loads no tables
         nconnect = int(nfs_client_value("nconnect_recommended"))
     levels = args.level or LEVELS
+    whatif = checked_prices(prices) or {}
+    # --price LEVEL=USD are what-ifs over the file's prices
+    plan_prices = {**(retail.plan_prices() if retail else {}), **whatif}
     result = plan(
         bs_kib=args.bs_kib,
         bw_mib_s=args.bw_mib_s,
@@ -348,17 +357,19 @@ def _plan(args: argparse.Namespace) -> int:
         pattern=args.pattern,
         levels=levels,
         vm_sizes=args.vm_size,
-        prices=prices or None,
+        prices=plan_prices or None,
         rule=args.rule,
         nconnect=nconnect,
         nfs_version=args.nfs_version,
+        vm_prices=retail.vm_prices() if retail else None,
     )
     # the notebook's view of the plan: what to buy, what binds, the options, in its words
     asked = PlanInputs(
         target_mib_s=args.bw_mib_s, target_iops=args.iops, bs_kib=args.bs_kib,
         read_pct=args.read_pct, lat_slo_ms=args.lat_slo_ms, levels=tuple(levels),
         vm_size=args.vm_size[0] if args.vm_size and len(args.vm_size) == 1 else None,
-        nconnect=nconnect, capacity_tib=args.capacity_tib,
+        nconnect=nconnect, capacity_tib=args.capacity_tib, retail=retail,
+        prices_usd_per_tib_month=_per_month(whatif) or None,
     )  # fmt: skip
     view = explain_plan(asked, result, pattern=args.pattern, rule=args.rule,
                         nfs_version=args.nfs_version)  # fmt: skip
@@ -372,13 +383,24 @@ def _plan(args: argparse.Namespace) -> int:
     return ExitCode.OK
 
 
+def _per_month(prices: dict[str, float]) -> dict[str, float]:
+    """--price's USD per GiB-hour (per MiB/s-hour) as USD per TiB-month (per MiB/s-month)."""
+    from anfperf.models.plan import FLEXIBLE_THROUGHPUT_PRICE
+    from anfperf.models.prices import hours_per_month
+    from anfperf.units import GIB_PER_TIB
+
+    hours = hours_per_month()
+    return {k: v * hours * (1 if k == FLEXIBLE_THROUGHPUT_PRICE else GIB_PER_TIB)
+            for k, v in prices.items()}  # fmt: skip
+
+
 def _add_plan_parser(sub: argparse._SubParsersAction) -> None:
     planner = sub.add_parser(
         "plan",
         help="service level, quota, client VMs and threads for a throughput target",
         description="From a target (MiB/s or IOPS at a block size, read %, latency SLO) to what "
-        "to buy: the cheapest service level and quota (with its monthly cost when --price is "
-        "given), the client VMs and their size, the threads per VM and what binds; then the "
+        "to buy: the cheapest service level and quota (with its monthly cost when --prices "
+        "FILE --region R or --price is given), the client VMs and their size, the threads per VM and what binds; then the "
         "options considered (--all: with the reasoning and why each option is or is not "
         "feasible; --json: all of it for scripts).",
     )
@@ -411,8 +433,19 @@ def _add_plan_parser(sub: argparse._SubParsersAction) -> None:
         action="append",
         metavar="LEVEL=USD",
         help="price per GiB-hour of a level, or 'Flexible throughput=USD' per MiB/s-hour "
-        "(repeat); ranks by monthly cost instead of quota",
+        "(repeat); ranks by monthly cost instead of quota; with --prices, a what-if over "
+        "the file's price of that level",
     )
+    planner.add_argument(
+        "--prices",
+        action="append",
+        metavar="FILE",
+        help="a file saved from the Azure Retail Prices API (pages of Items, one after the "
+        "other or a list; repeat for more files): ranks by the monthly cost of the capacity "
+        "pool plus the client VMs at the list prices of --region",
+    )
+    planner.add_argument("--region", metavar="REGION",
+                         help="the prices' region (armRegionName, e.g. eastus)")  # fmt: skip
     planner.add_argument("--rule", default="current", help="volume-limit rules (default current)")
     planner.add_argument(
         "--nconnect", type=_number_in(_nconnect_range, whole=True), metavar="N",

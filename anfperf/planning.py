@@ -38,13 +38,13 @@ from anfperf.models._common import FitResult, sweep_xy
 from anfperf.models.client import nfs_client_value, nfs_inflight_limit, vm_network, vm_size_name
 from anfperf.models.plan import (
     FLEXIBLE_THROUGHPUT_PRICE,
-    HOURS_PER_MONTH,
     LARGE_BLOCK_KIB,
     Plan,
     plan,
     price_key,
 )
 from anfperf.models.predict import PUBLISHED_BENCHMARK, predict_achievable
+from anfperf.models.prices import RetailPrices, hours_per_month, retail_prices
 from anfperf.models.quota import bw_to_iops, iops_to_bw, level_name
 from anfperf.paths import PathArg, path_list
 from anfperf.report import page
@@ -143,7 +143,12 @@ class PlanInputs:
         Prices [USD per TiB-month] of service levels, e.g. ``{"Premium": 300, "Ultra":
         400}``; ``"Flexible throughput"`` in USD per MiB/s-month. With prices the plan ranks by
         monthly cost and leaves out levels without one (Flexible is ranked only with prices);
-        None: by quota, no cost shown.
+        None: by quota, no cost shown. With `retail`, these are what-ifs over its prices.
+    retail : anfperf.models.prices.RetailPrices, optional
+        List prices of a region from the Azure Retail Prices API
+        (:func:`anfperf.models.prices.retail_prices`; :meth:`from_parameters` reads them from
+        its `prices` file and `region`): capacity per level, Flexible throughput and the
+        client VMs, whose monthly cost is then added to each option's.
 
     Raises
     ------
@@ -163,6 +168,7 @@ class PlanInputs:
     nconnect: int = field(default_factory=lambda: int(nfs_client_value("nconnect_recommended")))
     capacity_tib: float = 0.0
     prices_usd_per_tib_month: Mapping[str, float] | None = None
+    retail: RetailPrices | None = None
 
     def __post_init__(self) -> None:
         if (self.target_mib_s is None) == (self.target_iops is None):
@@ -200,26 +206,65 @@ class PlanInputs:
     def plan_prices(self) -> dict[str, float] | None:
         """The prices as :func:`anfperf.models.plan` takes them: USD per GiB-hour (and per
         MiB/s-hour for Flexible's throughput)."""
-        if not self.prices_usd_per_tib_month:
-            return None
-        return {
-            key: value / HOURS_PER_MONTH
+        out = self.retail.plan_prices() if self.retail is not None else {}
+        hours = hours_per_month()
+        out.update({  # the what-ifs over the retail prices
+            key: value / hours
             if key == FLEXIBLE_THROUGHPUT_PRICE
-            else value / GIB_PER_TIB / HOURS_PER_MONTH
-            for key, value in self.prices_usd_per_tib_month.items()
-        }
+            else value / GIB_PER_TIB / hours
+            for key, value in (self.prices_usd_per_tib_month or {}).items()
+        })  # fmt: skip
+        return out or None
+
+    @property
+    def vm_prices(self) -> dict[str, float] | None:
+        """Client VM prices as :func:`anfperf.models.plan` takes them [USD per VM-hour]."""
+        return self.retail.vm_prices() if self.retail is not None else None
+
+    def prices_text(self) -> str:
+        """Where the plan's prices come from, in one line (or that it ranked without)."""
+        parts = []
+        if self.retail is not None:
+            parts.append(f"Prices: {self.retail.describe()}")
+        if self.prices_usd_per_tib_month:
+            whatif = ", ".join(
+                f"{k} {v:,.2f} USD per {'MiB/s' if k == FLEXIBLE_THROUGHPUT_PRICE else 'TiB'}"
+                "-month" for k, v in self.prices_usd_per_tib_month.items())  # fmt: skip
+            parts.append(f"What-if prices: {whatif}")
+        if not parts:
+            return ("Ranked without prices (smallest quota, then the lower level): give a file "
+                    "saved from the Azure Retail Prices API and its region for monthly costs")  # fmt: skip
+        return "; ".join(parts) + "."
 
     @classmethod
     def from_parameters(
-        cls, *, target_mib_s: float | None = None, target_iops: float | None = None, **rest: Any
+        cls,
+        *,
+        target_mib_s: float | None = None,
+        target_iops: float | None = None,
+        prices: PathArg | None = None,
+        region: str | None = None,
+        **rest: Any,
     ) -> PlanInputs:
         """Inputs from a notebook's parameters: `target_iops`, when given, wins.
 
         A report run with ``-p target_iops 200000`` need not also unset the notebook's default
-        `target_mib_s`. Other keywords are :class:`PlanInputs` fields.
+        `target_mib_s`. `prices` (files saved from the Azure Retail Prices API) and `region`
+        become `retail` (:func:`anfperf.models.prices.retail_prices`). Other keywords are
+        :class:`PlanInputs` fields.
+
+        Raises
+        ------
+        anfperf.AnfperfError
+            `prices` without `region` or the other way round; a prices file that is not one.
         """
         if target_iops is not None:
             target_mib_s = None
+        if (prices is None) != (region is None):
+            raise ModelError("give prices (a file saved from the Azure Retail Prices API) and "
+                             f"region together, got prices={prices!r}, region={region!r}")  # fmt: skip
+        if prices is not None:
+            rest["retail"] = retail_prices(prices, region)
         return cls(target_mib_s=target_mib_s, target_iops=target_iops, **rest)
 
     @property
@@ -426,13 +471,44 @@ class PlanView:
         return self.plan.client_options
 
     @property
-    def cost_usd_month(self) -> float:
-        """Monthly cost of the planned volume [USD]; NaN without prices."""
+    def pool_cost_usd_month(self) -> float:
+        """Monthly cost of the planned volume's capacity pool [USD]; NaN without prices."""
         chosen = self.plan.storage_options
         chosen = chosen[
             (chosen["level"] == self.plan.level) & (chosen["volume_type"] == self.plan.volume_type)
         ]
         return float(chosen["cost_usd_month"].iloc[0]) if len(chosen) else math.nan
+
+    @property
+    def pool_tib(self) -> float:
+        """The planned volume's capacity pool [TiB] (whole steps, at least the smallest)."""
+        from anfperf.models.plan import pool_size_tib
+
+        opts = self.plan.storage_options
+        row = opts[(opts["level"] == self.plan.level)
+                   & (opts["volume_type"] == self.plan.volume_type)]  # fmt: skip
+        return float(row["pool_tib"].iloc[0]) if len(row) else pool_size_tib(self.plan.quota_tib)
+
+    @property
+    def clients_cost_usd_month(self) -> float:
+        """Monthly cost of the client VMs [USD] (:attr:`vm_count` of them); NaN: not priced."""
+        prices = {k.lower(): v for k, v in (self.inputs.vm_prices or {}).items()}
+        price = prices.get(self.plan.vm_size.lower(), math.nan)
+        return price * hours_per_month() * self.vm_count
+
+    @property
+    def cost_usd_month(self) -> float:
+        """Monthly cost [USD]: the capacity pool, plus the client VMs when they are priced;
+        NaN without prices."""
+        clients = self.clients_cost_usd_month
+        return self.pool_cost_usd_month + (clients if math.isfinite(clients) else 0.0)
+
+    def _cost_note(self) -> str:
+        pool = f"{self.pool_tib:g} TiB pool {self.pool_cost_usd_month:,.0f}"
+        if math.isfinite(self.clients_cost_usd_month):
+            vm = self.plan.vm_size.removeprefix("Standard_")
+            return f"{pool} + {self.vm_count} x {vm} {self.clients_cost_usd_month:,.0f} USD"
+        return f"{pool} USD (client VMs not priced)"
 
     # --- what the page shows ----------------------------------------------------------------
 
@@ -456,7 +532,7 @@ class PlanView:
         ]  # fmt: skip
         if math.isfinite(self.cost_usd_month):
             cards.append(Card("Monthly cost", f"{self.cost_usd_month:,.0f} USD",
-                              "volume capacity at the prices given", key="cost_usd_month",
+                              self._cost_note(), key="cost_usd_month",
                               number=self.cost_usd_month))  # fmt: skip
         cards += [
             Card("Client VMs", f"{self.vm_count} x {vm}",
@@ -540,20 +616,25 @@ class PlanView:
         if self.notes:
             parts.append("")
             parts += [textwrap.fill(f"- {n}", width, subsequent_indent="  ") for n in self.notes]
-        storage = ["level", "volume_type", "quota_tib", "limit_mib_s", "cost_usd_month",
+        parts += ["", textwrap.fill(self.inputs.prices_text(), width)]
+        storage = ["level", "volume_type", "quota_tib", "limit_mib_s", *self._cost_columns(),
                    "feasible"]  # fmt: skip
-        clients = ["vm_size", "vcpus", "egress_mib_s", "vm_count", "total_vcpus"]
+        clients = ["vm_size", "vcpus", "egress_mib_s", "vm_count", "total_vcpus", "vm_usd_month"]
         tables = []
         if all_options:
             # the limits' sources are in --json and the report; here their room goes to prose
             tables += [self.reasoning_table(), self.constraints_table(source=False)]
+            storage.remove("limit_mib_s")  # in the why's words, as the pool's cost is in the total
+            if "cost_usd_month" in storage:
+                storage.remove("cost_usd_month")
             storage.append("why")
+            clients.remove("egress_mib_s")  # the why says it
             clients.append("why")
         tables += [
             page.table(self.plan.storage_options, storage, labels=_OPTION_LABELS,
                        caption="Storage options (first: the plan)"),
             page.table(self.client_options, clients, labels=_OPTION_LABELS,
-                       caption="Client VM sizes (first: the plan, fewest total vCPUs)"),
+                       caption=f"Client VM sizes (first: the plan, {self._clients_ranked()})"),
         ]  # fmt: skip
         for t in tables:
             parts += ["", t.to_text(width)]
@@ -575,13 +656,16 @@ class PlanView:
             "buy": {
                 "level": p.level, "volume_type": p.volume_type, "quota_tib": p.quota_tib,
                 "throughput_limit_mib_s": p.throughput_limit_mib_s,
-                "cost_usd_month": self.cost_usd_month, "vm_size": p.vm_size,
+                "cost_usd_month": self.cost_usd_month, "pool_tib": self.pool_tib,
+                "pool_cost_usd_month": self.pool_cost_usd_month,
+                "clients_cost_usd_month": self.clients_cost_usd_month, "vm_size": p.vm_size,
                 "vm_count": self.vm_count, "vcpus_per_vm": vcpus,
                 "threads_per_vm": self.threads_per_vm, "outstanding_io": p.outstanding,
                 "lat_ms": p.lat_ms, "nconnect": i.nconnect, "binding": self.binding,
                 "binding_mib_s": self.binding_mib_s, "headroom_pct": self.headroom_pct,
             },
             "verdict": self.verdict_text().replace("**", ""),
+            "prices": self.inputs.prices_text(),
             "notes": self.notes,
             "reasoning": p.reasoning[["step", "decision", "why"]],
             "constraints": self.constraints,
@@ -607,18 +691,31 @@ class PlanView:
 
     def options_table(self) -> page.Table:
         """Every service level and volume type considered, with the cost when priced."""
-        cols = ["level", "volume_type", "quota_tib", "limit_mib_s", "cost_usd_month",
+        cols = ["level", "volume_type", "quota_tib", "limit_mib_s", *self._cost_columns(),
                 "feasible", "why"]  # fmt: skip
         return page.table(self.plan.storage_options, cols, labels=_OPTION_LABELS,
                           caption="Every service level and volume type considered, feasible "
-                          "or not, and why (first: the plan).")  # fmt: skip
+                          "or not, and why (first: the plan). " + self.inputs.prices_text())  # fmt: skip
 
     def client_options_table(self) -> page.Table:
         """Every client VM size considered, with the VMs it would need."""
-        cols = ["vm_size", "vcpus", "egress_mib_s", "vm_count", "total_vcpus", "why"]
+        cols = ["vm_size", "vcpus", "egress_mib_s", "vm_count", "total_vcpus", "vm_usd_month",
+                "why"]  # fmt: skip
         return page.table(self.client_options, cols, labels=_OPTION_LABELS,
                           caption="Every client VM size, with the VMs it would need (first: "
-                          "the plan, fewest total vCPUs).")  # fmt: skip
+                          f"the plan, {self._clients_ranked()}).")  # fmt: skip
+
+    def _cost_columns(self) -> list[str]:
+        """The pool and its costs, when priced (without prices the pool says nothing new)."""
+        if self.plan.storage_options["cost_usd_month"].notna().any():
+            return ["pool_tib", "cost_usd_month", "total_usd_month"]
+        return []
+
+    def _clients_ranked(self) -> str:
+        priced = self.client_options.get("vm_usd_month")
+        if priced is not None and priced.notna().any():
+            return "the lowest monthly cost of those priced"
+        return "fewest total vCPUs"
 
     def sections(self) -> list[Section]:
         """Why (reasoning, limits), what if (the charts), and the options considered."""
@@ -645,7 +742,10 @@ _OPTION_LABELS = {
     "level": "Service level",
     "volume_type": "Volume type",
     "limit_mib_s": "Throughput limit [MiB/s]",
-    "cost_usd_month": "Monthly cost [USD]",
+    "pool_tib": "Pool [TiB]",
+    "cost_usd_month": "Pool cost [USD/month]",
+    "total_usd_month": "Monthly cost [USD]",
+    "vm_usd_month": "VMs [USD/month]",
     "feasible": "Feasible",
     "vm_size": "VM size",
     "vcpus": "vCPUs",
@@ -673,7 +773,7 @@ def _view(inputs: PlanInputs) -> PlanView:
         bs_kib=inputs.bs_kib, bw_mib_s=inputs.target_mib_s, iops=inputs.target_iops,
         read_pct=inputs.read_pct, lat_slo_ms=inputs.lat_slo_ms, levels=list(inputs.levels),
         vm_sizes=[inputs.vm_size] if inputs.vm_size else None, nconnect=inputs.nconnect,
-        capacity_tib=inputs.capacity_tib, prices=inputs.plan_prices,
+        capacity_tib=inputs.capacity_tib, prices=inputs.plan_prices, vm_prices=inputs.vm_prices,
     )  # fmt: skip
     return explain_plan(inputs, chosen)
 

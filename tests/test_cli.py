@@ -12,7 +12,7 @@ import pytest
 
 from anfperf.cli import main
 from anfperf.ingest import read_many
-from tests.conftest import PUBLIC, require_corpus
+from tests.conftest import DATA, PUBLIC, require_corpus
 
 DISKSPD = PUBLIC / "diskspd" / "d01_pkb_2.0.21a.xml"
 
@@ -246,6 +246,64 @@ def test_plan_prints_the_monthly_cost_with_prices(capsys):
     cost = cost["cost_usd_month"].iloc[0]
     assert re.search(rf"^  Monthly cost +{cost:,.0f} USD ", out, re.M)
     assert f"for {cost:,.0f} USD a month" in out and "Monthly cost [USD]" in out
+
+
+#: Built by the API's schema, not a capture (tests/data/azure/make_retail_prices.py says why).
+RETAIL = DATA / "azure" / "retail_prices_anf_vm.json"
+
+
+def test_plan_ranks_by_the_monthly_cost_of_pool_and_clients_from_retail_prices(capsys):
+    import json
+
+    args = ["plan", "--bw-mib-s", "2000", "--bs-kib", "64", "--prices", str(RETAIL),
+            "--region", "eastus"]  # fmt: skip
+    assert main([*args, "--json"]) == 0
+    got = json.loads(capsys.readouterr().out)
+    # by hand, 730 h a month. Flexible: 2,000 MiB/s at most 640 per pool TiB -> 3.125 TiB,
+    # a 4 TiB pool: 4 x 1024 GiB x 0.000180 x 730 = 538.2144, plus the throughput beyond the
+    # 128 MiB/s baseline: 1,872 x 0.0014 x 730 = 1,913.184 -> 2,451.40 USD. Clients: one
+    # D8ds_v4, the cheapest size that carries it, 0.452 x 730 = 329.96 USD -> 2,781.36 USD.
+    buy = got["buy"]
+    assert (buy["level"], buy["volume_type"], buy["pool_tib"]) == ("Flexible", "regular", 4)
+    assert round(buy["pool_cost_usd_month"], 2) == 2451.40
+    assert (buy["vm_count"], buy["vm_size"]) == (1, "Standard_D8ds_v4")
+    assert round(buy["clients_cost_usd_month"], 2) == 329.96
+    assert round(buy["cost_usd_month"], 2) == 2781.36
+    # the next option: Ultra, 2,000 / 128 = 15.625 TiB quota in a 16 TiB pool:
+    # 16 x 1024 x 0.000538 x 730 = 6,434.65 USD, with the same clients 6,764.61 USD
+    options = [o for o in got["storage_options"] if o["feasible"]]
+    ultra = options[1]
+    assert (ultra["level"], ultra["quota_tib"], ultra["pool_tib"]) == ("Ultra", 15.625, 16)
+    assert round(ultra["cost_usd_month"], 2) == 6434.65
+    assert round(ultra["total_usd_month"], 2) == 6764.61
+    totals = [o["total_usd_month"] for o in options]
+    assert totals == sorted(totals)  # the cheapest that meets the target first
+    assert "list prices of eastus from retail_prices_anf_vm.json" in got["prices"]
+
+    assert main(args) == 0
+    out = capsys.readouterr().out
+    assert "\nPrices: list prices of eastus from retail_prices_anf_vm.json" in out
+    assert re.search(r"^  Monthly cost +2,781 USD +4 TiB pool 2,451 \+ 1 x D8ds_v4 330 USD", out,
+                     re.M)  # fmt: skip
+    assert re.search(r"^Flexible +regular .* 4 +2,451 +2,781 +yes$", out, re.M)
+    assert re.search(r"^Ultra +regular .* 16 +6,435 +6,765 +yes$", out, re.M)
+    assert re.search(r"^Standard_D8ds_v4 .* 330$", out, re.M)
+
+
+def test_plan_says_it_ranked_without_prices_and_prints_what_ifs(capsys):
+    assert main(["plan", "--bw-mib-s", "2000", "--bs-kib", "64"]) == 0
+    assert (
+        "\nRanked without prices (smallest quota, then the lower level)" in capsys.readouterr().out
+    )
+    # --price over the file's: Ultra at 0.0002 USD per GiB-hour wins, and is printed
+    assert main(["plan", "--bw-mib-s", "2000", "--bs-kib", "64", "--prices", str(RETAIL),
+                 "--region", "eastus", "--price", "Ultra=0.0002"]) == 0  # fmt: skip
+    out = " ".join(capsys.readouterr().out.split())
+    assert "What-if prices: Ultra 149.50 USD per TiB-month." in out  # 0.0002 x 1024 x 730
+    assert "Service level Ultra" in out
+    assert main(["plan", "--bw-mib-s", "2000", "--bs-kib", "64", "--prices", str(RETAIL)]) == 2
+    err = capsys.readouterr().err
+    assert err.startswith("anfperf: error: --prices FILE and --region REGION go together")
 
 
 def test_plan_all_gives_the_reasoning_in_words(capsys):

@@ -220,9 +220,10 @@ def test_the_plan_block_says_what_to_buy():
     view = plan_view(PlanInputs(target_mib_s=2000, prices_usd_per_tib_month=prices),
                      figures=False)  # fmt: skip
     p = view.plan
-    # priced: Ultra 15.625 TiB x 400 = 6,250 USD beats Premium 31.25 TiB x 300 = 9,375 USD
+    # priced: Ultra 15.625 TiB in a 16 TiB pool x 400 = 6,400 USD beats Premium 31.25 TiB in
+    # a 32 TiB pool x 300 = 9,600 USD
     assert (p.level, p.quota_tib) == ("Ultra", pytest.approx(15.625))
-    assert view.cost_usd_month == pytest.approx(15.625 * 400)
+    assert view.cost_usd_month == pytest.approx(16 * 400)
     cards = {c.label: c for c in view.cards()}
     assert list(cards) == ["Service level", "Volume type", "Quota", "Throughput limit",
                            "Monthly cost", "Client VMs", "Threads per VM", "Binds"]  # fmt: skip
@@ -230,13 +231,14 @@ def test_the_plan_block_says_what_to_buy():
     assert cards["Volume type"].value == "regular"
     assert cards["Quota"].value == "15.6 TiB"
     assert cards["Throughput limit"].value == "2,000 MiB/s"
-    assert cards["Monthly cost"].value == "6,250 USD"
+    assert cards["Monthly cost"].value == "6,400 USD"
+    assert cards["Monthly cost"].note == "16 TiB pool 6,400 USD (client VMs not priced)"
     assert cards["Client VMs"].value == f"{p.vm_count} x {p.vm_size.removeprefix('Standard_')}"
     assert cards["Threads per VM"].value == f"{view.threads_per_vm}"
     assert cards["Binds"].value == view.binding == "volume quota"
     verdict = view.verdict_text()
     assert verdict.startswith("Buy an **Ultra regular volume of 15.6 TiB** (2,000 MiB/s) for "
-                              "6,250 USD a month and drive it from")  # fmt: skip
+                              "6,400 USD a month and drive it from")  # fmt: skip
     assert verdict.endswith("what binds: the volume quota (just the target).")
     # the options table shows the costs; without prices there is no cost card nor column
     assert "Monthly cost [USD]" in view.options_table().cells.columns

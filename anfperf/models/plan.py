@@ -37,6 +37,7 @@ from anfperf.models.client import (
 from anfperf.models.littles_law import threads_needed
 from anfperf.models.operating_point import latency_at_rate_ms
 from anfperf.models.predict import published_ceiling
+from anfperf.models.prices import hours_per_month
 from anfperf.models.quota import (
     auto_qos_rate,
     bw_to_iops,
@@ -51,7 +52,6 @@ from anfperf.values import is_number
 
 log = logging.getLogger(__name__)
 
-HOURS_PER_MONTH = 730.0
 #: Key of `prices` for the Flexible level's throughput price [USD per MiB/s-hour].
 FLEXIBLE_THROUGHPUT_PRICE = "Flexible throughput"
 _DEFAULT_LEVELS = ("Standard", "Premium", "Ultra", "Flexible")
@@ -150,6 +150,7 @@ def plan(
     nconnect: int = 8,
     nfs_version: str = "3",
     volume_types: Sequence[str] = _DEFAULT_VOLUME_TYPES,
+    vm_prices: Mapping[str, float] | None = None,
 ) -> Plan:
     """Cheapest service level and quota, client VMs and threads that meet a target.
 
@@ -179,7 +180,10 @@ def plan(
     vm_sizes : sequence of str, optional
         Client VM sizes to consider (default: every size in anfperf/data/vm_network.csv).
     prices : mapping, optional
-        USD per GiB-hour of each level, and ``'Flexible throughput'`` in USD per MiB/s-hour.
+        USD per GiB-hour of each level, and ``'Flexible throughput'`` in USD per MiB/s-hour
+        (:meth:`anfperf.models.prices.RetailPrices.plan_prices`). A level is paid for its
+        capacity pool: the quota (Flexible: the pool its throughput needs) rounded up to the
+        pool step, at least the smallest pool (anfperf/data/planning.csv).
     rule : str
         Volume-limit rules ('current', ...).
     nconnect : int
@@ -189,6 +193,10 @@ def plan(
     volume_types : sequence of str
         Volume types to consider: 'regular', 'large' and, on request, 'breakthrough' (large
         volumes in breakthrough mode, a preview).
+    vm_prices : mapping, optional
+        USD per VM-hour of client VM sizes (:meth:`anfperf.models.prices.RetailPrices.vm_prices`):
+        the priced size with the lowest monthly cost for the VMs needed is chosen (sizes
+        without a price after it), and each storage option's `total_usd_month` adds it.
 
     Returns
     -------
@@ -206,8 +214,10 @@ def plan(
     storage = _storage_options(target, levels, prices, rule, volume_types)
     best = _best_storage(storage)
     lat, outstanding, concurrency_steps = _concurrency(target.rate, lat_ms, curve, lat_slo_ms)
-    clients = _client_options(target, outstanding, vm_sizes, nconnect, nfs_version)
+    vm_prices = _checked_vm_prices(vm_prices)
+    clients = _client_options(target, outstanding, vm_sizes, nconnect, nfs_version, vm_prices)
     vm, threads, client_steps = _client_choice(clients, outstanding, lat_slo_ms)
+    storage = _with_totals(storage, vm)
     steps = [target.step(), _storage_step(best, storage), *concurrency_steps, *client_steps]
     return Plan(
         level=str(best["level"]),
@@ -331,6 +341,9 @@ def _best_storage(storage: pd.DataFrame) -> pd.Series:
 def _storage_step(best: pd.Series, storage: pd.DataFrame) -> _Step:
     """Step 2's row of the reasoning: the storage option chosen, and how it was ranked."""
     ranked = f"the best of {_count(int(storage['feasible'].sum()), 'feasible option')}"
+    if math.isfinite(best["cost_usd_month"]):
+        ranked += (f"; its {best['pool_tib']:g} TiB capacity pool costs "
+                   f"{best['cost_usd_month']:,.2f} USD a month")  # fmt: skip
     return ("storage", f"{best['level']} {best['volume_type']} volume, "
             f"{best['quota_tib']:.2f} TiB", f"{best['quota_tib']:.6g}",
             best["why"] + f"; {ranked}: {best['ranked_by']}")  # fmt: skip
@@ -412,7 +425,8 @@ def _storage_options(
     frame["level_order"] = frame["level"].map(order)
     if prices:
         frame["ranked_by"] = (
-            "those within published observations first, then the lowest monthly cost"
+            "those within published observations first, then the lowest monthly cost of the "
+            "capacity pool (the client VMs are the same for each)"
         )
         keys = ["feasible", "observed", "cost_usd_month", "quota_tib", "level_order"]
         asc = [False, False, True, True, True]
@@ -441,6 +455,7 @@ def _storage_option(
         "volume_type": volume_type,
         "quota_tib": math.nan,
         "limit_mib_s": math.nan,
+        "pool_tib": math.nan,
         "cost_usd_month": math.nan,
         "feasible": False,
         "observed": True,
@@ -477,9 +492,10 @@ def _storage_option(
                 f"; more than one such volume was seen to do ({ceiling_bw:,.1f} MiB/s at "
                 f"{bs_kib:g} KiB, {read_pct:g} % read, published): not measured, within the caps"
             )
-    out.update(quota_tib=quota, limit_mib_s=limit, feasible=True, why=why)
+    pool = pool_size_tib(quota_for_cost)
+    out.update(quota_tib=quota, limit_mib_s=limit, pool_tib=pool, feasible=True, why=why)
     if prices and level in prices:
-        out["cost_usd_month"] = _monthly_cost(level, quota_for_cost, bw, prices)
+        out["cost_usd_month"] = _monthly_cost(level, pool, bw, prices)
     elif prices:
         out["feasible"] = False
         out["why"] = f"no price given for {level}"
@@ -514,13 +530,51 @@ def _auto_qos_sizing(
     return quota, min(quota * level_r, cap), why
 
 
-def _monthly_cost(level: str, size_tib: float, bw: float, prices: Mapping[str, float]) -> float:
-    """Capacity at the level's price, plus Flexible's throughput beyond its pool baseline."""
-    cost = size_tib * GIB_PER_TIB * float(prices[level]) * HOURS_PER_MONTH
+def pool_size_tib(size_tib: float) -> float:
+    """The capacity pool that holds `size_tib` [TiB]: rounded up to the pool step, at least
+    the smallest pool (anfperf/data/planning.csv: 1 TiB steps from 1 TiB)."""
+    step = table_value("planning", "pool_step_tib")
+    # a size a hair above a whole step (15.625 x 1.0000000001) is float noise, not a step more
+    steps = math.ceil(size_tib / step - 1e-9)
+    return max(steps * step, table_value("planning", "min_pool_tib"))
+
+
+def _monthly_cost(level: str, pool_tib: float, bw: float, prices: Mapping[str, float]) -> float:
+    """The pool at the level's price, plus Flexible's throughput beyond its pool baseline."""
+    hours = hours_per_month()
+    cost = pool_tib * GIB_PER_TIB * float(prices[level]) * hours
     if level == "Flexible":
         extra = max(bw - _flexible_pool_rates()[0], 0.0)
-        cost += extra * float(prices.get(FLEXIBLE_THROUGHPUT_PRICE, math.nan)) * HOURS_PER_MONTH
+        cost += extra * float(prices.get(FLEXIBLE_THROUGHPUT_PRICE, math.nan)) * hours
     return cost
+
+
+def _checked_vm_prices(vm_prices: Mapping[str, float] | None) -> dict[str, float] | None:
+    """`vm_prices` as floats >= 0 keyed by VM size, or a ModelError naming the bad one."""
+    if vm_prices is None:
+        return None
+    if not isinstance(vm_prices, Mapping):
+        raise ModelError(
+            f"vm_prices must be a mapping of VM size to USD per hour, got {vm_prices!r}"
+        )
+    out = {}
+    for size, price in vm_prices.items():
+        if not is_number(price) or not math.isfinite(price) or price < 0:
+            raise ModelError(f"the price of VM size {size!r} must be a finite number >= 0, "
+                             f"got {price!r}")  # fmt: skip
+        out[str(size).lower()] = float(price)
+    return out
+
+
+def _with_totals(storage: pd.DataFrame, vm: pd.Series) -> pd.DataFrame:
+    """Each storage option's monthly cost [USD], and with the chosen client VMs when priced."""
+    storage = storage.copy()
+    clients = float(vm["vm_usd_month"])
+    storage["clients_usd_month"] = clients
+    # unpriced clients add nothing known: the total is then the pool's alone
+    storage["total_usd_month"] = storage["cost_usd_month"] + (clients if math.isfinite(clients)
+                                                              else 0.0)  # fmt: skip
+    return storage
 
 
 def _flexible_pool_rates() -> tuple[float, float]:
@@ -558,8 +612,10 @@ def _client_options(
     vm_sizes: Sequence[str] | None,
     nconnect: int,
     nfs_version: str,
+    vm_prices: Mapping[str, float] | None = None,
 ) -> pd.DataFrame:
     bw, rate, read_pct, pattern = target.bw, target.rate, target.read_pct, target.pattern
+    hours = hours_per_month()
     table = vm_network()
     if vm_sizes is not None:
         wanted = {vm_size_name(s) for s in vm_sizes}
@@ -588,13 +644,21 @@ def _client_options(
                 "egress_mib_s": egress,
                 "vm_count": count,
                 "total_vcpus": count * int(rec["vcpus"]),
+                "vm_usd_month": count
+                * (vm_prices or {}).get(rec["vm_size"].lower(), math.nan)
+                * hours,
                 "why": "; ".join(reasons),
             }
         )
     frame = pd.DataFrame(rows)
     if frame.empty:
         raise ModelError("no client VM sizes to choose from")
-    return frame.sort_values(["total_vcpus", "vm_count"], kind="stable").reset_index(drop=True)
+    keys = ["total_vcpus", "vm_count"]
+    if vm_prices:  # the cheapest priced size; unpriced sizes after, by vCPUs
+        frame["unpriced"] = frame["vm_usd_month"].isna()
+        keys = ["unpriced", "vm_usd_month", *keys]
+    frame = frame.sort_values(keys, kind="stable").reset_index(drop=True)
+    return frame.drop(columns="unpriced", errors="ignore")
 
 
 def _client_choice(
@@ -605,9 +669,12 @@ def _client_choice(
     vm_count = int(vm["vm_count"])
     threads = math.ceil(outstanding / vm_count)
     within = f"; within the SLO of {lat_slo_ms:g} ms" if lat_slo_ms is not None else ""
+    if math.isfinite(vm["vm_usd_month"]):
+        ranked = f"the lowest monthly cost of {len(clients)} sizes ({vm['vm_usd_month']:,.2f} USD)"
+    else:
+        ranked = f"fewest total vCPUs of {len(clients)} sizes (no VM priced)"
     steps = [
-        ("clients", f"{vm_count} x {vm['vm_size']}", f"{vm_count}",
-         vm["why"] + f"; fewest total vCPUs of {len(clients)} sizes"),
+        ("clients", f"{vm_count} x {vm['vm_size']}", f"{vm_count}", vm["why"] + f"; {ranked}"),
         ("threads per VM", f"{threads}", f"{threads}",
          f"{outstanding} outstanding I/O over {_count(vm_count, 'VM')} (threads, or iodepth x "
          "numjobs)"

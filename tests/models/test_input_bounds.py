@@ -111,9 +111,10 @@ def test_price_keys_are_read_in_any_case():
     # before: 'premium' was no price for Premium, and the plan failed for want of one
     result = plan(bs_kib=64, bw_mib_s=100, prices={"premium": 0.0002, "ULTRA": 0.0003})
     costs = result.storage_options.set_index(["level", "volume_type"])["cost_usd_month"]
-    # 100 MiB/s: Ultra 0.78125 TiB x 1024 GiB x 0.0003 USD x 730 h, Premium twice the quota
-    assert costs["Ultra", "regular"] == pytest.approx(0.78125 * 1024 * 0.0003 * 730)  # 175.2
-    assert costs["Premium", "regular"] == pytest.approx(1.5625 * 1024 * 0.0002 * 730)  # 233.6
+    # 100 MiB/s: Ultra 0.78125 TiB in a 1 TiB pool x 1024 GiB x 0.0003 USD x 730 h, Premium
+    # 1.5625 TiB in a 2 TiB pool
+    assert costs["Ultra", "regular"] == pytest.approx(1 * 1024 * 0.0003 * 730)  # 224.26
+    assert costs["Premium", "regular"] == pytest.approx(2 * 1024 * 0.0002 * 730)  # 299.01
     assert (result.level, result.quota_tib) == ("Ultra", 0.78125)
     with pytest.raises(ModelError, match="the price of Premium is given twice"):
         plan(bs_kib=64, bw_mib_s=100, prices={"premium": 0.0002, "Premium": 0.0002})

@@ -35,7 +35,16 @@ def test_prices_rank_by_monthly_cost():
     costs = result.storage_options.dropna(subset=["cost_usd_month"])
     assert result.level == "Ultra"  # 7.8 TiB Ultra costs less than 15.6 Premium / 62.5 Standard
     assert costs["cost_usd_month"].is_monotonic_increasing
-    assert costs.iloc[0]["cost_usd_month"] == pytest.approx(1000 / 128 * 1024 * 0.000538 * 730)
+    # 1000 / 128 = 7.8125 TiB of quota, paid as an 8 TiB pool (whole TiB steps)
+    assert costs.iloc[0]["pool_tib"] == 8
+    assert costs.iloc[0]["cost_usd_month"] == pytest.approx(8 * 1024 * 0.000538 * 730)
+
+
+def test_a_pool_is_whole_steps_and_at_least_the_smallest():
+    from anfperf.models.plan import pool_size_tib
+
+    assert [pool_size_tib(t) for t in (0.05, 1, 1.0000000001, 3.125, 15.625, 16)] == [
+        1, 1, 1, 4, 16, 16]  # fmt: skip
 
 
 def test_random_writes_need_the_egress_and_nfs_limits_respected():

@@ -187,7 +187,7 @@ def test_plan_reads_the_flexible_rows(edited_tables):
         ("Flexible", "regular"), "why"
     ]
     assert "a Flexible regular volume takes 0.0488281 .. 100 TiB and up to 4500 MiB/s" in why
-    pool_tib = 1000 / 640  # 640 MiB/s per pool TiB at most
+    pool_tib = 2  # 1000 / 640 MiB/s per pool TiB at most = 1.5625 TiB, in whole TiB
     cost = default.storage_options.iloc[0]["cost_usd_month"]
     assert cost == pytest.approx((pool_tib * 1024 * 0.0003 + (1000 - 128) * 0.01) * 730)
     # the Flexible rows, not Ultra's: a 2,000 MiB/s Flexible cap makes 3,000 MiB/s infeasible
@@ -205,6 +205,22 @@ def test_plan_reads_the_flexible_rows(edited_tables):
     again = plan(bw_mib_s=1000, bs_kib=64, levels=["Flexible"], prices=prices)
     cost = again.storage_options.iloc[0]["cost_usd_month"]
     assert cost == pytest.approx((pool_tib * 1024 * 0.0003 + (1000 - 256) * 0.01) * 730)
+
+
+def test_plan_pays_pools_and_months_as_the_planning_table_says(edited_tables):
+    prices = {"Ultra": 0.0005}
+    row = plan(bw_mib_s=1000, bs_kib=64, levels=["Ultra"], prices=prices).storage_options.iloc[0]
+    # 1000 / 128 = 7.8125 TiB in an 8 TiB pool, 730 h a month (Azure's pricing)
+    assert (row["pool_tib"], row["cost_usd_month"]) == (8, pytest.approx(8 * 1024 * 0.0005 * 730))
+    table = load_table("planning").set_index("key")
+    assert table.loc["hours_per_month", "source"] == "Azure pricing calculator (web)"
+    assert "az netappfiles pool create --size" in table.loc["pool_step_tib", "note"]
+    _edit(edited_tables, "planning", {"key": "hours_per_month"}, "value", 720)
+    _edit(edited_tables, "planning", {"key": "pool_step_tib"}, "value", 4)
+    row = plan(bw_mib_s=1000, bs_kib=64, levels=["Ultra"], prices=prices).storage_options.iloc[0]
+    assert (row["pool_tib"], row["cost_usd_month"]) == (8, pytest.approx(8 * 1024 * 0.0005 * 720))
+    row = plan(bw_mib_s=1100, bs_kib=64, levels=["Ultra"], prices=prices).storage_options.iloc[0]
+    assert row["pool_tib"] == 12  # 8.59 TiB in steps of 4
 
 
 def test_cool_access_table_cites_dated_articles():

@@ -1,0 +1,358 @@
+"""List prices from files saved from the Azure Retail Prices API, in the planner's units.
+
+The API (``https://prices.azure.com/api/retail/prices``) answers in pages of JSON: an
+envelope (``BillingCurrency``, ``NextPageLink``, ``Count``, ...) around ``Items``, one item
+per meter and price type. A saved file may hold one page, several pages written one after
+the other, or a JSON list of pages; :func:`read_retail_prices` reads any of these, from one
+file or several.
+
+:func:`retail_prices` keeps what a plan pays for, in one region, at list (``Consumption``)
+prices: Reservation, DevTestConsumption, Spot and Low Priority items are left out, and so are
+Windows VMs (the clients run Linux: the API tells them apart only by the ``productName``
+suffix). Items with a tier (``tierMinimumUnits`` > 0) are volume discounts beyond the first
+units: the first tier's price is kept. Of several start dates, the latest applies.
+
+============================  =========================  ==========================================
+what                          meter (``meterName``)      kept as
+============================  =========================  ==========================================
+capacity of a service level   '<Level> Capacity'         USD per TiB-month, per level
+Flexible throughput           'Flexible Throughput'      USD per MiB/s-month (beyond the baseline)
+cool tier capacity            'Cool Tier Capacity'       USD per TiB-month (shown, not planned)
+client VM                     ``armSkuName``, Linux      USD per VM-month, per size
+============================  =========================  ==========================================
+
+ANF meters are those of ``serviceName`` 'Azure NetApp Files'. No real capture of ANF items
+was found (see the corpus' PROVENANCE.md): the meter names above are matched without regard
+to case and spacing, and an ANF item matching none of them is left out, not guessed. Hourly
+prices become monthly at the hours per month of the reference table
+(``anfperf/data/planning.csv``, ``hours_per_month``, the figure Azure's pricing uses).
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import os
+import re
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass, field
+
+import pandas as pd
+
+from anfperf.errors import AnfperfError, ParseError
+from anfperf.models._common import table_value
+from anfperf.paths import PathArg, path_list
+from anfperf.units import GIB_PER_TIB
+from anfperf.values import is_number
+
+__all__ = [
+    "ANF_SERVICE",
+    "VM_SERVICE",
+    "RetailPrices",
+    "hours_per_month",
+    "read_retail_prices",
+    "retail_prices",
+]
+
+
+def __dir__() -> list[str]:
+    return __all__
+
+
+#: ``serviceName`` of Azure NetApp Files items.
+ANF_SERVICE = "Azure NetApp Files"
+#: ``serviceName`` of virtual machine items.
+VM_SERVICE = "Virtual Machines"
+#: Fields every item must have (the API's names).
+_FIELDS = ("serviceName", "meterName", "unitOfMeasure", "retailPrice", "currencyCode",
+           "armRegionName")  # fmt: skip
+#: ANF meters a plan uses: normalised meterName -> (kind, level).
+_ANF_METERS = {
+    "standard capacity": ("capacity", "Standard"),
+    "premium capacity": ("capacity", "Premium"),
+    "ultra capacity": ("capacity", "Ultra"),
+    "flexible capacity": ("capacity", "Flexible"),
+    "flexible throughput": ("throughput", "Flexible"),
+    "cool tier capacity": ("cool", ""),
+}
+#: Words of a skuName or meterName that mark a price a plan does not pay.
+_NOT_LIST = re.compile(r"\b(?:spot|low priority)\b", re.IGNORECASE)
+#: unitOfMeasure: a count, a quantity (or none: per item), per a time (or none).
+_UNIT = re.compile(
+    r"^\s*(?P<count>\d+(?:\.\d+)?)?\s*(?P<what>[A-Za-z/]+?)?\s*(?:/\s*(?P<per>Hour|Day|Month))?\s*$",
+    re.IGNORECASE,
+)
+#: A quantity of a unitOfMeasure in the planner's units: GiB, MiB/s, or an item (VM).
+_QUANTITY = {"": 1.0, "gib": 1.0, "tib": GIB_PER_TIB, "gb": 1e9 / 2**30, "tb": 1e12 / 2**30,
+             "mib/s": 1.0, "mibps": 1.0}  # fmt: skip
+
+
+def hours_per_month() -> float:
+    """Hours a month is billed at [h] (anfperf/data/planning.csv: 730, as Azure's pricing)."""
+    return table_value("planning", "hours_per_month")
+
+
+# --------------------------------------------------------------------------------------------
+# Reading the files
+
+
+def read_retail_prices(paths: PathArg) -> pd.DataFrame:
+    """Every item of files saved from the Azure Retail Prices API, one row each.
+
+    Parameters
+    ----------
+    paths : path-like or sequence of path-like
+        Files holding one page, pages written one after the other, or a JSON list of pages.
+
+    Returns
+    -------
+    pandas.DataFrame
+        The items' own fields (``serviceName``, ``productName``, ``skuName``,
+        ``armSkuName``, ``meterName``, ``unitOfMeasure``, ``retailPrice``, ``currencyCode``,
+        ``armRegionName``, ``type``, ``tierMinimumUnits``, ``effectiveStartDate``, ...), and
+        `file` and `item` (0-based position in its file) for naming it.
+
+    Raises
+    ------
+    anfperf.ParseError
+        A file that is not JSON (truncated, damaged), not pages of the API (no ``Items``
+        list), or an item without a field of :data:`_FIELDS` or with a price that is not a
+        number; named by its file (and item).
+    """
+    files = path_list(paths, "prices")
+    if not files:
+        raise AnfperfError("no prices file given")
+    frames = [_read_file(os.fspath(p)) for p in files]
+    return pd.concat(frames, ignore_index=True)
+
+
+def _read_file(path: str) -> pd.DataFrame:
+    """The items of one file, checked."""
+    try:
+        with open(path, encoding="utf-8-sig") as fh:
+            text = fh.read()
+    except UnicodeDecodeError as exc:
+        raise ParseError(path, f"not text (JSON of the Azure Retail Prices API): {exc}") from None
+    items = [item for page in _pages(path, text) for item in page]
+    for n, item in enumerate(items):
+        if not isinstance(item, Mapping):
+            raise ParseError(path, f"item {n} is not an object: {item!r:.60}")
+        missing = [f for f in _FIELDS if f not in item]
+        if missing:
+            raise ParseError(path, f"item {n} ({item.get('meterName', '?')!r}) has no "
+                             f"{', '.join(missing)}: not an item of the Azure Retail Prices API")  # fmt: skip
+        if not is_number(item["retailPrice"]) or not math.isfinite(item["retailPrice"]):
+            raise ParseError(path, f"item {n} ({item['meterName']!r}): retailPrice "
+                             f"{item['retailPrice']!r} is not a number")  # fmt: skip
+    frame = pd.DataFrame(list(items))
+    for column in ("productName", "skuName", "armSkuName", "type", "effectiveStartDate"):
+        if column not in frame:
+            frame[column] = ""
+    if "tierMinimumUnits" not in frame:
+        frame["tierMinimumUnits"] = 0.0
+    frame["file"] = path
+    frame["item"] = range(len(frame))
+    return frame
+
+
+def _pages(path: str, text: str) -> list[list]:
+    """The Items lists of the pages in `text`: one page, pages one after another, or a list."""
+    decoder = json.JSONDecoder()
+    docs, pos = [], 0
+    while True:
+        while pos < len(text) and text[pos].isspace():
+            pos += 1
+        if pos >= len(text):
+            break
+        try:
+            doc, pos = decoder.raw_decode(text, pos)
+        except json.JSONDecodeError as exc:
+            raise ParseError(path, f"not JSON of the Azure Retail Prices API ({exc.msg}, "
+                             f"column {exc.colno})", line=exc.lineno) from None  # fmt: skip
+        docs.append(doc)
+    if not docs:
+        raise ParseError(path, "empty: no page of the Azure Retail Prices API")
+    pages = [page for doc in docs for page in (doc if isinstance(doc, list) else [doc])]
+    out = []
+    for n, page in enumerate(pages):
+        items = page.get("Items") if isinstance(page, Mapping) else None
+        if not isinstance(items, list):
+            keys = ", ".join(list(page)[:5]) if isinstance(page, Mapping) else type(page).__name__
+            raise ParseError(path, f"page {n} has no 'Items' list ({keys}): not a page of the "
+                             "Azure Retail Prices API")  # fmt: skip
+        out.append(items)
+    return out
+
+
+# --------------------------------------------------------------------------------------------
+# What a plan pays
+
+
+@dataclass(frozen=True)
+class RetailPrices:
+    """List prices of one region in the planner's units (:func:`retail_prices`).
+
+    Attributes
+    ----------
+    region : str
+        ``armRegionName`` ('eastus').
+    levels_usd_per_tib_month : dict of str to float
+        Capacity price per service level [USD per TiB-month].
+    flexible_throughput_usd_per_mib_s_month : float
+        Flexible's throughput beyond the pool's baseline [USD per MiB/s-month]; NaN: no item.
+    cool_usd_per_tib_month : float
+        Cool tier capacity [USD per TiB-month]; NaN: no item.
+    vms_usd_per_month : dict of str to float
+        Linux list price per VM size (``armSkuName``) [USD per VM-month].
+    items : pandas.DataFrame
+        The items kept: what (level, 'Flexible throughput', 'cool tier' or the VM size),
+        usd_per_month, unit (of usd_per_month), meterName, unitOfMeasure, retailPrice,
+        effectiveStartDate, file.
+    files : tuple of str
+        The files read.
+    """
+
+    region: str
+    levels_usd_per_tib_month: dict[str, float]
+    flexible_throughput_usd_per_mib_s_month: float
+    cool_usd_per_tib_month: float
+    vms_usd_per_month: dict[str, float]
+    items: pd.DataFrame = field(repr=False)
+    files: tuple[str, ...] = ()
+
+    def plan_prices(self) -> dict[str, float]:
+        """Prices as :func:`anfperf.models.plan` takes them: USD per GiB-hour of each level,
+        per MiB/s-hour of Flexible's throughput."""
+        from anfperf.models.plan import FLEXIBLE_THROUGHPUT_PRICE
+
+        hours = hours_per_month()
+        out = {k: v / GIB_PER_TIB / hours for k, v in self.levels_usd_per_tib_month.items()}
+        if math.isfinite(self.flexible_throughput_usd_per_mib_s_month):
+            out[FLEXIBLE_THROUGHPUT_PRICE] = self.flexible_throughput_usd_per_mib_s_month / hours
+        return out
+
+    def vm_prices(self) -> dict[str, float]:
+        """VM prices as :func:`anfperf.models.plan` takes them: USD per VM-hour."""
+        hours = hours_per_month()
+        return {k: v / hours for k, v in self.vms_usd_per_month.items()}
+
+    def describe(self) -> str:
+        """One line: where the prices come from and the capacity prices found."""
+        levels = ", ".join(f"{k} {v:,.2f}" for k, v in self.levels_usd_per_tib_month.items())
+        files = ", ".join(os.path.basename(f) for f in self.files)
+        return (f"list prices of {self.region} from {files}: capacity [USD per TiB-month] "
+                f"{levels or 'none'}; {len(self.vms_usd_per_month)} VM sizes priced")  # fmt: skip
+
+
+def retail_prices(paths: PathArg, region: str) -> RetailPrices:
+    """The list prices a plan pays in `region`, from files of the Azure Retail Prices API.
+
+    Parameters
+    ----------
+    paths : path-like or sequence of path-like
+        Files of :func:`read_retail_prices`.
+    region : str
+        ``armRegionName``, e.g. 'eastus' (case and spaces ignored: 'East US' is 'eastus').
+
+    Returns
+    -------
+    RetailPrices
+
+    Raises
+    ------
+    anfperf.ParseError
+        A file is not pages of the API; a kept price is not in USD, or its unitOfMeasure is
+        not one this module converts (named with its file and item).
+    anfperf.AnfperfError
+        No item of the files is in `region` (the regions present are listed).
+    """
+    frame = read_retail_prices(paths)
+    files = tuple(dict.fromkeys(frame["file"]))
+    want = re.sub(r"\s+", "", str(region)).lower()
+    regions = frame["armRegionName"].astype(str).str.lower()
+    here = frame[regions == want]
+    if here.empty:
+        seen = sorted(set(regions) - {""})
+        raise AnfperfError(
+            f"no price in region {region!r} in {', '.join(files)}; its regions: "
+            + (", ".join(seen[:12]) + (", ..." if len(seen) > 12 else "") if seen else "none")
+        )
+    listed = here[(here["type"].astype(str) == "Consumption")
+                  & ~here["skuName"].astype(str).str.contains(_NOT_LIST)
+                  & ~here["meterName"].astype(str).str.contains(_NOT_LIST)
+                  & (pd.to_numeric(here["tierMinimumUnits"], errors="coerce").fillna(0) == 0)]  # fmt: skip
+    rows = [*_anf_rows(listed[listed["serviceName"] == ANF_SERVICE]),
+            *_vm_rows(listed[listed["serviceName"] == VM_SERVICE])]  # fmt: skip
+    items = pd.DataFrame(rows, columns=["kind", "what", "usd_per_month", "unit", "meterName",
+                                        "unitOfMeasure", "retailPrice", "effectiveStartDate",
+                                        "file"])  # fmt: skip
+    # of several start dates, the latest applies
+    items = (items.sort_values("effectiveStartDate", kind="stable")
+             .drop_duplicates(["kind", "what"], keep="last").reset_index(drop=True))  # fmt: skip
+
+    def of(kind: str) -> dict[str, float]:
+        chosen = items[items["kind"] == kind]
+        return dict(zip(chosen["what"], chosen["usd_per_month"].astype(float), strict=True))
+
+    throughput = of("throughput")
+    cool = of("cool")
+    return RetailPrices(
+        region=want,
+        levels_usd_per_tib_month=of("capacity"),
+        flexible_throughput_usd_per_mib_s_month=throughput.get("Flexible throughput", math.nan),
+        cool_usd_per_tib_month=cool.get("cool tier", math.nan),
+        vms_usd_per_month=of("vm"),
+        items=items.drop(columns="kind"),
+        files=files,
+    )
+
+
+def _anf_rows(items: pd.DataFrame) -> Iterable[tuple]:
+    for rec in items.to_dict("records"):
+        meter = " ".join(str(rec["meterName"]).split()).lower()
+        if meter not in _ANF_METERS:
+            continue  # double encryption, backup, replication, ...: not what a plan buys
+        kind, level = _ANF_METERS[meter]
+        if kind == "throughput":
+            usd, unit = _monthly(rec, "mib/s"), "USD per MiB/s-month"
+            what = "Flexible throughput"
+        else:
+            usd, unit = _monthly(rec, "gib") * GIB_PER_TIB, "USD per TiB-month"
+            what = level or "cool tier"
+        yield (kind, what, usd, unit, rec["meterName"], rec["unitOfMeasure"],
+               float(rec["retailPrice"]), str(rec["effectiveStartDate"]), rec["file"])  # fmt: skip
+
+
+def _vm_rows(items: pd.DataFrame) -> Iterable[tuple]:
+    for rec in items.to_dict("records"):
+        if str(rec["productName"]).rstrip().endswith("Windows") or not rec["armSkuName"]:
+            continue  # clients run Linux; the API tells Windows apart by the product's suffix
+        yield ("vm", str(rec["armSkuName"]), _monthly(rec, ""), "USD per VM-month",
+               rec["meterName"], rec["unitOfMeasure"], float(rec["retailPrice"]),
+               str(rec["effectiveStartDate"]), rec["file"])  # fmt: skip
+
+
+def _monthly(rec: Mapping, quantity: str) -> float:
+    """The item's price per month of one unit of `quantity` ('gib', 'mib/s' or '' per item)."""
+    unit = str(rec["unitOfMeasure"])
+    match = _UNIT.match(unit)
+    what = (match["what"] or "").lower() if match else None
+    per = (match["per"] or "").lower() if match else ""
+    if what in ("hour", "day", "month") and not per:  # '1 Hour': per VM-hour
+        what, per = "", what
+    same = what is not None and (what == quantity or
+                                 (quantity == "gib" and what in ("tib", "gb", "tb")) or
+                                 (quantity == "mib/s" and what == "mibps"))  # fmt: skip
+    if match is None or not same:
+        raise ParseError(rec["file"], f"item {rec['item']} ({rec['meterName']!r}): unitOfMeasure "
+                         f"{unit!r} is not per {quantity or 'item'} (per hour, day or month)")  # fmt: skip
+    if str(rec["currencyCode"]).upper() != "USD":
+        raise ParseError(rec["file"], f"item {rec['item']} ({rec['meterName']!r}) is in "
+                         f"{rec['currencyCode']}; anfperf plans in USD (ask the API with "
+                         "currencyCode='USD')")  # fmt: skip
+    per_time = {"hour": hours_per_month(), "day": hours_per_month() / 24, "month": 1.0}
+    if not per:
+        raise ParseError(rec["file"], f"item {rec['item']} ({rec['meterName']!r}): unitOfMeasure "
+                         f"{unit!r} names no time (per hour, day or month)")  # fmt: skip
+    count = float(match["count"] or 1)
+    return float(rec["retailPrice"]) * per_time[per] / (count * _QUANTITY[what])
