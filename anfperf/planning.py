@@ -728,9 +728,13 @@ class PlanView:
             "limit, against the volume's limit and the target.",
             "threads": "Outstanding I/O and latency at the target rate: Little's law ties them; "
             "the plan's point is where the line meets the latency it sized for.",
+            "cost": "What the capacity pool of each service level costs a month for each "
+            "throughput (whole pool steps, so stairs; Flexible pays for its throughput beyond "
+            "the baseline too), at the prices of the plan. " + self.inputs.prices_text(),
         }
         titles = {"quota": "What if: quota and service level", "clients": "What if: client VMs",
-                  "threads": "What if: outstanding I/O and latency"}  # fmt: skip
+                  "threads": "What if: outstanding I/O and latency",
+                  "cost": "What if: monthly cost and throughput"}  # fmt: skip
         for name, fig in self.figures.items():
             out.append(Section(titles[name], [page.text(leads[name]), fig], open=True))
         out.append(Section("Options considered",
@@ -869,7 +873,9 @@ def what_if_figures(
     Returns
     -------
     dict of str to plotly.graph_objects.Figure
-        Keys :data:`FIGURES`: 'quota', 'clients', 'threads'.
+        Keys :data:`FIGURES`: 'quota', 'clients', 'threads'; and 'cost' with prices (the
+        monthly cost of the capacity pool against the throughput per level,
+        :func:`anfperf.plots.planning.cost_vs_throughput`).
 
     Raises
     ------
@@ -879,11 +885,20 @@ def what_if_figures(
     from anfperf.plots.planning import (
         clients_vs_throughput,
         concurrency_for_target,
+        cost_vs_throughput,
         quota_vs_throughput,
     )
 
     view = view or _view(inputs)
     p = view.plan
+    priced = inputs.plan_prices
+    cost = {}
+    if priced:
+        cost["cost"] = cost_vs_throughput(
+            priced, inputs.levels, p.bw_mib_s, volume_type=p.volume_type,
+            capacity_tib=inputs.capacity_tib,
+            region=inputs.retail.region if inputs.retail is not None else None,
+        )  # fmt: skip
     return {
         "quota": quota_vs_throughput(
             inputs.levels, inputs.bs_kib, p.bw_mib_s, read_pct=inputs.read_pct,
@@ -900,6 +915,7 @@ def what_if_figures(
             p.iops, inputs.lat_slo_ms or p.lat_ms, outstanding=p.outstanding, lat_ms=p.lat_ms,
             vm_count=view.vm_count, curve=curve, source=source,
         ),
+        **cost,
     }  # fmt: skip
 
 

@@ -539,6 +539,69 @@ def pool_size_tib(size_tib: float) -> float:
     return max(steps * step, table_value("planning", "min_pool_tib"))
 
 
+def pool_cost_usd_month(
+    level: str,
+    bw_mib_s: float,
+    prices: Mapping[str, float],
+    *,
+    capacity_tib: float = 0.0,
+    volume_type: str = "regular",
+    rule: str = "current",
+) -> tuple[float, float]:
+    """The capacity pool one volume of `level` needs for `bw_mib_s`, and its monthly cost.
+
+    Sized as :func:`plan` sizes a storage option: auto QoS, the quota the throughput (or the
+    capacity) needs; Flexible, the pool its throughput needs (at most 640 MiB/s per TiB), paid
+    for its throughput beyond the baseline too; then whole pool steps, at least the smallest.
+
+    Parameters
+    ----------
+    level : str
+        Service level.
+    bw_mib_s : float
+        Throughput the volume must allow [MiB/s].
+    prices : mapping
+        As :func:`plan` takes them: USD per GiB-hour of `level` (and per MiB/s-hour of
+        ``'Flexible throughput'``).
+    capacity_tib : float
+        Capacity the volume must hold [TiB].
+    volume_type, rule : str
+        As in :func:`plan`.
+
+    Returns
+    -------
+    tuple of float
+        The pool [TiB] and its monthly cost [USD].
+
+    Raises
+    ------
+    anfperf.ModelError
+        No price for `level`, or one such volume cannot allow `bw_mib_s` (above the volume
+        type's cap, or needing more than its largest quota).
+    """
+    level = level_name(level)
+    prices = checked_prices(prices) or {}
+    if level not in prices:
+        raise ModelError(f"no price given for {level}")
+    lo, hi = volume_size_range(level, volume_type, rule)
+    cap = volume_type_cap(level, volume_type, rule)
+    if bw_mib_s > cap * (1 + 1e-12):
+        raise ModelError(f"{bw_mib_s:,.1f} MiB/s is above the {cap:g} MiB/s cap of a {level} "
+                         f"{volume_type} volume")  # fmt: skip
+    if level == "Flexible":
+        size = _flexible_sizing(bw_mib_s, capacity_tib, lo, hi, cap)[3]
+        quota = max(capacity_tib, lo)
+    else:
+        quota = _auto_qos_sizing(bw_mib_s, capacity_tib, auto_qos_rate(level), lo, cap,
+                                 volume_type)[0]  # fmt: skip
+        size = quota
+    if quota > hi * (1 + 1e-9):
+        raise ModelError(f"{bw_mib_s:,.1f} MiB/s needs {quota:.2f} TiB of {level}, above the "
+                         f"{hi:g} TiB maximum of a {volume_type} volume")  # fmt: skip
+    pool = pool_size_tib(size)
+    return pool, _monthly_cost(level, pool, bw_mib_s, prices)
+
+
 def _monthly_cost(level: str, pool_tib: float, bw: float, prices: Mapping[str, float]) -> float:
     """The pool at the level's price, plus Flexible's throughput beyond its pool baseline."""
     hours = hours_per_month()

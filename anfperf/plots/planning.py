@@ -688,3 +688,108 @@ def concurrency_for_target(
     fig.update_layout(showlegend=True, legend={"x": 0.01, "y": 0.99, "xanchor": "left"})
     subtitle(fig, *notes)
     return fig
+
+
+def cost_vs_throughput(
+    prices: Mapping[str, float],
+    levels: Sequence[str] = DEFAULT_LEVELS,
+    target_mib_s: float = 1000.0,
+    *,
+    volume_type: str = "regular",
+    rule: str = "current",
+    capacity_tib: float = 0.0,
+    max_mib_s: float | None = None,
+    region: str | None = None,
+) -> go.Figure:
+    """What-if: the monthly cost of the capacity pool against the throughput, per level.
+
+    Each point is :func:`anfperf.models.plan.pool_cost_usd_month`: the pool one volume of the
+    level needs for that throughput (whole pool steps, so the lines are stairs), at `prices`;
+    Flexible adds its throughput beyond the baseline. A level is drawn up to its volume
+    type's cap or largest quota; levels without a price are named under the title.
+
+    Parameters
+    ----------
+    prices : mapping
+        As :func:`anfperf.models.plan` takes them: USD per GiB-hour per level, and per
+        MiB/s-hour of ``'Flexible throughput'``.
+    levels : sequence of str
+        Service levels drawn.
+    target_mib_s : float
+        Target throughput [MiB/s], a vertical line; each level's cost there is a marker.
+    volume_type, rule : str
+        As in :func:`anfperf.models.plan`.
+    capacity_tib : float
+        Capacity the volume must hold [TiB].
+    max_mib_s : float, optional
+        Right end of the throughput axis [MiB/s]; default twice the target.
+    region : str, optional
+        Region of the prices, for the title.
+
+    Returns
+    -------
+    plotly.graph_objects.Figure
+        One line per priced level (named after it), one marker per level meeting the target
+        (``'<level>: <cost> USD a month at the target'``), the target line.
+
+    Raises
+    ------
+    anfperf.ModelError
+        A target not > 0, an unknown level, or no level priced.
+    """
+    from anfperf.models.plan import pool_cost_usd_month
+
+    target = _check_target(target_mib_s)
+    names = list(dict.fromkeys(q.level_name(n) for n in levels))
+    top = float(max_mib_s) if max_mib_s else 2 * target
+    xs = np.unique(np.concatenate([np.geomspace(max(top / 200, 1.0), top, 160), [target]]))
+    where = f", list prices of {region}" if region else ""
+    fig = figure(
+        f"Monthly cost vs throughput per level: the capacity pool of one {volume_type} volume"
+        f"{where}", "Throughput [MiB/s]", "Monthly cost of the capacity pool [USD]",
+    )  # fmt: skip
+    notes, costs = [], []
+    for i, name in enumerate(names):
+        points, stop = [], ""
+        for x in xs:
+            try:
+                points.append((x, *pool_cost_usd_month(
+                    name, x, prices, capacity_tib=capacity_tib, volume_type=volume_type,
+                    rule=rule)))  # fmt: skip
+            except ModelError as exc:
+                stop = str(exc)
+                break
+        if stop and (not points or points[-1][0] < target):
+            try:  # the reason at the target itself, not at the first point past the cap
+                pool_cost_usd_month(name, target, prices, capacity_tib=capacity_tib,
+                                    volume_type=volume_type, rule=rule)  # fmt: skip
+            except ModelError as exc:
+                stop = str(exc)
+            notes.append(f"{name} cannot meet the target: {stop}")
+        if not points:
+            continue
+        x, pool, usd = (np.array(v) for v in zip(*points, strict=True))
+        color = LEVEL_COLORS[i % len(LEVEL_COLORS)]
+        fig.add_scatter(
+            x=x, y=usd, mode="lines", name=name, line={"color": color, "shape": "hv"},
+            customdata=pool,
+            hovertemplate=f"{name}: %{{x:,.0f}} MiB/s, %{{customdata:g}} TiB pool, "
+            "%{y:,.0f} USD a month<extra></extra>",
+        )  # fmt: skip
+        costs += list(usd)
+        if x[-1] >= target:
+            at = float(usd[np.searchsorted(x, target)])
+            fig.add_scatter(
+                x=[target], y=[at], mode="markers",
+                name=f"{name}: {at:,.0f} USD a month at the target",
+                marker={"size": 10, "color": color, "line": {"color": "#333", "width": 1}},
+                hovertemplate=f"{name}: {at:,.2f} USD a month for {target:,.0f} MiB/s"
+                "<extra></extra>",
+            )  # fmt: skip
+    if not costs:
+        raise ModelError("no level is priced: " + "; ".join(notes))
+    _vline(fig, target, (min(costs), max(costs)), _target_name(target), color=SLO_COLOR)
+    log_axis(fig, "x", [float(xs[0]), top])
+    log_axis(fig, "y", [min(costs), max(costs)])
+    subtitle(fig, *notes)
+    return fig

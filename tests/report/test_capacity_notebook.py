@@ -43,6 +43,14 @@ PARAMETERS = {
     "clients": 1,
     "prices_usd_per_tib_month": {"Ultra": 400},
 }
+#: Retail prices of eastus (built by the Retail Prices API's schema, not a capture: see
+#: tests/data/azure/make_retail_prices.py) and the CLI's acceptance target.
+RETAIL = {
+    "target_mib_s": 2000.0,
+    "bs_kib": 64,
+    "prices": str(TESTS / "data" / "azure" / "retail_prices_anf_vm.json"),
+    "region": "eastus",
+}
 PLOTLY = "application/vnd.plotly.v1+json"
 WIDGET = "application/vnd.jupyter.widget-view+json"
 #: Longest a kernel may take for one cell (each takes seconds).
@@ -72,6 +80,14 @@ def default_report(tmp_path_factory):
 def report(tmp_path_factory):
     """The report with PARAMETERS."""
     result = render_report(NOTEBOOK, parameters=PARAMETERS, out_dir=tmp_path_factory.mktemp("r"))
+    assert result.ok, result.error
+    return result
+
+
+@pytest.fixture(scope="module")
+def retail_report(tmp_path_factory):
+    """The report with a prices file and its region."""
+    result = render_report(NOTEBOOK, parameters=RETAIL, out_dir=tmp_path_factory.mktemp("rp"))
     assert result.ok, result.error
     return result
 
@@ -110,10 +126,13 @@ def test_report_leads_with_what_to_buy_once(report):
     assert expected.notes[-1].split(" (")[0] in html[2]  # the notes under the verdict
     figures = [o.data[PLOTLY] for o in outputs(nb) if PLOTLY in o.get("data", {})]
     titles = [f["layout"]["title"]["text"] for f in figures]
-    assert len(figures) == 3, titles
+    assert len(figures) == 4, titles  # priced: the cost what-if too
     assert titles[0].startswith("Quota vs throughput per level: what meets 1,562 MiB/s")
     assert titles[1].startswith("Client VMs vs throughput (Standard_D8ds_v4, 8 KiB, 70 % read")
     assert titles[2].startswith("Outstanding I/O for 200,000 IOPS: the plan by Little's law")
+    assert titles[3].startswith("Monthly cost vs throughput per level: the capacity pool")
+    # Ultra at 400 USD per TiB-month, 1,562.5 MiB/s / 128 = 12.2 TiB in a 13 TiB pool
+    assert "Ultra: 5,200 USD a month at the target" in [t.get("name") for t in figures[3]["data"]]
 
 
 def test_report_tables_are_for_people(report):
@@ -133,8 +152,10 @@ def test_notebook_parameters_are_the_planners_inputs():
     assert all(c.outputs == [] for c in nb.cells if c.cell_type == "code")
     declared = papermill.inspect_notebook(str(NOTEBOOK))
     fields = {f.name for f in dataclasses.fields(PlanInputs)}
-    # every parameter but the sweep's path is a PlanInputs field, documented with '# help:'
-    assert set(declared) - {"sweep"} == fields
+    # every parameter but the sweep's path and the prices file (read with its region into
+    # `retail`) is a PlanInputs field, documented with '# help:'
+    assert set(declared) - {"sweep", "prices", "region"} == fields - {"retail"}
+    assert declared["prices"]["help"].startswith("help: [path] ")
     assert all(p["help"].startswith("help: ") for p in declared.values())
 
 
@@ -173,6 +194,46 @@ def test_report_with_prices_in_chromium(report, browser_page, tmp_path):
         first_screen=[".anfperf-cards", ".anfperf-card:last-child"],
     )  # fmt: skip
     assert browser_page.locator(".anfperf-card").count() == 8  # with the monthly cost
+
+
+def test_report_with_a_prices_file_shows_cost_per_option_and_a_cost_what_if(retail_report):
+    nb = nbformat.read(retail_report.ipynb, as_version=4)
+    assert not [o for o in outputs(nb) if o.output_type == "error"]
+    html = "".join(html_outputs(nb)).replace("&#x27;", "'")
+    # the cheapest option and its cost, as `anfperf plan` computes them by hand (test_cli):
+    # a Flexible 4 TiB pool 2,451.40 USD + one D8ds_v4 329.96 USD = 2,781.36 USD a month
+    assert 'anfperf-card-value">2,781 USD<' in html
+    assert "4 TiB pool 2,451 + 1 x D8ds_v4 330 USD" in html
+    assert "Prices: list prices of eastus from retail_prices_anf_vm.json" in html
+    for label in ("Pool [TiB]", "Pool cost [USD/month]", "Monthly cost [USD]",
+                  "VMs [USD/month]"):  # fmt: skip
+        assert label in html, label
+    figures = [o.data[PLOTLY] for o in outputs(nb) if PLOTLY in o.get("data", {})]
+    cost = [f for f in figures if f["layout"]["title"]["text"].startswith("Monthly cost vs")]
+    assert len(figures) == 4 and len(cost) == 1
+    layout, names = cost[0]["layout"], [t.get("name") for t in cost[0]["data"]]
+    assert "list prices of eastus" in layout["title"]["text"]
+    assert layout["xaxis"]["title"]["text"] == "Throughput [MiB/s]"
+    assert layout["yaxis"]["title"]["text"] == "Monthly cost of the capacity pool [USD]"
+    assert names[:1] == ["Standard"] and "Flexible: 2,451 USD a month at the target" in names
+    assert "Ultra: 6,435 USD a month at the target" in names  # 16 TiB x 1024 x 0.000538 x 730
+    assert "Standard cannot meet the target" in layout["title"]["text"]  # 1,600 MiB/s cap
+
+
+def test_report_with_a_prices_file_in_chromium(retail_report, browser_page, tmp_path):
+    seen = check_report(browser_page, retail_report.html, tmp_path / "capacity_retail.png")
+    assert seen["graphs"] == 4
+    check_layout(
+        browser_page, retail_report.html, tmp_path / "retail",
+        first_screen=[".anfperf-cards", ".anfperf-verdict"],
+    )  # fmt: skip
+    assert browser_page.locator(".anfperf-card").count() == 8  # with the monthly cost
+    legend = browser_page.evaluate(
+        "() => [...document.querySelectorAll('.plotly-graph-div')].map("
+        "d => [...d.querySelectorAll('.legendtext')].map(t => t.textContent))"
+    )
+    assert any("Flexible: 2,451 USD a month at the target" in names for names in legend)
+    print(f"screenshots: {tmp_path}")
 
 
 # --------------------------------------------------------------------------------------------

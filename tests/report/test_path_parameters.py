@@ -37,7 +37,7 @@ PATH_PARAMETERS = {
     "benchmark": {"paths": PathParameter("path"), "store": PathParameter("path"),
                   "fio_logs": PathParameter("glob")},
     "compare": {"paths": PathParameter("path"), "store": PathParameter("path")},
-    "capacity": {"sweep": PathParameter("path", ("sample",))},
+    "capacity": {"prices": PathParameter("path"), "sweep": PathParameter("path", ("sample",))},
     "ingest": {"paths": PathParameter("path")},
 }  # fmt: skip
 
