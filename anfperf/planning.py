@@ -102,7 +102,8 @@ ABOUT = (
     "Limits, rates and published observations come from anfperf/data/*.csv, each row with "
     "its source and date (the 'Source' column of the limits table).",
     "Run it for another target: anfperf report capacity -p "
-    "target_iops 200000 -p bs_kib 8 -p read_pct 70 (add -p prices_usd_per_tib_month "
+    "target_iops 200000 -p bs_kib 8 -p read_pct 70 (add -p prices FILE -p region eastus, a "
+    "file saved from the Azure Retail Prices API, or -p prices_usd_per_tib_month "
     "'{Premium: 300, Ultra: 400}' for the monthly cost). In JupyterLab the controls "
     "above the plan re-plan as you change them.",
 )

@@ -12,7 +12,7 @@ import pytest
 
 from anfperf.cli import main
 from anfperf.ingest import read_many
-from tests.conftest import DATA, PUBLIC, require_corpus
+from tests.conftest import CORPUS, DATA, PUBLIC, require_corpus
 
 DISKSPD = PUBLIC / "diskspd" / "d01_pkb_2.0.21a.xml"
 
@@ -304,6 +304,21 @@ def test_plan_says_it_ranked_without_prices_and_prints_what_ifs(capsys):
     assert main(["plan", "--bw-mib-s", "2000", "--bs-kib", "64", "--prices", str(RETAIL)]) == 2
     err = capsys.readouterr().err
     assert err.startswith("anfperf: error: --prices FILE and --region REGION go together")
+
+
+def test_plan_names_a_prices_file_it_cannot_use_in_one_line(capsys, tmp_path):
+    volume = require_corpus(CORPUS / "azure") / "s01_anf_2025-06-01_Volumes_Get.json"
+    cut = tmp_path / "cut.json"
+    cut.write_text(RETAIL.read_text()[:3000])
+    for path, why in [(volume, "page 0 has no 'Items' list"),
+                      (cut, "not JSON of the Azure Retail Prices API")]:  # fmt: skip
+        args = ["plan", "--bw-mib-s", "2000", "--bs-kib", "64", "--prices", str(path)]
+        assert main([*args, "--region", "eastus"]) == 2
+        err = capsys.readouterr().err
+        assert err.startswith(f"anfperf: error: {path}") and why in err, err
+        assert err.count("\n") == 1  # one line, no traceback
+    assert main([*args[:-1], str(RETAIL), "--region", "mars"]) == 2
+    assert "no price in region 'mars' in" in capsys.readouterr().err
 
 
 def test_plan_all_gives_the_reasoning_in_words(capsys):

@@ -12,7 +12,8 @@
   :mod:`~anfperf.models.validation`: how well a fit predicts the upper half of a sweep.
 - :mod:`~anfperf.models.mix`: throughput across read/write ratios.
 - :mod:`~anfperf.models.predict`: the least of all limits, and which one binds.
-- :mod:`~anfperf.models.plan`: from a target to a service level, quota, VMs and threads.
+- :mod:`~anfperf.models.plan`: from a target to a service level, quota, VMs and threads;
+  :mod:`~anfperf.models.prices`: what they cost, from files of the Azure Retail Prices API.
 
 Models are pure functions with paired fit functions returning the model's own parameter names,
 so ``usl(n, **fit_usl(n, x))`` predicts. Reference tables are package data,
