@@ -227,6 +227,10 @@ class PlanInputs:
         parts = []
         if self.retail is not None:
             parts.append(f"Prices: {self.retail.describe()}")
+            if not self.retail.levels_usd_per_tib_month and not self.prices_usd_per_tib_month:
+                parts.append("no Azure NetApp Files capacity price among them: the storage "
+                             "options are ranked without prices (smallest quota, then the lower "
+                             "level)")  # fmt: skip
         if self.prices_usd_per_tib_month:
             whatif = ", ".join(
                 f"{k} {v:,.2f} USD per {'MiB/s' if k == FLEXIBLE_THROUGHPUT_PRICE else 'TiB'}"

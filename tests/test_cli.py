@@ -341,3 +341,16 @@ def test_plan_reasoning_counts_one_vm():
     assert p.vm_count == 1
     assert why["threads per VM"].startswith(f"{p.outstanding} outstanding I/O over 1 VM (")
     assert "pass lat_ms" not in why["latency"] and "SLO" in why["latency"]
+
+
+def test_plan_with_prices_of_vms_only_says_storage_was_ranked_without(capsys):
+    # the real page p01 has no ANF item; in westus2 it prices a D64ds_v5 the planner has no
+    # network row for, so nothing of the plan is priced, and the plan says so
+    page = require_corpus(CORPUS / "azure") / "p01_joelverhagen_retail_prices_2022-06-06_page0.json"
+    args = ["plan", "--bw-mib-s", "2000", "--bs-kib", "64", "--prices", str(page)]
+    assert main([*args, "--region", "westus2"]) == 0
+    out = " ".join(capsys.readouterr().out.split())
+    assert "Prices: list prices of westus2 from p01_joelverhagen_retail_prices" in out
+    assert "capacity [USD per TiB-month] none; 1 VM size priced" in out
+    assert "no Azure NetApp Files capacity price among them: the storage options are ranked " in out
+    assert "Monthly cost" not in out

@@ -8,12 +8,14 @@
    known -- within what one such volume was observed to do); the cheapest is kept. Without
    prices, "cheapest" means the smallest quota, then the lower level (prices per GiB rise with
    the level, so at equal quota the lower level is cheaper); with `prices` (USD per GiB-hour
-   per level), the lowest monthly cost. Flexible is ranked only with prices for it;
+   per level), the lowest monthly cost of the capacity pool (whole pool steps, at least the
+   smallest pool; :mod:`anfperf.models.prices` reads them from the Azure Retail Prices API).
+   Flexible is ranked only with prices for it;
 3. concurrency: Little's law, rate x latency, with the latency expected at the target (given,
    from a fitted queueing curve, or the SLO);
 4. clients: per VM size, the VMs needed for the write share's egress, for NFS in-flight limits,
-   and (pattern known) for what one client did over nconnect; the fewest total vCPUs win (VM
-   prices scale with vCPUs);
+   and (pattern known) for what one client did over nconnect; with `vm_prices` the lowest
+   monthly cost wins, else the fewest total vCPUs (VM prices scale with vCPUs);
 5. threads per VM = outstanding I/O / VMs, checked against the SLO.
 """
 

@@ -240,8 +240,9 @@ class RetailPrices:
         """One line: where the prices come from and the capacity prices found."""
         levels = ", ".join(f"{k} {v:,.2f}" for k, v in self.levels_usd_per_tib_month.items())
         files = ", ".join(os.path.basename(f) for f in self.files)
+        n = len(self.vms_usd_per_month)
         return (f"list prices of {self.region} from {files}: capacity [USD per TiB-month] "
-                f"{levels or 'none'}; {len(self.vms_usd_per_month)} VM sizes priced")  # fmt: skip
+                f"{levels or 'none'}; {n} VM size{'' if n == 1 else 's'} priced")  # fmt: skip
 
 
 def retail_prices(paths: PathArg, region: str) -> RetailPrices:
