@@ -27,6 +27,7 @@ from anfperf.errors import ParseError, warn
 from anfperf.ingest._frame import finalize
 from anfperf.ingest._source import read_bytes
 from anfperf.ingest.registry import Format
+from anfperf.schema import host_label
 from anfperf.units import BYTES_PER_MIB, MS_PER_S
 
 __all__ = ["METRICS", "TOOL", "read_azure_metrics"]
@@ -125,7 +126,7 @@ def _parse(data: bytes, source: str) -> list[dict]:
         if metric.get("errorCode", "Success") != "Success":
             warn(f"{source}: metric {name} left out: Azure says {metric.get('errorCode')!r}")
             continue
-        volume = volume or _resource_name(metric.get("id"))
+        volume = volume or _resource_name(metric.get("id"))  # the same resource throughout
         direction, column = METRICS[name]
         factor = _factor(name, metric.get("unit"), column, source)
         for t, value in _points(name, metric.get("timeseries"), source):
@@ -185,7 +186,8 @@ def _resource_name(metric_id: object) -> str | None:
     if not isinstance(metric_id, str):
         return None
     resource = metric_id.split("/providers/Microsoft.Insights/", 1)[0].rstrip("/")
-    return resource.rsplit("/", 1)[-1] or None
+    name = resource.rsplit("/", 1)[-1]
+    return host_label(name) if name else None  # a volume named 'all' is no aggregate
 
 
 def _factor(name: str, unit: object, column: str, source: str) -> float:

@@ -104,3 +104,15 @@ def test_a_metric_split_by_a_dimension_is_refused_not_summed(tmp_path):
     series.append(series[0])
     with pytest.raises(ParseError, match="split into 2 series"):
         read_azure_metrics(write(doc, tmp_path / "split.json"))
+
+
+def test_a_metric_asked_for_its_maximum_only_is_read_with_a_warning(tmp_path):
+    doc = metrics_document(
+        {"AverageReadLatency": [0.5, 0.7]}, start=datetime(2024, 1, 1, tzinfo=UTC), grain_s=300
+    )
+    for point, peak in zip(doc["value"][0]["timeseries"][0]["data"], (3.0, 4.5), strict=True):
+        point["maximum"] = peak  # as `az monitor metrics list --aggregation Maximum` prints
+        del point["average"]
+    with pytest.warns(UserWarning, match="AverageReadLatency has no average, its maximum"):
+        frame = read_azure_metrics(write(doc, tmp_path / "peaks.json"))
+    assert list(frame.query("direction == 'read'")["lat_mean_ms"]) == [3.0, 4.5]
