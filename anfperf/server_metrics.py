@@ -23,6 +23,7 @@ from anfperf.schema import AGGREGATE_HOST, MANIFEST_NAME
 __all__ = [
     "JOIN_COLUMNS",
     "client_window",
+    "grain_label",
     "grain_note",
     "join_client_server",
     "manifest_window",
@@ -47,8 +48,11 @@ JOIN_COLUMNS = [
 MIN_GRAINS = 2
 
 
-def split_sources(frame: pd.DataFrame) -> tuple[pd.DataFrame, pd.DataFrame]:
-    """(client rows, server rows) of a tidy frame, each with a fresh index."""
+def split_sources(frame: pd.DataFrame, *more: pd.DataFrame) -> tuple[pd.DataFrame, pd.DataFrame]:
+    """(client rows, server rows) of tidy frames (e.g. a report's inputs and the volume's
+    metrics files), each with a fresh index."""
+    if more:
+        frame = pd.concat([frame, *more], ignore_index=True)
     server = (frame["source"] == "server").to_numpy(dtype=bool, na_value=False)
     return frame[~server].reset_index(drop=True), frame[server].reset_index(drop=True)
 
@@ -213,7 +217,7 @@ def grain_note(joined: pd.DataFrame, window: tuple[pd.Timestamp, pd.Timestamp]) 
     if run_s >= MIN_GRAINS * grain_s:
         return None
     return (
-        f"The volume's metrics come in {_grain_text(grain_s)} points and the run lasted "
+        f"The volume's metrics come in {grain_label(grain_s)} points and the run lasted "
         f"{_duration(run_s)}: too coarse for this run. Each point averages the run with idle "
         "time around it, so the server's throughput and IOPS read low (the client's are shown "
         f"averaged over the same points); run at least {_duration(MIN_GRAINS * grain_s)} to "
@@ -285,7 +289,7 @@ def _duration(seconds: float) -> str:
     return f"{seconds:.0f} s"
 
 
-def _grain_text(seconds: float) -> str:
+def grain_label(seconds: float) -> str:
     """'5-minute', '1-minute', '1-hour'."""
     if seconds % 3600 == 0:
         return f"{seconds / 3600:.0f}-hour"

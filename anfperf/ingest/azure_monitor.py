@@ -115,11 +115,8 @@ def _parse(data: bytes, source: str) -> list[dict]:
     for i, metric in enumerate(body["value"]):
         if not isinstance(metric, dict):
             raise ParseError(source, f"value[{i}] is not an object")
-        name = (
-            (metric.get("name") or {}).get("value")
-            if isinstance(metric.get("name"), dict)
-            else None
-        )
+        names = metric.get("name")  # {"value": REST name, "localizedValue": shown name}
+        name = names.get("value") if isinstance(names, dict) else None
         if name not in METRICS:
             others.append(str(name))
             continue
