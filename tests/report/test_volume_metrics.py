@@ -9,6 +9,7 @@ against a run of seconds are what the report must call too coarse.
 
 from __future__ import annotations
 
+import hashlib
 import math
 
 import pytest
@@ -58,6 +59,8 @@ def test_the_section_shows_the_gap_table_and_says_the_grain_is_too_coarse(volume
     assert text.index("Runs") < text.index("What the volume saw") < text.index("About this")
     assert "The volume's metrics come in 5-minute points and the run lasted " in text
     assert "too coarse for this run" in text
+    # the metrics file is an input of the report: its checksum is on the page
+    assert hashlib.sha256(metrics.read_bytes()).hexdigest() in text
     for header in ("Client [MiB/s]", "Volume [MiB/s]", "Client latency [ms]",
                    "Volume latency [ms]", "Gap: client + network [ms]"):  # fmt: skip
         assert header in text
