@@ -25,6 +25,7 @@ __all__ = [
     "read_manifest",
     "DIRECTIONS",
     "PATTERNS",
+    "SOURCES",
     "PERCENTILE_COLUMNS",
     "COLUMNS",
     "COLUMN_NAMES",
@@ -190,6 +191,9 @@ def _json_kind(value: object) -> str:
 
 DIRECTIONS = ("read", "write", "trim", "total")
 PATTERNS = ("random", "sequential", "mixed")
+#: Who measured a row: the benchmark tool on a client, or the storage service itself
+#: (Azure Monitor's metrics of the volume, :mod:`anfperf.ingest.azure_monitor`).
+SOURCES = ("client", "server")
 
 #: Latency percentiles carried as columns: column name -> percentile [%].
 PERCENTILE_COLUMNS: dict[str, float] = {
@@ -208,6 +212,9 @@ COLUMNS: list[tuple[str, str | pd.CategoricalDtype, str, str]] = [
     ("tool", "category", "", "'fio', 'vdbench', 'diskspd' or the tool of a registered format"),
     ("tool_version", "string", "", "tool and version, e.g. 'fio-3.33', 'vdbench50405'"),
     ("source_file", "string", "", "file the row came from"),
+    ("source", pd.CategoricalDtype(SOURCES), "", "who measured the row: 'client' (the "
+                                                 "benchmark tool) or 'server' (the volume's "
+                                                 "own metrics, e.g. Azure Monitor)"),
     ("host", "string", "", "client host; 'all' for an aggregate across hosts (and only for it: "
                            "a host named 'all' is 'all (host)', see host_label)"),
     ("job", "string", "", "fio job name / Vdbench run definition (rd=) / DiskSpd target"),
@@ -265,7 +272,7 @@ DTYPES: dict[str, str | pd.CategoricalDtype] = {c[0]: c[1] for c in COLUMNS}
 
 #: Columns that identify a row (everything but the measurements).
 KEY_COLUMNS = [
-    "run_id", "tool", "source_file", "host", "job", "workload", "step", "direction", "interval",
+    "run_id", "tool", "source", "source_file", "host", "job", "workload", "step", "direction", "interval",
 ]  # fmt: skip
 
 
@@ -311,7 +318,9 @@ def empty_frame() -> pd.DataFrame:
 def conform(frame: pd.DataFrame) -> pd.DataFrame:
     """Return `frame` with exactly the contract's columns, in order, with their dtypes.
 
-    Missing columns are added as missing values (``False`` for the flag columns). Extra columns
+    Missing columns are added as missing values (``False`` for the flag columns, ``'client'``
+    for `source`: every reader but the server metrics' measures on the client, and a store
+    written before the column existed holds client rows only). Extra columns
     are an error: a reader that wants to add one must add it to :data:`COLUMNS` first.
     """
     tool = tool_dtype()
@@ -336,6 +345,8 @@ def conform(frame: pd.DataFrame) -> pd.DataFrame:
             col = pd.Series(False, index=frame.index)
         elif name == "lat_bins":
             col = pd.Series([None] * n, index=frame.index, dtype=object)
+        elif name == "source":
+            col = pd.Series("client", index=frame.index, dtype=object)
         else:
             col = pd.Series(pd.NA, index=frame.index, dtype=object)
         if str(dtype).startswith("datetime64"):
@@ -347,6 +358,8 @@ def conform(frame: pd.DataFrame) -> pd.DataFrame:
                 col = pd.to_numeric(col, errors="raise").astype("float64")
         elif dtype == "Int64" and col.dtype == object:
             col = pd.to_numeric(col, errors="raise").astype("Int64")
+        elif name == "source" and (col.dtype != dtype or col.isna().any()):
+            col = _sources(col)
         elif dtype == "bool" and col.dtype != bool:
             # a flag some rows lack (NaN, None) is unset, not True as astype(bool) would make it
             col = col.astype("boolean").fillna(False).astype(bool)
@@ -355,6 +368,15 @@ def conform(frame: pd.DataFrame) -> pd.DataFrame:
         out[name] = col
     # copy=False: no second copy of every column; the result may share memory with `frame`.
     return pd.DataFrame(out, index=pd.RangeIndex(n), copy=False)
+
+
+def _sources(col: pd.Series) -> pd.Series:
+    """The `source` column from its values: missing ones (rows of a store written before the
+    column existed) are 'client'; one that is neither kind is an error, not a missing value."""
+    wrong = col[col.notna() & ~col.isin(SOURCES)]
+    if len(wrong):
+        raise ValueError(f"'source' must be one of {SOURCES}, not {wrong.iloc[0]!r}")
+    return col.fillna("client").astype(column_dtype("source"))
 
 
 @lru_cache(maxsize=8)

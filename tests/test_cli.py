@@ -200,7 +200,10 @@ def test_a_file_no_format_claims_is_called_none_of_them(tmp_path, capsys):
     notes.write_text("# Our runs\n\nWe ran Vdbench and fio on four VMs; see the flatfile.\n")
     assert main(["ingest", str(notes)]) == 1
     err = capsys.readouterr().err
-    assert "not fio JSON, Vdbench output, DiskSpd XML or a fio log; it starts '# Our runs'" in err
+    assert (
+        "not fio JSON, Vdbench output, DiskSpd XML, a fio log or Azure Monitor metrics JSON; "
+        "it starts '# Our runs'"
+    ) in err
     assert "Vdbench flatfile" not in err
 
 

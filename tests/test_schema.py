@@ -51,3 +51,12 @@ def test_frames_of_different_tools_concatenate_without_losing_dtypes():
     both = pd.concat([a, b, empty_frame()], ignore_index=True)
     assert both.dtypes.equals(a.dtypes)
     assert list(both["tool"]) == ["fio", "vdbench"]
+
+
+def test_every_reader_row_is_a_client_row_unless_it_says_server():
+    frame = conform(pd.DataFrame({"tool": ["fio", "fio"], "source": [None, "server"]}))
+    assert list(frame["source"]) == ["client", "server"]
+    assert list(frame["source"].cat.categories) == ["client", "server"]
+    assert list(conform(pd.DataFrame({"tool": ["fio"]}))["source"]) == ["client"]
+    with pytest.raises(ValueError, match="clinet"):  # not read as missing, so not 'client'
+        conform(pd.DataFrame({"source": ["clinet"]}))

@@ -295,3 +295,13 @@ def test_a_damaged_part_file_leaves_the_other_runs_readable(frame, tmp_path, cap
     damage(store / "run_id=qd_sweep_randread4k" / PART_NAME, how)
     with pytest.raises(AnfperfError, match="no readable run: 3 damaged part files"):
         list_runs(store)
+
+
+def test_a_store_written_before_the_source_column_loads_as_client_rows(frame, tmp_path):
+    run = frame[frame["run_id"] == "randread_qd4"]
+    store = save_frame(run.assign(source="server"), tmp_path / "store")
+    assert set(load_store(store)["source"]) == {"server"}  # the column is stored and read back
+    (part,) = store.glob(f"run_id=*/{PART_NAME}")
+    pq.write_table(pq.read_table(part).drop_columns(["source"]), part)  # as before the column
+    back = load_store(store)
+    assert len(back) == len(run) and set(back["source"]) == {"client"}

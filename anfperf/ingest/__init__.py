@@ -30,6 +30,7 @@ from anfperf.ingest._source import (
     printable_path,
     read_bytes,
 )
+from anfperf.ingest.azure_monitor import read_azure_metrics
 from anfperf.ingest.combine import add_totals, combine, percentiles_from_bins
 from anfperf.ingest.diskspd import read_diskspd_xml
 from anfperf.ingest.fio_json import read_fio_json
@@ -51,6 +52,7 @@ __all__ = [
     "read",
     "read_all",
     "expand_paths",
+    "read_azure_metrics",
     "read_diskspd_xml",
     "read_fio_json",
     "read_fio_log",

@@ -273,6 +273,8 @@ def _typed_frame(columns: dict[str, object], n: int) -> pd.DataFrame:
             )
         elif name in ("is_summary", "is_warmup"):
             values = np.full(n, name == "is_summary")
+        elif name == "source":  # fio measures on the client
+            values = pd.Categorical.from_codes(np.zeros(n, dtype=np.int8), dtype=dtype)
         elif values is None:
             values = _missing(dtype, n)
         out[name] = values

@@ -28,6 +28,7 @@ BUILTIN_FORMATS: tuple[str, ...] = (
     "anfperf.ingest.vdbench",
     "anfperf.ingest.diskspd",
     "anfperf.ingest.fio_log",
+    "anfperf.ingest.azure_monitor",
 )
 
 

@@ -10,10 +10,11 @@ from anfperf.plots.compare import compare_chart
 from anfperf.plots.curves import latency_curve, mix, scaling
 from anfperf.plots.overview import Chart, report_charts
 from anfperf.plots.quota import quota_model
+from anfperf.plots.server import client_server_chart
 from anfperf.plots.timeseries import host_bars, intervals, latency_cdf, latency_over_time
 
 __all__ = [
-    "TEMPLATE", "Chart", "compare_chart", "figure", "host_bars", "hover", "intervals",
+    "TEMPLATE", "Chart", "client_server_chart", "compare_chart", "figure", "host_bars", "hover", "intervals",
     "latency_cdf", "latency_curve", "latency_over_time", "mix", "quota_model", "report_charts",
     "scaling",
 ]  # fmt: skip
