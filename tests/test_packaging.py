@@ -307,7 +307,7 @@ def test_bare_import_loads_no_numerical_stack_and_the_heavy_parts_load_where_use
 
 PUBLIC_MODULES = (
     "azure", "azure.resources", "azure.volume", "compare", "demo", "findings", "inputs", "planning", "provenance", "schema", "store",
-    "summary", "ingest", "models", "plots", "report", "runner", "workloads",
+    "summary", "ingest", "models", "plots", "report", "runner", "workloads", "volume_plan",
 )  # fmt: skip
 
 
