@@ -35,7 +35,7 @@ SAMPLE = ROOT / "anfperf" / "samples" / "fio" / "randread_qd4.json"
 #: The parameters of each bundled report that name files, and how.
 PATH_PARAMETERS = {
     "benchmark": {"paths": PathParameter("path"), "store": PathParameter("path"),
-                  "fio_logs": PathParameter("glob")},
+                  "volume": PathParameter("path"), "fio_logs": PathParameter("glob")},
     "compare": {"paths": PathParameter("path"), "store": PathParameter("path")},
     "capacity": {"sweep": PathParameter("path", ("sample",))},
     "ingest": {"paths": PathParameter("path")},
