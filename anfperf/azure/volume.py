@@ -145,6 +145,29 @@ class AnfVolume:
     source: str
     notes: tuple[str, ...] = field(default=(), compare=False)
 
+    @classmethod
+    def from_dict(cls, fields: dict) -> AnfVolume:
+        """The volume from its fields as a manifest records them (``dataclasses.asdict``).
+
+        Raises
+        ------
+        anfperf.ParseError
+            Fields missing or unknown (a manifest of another anfperf version, or edited).
+        """
+        from dataclasses import fields as declared
+
+        names = {f.name for f in declared(cls)}
+        given = dict(fields) if isinstance(fields, dict) else {}
+        missing = names - set(given) - {"notes"}
+        if missing or set(given) - names:
+            raise ParseError(
+                str(given.get("source") or "<manifest>"),
+                f"not a recorded volume (missing {sorted(missing)}, unknown "
+                f"{sorted(set(given) - names)})",
+            )  # fmt: skip
+        given["notes"] = tuple(given.get("notes") or ())
+        return cls(**given)
+
     @property
     def volume_type(self) -> str:
         """'large' or 'regular', the volume types of :mod:`anfperf.models.quota`."""

@@ -309,33 +309,69 @@ def quota_verdict(
     }  # fmt: skip
 
 
-def measured_volume(path=None, name: str | None = None, notes: list[str] | None = None):
-    """The volume measured as Azure describes it (:func:`anfperf.azure.read_volume`), or None.
+def measured_volume(
+    path=None, name: str | None = None, notes: list[str] | None = None, prov: dict | None = None
+):
+    """The volume measured as Azure describes it, or None.
 
     Parameters
     ----------
     path : str or os.PathLike, optional
-        The report's `volume` parameter: ``az netappfiles volume show`` (or list, or ARM) JSON.
+        The report's `volume` parameter: ``az netappfiles volume show`` (or list, or ARM)
+        JSON (:func:`anfperf.azure.read_volume`).
     name : str, optional
-        Which volume of the file, when it holds several.
+        Which volume, when the file (or the manifests) describe several.
     notes : list of str, optional
-        Where what did not add up in the file goes (the report's notes), instead of warnings.
+        Where what did not add up in the file goes (the report's notes), instead of warnings;
+        also where it says that the volume came from the runs' manifests.
+    prov : dict, optional
+        :func:`anfperf.provenance.run_provenance`: without `path`, the volume the runs'
+        manifests record (the inventory's ``volume_json``), when they record one (or `name`).
 
     Returns
     -------
     anfperf.azure.AnfVolume or None
-        None without `path`.
+        None without `path` and without a volume recorded in the manifests.
     """
-    if path is None:
-        return None
     from anfperf.azure import read_volume
     from anfperf.errors import collected_warnings
 
+    if path is None:
+        return _manifest_volume(prov, name, notes)
     if notes is None:
         return read_volume(path, name=name)
     with collected_warnings() as said:
         volume = read_volume(path, name=name)
     notes.extend(message for message, _ in said)
+    return volume
+
+
+def _manifest_volume(prov: dict | None, name: str | None, notes: list[str] | None):
+    """The one volume the runs' manifests describe (``volume_json``), or None (said why)."""
+    from anfperf.azure import AnfVolume
+    from anfperf.schema import read_manifest
+
+    table = (prov or {}).get("manifests")
+    found: dict[tuple[str, str], AnfVolume] = {}
+    for manifest in [] if table is None or table.empty else table["manifest"]:
+        data = read_manifest(manifest)
+        for host in data.get("hosts", {}).values() if isinstance(data, dict) else []:
+            for fields in (host.get("volume_json") or {}).values():
+                volume = AnfVolume.from_dict(fields)
+                if name is None or name in (volume.name, volume.resource_name):
+                    found[(volume.resource_name, volume.source)] = volume
+    said = notes if notes is not None else []
+    if len(found) > 1:
+        names = ", ".join(sorted(v.name for v in found.values()))
+        said.append(f"the runs' manifests describe {len(found)} volumes ({names}): pass "
+                    "volume_name to set one against the model")  # fmt: skip
+        return None
+    if not found:
+        return None
+    volume = next(iter(found.values()))
+    said.append(f"the volume measured, {volume.label}, is from the runs' manifests "
+                f"(inventory volume_json {volume.source})")  # fmt: skip
+    said.extend(volume.notes)
     return volume
 
 

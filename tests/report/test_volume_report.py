@@ -5,17 +5,20 @@ The volume files are the real captures and REST examples of ../shared/corpus/azu
 
 from __future__ import annotations
 
+import json
 import warnings
 
 import pytest
 
 import anfperf
 from anfperf import findings, provenance
+from anfperf.cli import main
 from anfperf.errors import ReportError
 from anfperf.report import benchmark, render_report
 from tests.azure.test_volume import R01, S01, corpus
 from tests.conftest import DATA, TESTS
 from tests.report.conftest import check_layout, check_report
+from tests.runner.test_inventory_volume_json import ULTRA, _inventory
 
 NOTEBOOK = TESTS.parent / "notebooks" / "benchmark_report.ipynb"
 RUN = DATA / "vdbench" / "RndReadThreads"
@@ -92,3 +95,30 @@ def test_a_volume_file_of_another_resource_is_a_one_line_report_error(tmp_path):
         in (message)
     )
     assert "\n" not in message
+
+
+@pytest.mark.fio
+def test_a_run_records_the_volume_and_its_report_names_it(fio_bin, tmp_path, browser_page):
+    inventory = _inventory(tmp_path, str(corpus(R01)))
+    args = ["run", "RndRead", "--tool", "fio", "--hosts", str(inventory),
+            "--out", str(tmp_path / "raw"), "--set", "duration_s=1", "--set", "warmup_s=0",
+            "--set", "file_size_gib=0.004", "--set", "threads=2"]  # fmt: skip
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        assert main(args) == 0
+    (run_dir,) = (tmp_path / "raw").iterdir()
+    manifest = json.loads((run_dir / "manifest.json").read_text())
+    recorded = manifest["hosts"]["demo"]["volume_json"][ULTRA]
+    assert (recorded["name"], recorded["throughput_limit_mib_s"]) == (ULTRA, 256.0)
+    # the report of that run, without -p volume, finds the volume in its manifest
+    result = render_report(NOTEBOOK, parameters={"paths": [str(run_dir)]},
+                           out_dir=tmp_path / "report")  # fmt: skip
+    assert result.ok, result.error
+    seen = check_report(browser_page, result.html, tmp_path / "report.png")
+    text = " ".join(seen["text"].split())
+    assert f"On {ULTRA} (Ultra, 2 TiB, 256 MiB/s) the" in text
+    assert (
+        f"the volume measured, {ULTRA} (Ultra, 2 TiB, 256 MiB/s), is from the runs' manifests"
+        in text
+    )
+    assert any(t.startswith(f"Throughput vs quota ({ULTRA}: regular") for t in seen["chart_titles"])
