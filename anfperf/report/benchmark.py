@@ -393,20 +393,11 @@ def quota_section(quota: dict, draw) -> object:
         why = quota.get("reason") or quota["skipped"]
         return Section(title, [text(f"No verdict: {why}.")], open=True, key="anf")
     point = quota["point"]
-    figure = draw(
-        quota_tib=quota["quota_tib"], level=quota["level"], bs_kib=point["bs_kib"],
-        read_pct=point["read_pct"], measured_bw_mib_s=point["bw_mib_s"],
-        measured_label=point["label"], pattern=point["pattern"],
-        volume_type=quota["volume_type"], vm_size=quota["vm_size"], vm_count=quota["vm_count"],
-        volume_name=quota.get("volume_name"), manual_bw_mib_s=quota.get("manual_bw_mib_s"),
-    )  # fmt: skip
+    against = quota["volume"] if quota.get("volume_name") else f"a {quota['volume']} volume"
     note = (
         f"The run with the highest throughput not served from a client cache, {point['label']}, "
-        f"against a {quota['volume']} volume."
+        f"against {against}."
     )
-    if quota.get("assumed"):
-        note += (" The volume is assumed: pass volume (its az netappfiles JSON), or level and "
-                 "quota_tib, to describe the one measured.")  # fmt: skip
     limits = table(
         quota["constraints"],
         [c for c in ("constraint", "bw_mib_s", "binding", "detail", "source")
@@ -414,6 +405,20 @@ def quota_section(quota: dict, draw) -> object:
         labels={"bw_mib_s": "Allows [MiB/s]"},
         caption="Every limit of this scenario; the least of them binds.",
     )  # fmt: skip
+    if quota["level"] == "Flexible":  # no throughput-vs-quota line to set it against
+        note += (" A Flexible volume's throughput is assigned, not set by its quota: no "
+                 "throughput-vs-quota chart.")  # fmt: skip
+        return Section(title, [text(note), limits], open=True, key="anf")
+    figure = draw(
+        quota_tib=quota["quota_tib"], level=quota["level"], bs_kib=point["bs_kib"],
+        read_pct=point["read_pct"], measured_bw_mib_s=point["bw_mib_s"],
+        measured_label=point["label"], pattern=point["pattern"],
+        volume_type=quota["volume_type"], vm_size=quota["vm_size"], vm_count=quota["vm_count"],
+        volume_name=quota.get("volume_name"), manual_bw_mib_s=quota.get("manual_bw_mib_s"),
+    )  # fmt: skip
+    if quota.get("assumed"):
+        note += (" The volume is assumed: pass volume (its az netappfiles JSON), or level and "
+                 "quota_tib, to describe the one measured.")  # fmt: skip
     return Section(title, [text(note), figure, limits], open=True, key="anf")
 
 

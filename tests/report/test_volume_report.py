@@ -122,3 +122,27 @@ def test_a_run_records_the_volume_and_its_report_names_it(fio_bin, tmp_path, bro
         in text
     )
     assert any(t.startswith(f"Throughput vs quota ({ULTRA}: regular") for t in seen["chart_titles"])
+
+
+def test_a_flexible_volume_gets_its_limits_without_a_quota_chart(tmp_path):
+    # no Flexible volume in the corpus: the REST example s01 with its serviceLevel made
+    # Flexible, as the documented schema allows (a Flexible pool's volume, throughput assigned)
+    path = tmp_path / "flexible.json"
+    path.write_text(corpus(S01).read_text().replace('"Premium"', '"Flexible"'))
+    volume = benchmark.measured_volume(path, notes=[])
+    assert (volume.service_level, volume.throughput_limit_mib_s) == ("Flexible", 128.0)
+    frame, analysis = _analysis()
+    prov = provenance.run_provenance(frame, [RUN])
+    quota = benchmark.quota_verdict(analysis, prov, volume=volume)
+    assert quota["binding"] == "volume throughput (manual QoS)"
+    from anfperf.plots import quota_model
+    from anfperf.report.page import Section
+
+    section = benchmark.quota_section(quota, quota_model)
+    assert isinstance(section, Section)
+    note, limits = section.items  # a sentence and the limits, no chart
+    assert "against volume1 (Flexible, 0.09766 TiB, 128 MiB/s)." in repr(note)
+    assert "throughput is assigned, not set by its quota: no throughput-vs-quota chart" in (
+        repr(note)
+    )
+    assert "volume throughput (manual QoS)" in set(limits.cells.iloc[:, 0])
