@@ -74,3 +74,16 @@ def test_plan_volume_errors_are_one_line(capsys, args, message):
     assert main(["plan", *args]) == 2
     err = capsys.readouterr().err
     assert message in err and err.count("\n") == 1
+
+
+def test_plan_volume_says_what_does_not_add_up_once_in_its_notes(capsys):
+    path = corpus(S01)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")  # not a warning on stderr besides the note
+        assert main(["plan", "--volume", str(path), "--bs-kib", "64"]) == 0
+    captured = capsys.readouterr()
+    assert captured.err == ""
+    text = " ".join(captured.out.split())
+    assert (f"- {path}:1: account1/pool1/volume1: a Premium volume of 100 GiB with 128 MiB/s is "
+            "only possible on a manual-QoS pool") in text  # fmt: skip
+    assert "binds volume throughput (manual QoS) assigned 128 MiB/s" in text
