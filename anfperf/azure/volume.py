@@ -424,7 +424,9 @@ def _volume(resource: AzureResource, pools: dict[str, AnfPool]) -> AnfVolume:
     large = _flag(resource, "isLargeVolume")
     cool = _flag(resource, "coolAccess")
     notes: list[str] = []
-    auto = _auto_limit(quota_tib, level, "large" if large else "regular", bool(cool))
+    auto, why_not = _auto_limit(quota_tib, level, "large" if large else "regular", bool(cool))
+    if why_not is not None and level != "Flexible":  # Flexible has no auto rate, by design
+        _note(notes, f"{_where(resource)}: {why_not}")
     limit = actual if actual is not None else given
     qos = pool.qos_type if pool is not None else None
     if limit is not None and auto is not None and not _agree(limit, auto):
@@ -460,12 +462,15 @@ def _volume(resource: AzureResource, pools: dict[str, AnfPool]) -> AnfVolume:
     )
 
 
-def _auto_limit(quota_tib: float, level: str, volume_type: str, cool: bool) -> float | None:
-    """Quota x rate capped by type (the auto-QoS limit), None where the model has no rule."""
+def _auto_limit(
+    quota_tib: float, level: str, volume_type: str, cool: bool
+) -> tuple[float | None, str | None]:
+    """Quota x rate capped by type (the auto-QoS limit), or None and why the model has none
+    (a quota outside the volume type's sizes, a level without an auto-QoS rate)."""
     try:
-        return float(throughput_limit(quota_tib, level, volume_type, cool_access=cool))
-    except ModelError:
-        return None
+        return float(throughput_limit(quota_tib, level, volume_type, cool_access=cool)), None
+    except ModelError as exc:
+        return None, str(exc)
 
 
 def __dir__() -> list[str]:

@@ -227,3 +227,18 @@ def test_model_args_feed_predict_achievable():
     assert frame.attrs["bw_mib_s"] == 128.0
     assert frame.attrs["binding"] == "volume throughput (manual QoS)"
     assert premium.label == "sjc-netapp-premium-vol (Premium, 2 TiB, 128 MiB/s)"
+
+
+def test_a_large_volume_below_the_large_sizes_is_named(tmp_path):
+    # no large volume in the corpus: s01 (100 GiB) with isLargeVolume true, as the documented
+    # schema has it; large volumes start at 50 TiB
+    path = tmp_path / "large.json"
+    path.write_text(corpus(S01).read_text().replace('"serviceLevel"', '"isLargeVolume": true,\n'
+                                                    '          "serviceLevel"'))  # fmt: skip
+    with pytest.warns(UserWarning) as said:
+        volume = read_volume(path)
+    assert (volume.is_large_volume, volume.volume_type) == (True, "large")
+    messages = [str(w.message) for w in said]
+    assert any(m.startswith(f"{path}:1: account1/pool1/volume1: quota_tib 0.09765625 outside "
+                            "the large volume range 50 .. 2048 TiB") for m in messages)  # fmt: skip
+    assert volume.throughput_limit_mib_s == 128.0  # as Azure reports it, not guessed
