@@ -11,7 +11,7 @@ from importlib import import_module
 from anfperf.errors import AnfperfError, ModelError, ParseError, RemoteError
 
 _SUBPACKAGES = (
-    "compare", "demo", "findings", "ingest", "inputs", "models", "planning", "plots",
+    "azure", "compare", "demo", "findings", "ingest", "inputs", "models", "planning", "plots",
     "provenance", "report", "runner", "schema", "store", "summary", "workloads",
 )  # fmt: skip
 _FROM_INGEST = ("read", "read_many")

@@ -342,6 +342,10 @@ def _plan(args: argparse.Namespace) -> int:
     nconnect = args.nconnect
     if nconnect is None:  # read here, not at parser time: `anfperf --version` loads no tables
         nconnect = int(nfs_client_value("nconnect_recommended"))
+    if args.volume is not None:
+        return _plan_volume(args, nconnect)
+    if args.bw_mib_s is None and args.iops is None:
+        raise ModelError("anfperf plan needs a target (--bw-mib-s or --iops) or --volume FILE")
     levels = args.level or LEVELS
     whatif = checked_prices(prices) or {}
     # --price LEVEL=USD are what-ifs over the file's prices
@@ -394,6 +398,27 @@ def _per_month(prices: dict[str, float]) -> dict[str, float]:
             for k, v in prices.items()}  # fmt: skip
 
 
+def _plan_volume(args: argparse.Namespace, nconnect: int) -> int:
+    """``anfperf plan --volume FILE``: what that volume would do, and the clients it needs."""
+    from anfperf.azure import read_volume
+    from anfperf.errors import collected_warnings
+    from anfperf.volume_plan import plan_volume
+
+    with collected_warnings():  # what does not add up is in the volume's notes, printed below
+        volume = read_volume(args.volume, name=args.volume_name)
+    answer = plan_volume(
+        volume, bs_kib=args.bs_kib, read_pct=args.read_pct, bw_mib_s=args.bw_mib_s,
+        iops=args.iops, pattern=args.pattern, vm_sizes=args.vm_size, lat_ms=args.lat_ms,
+        lat_slo_ms=args.lat_slo_ms, rule=args.rule, nconnect=nconnect,
+        nfs_version=args.nfs_version,
+    )  # fmt: skip
+    if args.json:
+        _print_json(answer.as_dict())
+    else:
+        print(answer.text())
+    return ExitCode.OK
+
+
 def _add_plan_parser(sub: argparse._SubParsersAction) -> None:
     planner = sub.add_parser(
         "plan",
@@ -402,9 +427,11 @@ def _add_plan_parser(sub: argparse._SubParsersAction) -> None:
         "to buy: the cheapest service level and quota (with its monthly cost when --prices "
         "FILE --region R or --price is given), the client VMs and their size, the threads per VM and what binds; then the "
         "options considered (--all: with the reasoning and why each option is or is not "
-        "feasible; --json: all of it for scripts).",
+        "feasible; --json: all of it for scripts). With --volume FILE: what that volume would "
+        "do (its limit, what binds, the clients it needs).",
     )
-    target = planner.add_mutually_exclusive_group(required=True)
+    # a target, or --volume alone (then the target is all the volume allows)
+    target = planner.add_mutually_exclusive_group()
     target.add_argument("--bw-mib-s", type=_number_in(_plausible("bw_mib_s")),
                         metavar="MIB_S", help="target throughput [MiB/s]")  # fmt: skip
     target.add_argument("--iops", type=_number_in(_plausible("iops")), metavar="IOPS",
@@ -446,6 +473,12 @@ def _add_plan_parser(sub: argparse._SubParsersAction) -> None:
     )
     planner.add_argument("--region", metavar="REGION",
                          help="the prices' region (armRegionName, e.g. eastus)")  # fmt: skip
+    planner.add_argument(
+        "--volume", metavar="FILE", help="what this volume would do: az netappfiles volume "
+        "show/list or ARM JSON of it (its level, quota, limit; a target is then optional)",
+    )  # fmt: skip
+    planner.add_argument("--volume-name", metavar="NAME",
+                         help="which volume of --volume's file, when it holds several")  # fmt: skip
     planner.add_argument("--rule", default="current", help="volume-limit rules (default current)")
     planner.add_argument(
         "--nconnect", type=_number_in(_nconnect_range, whole=True), metavar="N",

@@ -683,6 +683,8 @@ def quota_check(
     vm_size: str | None = None,
     vm_count: int = 1,
     nconnect: int = 1,
+    manual_bw_mib_s: float | None = None,
+    cool_access: bool = False,
 ) -> dict:
     """A measured rate against the ANF bandwidth model of the same scenario.
 
@@ -692,6 +694,10 @@ def quota_check(
         Measured throughput [MiB/s].
     bs_kib, level, quota_tib, read_pct, volume_type, rule, pattern, vm_size, vm_count, nconnect
         The scenario, as in :func:`anfperf.models.predict_achievable`.
+    manual_bw_mib_s, cool_access
+        A volume's throughput other than quota x rate (manual QoS, as Azure reports it) and
+        cool access, as in :func:`anfperf.models.predict_achievable`
+        (:meth:`anfperf.azure.AnfVolume.model_args` gives both).
 
     Returns
     -------
@@ -703,7 +709,8 @@ def quota_check(
     constraints = predict_achievable(
         bs_kib=bs_kib, read_pct=read_pct, level=level, quota_tib=quota_tib,
         volume_type=volume_type, rule=rule, pattern=pattern, vm_size=vm_size,
-        vm_count=vm_count, nconnect=nconnect,
+        vm_count=vm_count, nconnect=nconnect, manual_bw_mib_s=manual_bw_mib_s,
+        cool_access=cool_access,
     )  # fmt: skip
     binding = constraints[constraints["binding"]].iloc[0]
     predicted = float(binding["bw_mib_s"])

@@ -285,7 +285,7 @@ def _heavy(modules: set[str]) -> set[str]:
 
 @pytest.mark.parametrize(
     "statement",
-    ["import anfperf.models", "import anfperf.ingest", "import anfperf.cli",
+    ["import anfperf.models", "import anfperf.ingest", "import anfperf.azure", "import anfperf.cli",
      "from anfperf.cli import main; main(" + repr(PLAN_ARGS) + ")"],
 )  # fmt: skip
 def test_library_imports_leave_the_notebook_and_ssh_stacks_unloaded(statement):
@@ -306,8 +306,8 @@ def test_bare_import_loads_no_numerical_stack_and_the_heavy_parts_load_where_use
 
 
 PUBLIC_MODULES = (
-    "compare", "demo", "findings", "inputs", "planning", "provenance", "schema", "store",
-    "summary", "ingest", "models", "plots", "report", "runner", "workloads",
+    "azure", "azure.resources", "azure.volume", "compare", "demo", "findings", "inputs", "planning", "provenance", "schema", "store",
+    "summary", "ingest", "models", "plots", "report", "runner", "workloads", "volume_plan",
 )  # fmt: skip
 
 

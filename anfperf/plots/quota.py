@@ -93,6 +93,8 @@ def quota_model(
     vm_count: int = 1,
     nconnect: int = 1,
     levels: Sequence[str] = DEFAULT_LEVELS,
+    volume_name: str | None = None,
+    manual_bw_mib_s: float | None = None,
 ) -> go.Figure:
     """Throughput against volume quota per service level, with the run's operating point.
 
@@ -114,6 +116,11 @@ def quota_model(
     levels : sequence of str
         Levels drawn (:func:`level_line`); Flexible is the most one volume of a Flexible pool
         of that size can be given (its throughput is bought, not tied to the quota).
+    volume_name : str, optional
+        Name of the volume measured (:attr:`anfperf.azure.AnfVolume.name`), in the title and on
+        its quota line.
+    manual_bw_mib_s : float, optional
+        Its throughput when it is not quota x rate (manual QoS): the model's point is there.
 
     Returns
     -------
@@ -148,9 +155,11 @@ def quota_model(
             measured_bw_mib_s, bs_kib=bs_kib, level=name, quota_tib=quota_tib,
             read_pct=read_pct, volume_type=volume_type, rule=rule, pattern=pattern,
             vm_size=vm_size, vm_count=vm_count, nconnect=nconnect,
+            manual_bw_mib_s=manual_bw_mib_s,
         )  # fmt: skip
+    named = f"{volume_name}: " if volume_name else ""
     fig = figure(
-        f"Throughput vs quota ({volume_type} volume, {bs_kib:g} KiB, {read_pct:g} % read)",
+        f"Throughput vs quota ({named}{volume_type} volume, {bs_kib:g} KiB, {read_pct:g} % read)",
         "Volume quota [TiB]",
         "Throughput [MiB/s]",
     )
@@ -161,7 +170,7 @@ def quota_model(
     draw_rule(fig, x=quota_tib, color=LIMIT_COLOR, dash="dot")
     fig.add_annotation(
         x=math.log10(quota_tib), xref="x", y=0.0, yref="paper", xanchor="left",
-        yanchor="bottom", text=f" quota {quota_tib:g} TiB", showarrow=False,
+        yanchor="bottom", text=f" {named}quota {quota_tib:g} TiB", showarrow=False,
         font={"color": LIMIT_COLOR, "size": 11},
     )  # fmt: skip
     if check is not None:

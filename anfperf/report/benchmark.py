@@ -242,6 +242,7 @@ def quota_verdict(
     vm_size: str | None = None,
     vm_count: int = 1,
     run_id: str | None = None,
+    volume=None,
 ) -> dict:
     """The operating point against the ANF bandwidth model, or why there is no verdict.
 
@@ -260,13 +261,18 @@ def quota_verdict(
     run_id : str, optional
         The run set against the model; None: the one with the highest MiB/s not served from a
         client cache.
+    volume : anfperf.azure.AnfVolume, optional
+        The volume measured as Azure describes it (:func:`measured_volume`): its level, quota,
+        type, cool access and throughput limit replace `level`, `quota_tib` and
+        `volume_type`, and its name names the volume.
 
     Returns
     -------
     dict
         :func:`anfperf.findings.quota_check`'s dict with ``run_id``, ``label``, ``point`` (the
-        operating point), ``volume`` (e.g. "Premium, 4 TiB (assumed)"), ``level``,
-        ``quota_tib``, ``volume_type``, ``vm_size``, ``vm_count``; or ``{"skipped": reason}``.
+        operating point), ``volume`` (e.g. "Premium, 4 TiB (assumed)", or the volume's label),
+        ``volume_name`` (None without `volume`), ``level``, ``quota_tib``, ``volume_type``,
+        ``manual_bw_mib_s``, ``vm_size``, ``vm_count``; or ``{"skipped": reason}``.
     """
     from anfperf.errors import AnfperfError
 
@@ -274,6 +280,12 @@ def quota_verdict(
         point = analysis.operating_point(run_id)
     except AnfperfError as exc:
         return {"skipped": str(exc)}
+    extra: dict = {}
+    if volume is not None:
+        extra = volume.model_args()
+        level, volume_type = extra.pop("level"), extra.pop("volume_type")
+        quota_tib = volume.quota_tib
+        extra.pop("quota_tib", None)
     given = level is not None and quota_tib is not None
     applies, reason = findings.anf_verdict_applies(prov, level, quota_tib, run_id=point["run_id"])
     if not applies:
@@ -284,14 +296,83 @@ def quota_verdict(
     check = findings.quota_check(
         point["bw_mib_s"], bs_kib=point["bs_kib"], read_pct=point["read_pct"], level=level,
         quota_tib=quota_tib, volume_type=volume_type, pattern=point["pattern"],
-        vm_size=vm_size, vm_count=vm_count,
+        vm_size=vm_size, vm_count=vm_count, **extra,
     )  # fmt: skip
-    volume = f"{level}, {format_number(quota_tib)} TiB" + (" (assumed)" if assumed else "")
+    described = f"{level}, {format_number(quota_tib)} TiB" + (" (assumed)" if assumed else "")
     return {
         **check, "run_id": point["run_id"], "label": point["label"], "point": point,
-        "volume": volume, "level": level, "quota_tib": quota_tib, "volume_type": volume_type,
-        "vm_size": vm_size, "vm_count": vm_count, "assumed": assumed, "reason": reason,
+        "volume": volume.label if volume is not None else described,
+        "volume_name": volume.name if volume is not None else None, "level": level,
+        "quota_tib": quota_tib, "volume_type": volume_type,
+        "manual_bw_mib_s": extra.get("manual_bw_mib_s"), "vm_size": vm_size,
+        "vm_count": vm_count, "assumed": assumed, "reason": reason,
     }  # fmt: skip
+
+
+def measured_volume(
+    path=None, name: str | None = None, notes: list[str] | None = None, prov: dict | None = None
+):
+    """The volume measured as Azure describes it, or None.
+
+    Parameters
+    ----------
+    path : str or os.PathLike, optional
+        The report's `volume` parameter: ``az netappfiles volume show`` (or list, or ARM)
+        JSON (:func:`anfperf.azure.read_volume`).
+    name : str, optional
+        Which volume, when the file (or the manifests) describe several.
+    notes : list of str, optional
+        Where what did not add up in the file goes (the report's notes), instead of warnings;
+        also where it says that the volume came from the runs' manifests.
+    prov : dict, optional
+        :func:`anfperf.provenance.run_provenance`: without `path`, the volume the runs'
+        manifests record (the inventory's ``volume_json``), when they record one (or `name`).
+
+    Returns
+    -------
+    anfperf.azure.AnfVolume or None
+        None without `path` and without a volume recorded in the manifests.
+    """
+    from anfperf.azure import read_volume
+    from anfperf.errors import collected_warnings
+
+    if path is None:
+        return _manifest_volume(prov, name, notes)
+    if notes is None:
+        return read_volume(path, name=name)
+    with collected_warnings() as said:
+        volume = read_volume(path, name=name)
+    notes.extend(message for message, _ in said)
+    return volume
+
+
+def _manifest_volume(prov: dict | None, name: str | None, notes: list[str] | None):
+    """The one volume the runs' manifests describe (``volume_json``), or None (said why)."""
+    from anfperf.azure import AnfVolume
+    from anfperf.schema import read_manifest
+
+    table = (prov or {}).get("manifests")
+    found: dict[tuple[str, str], AnfVolume] = {}
+    for manifest in [] if table is None or table.empty else table["manifest"]:
+        data = read_manifest(manifest)
+        for host in data.get("hosts", {}).values() if isinstance(data, dict) else []:
+            for fields in (host.get("volume_json") or {}).values():
+                volume = AnfVolume.from_dict(fields)
+                if name is None or name in (volume.name, volume.resource_name):
+                    found[(volume.resource_name, volume.source)] = volume
+    said = notes if notes is not None else []
+    if len(found) > 1:
+        names = ", ".join(sorted(v.name for v in found.values()))
+        said.append(f"the runs' manifests describe {len(found)} volumes ({names}): pass "
+                    "volume_name to set one against the model")  # fmt: skip
+        return None
+    if not found:
+        return None
+    volume = next(iter(found.values()))
+    said.append(f"the volume measured, {volume.label}, is from the runs' manifests "
+                f"(inventory volume_json {volume.source})")  # fmt: skip
+    said.extend(volume.notes)
+    return volume
 
 
 def _short(reason: str) -> str:
@@ -312,18 +393,11 @@ def quota_section(quota: dict, draw) -> object:
         why = quota.get("reason") or quota["skipped"]
         return Section(title, [text(f"No verdict: {why}.")], open=True, key="anf")
     point = quota["point"]
-    figure = draw(
-        quota_tib=quota["quota_tib"], level=quota["level"], bs_kib=point["bs_kib"],
-        read_pct=point["read_pct"], measured_bw_mib_s=point["bw_mib_s"],
-        measured_label=point["label"], pattern=point["pattern"],
-        volume_type=quota["volume_type"], vm_size=quota["vm_size"], vm_count=quota["vm_count"],
-    )  # fmt: skip
+    against = quota["volume"] if quota.get("volume_name") else f"a {quota['volume']} volume"
     note = (
         f"The run with the highest throughput not served from a client cache, {point['label']}, "
-        f"against a {quota['volume']} volume."
+        f"against {against}."
     )
-    if quota.get("assumed"):
-        note += " The volume is assumed: pass level and quota_tib to describe the one measured."
     limits = table(
         quota["constraints"],
         [c for c in ("constraint", "bw_mib_s", "binding", "detail", "source")
@@ -331,6 +405,20 @@ def quota_section(quota: dict, draw) -> object:
         labels={"bw_mib_s": "Allows [MiB/s]"},
         caption="Every limit of this scenario; the least of them binds.",
     )  # fmt: skip
+    if quota["level"] == "Flexible":  # no throughput-vs-quota line to set it against
+        note += (" A Flexible volume's throughput is assigned, not set by its quota: no "
+                 "throughput-vs-quota chart.")  # fmt: skip
+        return Section(title, [text(note), limits], open=True, key="anf")
+    figure = draw(
+        quota_tib=quota["quota_tib"], level=quota["level"], bs_kib=point["bs_kib"],
+        read_pct=point["read_pct"], measured_bw_mib_s=point["bw_mib_s"],
+        measured_label=point["label"], pattern=point["pattern"],
+        volume_type=quota["volume_type"], vm_size=quota["vm_size"], vm_count=quota["vm_count"],
+        volume_name=quota.get("volume_name"), manual_bw_mib_s=quota.get("manual_bw_mib_s"),
+    )  # fmt: skip
+    if quota.get("assumed"):
+        note += (" The volume is assumed: pass volume (its az netappfiles JSON), or level and "
+                 "quota_tib, to describe the one measured.")  # fmt: skip
     return Section(title, [text(note), figure, limits], open=True, key="anf")
 
 

@@ -13,6 +13,8 @@ host; ``hosts`` lists the hosts, each a name with an optional mapping (or just a
     volumes:                        # name: mount point (the same on every host)
       vol1: /mnt/vdb1
       vol2: /mnt/vdb2
+    volume_json:                    # optional: a volume as Azure describes it (az netappfiles
+      vol1: azure/vol1.json         # volume show), relative to this file; in the manifest
     ssh_config: ~/.ssh/config       # hosts without an address are looked up here
     hosts:
       vm1: 10.0.0.4
@@ -55,7 +57,7 @@ DEFAULT_CONNECT_TIMEOUT_S = 10
 #: Keys allowed for a host (and, as defaults, at the top level).
 HOST_KEYS = {
     "hostname", "user", "port", "key", "jump", "workdir", "vdbench", "volumes", "local",
-    "password_env", "passphrase_env", "connect_timeout_s", "agent",
+    "password_env", "passphrase_env", "connect_timeout_s", "agent", "volume_json",
 }  # fmt: skip
 #: Keys allowed only at the top level.
 TOP_KEYS = {"hosts", "known_hosts", "trust_on_first_use", "ssh_config"}
@@ -87,6 +89,11 @@ class Host:
         Path of the Vdbench launcher on the host.
     volumes : dict
         Volume name -> mount point on the host.
+    volume_json : dict
+        Volume name -> the volume as Azure describes it (the inventory's ``volume_json``
+        files, read when the inventory is loaded): the fields of
+        :class:`anfperf.azure.AnfVolume` (``source`` the file, absolute). Recorded in the
+        manifest, where reports find it (:meth:`anfperf.azure.AnfVolume.from_dict`).
     local : bool
         This machine, run without SSH.
     """
@@ -100,6 +107,7 @@ class Host:
     workdir: str = DEFAULT_WORKDIR
     vdbench: str | None = None
     volumes: dict[str, str] = field(default_factory=dict)
+    volume_json: dict[str, dict] = field(default_factory=dict)
     local: bool = False
     password_env: str | None = None
     passphrase_env: str | None = None
@@ -115,6 +123,7 @@ class Host:
             "jump": self.jump,
             "local": self.local,
             "volumes": dict(self.volumes),
+            **({"volume_json": dict(self.volume_json)} if self.volume_json else {}),
             "workdir": self.workdir,
         }
 
@@ -322,7 +331,11 @@ def _build(
         merged = {**defaults, **entry}
         if defaults.get("volumes") and entry.get("volumes"):
             merged["volumes"] = {**_volumes(defaults["volumes"]), **_volumes(entry["volumes"])}
-        hosts.append(_host(name, merged, lookup))
+        if defaults.get("volume_json") and entry.get("volume_json"):
+            merged["volume_json"] = {**defaults["volume_json"], **entry["volume_json"]}
+        host = _host(name, merged, lookup)
+        described = _volume_json(merged.get("volume_json"), host, where, "volume_json" in entry)
+        hosts.append(replace(host, volume_json=described) if described else host)
     if not hosts:
         raise where.error("no hosts", "hosts")
     return Inventory(
@@ -422,6 +435,43 @@ def _host(name: str, s: dict, lookup) -> Host:
         agent=s.get("agent") is not False,
     )
     return host
+
+
+def _volume_json(
+    value: dict | None, host: Host, where: InventoryLines, own: bool
+) -> dict[str, dict]:
+    """The volumes of `host` that ``volume_json`` describes: each file read now (relative to
+    the inventory's folder), so a wrong one is named before a run starts, not in its report.
+    `own`: the host sets volume_json itself (else it is the top-level default)."""
+    if not value:
+        return {}
+    from dataclasses import asdict
+
+    from anfperf.azure import read_volumes
+
+    at = ("hosts", host.name, "volume_json") if own else ("volume_json",)
+    base = os.path.dirname(os.path.abspath(where.source))
+    out = {}
+    for name, path in value.items():
+        if name not in host.volumes:
+            raise where.error(f"host {host.name}: volume_json {name}: not one of its volumes "
+                              f"{sorted(host.volumes)}", *at)  # fmt: skip
+        path = os.path.join(base, os.path.expanduser(path))
+        try:
+            volumes = read_volumes(path)
+        except (ParseError, OSError) as exc:
+            raise where.error(f"host {host.name}: volume_json {name}: {exc}", *at) from None
+        chosen = [v for v in volumes if len(volumes) == 1 or name in (v.name, v.resource_name)]
+        if len(chosen) != 1:
+            raise where.error(
+                f"host {host.name}: volume_json {name}: {path} holds {len(volumes)} volumes "
+                f"({', '.join(v.name for v in volumes)}): name the inventory's volume as one "
+                "of them", *at,
+            )  # fmt: skip
+        fields = asdict(chosen[0])  # its source is the file, absolute
+        fields["notes"] = list(fields["notes"])
+        out[name] = fields
+    return out
 
 
 def _volumes(value: Any, source: str | None = None) -> dict[str, str]:

@@ -76,6 +76,8 @@ def check_setting(key: str, value: Any) -> Any:
             )
     elif key == "volumes":
         check_volumes(value)
+    elif key == "volume_json":
+        check_volume_json(value)
     return value
 
 
@@ -92,6 +94,18 @@ def check_volumes(value: Any) -> dict[str, str]:
         if not isinstance(mount, str) or not mount.startswith("/"):
             raise ValueError(f"volume {name}: mount point {shown(mount)} is not absolute")
     return dict(pairs)
+
+
+def check_volume_json(value: Any) -> dict[str, str]:
+    """Volume name -> file of ``az netappfiles volume show`` (or ARM) JSON describing it;
+    ValueError when it is not a mapping of names to paths."""
+    if not isinstance(value, Mapping):
+        raise ValueError("volume_json must map volume names to JSON files (az netappfiles "
+                         "volume show)")  # fmt: skip
+    for name, path in value.items():
+        if not isinstance(path, str) or not path.strip():
+            raise ValueError(f"volume_json {name}: {shown(path)} is not a file path")
+    return {str(k): v for k, v in value.items()}
 
 
 def check_host_name(name: Any) -> str:

@@ -1,0 +1,89 @@
+"""``anfperf plan --volume FILE``: what a volume Azure describes would do (real corpus files)."""
+
+from __future__ import annotations
+
+import json
+import warnings
+
+import pytest
+
+from anfperf.azure import read_volume
+from anfperf.cli import main
+from anfperf.volume_plan import plan_volume
+from tests.azure.test_volume import R01, S01, corpus
+
+
+def test_plan_volume_prints_its_limit_what_binds_and_the_clients(capsys):
+    path = corpus(R01)
+    code = main(["plan", "--volume", str(path), "--volume-name", "sjc-netapp-ultra-vol",
+                 "--bs-kib", "64"])  # fmt: skip
+    out = capsys.readouterr().out
+    assert code == 0
+    assert out.startswith(
+        "What this volume would do (from r01_samcofer_az_resource_show_2024-03.txt)\n"
+    )
+    lines = [" ".join(line.split()) for line in out.splitlines()]
+    assert "volume sjc-netapp-ultra-vol in pool sjc-netapp-ultra-pool" in lines
+    assert "settings Ultra, 2 TiB, auto QoS regular volume in eastus2" in lines
+    assert "Azure's limit 256 MiB/s actualThroughputMibps" in lines
+    # 2 TiB x 128 MiB/s per TiB = 256 MiB/s = 4,096 IOPS of 64 KiB
+    assert "achievable 256 MiB/s = 4,096 IOPS 64 KiB at 100 % reads" in lines
+    assert "binds volume quota 2 TiB x 128 MiB/s per TiB (Ultra)" in lines
+    assert max(len(line) for line in out.splitlines()) <= 100
+
+
+def test_plan_volume_json_and_a_target_above_the_volume(capsys):
+    path = corpus(R01)
+    code = main(["plan", "--volume", str(path), "--volume-name", "sjc-netapp-standard-vol",
+                 "--bs-kib", "64", "--bw-mib-s", "2000", "--json"])  # fmt: skip
+    data = json.loads(capsys.readouterr().out)
+    assert code == 0
+    assert data["volume"]["service_level"] == "Standard"
+    assert data["volume"]["quota_tib"] == 2.0
+    assert data["volume_mib_s"] == 32.0 and data["target_mib_s"] == 32.0
+    assert data["achievable"] == {"bw_mib_s": 32.0, "iops": 512.0, "binding": "volume quota"}
+    assert data["clients"]["vm_count"] >= 1
+    assert any("target of 2,000 MiB/s is above what this volume allows (32 MiB/s" in n
+               for n in data["notes"])  # fmt: skip
+
+
+def test_plan_volume_of_a_manual_qos_volume_uses_its_assigned_throughput():
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        volume = read_volume(corpus(S01))
+    answer = plan_volume(volume, bs_kib=64, bw_mib_s=100)
+    assert (answer.volume_mib_s, answer.target_mib_s) == (128.0, 100.0)
+    assert answer.binding == "volume throughput (manual QoS)"
+    # the file's own inconsistency travels with the answer
+    assert any("only possible on a manual-QoS pool" in n for n in answer.notes)
+
+
+@pytest.mark.parametrize(
+    ("args", "message"),
+    [
+        (["--volume", "{r01}", "--bs-kib", "64"],
+         "3 volumes in it (sjc-netapp-premium-vol, sjc-netapp-standard-vol, "
+         "sjc-netapp-ultra-vol): name the one to read"),
+        (["--volume", "{r01}", "--volume-name", "nope", "--bs-kib", "64"],
+         "no volume named 'nope' in it"),
+        (["--bs-kib", "64"], "anfperf plan needs a target (--bw-mib-s or --iops) or --volume FILE"),
+    ],
+)  # fmt: skip
+def test_plan_volume_errors_are_one_line(capsys, args, message):
+    args = [a.format(r01=corpus(R01)) for a in args]
+    assert main(["plan", *args]) == 2
+    err = capsys.readouterr().err
+    assert message in err and err.count("\n") == 1
+
+
+def test_plan_volume_says_what_does_not_add_up_once_in_its_notes(capsys):
+    path = corpus(S01)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")  # not a warning on stderr besides the note
+        assert main(["plan", "--volume", str(path), "--bs-kib", "64"]) == 0
+    captured = capsys.readouterr()
+    assert captured.err == ""
+    text = " ".join(captured.out.split())
+    assert (f"- {path}:1: account1/pool1/volume1: a Premium volume of 100 GiB with 128 MiB/s is "
+            "only possible on a manual-QoS pool") in text  # fmt: skip
+    assert "binds volume throughput (manual QoS) assigned 128 MiB/s" in text

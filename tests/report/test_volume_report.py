@@ -1,0 +1,148 @@
+"""The benchmark report given the volume measured as Azure describes it (``-p volume FILE``).
+
+The volume files are the real captures and REST examples of ../shared/corpus/azure, read in place.
+"""
+
+from __future__ import annotations
+
+import json
+import warnings
+
+import pytest
+
+import anfperf
+from anfperf import findings, provenance
+from anfperf.cli import main
+from anfperf.errors import ReportError
+from anfperf.report import benchmark, render_report
+from tests.azure.test_volume import R01, S01, corpus
+from tests.conftest import DATA, TESTS
+from tests.report.conftest import check_layout, check_report
+from tests.runner.test_inventory_volume_json import ULTRA, _inventory
+
+NOTEBOOK = TESTS.parent / "notebooks" / "benchmark_report.ipynb"
+RUN = DATA / "vdbench" / "RndReadThreads"
+
+
+def _analysis():
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        frame = anfperf.read_many([RUN])
+    return frame, findings.analyse(frame, lat_slo_ms=1.0)
+
+
+def test_quota_verdict_takes_the_volume_and_names_it():
+    frame, analysis = _analysis()
+    prov = provenance.run_provenance(frame, [RUN])
+    ultra = benchmark.measured_volume(corpus(R01), "sjc-netapp-ultra-vol")
+    quota = benchmark.quota_verdict(analysis, prov, volume=ultra)
+    assert (quota["level"], quota["quota_tib"], quota["volume_type"]) == ("Ultra", 2.0, "regular")
+    assert quota["volume"] == "sjc-netapp-ultra-vol (Ultra, 2 TiB, 256 MiB/s)"
+    assert quota["binding"] == "volume quota" and quota["predicted_bw_mib_s"] == 256.0
+    assert quota["assumed"] is False
+    # a volume whose throughput only manual QoS allows: its assigned 128 MiB/s is the model's,
+    # and what did not add up goes to the report's notes, not to stderr
+    notes: list[str] = []
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        manual = benchmark.measured_volume(corpus(S01), notes=notes)
+    assert len(notes) == 1 and "only possible on a manual-QoS pool" in notes[0]
+    quota = benchmark.quota_verdict(analysis, prov, volume=manual)
+    assert quota["binding"] == "volume throughput (manual QoS)"
+    assert quota["predicted_bw_mib_s"] == 128.0 and quota["manual_bw_mib_s"] == 128.0
+    head = benchmark.headline(analysis.numbers, quota)
+    assert "On volume1 (Premium, 0.09766 TiB, 128 MiB/s) the volume throughput" in head["verdict"]
+
+
+@pytest.fixture(scope="module")
+def volume_report(tmp_path_factory):
+    out = tmp_path_factory.mktemp("volume")
+    return render_report(
+        NOTEBOOK,
+        parameters={"paths": [str(RUN)], "volume": str(corpus(R01)),
+                    "volume_name": "sjc-netapp-ultra-vol"},
+        out_dir=out,
+    )  # fmt: skip
+
+
+def test_benchmark_report_names_the_volume_in_headline_and_quota_chart(
+    volume_report, browser_page, tmp_path
+):
+    assert volume_report.ok, volume_report.error
+    seen = check_report(browser_page, volume_report.html, tmp_path / "volume.png")
+    text = " ".join(seen["text"].split())
+    assert "On sjc-netapp-ultra-vol (Ultra, 2 TiB, 256 MiB/s) the volume quota binds at 256" in text
+    assert "(assumed)" not in text
+    titles = [t for t in seen["chart_titles"] if t.startswith("Throughput vs quota")]
+    assert titles and titles[0].startswith("Throughput vs quota (sjc-netapp-ultra-vol: regular")
+    assert "sjc-netapp-ultra-vol: quota 2 TiB" in text
+    # the volume file is an input: its checksum is in "About this report"
+    assert "r01_samcofer_az_resource_show_2024-03.txt" in text
+    check_layout(
+        browser_page, volume_report.html, tmp_path / "volume",
+        first_screen=[".anfperf-verdict", ".anfperf-cards", ".plotly-graph-div"],
+    )  # fmt: skip
+
+
+def test_a_volume_file_of_another_resource_is_a_one_line_report_error(tmp_path):
+    metrics = corpus("m01_monitor_2024-02-01_GetMetric.json")
+    with pytest.raises(ReportError) as caught:
+        render_report(NOTEBOOK, parameters={"paths": [str(RUN)], "volume": str(metrics)},
+                      out_dir=tmp_path)  # fmt: skip
+    message = str(caught.value)
+    assert (
+        f"ParseError: {metrics}: no NetApp volume in it (it holds Microsoft.Insights/metrics)"
+        in (message)
+    )
+    assert "\n" not in message
+
+
+@pytest.mark.fio
+def test_a_run_records_the_volume_and_its_report_names_it(fio_bin, tmp_path, browser_page):
+    inventory = _inventory(tmp_path, str(corpus(R01)))
+    args = ["run", "RndRead", "--tool", "fio", "--hosts", str(inventory),
+            "--out", str(tmp_path / "raw"), "--set", "duration_s=1", "--set", "warmup_s=0",
+            "--set", "file_size_gib=0.004", "--set", "threads=2"]  # fmt: skip
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        assert main(args) == 0
+    (run_dir,) = (tmp_path / "raw").iterdir()
+    manifest = json.loads((run_dir / "manifest.json").read_text())
+    recorded = manifest["hosts"]["demo"]["volume_json"][ULTRA]
+    assert (recorded["name"], recorded["throughput_limit_mib_s"]) == (ULTRA, 256.0)
+    # the report of that run, without -p volume, finds the volume in its manifest
+    result = render_report(NOTEBOOK, parameters={"paths": [str(run_dir)]},
+                           out_dir=tmp_path / "report")  # fmt: skip
+    assert result.ok, result.error
+    seen = check_report(browser_page, result.html, tmp_path / "report.png")
+    text = " ".join(seen["text"].split())
+    assert f"On {ULTRA} (Ultra, 2 TiB, 256 MiB/s) the" in text
+    assert (
+        f"the volume measured, {ULTRA} (Ultra, 2 TiB, 256 MiB/s), is from the runs' manifests"
+        in text
+    )
+    assert any(t.startswith(f"Throughput vs quota ({ULTRA}: regular") for t in seen["chart_titles"])
+
+
+def test_a_flexible_volume_gets_its_limits_without_a_quota_chart(tmp_path):
+    # no Flexible volume in the corpus: the REST example s01 with its serviceLevel made
+    # Flexible, as the documented schema allows (a Flexible pool's volume, throughput assigned)
+    path = tmp_path / "flexible.json"
+    path.write_text(corpus(S01).read_text().replace('"Premium"', '"Flexible"'))
+    volume = benchmark.measured_volume(path, notes=[])
+    assert (volume.service_level, volume.throughput_limit_mib_s) == ("Flexible", 128.0)
+    frame, analysis = _analysis()
+    prov = provenance.run_provenance(frame, [RUN])
+    quota = benchmark.quota_verdict(analysis, prov, volume=volume)
+    assert quota["binding"] == "volume throughput (manual QoS)"
+    from anfperf.plots import quota_model
+    from anfperf.report.page import Section
+
+    section = benchmark.quota_section(quota, quota_model)
+    assert isinstance(section, Section)
+    note, limits = section.items  # a sentence and the limits, no chart
+    assert "against volume1 (Flexible, 0.09766 TiB, 128 MiB/s)." in repr(note)
+    assert "throughput is assigned, not set by its quota: no throughput-vs-quota chart" in (
+        repr(note)
+    )
+    assert "volume throughput (manual QoS)" in set(limits.cells.iloc[:, 0])
