@@ -306,7 +306,8 @@ def _pick(items: list, name: str | None, path: str | os.PathLike, what: str):
         if len(items) == 1:
             return items[0]
         names = ", ".join(i.name for i in items)
-        raise ParseError(path, f"{len(items)} {what}s in it ({names}): name the one to read")
+        hint = " (--volume-name NAME; in a report -p volume_name NAME)" if what == "volume" else ""
+        raise ParseError(path, f"{len(items)} {what}s in it ({names}): name the one to read{hint}")
     for item in items:
         if name in (item.name, item.resource_name):
             return item

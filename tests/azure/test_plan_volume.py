@@ -63,7 +63,7 @@ def test_plan_volume_of_a_manual_qos_volume_uses_its_assigned_throughput():
     [
         (["--volume", "{r01}", "--bs-kib", "64"],
          "3 volumes in it (sjc-netapp-premium-vol, sjc-netapp-standard-vol, "
-         "sjc-netapp-ultra-vol): name the one to read"),
+         "sjc-netapp-ultra-vol): name the one to read (--volume-name NAME"),
         (["--volume", "{r01}", "--volume-name", "nope", "--bs-kib", "64"],
          "no volume named 'nope' in it"),
         (["--bs-kib", "64"], "anfperf plan needs a target (--bw-mib-s or --iops) or --volume FILE"),
