@@ -18,7 +18,7 @@ import numpy as np
 import pandas as pd
 
 from anfperf.errors import ModelError
-from anfperf.models._common import FitResult, as_float_array, check_points, fit_inputs
+from anfperf.models._common import FitResult, check_points, fit_inputs
 from anfperf.models._fitting import _curve_fit
 
 log = logging.getLogger(__name__)
@@ -190,10 +190,3 @@ def mix_sweep(
     return pd.DataFrame(
         {"read_pct": pct, "throughput": mix_throughput(pct, read_max, write_max, exponent)}
     )
-
-
-def mix_error_pct(read_pct: object, measured: object, **params: float) -> np.ndarray:
-    """Percentage error of the model against measurements at some read shares [%]."""
-    meas = as_float_array(measured, "measured")
-    pred = np.atleast_1d(mix_throughput(read_pct, **params))
-    return (pred - meas) / meas * 100.0

@@ -130,18 +130,6 @@ def check_paths(values: Iterable[object], field: str = "volumes", *, windows: bo
     return paths
 
 
-def check_hosts(values: Iterable[object] | None, field: str = "hosts") -> list[str]:
-    """A list of safe, distinct host names (possibly empty)."""
-    if values is None:
-        return []
-    if isinstance(values, str):
-        values = [values]
-    hosts = [check_host(v, field) for v in values]
-    if len(set(hosts)) != len(hosts):
-        raise WorkloadError(f"the same host is listed twice: {hosts}", field=field)
-    return hosts
-
-
 @dataclass(frozen=True)
 class Point:
     """One load point of a workload: what a single fio step or DiskSpd invocation runs.
