@@ -45,7 +45,7 @@ from anfperf.models.plan import (
 )
 from anfperf.models.predict import PUBLISHED_BENCHMARK, predict_achievable
 from anfperf.models.prices import RetailPrices, hours_per_month, retail_prices
-from anfperf.models.quota import bw_to_iops, iops_to_bw, level_name
+from anfperf.models.quota import PLANNED_LEVELS, bw_to_iops, iops_to_bw, level_name
 from anfperf.paths import PathArg, path_list
 from anfperf.report import page
 from anfperf.report.page import Card, Section
@@ -87,7 +87,7 @@ log = logging.getLogger(__name__)
 #: Vdbench thread sweep among the bundled samples (a local disk, so its shape, not ANF's
 #: numbers; package data, :mod:`anfperf._bundled`).
 SAMPLE_SWEEP = SAMPLES / "vdbench" / "RndReadThreads"
-LEVELS = ("Standard", "Premium", "Ultra", "Flexible")
+LEVELS = PLANNED_LEVELS  # the planner weighs these unless told otherwise
 #: Block sizes offered by the block-size control [KiB].
 BLOCK_SIZES_KIB = (4, 8, 16, 32, 64, 128, 256, 1024)
 #: Names of the figures of :func:`what_if_figures`, in the notebook's order.

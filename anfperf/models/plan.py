@@ -41,6 +41,7 @@ from anfperf.models.operating_point import latency_at_rate_ms
 from anfperf.models.predict import published_ceiling
 from anfperf.models.prices import hours_per_month
 from anfperf.models.quota import (
+    PLANNED_LEVELS,
     auto_qos_rate,
     bw_to_iops,
     iops_to_bw,
@@ -56,7 +57,6 @@ log = logging.getLogger(__name__)
 
 #: Key of `prices` for the Flexible level's throughput price [USD per MiB/s-hour].
 FLEXIBLE_THROUGHPUT_PRICE = "Flexible throughput"
-_DEFAULT_LEVELS = ("Standard", "Premium", "Ultra", "Flexible")
 #: Volume types a plan considers unless told: breakthrough mode is a preview on request.
 _DEFAULT_VOLUME_TYPES = ("regular", "large")
 
@@ -145,7 +145,7 @@ def plan(
     curve: Mapping[str, float] | None = None,
     capacity_tib: float = 0.0,
     pattern: str | None = None,
-    levels: Sequence[str] = _DEFAULT_LEVELS,
+    levels: Sequence[str] = PLANNED_LEVELS,
     vm_sizes: Sequence[str] | None = None,
     prices: Mapping[str, float] | None = None,
     rule: str = "current",

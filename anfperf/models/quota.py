@@ -41,6 +41,10 @@ from anfperf.units import BYTES_PER_MIB, GIB_PER_TIB, KIB_PER_MIB
 
 log = logging.getLogger(__name__)
 
+#: The service levels the planner weighs and the charts draw unless told otherwise, in order of
+#: price (the table also holds Elastic, zone-redundant storage, taken only when asked for).
+PLANNED_LEVELS = ("Standard", "Premium", "Ultra", "Flexible")
+
 
 def service_levels() -> pd.DataFrame:
     """The service-level table (anfperf/data/service_levels.csv).

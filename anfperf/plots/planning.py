@@ -33,6 +33,7 @@ from anfperf.models import curves
 from anfperf.models import quota as q
 from anfperf.models._common import sweep_points, sweep_xy
 from anfperf.models.client import client_constraints, nfs_client_value, vm_size_name
+from anfperf.models.quota import PLANNED_LEVELS
 from anfperf.plots._style import (
     COLORWAY,
     LIMIT_COLOR,
@@ -42,7 +43,7 @@ from anfperf.plots._style import (
     log_axis,
     subtitle,
 )
-from anfperf.plots.quota import DEFAULT_LEVELS, LEVEL_COLORS, level_line, quota_model
+from anfperf.plots.quota import LEVEL_COLORS, level_line, quota_model
 
 #: Keys of a USL fit (:func:`anfperf.models.fit_usl`), the curve :func:`threads_vs_latency` draws.
 USL_KEYS = ("lam", "sigma", "kappa")
@@ -152,7 +153,7 @@ def quota_meeting(
 
 
 def quota_vs_throughput(
-    levels: Sequence[str] = DEFAULT_LEVELS,
+    levels: Sequence[str] = PLANNED_LEVELS,
     bs_kib: float = 64.0,
     target_mib_s: float = 1000.0,
     *,
@@ -692,7 +693,7 @@ def concurrency_for_target(
 
 def cost_vs_throughput(
     prices: Mapping[str, float],
-    levels: Sequence[str] = DEFAULT_LEVELS,
+    levels: Sequence[str] = PLANNED_LEVELS,
     target_mib_s: float = 1000.0,
     *,
     volume_type: str = "regular",

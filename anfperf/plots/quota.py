@@ -17,6 +17,7 @@ import plotly.graph_objects as go
 from anfperf import findings
 from anfperf.errors import ModelError
 from anfperf.models import quota as q
+from anfperf.models.quota import PLANNED_LEVELS
 from anfperf.plots._style import (
     COLORWAY,
     LIMIT_COLOR,
@@ -32,7 +33,6 @@ from anfperf.plots._style import (
     rule as draw_rule,
 )
 
-DEFAULT_LEVELS = ("Standard", "Premium", "Ultra", "Flexible")
 #: Colours of the level lines: the series colours without the one meaning "binds" (SLO_COLOR).
 LEVEL_COLORS = tuple(c for c in COLORWAY if c != SLO_COLOR)
 #: Points of the log-spaced quota grid (the lines' corners are added to it).
@@ -92,7 +92,7 @@ def quota_model(
     vm_size: str | None = None,
     vm_count: int = 1,
     nconnect: int = 1,
-    levels: Sequence[str] = DEFAULT_LEVELS,
+    levels: Sequence[str] = PLANNED_LEVELS,
     volume_name: str | None = None,
     manual_bw_mib_s: float | None = None,
 ) -> go.Figure:
