@@ -17,6 +17,7 @@ from typing import Any
 import pandas as pd
 
 from anfperf.azure.volume import AnfVolume
+from anfperf.models.client import nfs_client_value
 from anfperf.models.plan import Plan, plan
 from anfperf.models.predict import predict_achievable
 from anfperf.report import page
@@ -155,7 +156,7 @@ def plan_volume(
     lat_ms: float | None = None,
     lat_slo_ms: float | None = None,
     rule: str = "current",
-    nconnect: int = 8,
+    nconnect: int | None = None,
     nfs_version: str = "3",
 ) -> VolumePlan:
     """What a volume would do at a workload, and the clients that get it there.
@@ -188,6 +189,8 @@ def plan_volume(
     anfperf.ModelError
         The volume's settings are outside the model's rules, or no client size is given.
     """
+    if nconnect is None:
+        nconnect = int(nfs_client_value("nconnect_recommended"))
     args = volume.model_args()
     alone = predict_achievable(bs_kib=bs_kib, read_pct=read_pct, pattern=pattern, rule=rule,
                                **args)  # fmt: skip

@@ -31,6 +31,7 @@ import pandas as pd
 from anfperf.errors import ModelError
 from anfperf.models._common import table_value
 from anfperf.models.client import (
+    nfs_client_value,
     nfs_inflight_limit,
     observed_per_client,
     vm_network,
@@ -149,7 +150,7 @@ def plan(
     vm_sizes: Sequence[str] | None = None,
     prices: Mapping[str, float] | None = None,
     rule: str = "current",
-    nconnect: int = 8,
+    nconnect: int | None = None,
     nfs_version: str = "3",
     volume_types: Sequence[str] = _DEFAULT_VOLUME_TYPES,
     vm_prices: Mapping[str, float] | None = None,
@@ -188,8 +189,9 @@ def plan(
         pool step, at least the smallest pool (anfperf/data/planning.csv).
     rule : str
         Volume-limit rules ('current', ...).
-    nconnect : int
-        NFS connections per client mount.
+    nconnect : int, optional
+        NFS connections per client mount; default the recommended value of the NFS client
+        table (``nconnect_recommended``, 8).
     nfs_version : {'3', '4.1'}
         NFS version.
     volume_types : sequence of str
@@ -217,6 +219,8 @@ def plan(
     best = _best_storage(storage)
     lat, outstanding, concurrency_steps = _concurrency(target.rate, lat_ms, curve, lat_slo_ms)
     vm_prices = _checked_vm_prices(vm_prices)
+    if nconnect is None:
+        nconnect = int(nfs_client_value("nconnect_recommended"))
     clients = _client_options(target, outstanding, vm_sizes, nconnect, nfs_version, vm_prices)
     vm, threads, client_steps = _client_choice(clients, outstanding, lat_slo_ms)
     storage = _with_totals(storage, vm)

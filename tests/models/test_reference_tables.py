@@ -309,7 +309,7 @@ def test_plan_reads_its_assumptions_from_the_planning_table(edited_tables):
         table_value("planning", "nope")
 
 
-def test_the_planned_levels_are_levels_of_the_table_in_order_of_price():
+def test_the_planned_levels_are_levels_of_the_table():
     from anfperf.models.quota import PLANNED_LEVELS, service_levels
 
     table = service_levels().drop_duplicates("level").set_index("level")
