@@ -229,11 +229,13 @@ def _logs_by_run(paths: list[Path], frame: pd.DataFrame) -> dict[str, list[Path]
 
 def _logs_chart(paths: list[Path], run_id: str) -> go.Figure:
     from anfperf.ingest import read_fio_log
+    from anfperf.ingest.fio_log import parse_log_name
 
-    latency = [p for p in paths if "_clat" in p.name or "_lat." in p.name]
+    kinds = {p: parse_log_name(p.name)[0] for p in paths}
+    latency = [p for p in paths if kinds[p] in ("clat", "lat", "clat_hist")]
     if not latency:
         raise AnfperfError("no latency logs among the fio logs (write_lat_log / write_hist_log)")
-    hist = [p for p in latency if "_hist" in p.name]
+    hist = [p for p in latency if kinds[p] == "clat_hist"]
     # percentiles need the histogram logs; without them, the mean of the latency logs
     return timeseries.latency_over_time(
         pd.concat([read_fio_log(p) for p in hist or latency], ignore_index=True), run_id=run_id
