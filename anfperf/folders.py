@@ -15,6 +15,44 @@ from pathlib import Path
 from anfperf.errors import AnfperfError
 
 
+def atomic_write_bytes(path: str | os.PathLike, data: bytes) -> Path:
+    """Write `data` to `path` so that readers see the old or the new file, never a part.
+
+    The data go to a temporary file beside `path`, are flushed to disk and renamed over it;
+    the folder is flushed too, so that after a crash the rename is there or the old file is.
+    """
+    path = Path(path)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
+    try:
+        with os.fdopen(fd, "wb") as fh:
+            fh.write(data)
+            fh.flush()
+            os.fsync(fh.fileno())
+        os.replace(tmp, path)
+    except BaseException:
+        try:
+            os.unlink(tmp)
+        except OSError:
+            pass
+        raise
+    _fsync_folder(path.parent)
+    return path
+
+
+def _fsync_folder(folder: Path) -> None:
+    try:
+        fd = os.open(folder, os.O_RDONLY)
+    except OSError:  # a folder that cannot be opened for reading: the rename stands anyway
+        return
+    try:
+        os.fsync(fd)
+    except OSError:
+        pass
+    finally:
+        os.close(fd)
+
+
 def os_reason(exc: OSError, path: str | os.PathLike) -> str:
     """What `exc` says is wrong with `path`, in words: the system's message, and the file it
     names when that is not `path` itself (a parent folder, a temporary file)."""

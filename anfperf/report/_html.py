@@ -25,6 +25,7 @@ import threading
 from pathlib import Path
 from typing import Any
 
+from anfperf.folders import atomic_write_bytes
 from anfperf.report._sections import fold_sections
 from anfperf.report.display import PLOTLY_MIMETYPE
 
@@ -371,9 +372,6 @@ def export_notebook(nb, html_path: str | os.PathLike, *, show_code: bool = False
         body, _ = _exporter(show_code).from_notebook_node(drawn, resources=resources)
     if has_figures:
         body = body.replace(_PLOTLYJS_MARK, _plotly_js(), 1)
-    out.parent.mkdir(parents=True, exist_ok=True)
-    tmp = out.with_name(f".{out.name}.tmp")
-    tmp.write_text(body, encoding="utf-8")
-    os.replace(tmp, out)  # a reader never sees half a report
+    atomic_write_bytes(out, body.encode("utf-8"))  # a reader never sees half a report
     logger.info("wrote %s (%d bytes)", out, len(body))
     return out

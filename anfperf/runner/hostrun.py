@@ -28,11 +28,12 @@ from collections.abc import Iterable, Iterator, Mapping
 from pathlib import Path
 from typing import Any
 
+from anfperf.folders import atomic_write_bytes
 from anfperf.runner.collect import LocalSaveError, collect
 from anfperf.runner.connect import ConnectError, close_quietly, open_connection
 from anfperf.runner.interrupts import REPEAT_S
 from anfperf.runner.ledger import host_workdir
-from anfperf.runner.manifest import DISK_FULL, Manifest, atomic_write_bytes, now_iso
+from anfperf.runner.manifest import DISK_FULL, Manifest, now_iso
 from anfperf.runner.progress import FleetProgress
 from anfperf.runner.runlog import RUN_LOG_NAME, details
 from anfperf.runner.security import (

@@ -43,13 +43,13 @@ import errno
 import json
 import logging
 import os
-import tempfile
 import threading
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
 from anfperf.errors import AnfperfError, ParseError
+from anfperf.folders import atomic_write_bytes
 from anfperf.schema import MANIFEST_JOURNAL_NAME, apply_journal, read_journal
 from anfperf.schema import MANIFEST_NAME as MANIFEST_NAME  # the runner writes what it names
 
@@ -75,26 +75,6 @@ TASK_STATES = (
 def now_iso() -> str:
     """The current UTC time, ISO 8601 with microseconds."""
     return datetime.now(UTC).isoformat(timespec="microseconds")
-
-
-def atomic_write_bytes(path: str | os.PathLike, data: bytes) -> Path:
-    """Write `data` to `path` so that readers see the old or the new file, never a part."""
-    path = Path(path)
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
-    try:
-        with os.fdopen(fd, "wb") as fh:
-            fh.write(data)
-            fh.flush()
-            os.fsync(fh.fileno())
-        os.replace(tmp, path)
-    except BaseException:
-        try:
-            os.unlink(tmp)
-        except OSError:
-            pass
-        raise
-    return path
 
 
 def atomic_write_json(path: str | os.PathLike, obj: Any) -> Path:

@@ -110,7 +110,7 @@ def write_files(files: Mapping[str, str], out_dir: str | os.PathLike) -> list[Pa
         Naming the folder that cannot be written, or the file that could not be (those written
         before it stay).
     """
-    from anfperf.runner.manifest import atomic_write_bytes
+    from anfperf.folders import atomic_write_bytes
 
     out = output_folder(out_dir, what="the rendered files")
     written = []
