@@ -40,7 +40,7 @@ from anfperf.models.client import (
 from anfperf.models.littles_law import threads_needed
 from anfperf.models.operating_point import latency_at_rate_ms
 from anfperf.models.predict import published_ceiling
-from anfperf.models.prices import hours_per_month
+from anfperf.models.prices import FLEXIBLE_THROUGHPUT_PRICE, hours_per_month
 from anfperf.models.quota import (
     PLANNED_LEVELS,
     auto_qos_rate,
@@ -56,8 +56,6 @@ from anfperf.values import is_number
 
 log = logging.getLogger(__name__)
 
-#: Key of `prices` for the Flexible level's throughput price [USD per MiB/s-hour].
-FLEXIBLE_THROUGHPUT_PRICE = "Flexible throughput"
 #: Volume types a plan considers unless told: breakthrough mode is a preview on request.
 _DEFAULT_VOLUME_TYPES = ("regular", "large")
 

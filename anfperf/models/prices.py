@@ -46,6 +46,7 @@ from anfperf.units import GIB_PER_TIB
 from anfperf.values import is_number
 
 __all__ = [
+    "FLEXIBLE_THROUGHPUT_PRICE",
     "ANF_SERVICE",
     "VM_SERVICE",
     "RetailPrices",
@@ -60,6 +61,8 @@ def __dir__() -> list[str]:
 
 
 #: ``serviceName`` of Azure NetApp Files items.
+#: The price key of Flexible's throughput (USD per MiB/s-hour), beside the levels' keys.
+FLEXIBLE_THROUGHPUT_PRICE = "Flexible throughput"
 ANF_SERVICE = "Azure NetApp Files"
 #: ``serviceName`` of virtual machine items.
 VM_SERVICE = "Virtual Machines"
@@ -223,8 +226,6 @@ class RetailPrices:
     def plan_prices(self) -> dict[str, float]:
         """Prices as :func:`anfperf.models.plan` takes them: USD per GiB-hour of each level,
         per MiB/s-hour of Flexible's throughput."""
-        from anfperf.models.plan import FLEXIBLE_THROUGHPUT_PRICE
-
         hours = hours_per_month()
         out = {k: v / GIB_PER_TIB / hours for k, v in self.levels_usd_per_tib_month.items()}
         if math.isfinite(self.flexible_throughput_usd_per_mib_s_month):
