@@ -323,7 +323,7 @@ def _plan(args: argparse.Namespace) -> int:
     from anfperf.errors import ModelError
     from anfperf.models import nfs_client_value, plan
     from anfperf.models.plan import checked_prices
-    from anfperf.models.prices import retail_prices
+    from anfperf.models.prices import per_month, retail_prices
     from anfperf.planning import LEVELS, PlanInputs, explain_plan
 
     if bool(args.prices) != bool(args.region):
@@ -373,7 +373,7 @@ def _plan(args: argparse.Namespace) -> int:
         read_pct=args.read_pct, lat_slo_ms=args.lat_slo_ms, levels=tuple(levels),
         vm_size=args.vm_size[0] if args.vm_size and len(args.vm_size) == 1 else None,
         nconnect=nconnect, capacity_tib=args.capacity_tib, retail=retail,
-        prices_usd_per_tib_month=_per_month(whatif) or None,
+        prices_usd_per_tib_month=per_month(whatif) or None,
     )  # fmt: skip
     view = explain_plan(asked, result, pattern=args.pattern, rule=args.rule,
                         nfs_version=args.nfs_version)  # fmt: skip
@@ -385,17 +385,6 @@ def _plan(args: argparse.Namespace) -> int:
         print("\n(--all: the reasoning, every limit of the plan, and why each option is or is "
               "not feasible)")  # fmt: skip
     return ExitCode.OK
-
-
-def _per_month(prices: dict[str, float]) -> dict[str, float]:
-    """--price's USD per GiB-hour (per MiB/s-hour) as USD per TiB-month (per MiB/s-month)."""
-    from anfperf.models.plan import FLEXIBLE_THROUGHPUT_PRICE
-    from anfperf.models.prices import hours_per_month
-    from anfperf.units import GIB_PER_TIB
-
-    hours = hours_per_month()
-    return {k: v * hours * (1 if k == FLEXIBLE_THROUGHPUT_PRICE else GIB_PER_TIB)
-            for k, v in prices.items()}  # fmt: skip
 
 
 def _plan_volume(args: argparse.Namespace, nconnect: int) -> int:

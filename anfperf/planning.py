@@ -44,12 +44,11 @@ from anfperf.models.plan import (
     price_key,
 )
 from anfperf.models.predict import PUBLISHED_BENCHMARK, predict_achievable
-from anfperf.models.prices import RetailPrices, hours_per_month, retail_prices
+from anfperf.models.prices import RetailPrices, hours_per_month, per_hour, retail_prices
 from anfperf.models.quota import PLANNED_LEVELS, bw_to_iops, iops_to_bw, level_name
 from anfperf.paths import PathArg, path_list
 from anfperf.report import page
 from anfperf.report.page import Card, Section
-from anfperf.units import GIB_PER_TIB
 from anfperf.values import is_number, is_whole_number
 
 if TYPE_CHECKING:  # plotly loads in what_if_figures: `anfperf plan` prints text, no charts
@@ -208,13 +207,7 @@ class PlanInputs:
         """The prices as :func:`anfperf.models.plan` takes them: USD per GiB-hour (and per
         MiB/s-hour for Flexible's throughput)."""
         out = self.retail.plan_prices() if self.retail is not None else {}
-        hours = hours_per_month()
-        out.update({  # the what-ifs over the retail prices
-            key: value / hours
-            if key == FLEXIBLE_THROUGHPUT_PRICE
-            else value / GIB_PER_TIB / hours
-            for key, value in (self.prices_usd_per_tib_month or {}).items()
-        })  # fmt: skip
+        out.update(per_hour(self.prices_usd_per_tib_month or {}))  # what-ifs over the file's
         return out or None
 
     @property

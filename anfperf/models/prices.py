@@ -51,6 +51,8 @@ __all__ = [
     "VM_SERVICE",
     "RetailPrices",
     "hours_per_month",
+    "per_hour",
+    "per_month",
     "read_retail_prices",
     "retail_prices",
 ]
@@ -88,6 +90,22 @@ _UNIT = re.compile(
 #: A quantity of a unitOfMeasure in the planner's units: GiB, MiB/s, or an item (VM).
 _QUANTITY = {"": 1.0, "gib": 1.0, "tib": GIB_PER_TIB, "gb": 1e9 / 2**30, "tb": 1e12 / 2**30,
              "mib/s": 1.0, "mibps": 1.0}  # fmt: skip
+
+
+def per_hour(prices_per_month: Mapping[str, float]) -> dict[str, float]:
+    """USD per TiB-month of each level (per MiB/s-month of Flexible's throughput) as
+    :func:`anfperf.models.plan` takes them: USD per GiB-hour (per MiB/s-hour)."""
+    hours = hours_per_month()
+    return {k: v / hours / (1 if k == FLEXIBLE_THROUGHPUT_PRICE else GIB_PER_TIB)
+            for k, v in prices_per_month.items()}  # fmt: skip
+
+
+def per_month(prices_per_hour: Mapping[str, float]) -> dict[str, float]:
+    """The inverse of :func:`per_hour`: USD per GiB-hour (per MiB/s-hour) as USD per
+    TiB-month (per MiB/s-month)."""
+    hours = hours_per_month()
+    return {k: v * hours * (1 if k == FLEXIBLE_THROUGHPUT_PRICE else GIB_PER_TIB)
+            for k, v in prices_per_hour.items()}  # fmt: skip
 
 
 def hours_per_month() -> float:
@@ -226,11 +244,10 @@ class RetailPrices:
     def plan_prices(self) -> dict[str, float]:
         """Prices as :func:`anfperf.models.plan` takes them: USD per GiB-hour of each level,
         per MiB/s-hour of Flexible's throughput."""
-        hours = hours_per_month()
-        out = {k: v / GIB_PER_TIB / hours for k, v in self.levels_usd_per_tib_month.items()}
+        monthly = dict(self.levels_usd_per_tib_month)
         if math.isfinite(self.flexible_throughput_usd_per_mib_s_month):
-            out[FLEXIBLE_THROUGHPUT_PRICE] = self.flexible_throughput_usd_per_mib_s_month / hours
-        return out
+            monthly[FLEXIBLE_THROUGHPUT_PRICE] = self.flexible_throughput_usd_per_mib_s_month
+        return per_hour(monthly)
 
     def vm_prices(self) -> dict[str, float]:
         """VM prices as :func:`anfperf.models.plan` takes them: USD per VM-hour."""
