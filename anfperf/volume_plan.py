@@ -21,6 +21,7 @@ from anfperf.models.client import nfs_client_value
 from anfperf.models.plan import Plan, plan
 from anfperf.models.predict import predict_achievable
 from anfperf.report import page
+from anfperf.units import KIB_PER_MIB
 
 __all__ = ["VolumePlan", "plan_volume"]
 
@@ -196,7 +197,7 @@ def plan_volume(
                                **args)  # fmt: skip
     most = float(alone.attrs["bw_mib_s"])
     asked = bw_mib_s if bw_mib_s is not None else (
-        iops * bs_kib / 1024.0 if iops is not None else None
+        iops * bs_kib / KIB_PER_MIB if iops is not None else None
     )  # fmt: skip
     notes = list(volume.notes)
     target = most
