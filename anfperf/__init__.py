@@ -1,7 +1,7 @@
 """anfperf: run, ingest, model and report storage benchmarks for Azure NetApp Files.
 
 ``anfperf.read`` / ``anfperf.read_many`` read benchmark outputs into the tidy frame
-(:mod:`anfperf.schema`); the subpackages :mod:`anfperf.ingest`, :mod:`anfperf.models`,
+(:mod:`anfperf.schema`); the subpackages :mod:`anfperf.ingest`, :mod:`anfperf.analysis`, :mod:`anfperf.models`,
 :mod:`anfperf.workloads` and :mod:`anfperf.runner` hold the rest. They are imported on first
 use, so that ``import anfperf`` (and ``anfperf --version``) stays quick.
 """
@@ -11,8 +11,8 @@ from importlib import import_module
 from anfperf.errors import AnfperfError, ModelError, ParseError, RemoteError
 
 _SUBPACKAGES = (
-    "azure", "compare", "demo", "findings", "ingest", "inputs", "models", "planning", "plots",
-    "provenance", "report", "runner", "schema", "store", "summary", "workloads",
+    "analysis", "azure", "demo", "ingest", "models", "planning", "plots", "report", "runner",
+    "schema", "store", "workloads",
 )  # fmt: skip
 _FROM_INGEST = ("read", "read_many")
 

@@ -105,10 +105,10 @@ def _number_in(
 
 
 def _plausible(name: str) -> Callable[[], tuple[float, float]]:
-    """The planner's plausible range of its input `name` (:data:`anfperf.models.plan.PLAUSIBLE`)."""
+    """The planner's plausible range of its input `name` (:data:`anfperf.models.limits.plan.PLAUSIBLE`)."""
 
     def bounds() -> tuple[float, float]:
-        from anfperf.models.plan import PLAUSIBLE
+        from anfperf.models.limits.plan import PLAUSIBLE
 
         return PLAUSIBLE[name]
 
@@ -157,12 +157,12 @@ def _ingest(args: argparse.Namespace) -> int:
 
     import pandas as pd
 
+    from anfperf.analysis.summary import format_table, summary_table
     from anfperf.errors import collected_warnings
     from anfperf.folders import output_folder
     from anfperf.ingest import Skipped, read_all
     from anfperf.schema import conform
     from anfperf.store import is_store, load_store
-    from anfperf.summary import format_table, summary_table
 
     if args.out:  # before reading what may be thousands of files: a file's folder, or the store
         out = Path(args.out)
@@ -259,9 +259,9 @@ def _demo(args: argparse.Namespace) -> int:
 
 
 def _runs(args: argparse.Namespace) -> int:
+    from anfperf.analysis.summary import format_table
     from anfperf.errors import collected_warnings
     from anfperf.store import list_runs
-    from anfperf.summary import format_table
 
     with collected_warnings() as said:  # damaged part files: their runs are left out
         runs = list_runs(args.store)
@@ -322,8 +322,8 @@ def _workloads(args: argparse.Namespace) -> int:
 def _plan(args: argparse.Namespace) -> int:
     from anfperf.errors import ModelError
     from anfperf.models import nfs_client_value, plan
-    from anfperf.models.plan import checked_prices
-    from anfperf.models.prices import per_month, retail_prices
+    from anfperf.models.limits.plan import checked_prices
+    from anfperf.models.limits.prices import per_month, retail_prices
     from anfperf.planning import LEVELS, PlanInputs, explain_plan
 
     if bool(args.prices) != bool(args.region):
@@ -391,7 +391,7 @@ def _plan_volume(args: argparse.Namespace, nconnect: int) -> int:
     """``anfperf plan --volume FILE``: what that volume would do, and the clients it needs."""
     from anfperf.azure import read_volume
     from anfperf.errors import collected_warnings
-    from anfperf.volume_plan import plan_volume
+    from anfperf.planning.volume import plan_volume
 
     with collected_warnings():  # what does not add up is in the volume's notes, printed below
         volume = read_volume(args.volume, name=args.volume_name)

@@ -73,7 +73,7 @@ class DemoResult:
     headline : list of str
         The short summary printed at the end.
     numbers : pandas.DataFrame
-        :func:`anfperf.findings.key_numbers` of the runs.
+        :func:`anfperf.analysis.findings.key_numbers` of the runs.
     """
 
     report: Path
@@ -225,7 +225,7 @@ def run_demo(
     notebook = report_notebook("benchmark")
     samples = samples_path() if not measure_here else None
 
-    from anfperf.findings import key_numbers
+    from anfperf.analysis.findings import key_numbers
     from anfperf.ingest import read_many
     from anfperf.report import render_report
     from anfperf.store import save_frame
@@ -263,8 +263,9 @@ def run_demo(
 
 def headline(frame: pd.DataFrame, numbers: pd.DataFrame) -> list[str]:
     """The demo's short summary: peak, knee, IOPS at 1 ms, Little's law, the mix model's error."""
-    from anfperf import findings
-    from anfperf.models import fit_mix, sweep_xy, threads_needed
+    from anfperf.analysis import findings
+    from anfperf.analysis.sweep import sweep_xy
+    from anfperf.models import fit_mix, threads_needed
     from anfperf.report.benchmark import SWEEP_KINDS, main_run
 
     lines = []

@@ -1,6 +1,6 @@
 """Accuracy of the models past their data: fit the lower half of a real sweep, predict the rest.
 
-Judged against targets (``anfperf.models.validation.HOLDOUT_TARGETS``: median error <= 10 %,
+Judged against targets (``anfperf.models.curves.validation.HOLDOUT_TARGETS``: median error <= 10 %,
 largest error <= 25 %, >= 80 % of the held-out points inside the 95 % prediction band), for the
 default throughput curve (``fit_throughput_curve``) on:
 
@@ -41,7 +41,8 @@ import pandas as pd
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from anfperf import findings  # noqa: E402
+from anfperf.analysis import findings  # noqa: E402
+from anfperf.analysis.sweep import sweep_points, sweep_xy  # noqa: E402
 from anfperf.ingest import read_many, read_vdbench  # noqa: E402
 from anfperf.models import (  # noqa: E402
     fit_mix,
@@ -49,10 +50,8 @@ from anfperf.models import (  # noqa: E402
     holdout_check,
     mix_throughput,
     queueing_iops_at_latency,
-    sweep_points,
-    sweep_xy,
 )
-from anfperf.models.validation import HOLDOUT_TARGETS, meets_targets  # noqa: E402
+from anfperf.models.curves.validation import HOLDOUT_TARGETS, meets_targets  # noqa: E402
 from tests.models.realdata import SPEC_BREAKTHROUGH, SPEC_LARGE  # noqa: E402
 
 DATA = ROOT / "tests" / "data"

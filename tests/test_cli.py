@@ -145,8 +145,8 @@ def test_runs_max_rows(three_runs, capsys):
 
 
 def test_format_table_refuses_a_negative_row_count():
+    from anfperf.analysis.summary import format_table
     from anfperf.errors import AnfperfError
-    from anfperf.summary import format_table
 
     table = pd.DataFrame({"run_id": ["a", "b"], "iops": [1.0, 2.0]})
     with pytest.raises(AnfperfError, match="max_rows must be a whole number >= 0"):

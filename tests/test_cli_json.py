@@ -10,9 +10,9 @@ import shutil
 import pandas as pd
 import pytest
 
+from anfperf.analysis.summary import summary_table
 from anfperf.cli import EXIT_MEANINGS, ExitCode, main
 from anfperf.ingest import read_many
-from anfperf.summary import summary_table
 from tests.conftest import DATA, TESTS
 
 README = TESTS.parent / "README.md"
@@ -133,7 +133,7 @@ def test_plan_json_is_the_plan(capsys):
 
 
 def test_demo_json_gives_the_headline_numbers(tmp_path, capsys):
-    from anfperf.findings import key_numbers
+    from anfperf.analysis.findings import key_numbers
     from anfperf.store import load_store
 
     assert main(["demo", "--no-measure", "--out", str(tmp_path / "demo"), "--json"]) == 0
@@ -149,7 +149,7 @@ def test_demo_json_gives_the_headline_numbers(tmp_path, capsys):
 
 
 def test_report_json_reads_the_headline_the_page_shows(tmp_path, capsys):
-    from anfperf.findings import key_numbers, peak_run
+    from anfperf.analysis.findings import key_numbers, peak_run
 
     sample = str(SAMPLES / "fio" / "sweeps" / "qd_sweep_randread4k.json")
     args = ["report", str(TESTS.parent / "notebooks" / "benchmark_report.ipynb"),

@@ -17,7 +17,7 @@ import pytest
 from scipy import stats
 
 import anfperf
-from anfperf import compare
+from anfperf.analysis import compare
 from anfperf.errors import AnfperfError, ModelError
 from tests.conftest import DATA, TESTS
 

@@ -11,7 +11,8 @@ import numpy as np
 import pytest
 
 import anfperf
-from anfperf import findings, models
+from anfperf import models
+from anfperf.analysis import findings, summary_rows
 from anfperf.errors import AnfperfError
 from tests.conftest import DATA, TESTS
 from tests.models.realdata import summary_avg
@@ -318,7 +319,7 @@ def test_no_anf_verdict_for_a_run_on_the_local_disk(local_fio_run):
         "of ANF: no ANF quota verdict"
     )
     # the same from the provenance dict a report has
-    prov = anfperf.provenance.run_provenance(frame, [local_fio_run])
+    prov = anfperf.analysis.provenance.run_provenance(frame, [local_fio_run])
     assert findings.anf_verdict_applies(prov) == (applies, reason)
     # given explicitly: compared as asked, with the caveat
     applies, given = findings.anf_verdict_applies(frame, "Premium", 4)
@@ -359,4 +360,4 @@ def test_analyse_computes_the_summary_rows_once(frame, monkeypatch):
     assert analysis.numbers.equals(expected)
     assert analysis.kinds.equals(findings.run_kinds(frame))
     assert point == findings.operating_point(frame)
-    assert analysis.lat_slo_ms == 0.5 and analysis.rows.equals(models.summary_rows(frame))
+    assert analysis.lat_slo_ms == 0.5 and analysis.rows.equals(summary_rows(frame))

@@ -7,8 +7,8 @@ import warnings
 import pytest
 
 import anfperf
+from anfperf.analysis.inputs import Notes, fio_log_paths, load_inputs
 from anfperf.errors import AnfperfError
-from anfperf.inputs import Notes, fio_log_paths, load_inputs
 from anfperf.store import PART_NAME, save_frame
 from tests.conftest import DATA, TESTS
 

@@ -19,7 +19,7 @@ from pathlib import Path
 import pytest
 import yaml
 
-from anfperf.models._common import DATA_FILES
+from anfperf.models.tables import DATA_FILES
 from anfperf.report import REPORTS
 from tests.conftest import TESTS
 
@@ -202,7 +202,7 @@ def test_wheel_carries_the_report_notebooks_and_the_samples(wheel_venv):
 def test_installed_wheel_draws_the_planners_sample_sweep(wheel_venv):
     _, venv = wheel_venv
     code = (
-        "from anfperf.planning import SAMPLE_SWEEP, load_sweep\n"
+        "from anfperf.analysis.sweep import SAMPLE_SWEEP, load_sweep\n"
         "frame, source = load_sweep()\n"
         "print(SAMPLE_SWEEP, frame['threads'].nunique(), source, sep='\\n')\n"
     )
@@ -306,8 +306,10 @@ def test_bare_import_loads_no_numerical_stack_and_the_heavy_parts_load_where_use
 
 
 PUBLIC_MODULES = (
-    "azure", "azure.resources", "azure.volume", "compare", "demo", "findings", "inputs", "planning", "provenance", "schema", "store",
-    "summary", "ingest", "models", "plots", "report", "runner", "workloads", "volume_plan",
+    "azure", "azure.resources", "azure.volume", "analysis.compare", "analysis.concurrency",
+    "analysis.findings", "analysis.inputs", "analysis.provenance", "analysis.server_metrics",
+    "analysis.summary", "analysis.sweep", "demo", "planning", "planning.planner", "planning.volume",
+    "schema", "store", "ingest", "models", "plots", "report", "runner", "workloads",
 )  # fmt: skip
 
 
@@ -316,10 +318,10 @@ def test_tab_completion_and_help_offer_the_public_names():
     code = (
         "import anfperf, pydoc, sys\n"
         "names = dir(anfperf)\n"
-        "assert {'read', 'read_many', 'findings', 'models', 'plots'} <= set(names), names\n"
+        "assert {'read', 'read_many', 'analysis', 'models', 'plots'} <= set(names), names\n"
         "assert 'anfperf.ingest' not in sys.modules  # dir() alone imports nothing heavy\n"
         "text = pydoc.render_doc(anfperf, renderer=pydoc.plaintext)\n"
-        "assert 'read_many' in text and 'findings' in text\n"
+        "assert 'read_many' in text and 'analysis' in text\n"
     )
     subprocess.run([sys.executable, "-c", code], check=True, cwd=ROOT)
 

@@ -8,11 +8,11 @@ import pandas as pd
 import pytest
 
 import anfperf
+from anfperf.analysis.inputs import fio_log_paths, load_inputs
+from anfperf.analysis.provenance import input_checksums, run_provenance
+from anfperf.analysis.sweep import load_sweep
 from anfperf.errors import AnfperfError
-from anfperf.inputs import fio_log_paths, load_inputs
 from anfperf.paths import path_list
-from anfperf.planning import load_sweep
-from anfperf.provenance import input_checksums, run_provenance
 from tests.conftest import DATA
 
 FIO_FILE = DATA / "fio" / "randread_qd4.json"

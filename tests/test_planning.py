@@ -9,20 +9,20 @@ import numpy as np
 import pandas as pd
 import pytest
 
+from anfperf import models
+from anfperf.analysis.sweep import SAMPLE_SWEEP, load_sweep, sweep_xy
 from anfperf.errors import AnfperfError, ModelError
-from anfperf.models import curves, plan, predict_achievable, quota, sweep_xy
-from anfperf.models.plan import OBSERVED_MARGIN
+from anfperf.models import plan, predict_achievable
+from anfperf.models.limits import quota
+from anfperf.models.limits.plan import OBSERVED_MARGIN
 from anfperf.planning import (
     ANY_VM,
     FIGURES,
-    SAMPLE_SWEEP,
     PlanInputs,
     PlannerApp,
     control_values,
     controls,
     convert_target,
-    fit_sweep,
-    load_sweep,
     plan_view,
     what_if_figures,
 )
@@ -174,13 +174,12 @@ def test_threads_beyond_nfs_inflight_are_noted():
 def test_the_sweep_curve_is_fitted_on_the_bundled_real_sweep(sweep):
     frame, source = sweep
     assert source == "RndReadThreads (bundled sample: a local disk, not ANF)"
-    fit, same = fit_sweep()
-    assert same == source and dict(fit) == pytest.approx(dict(curves.fit_usl(*sweep_xy(frame))))
+    fit = models.fit_usl(*sweep_xy(frame))
     raw = summary_avg("RndReadThreads")
     # the USL through the measured thread counts (x SDs: Vdbench threads are per SD) follows
     # the measured IOPS
     n = raw["threads"] * sd_count("RndReadThreads")
-    assert np.median(np.abs(curves.usl(n, **fit) / raw["iops"] - 1)) < 0.1
+    assert np.median(np.abs(models.usl(n, **fit) / raw["iops"] - 1)) < 0.1
     with pytest.raises(AnfperfError, match="no results"):
         load_sweep(["/nonexistent/nothing"])
 

@@ -12,7 +12,7 @@ import pandas as pd
 import pytest
 
 import anfperf
-from anfperf import provenance
+from anfperf.analysis import provenance
 from anfperf.cli import main
 from anfperf.errors import AnfperfError
 from anfperf.report import _params

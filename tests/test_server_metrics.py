@@ -14,9 +14,8 @@ import pandas as pd
 import pytest
 
 import anfperf
-from anfperf.errors import AnfperfError
-from anfperf.provenance import find_manifests, manifests_table
-from anfperf.server_metrics import (
+from anfperf.analysis.provenance import find_manifests, manifests_table
+from anfperf.analysis.server_metrics import (
     client_window,
     grain_note,
     join_client_server,
@@ -24,6 +23,7 @@ from anfperf.server_metrics import (
     run_windows,
     split_sources,
 )
+from anfperf.errors import AnfperfError
 from tests.data.azure.make_metrics import metrics_document, write
 
 MIB = 2**20

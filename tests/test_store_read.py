@@ -15,7 +15,7 @@ import pyarrow.parquet as pq
 import pytest
 
 import anfperf
-from anfperf import provenance
+from anfperf.analysis import provenance
 from anfperf.cli import main
 from anfperf.errors import AnfperfError
 from anfperf.store import (

@@ -12,12 +12,12 @@ import pandas as pd
 import pytest
 
 import anfperf
-from anfperf import findings
+from anfperf.analysis import findings
+from anfperf.analysis.summary import SUMMARY_COLUMNS, format_table, summary_table
+from anfperf.analysis.sweep import summary_rows
 from anfperf.cli import main
 from anfperf.errors import AnfperfError, ModelError
 from anfperf.ingest.combine import merge_bins, percentiles_from_bins
-from anfperf.models import summary_rows
-from anfperf.summary import SUMMARY_COLUMNS, format_table, summary_table
 from tests.conftest import TESTS
 
 SAMPLES = TESTS.parent / "data" / "samples"

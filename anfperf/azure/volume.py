@@ -25,7 +25,7 @@ from dataclasses import dataclass, field
 
 from anfperf.azure.resources import AzureResource, read_resources
 from anfperf.errors import ModelError, ParseError, warn
-from anfperf.models.quota import (
+from anfperf.models.limits.quota import (
     level_name,
     pool_throughput_limit,
     throughput_limit,
@@ -170,7 +170,7 @@ class AnfVolume:
 
     @property
     def volume_type(self) -> str:
-        """'large' or 'regular', the volume types of :mod:`anfperf.models.quota`."""
+        """'large' or 'regular', the volume types of :mod:`anfperf.models.limits.quota`."""
         return "large" if self.is_large_volume else "regular"
 
     @property
@@ -181,7 +181,7 @@ class AnfVolume:
         return f"{self.name} ({self.service_level}, {self.quota_tib:,.4g} TiB{bw})"
 
     def model_args(self) -> dict:
-        """The volume as the arguments of :func:`anfperf.models.predict.predict_achievable`.
+        """The volume as the arguments of :func:`anfperf.models.limits.predict.predict_achievable`.
 
         An auto-QoS volume is its level and quota (the model applies the rate and the type
         cap); any other volume with a known limit is that limit as manual-QoS throughput, so a

@@ -2,56 +2,39 @@
 
 - :mod:`~anfperf.models.littles_law`: concurrency = throughput x latency; threads needed,
   TCP windows, and a consistency check of ingested runs.
-- :mod:`~anfperf.models.quota`: ANF service levels, volume types, QoS and the inverse.
-- :mod:`~anfperf.models.client`: VM network egress, NFS in-flight limits, nconnect.
-- :mod:`~anfperf.models.usl`, :mod:`~anfperf.models.mva`, :mod:`~anfperf.models.queueing`:
+- :mod:`~anfperf.models.limits.quota`: ANF service levels, volume types, QoS and the inverse.
+- :mod:`~anfperf.models.limits.client`: VM network egress, NFS in-flight limits, nconnect.
+- :mod:`~anfperf.models.curves.usl`, :mod:`~anfperf.models.curves.mva`, :mod:`~anfperf.models.curves.queueing`:
   the Universal Scalability Law, the closed queueing network, the queueing response-time curve
-  (gathered in :mod:`~anfperf.models.curves`); :mod:`~anfperf.models.blend`: the default
-  throughput curve, their stacked average (:mod:`~anfperf.models.selection`).
-- :mod:`~anfperf.models.band`: prediction bands of every fit, from a seeded bootstrap;
-  :mod:`~anfperf.models.validation`: how well a fit predicts the upper half of a sweep.
-- :mod:`~anfperf.models.mix`: throughput across read/write ratios.
-- :mod:`~anfperf.models.predict`: the least of all limits, and which one binds.
-- :mod:`~anfperf.models.plan`: from a target to a service level, quota, VMs and threads;
-  :mod:`~anfperf.models.prices`: what they cost, from files of the Azure Retail Prices API.
+  (the sub-package :mod:`~anfperf.models.curves`); :mod:`~anfperf.models.curves.blend`: the default
+  throughput curve, their stacked average (:mod:`~anfperf.models.curves.selection`).
+- :mod:`~anfperf.models.curves.band`: prediction bands of every fit, from a seeded bootstrap;
+  :mod:`~anfperf.models.curves.validation`: how well a fit predicts the upper half of a sweep.
+- :mod:`~anfperf.models.curves.mix`: throughput across read/write ratios.
+- :mod:`~anfperf.models.limits.predict`: the least of all limits, and which one binds.
+- :mod:`~anfperf.models.limits.plan`: from a target to a service level, quota, VMs and threads;
+  :mod:`~anfperf.models.limits.prices`: what they cost, from files of the Azure Retail Prices API.
 
 Models are pure functions with paired fit functions returning the model's own parameter names,
 so ``usl(n, **fit_usl(n, x))`` predicts. Reference tables are package data,
 ``anfperf/data/*.csv`` (:func:`load_table`), with a source and a date per row.
 """
 
-from anfperf.models._common import (
-    FewPointsWarning,
-    FitResult,
-    SaturationWarning,
-    data_dir,
-    load_table,
-    mdape_pct,
-    summary_rows,
-    sweep_points,
-    sweep_xy,
-)
-from anfperf.models.band import band_draws, bootstrap_params, predict_band
-from anfperf.models.client import (
-    client_constraints,
-    nconnect_ceiling,
-    nfs_client_value,
-    nfs_inflight_limit,
-    vm_egress_mib_s,
-    vm_network,
-)
-from anfperf.models.curves import (
-    fit_mva_throughput,
+from anfperf.models.curves._fitting import kneedle
+from anfperf.models.curves.band import band_draws, bootstrap_params, predict_band
+from anfperf.models.curves.blend import fit_throughput_curve, throughput_curve
+from anfperf.models.curves.mix import fit_mix, mix_sweep, mix_throughput
+from anfperf.models.curves.mva import fit_mva_throughput, mva_throughput
+from anfperf.models.curves.queueing import (
     fit_queueing_latency,
-    fit_throughput_curve,
-    fit_usl,
-    kneedle,
-    mva_throughput,
     queueing_closed_max,
     queueing_iops_at_latency,
     queueing_knee,
     queueing_latency,
-    throughput_curve,
+)
+from anfperf.models.curves.result import FewPointsWarning, FitResult, SaturationWarning, mdape_pct
+from anfperf.models.curves.usl import (
+    fit_usl,
     usl,
     usl_concurrency_at_latency,
     usl_knee,
@@ -60,19 +43,18 @@ from anfperf.models.curves import (
     usl_peak,
     usl_throughput_at_latency,
 )
-from anfperf.models.littles_law import (
-    bandwidth_delay_kib,
-    bw_for_window,
-    check_concurrency,
-    iops_at_concurrency,
-    latency_at_concurrency,
-    outstanding_io,
-    threads_needed,
+from anfperf.models.curves.validation import holdout_check
+from anfperf.models.limits.client import (
+    client_constraints,
+    nconnect_ceiling,
+    nfs_client_value,
+    nfs_inflight_limit,
+    vm_egress_mib_s,
+    vm_network,
 )
-from anfperf.models.mix import fit_mix, mix_sweep, mix_throughput
-from anfperf.models.plan import Plan, plan
-from anfperf.models.predict import littles_law_iops, predict_achievable, published_ceiling
-from anfperf.models.quota import (
+from anfperf.models.limits.plan import Plan, plan
+from anfperf.models.limits.predict import littles_law_iops, predict_achievable, published_ceiling
+from anfperf.models.limits.quota import (
     bw_to_iops,
     flexible_pool_throughput,
     gib_to_tib,
@@ -89,7 +71,15 @@ from anfperf.models.quota import (
     volume_size_range,
     volume_type_cap,
 )
-from anfperf.models.validation import holdout_check
+from anfperf.models.littles_law import (
+    bandwidth_delay_kib,
+    bw_for_window,
+    iops_at_concurrency,
+    latency_at_concurrency,
+    outstanding_io,
+    threads_needed,
+)
+from anfperf.models.tables import data_dir, load_table
 
 __all__ = [
     "FewPointsWarning",
@@ -101,7 +91,6 @@ __all__ = [
     "bootstrap_params",
     "bw_for_window",
     "bw_to_iops",
-    "check_concurrency",
     "client_constraints",
     "data_dir",
     "fit_mix",
@@ -141,9 +130,6 @@ __all__ = [
     "queueing_latency",
     "quota_needed",
     "service_levels",
-    "summary_rows",
-    "sweep_points",
-    "sweep_xy",
     "threads_needed",
     "throughput_curve",
     "throughput_limit",

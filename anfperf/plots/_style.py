@@ -15,7 +15,7 @@ import plotly.graph_objects as go
 import plotly.io as pio
 
 from anfperf.errors import AnfperfError
-from anfperf.models.plan import LARGE_BLOCK_KIB  # from it, charted in MiB/s, as sequential
+from anfperf.models.limits.plan import LARGE_BLOCK_KIB  # from it, charted in MiB/s, as sequential
 
 #: Name under which the template is registered in :data:`plotly.io.templates`.
 TEMPLATE = "anfperf"

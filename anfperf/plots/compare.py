@@ -7,7 +7,7 @@ import pandas as pd
 import plotly.graph_objects as go
 from plotly.subplots import make_subplots
 
-from anfperf.compare import METRICS
+from anfperf.analysis.compare import METRICS
 from anfperf.errors import AnfperfError
 from anfperf.plots._style import (
     BETTER_COLOR,
@@ -19,7 +19,7 @@ from anfperf.plots._style import (
     require_rows,
 )
 
-#: Marker colour of each verdict of :func:`anfperf.compare.compare_runs`.
+#: Marker colour of each verdict of :func:`anfperf.analysis.compare.compare_runs`.
 VERDICT_COLORS = {
     "better": BETTER_COLOR,
     "worse": WORSE_COLOR,
@@ -35,7 +35,7 @@ def compare_chart(table: pd.DataFrame, *, run_a: str = "A", run_b: str = "B") ->
     Parameters
     ----------
     table : pandas.DataFrame
-        :func:`anfperf.compare.compare_runs`'s table.
+        :func:`anfperf.analysis.compare.compare_runs`'s table.
     run_a, run_b : str
         Names of the runs, for the title and axis.
 

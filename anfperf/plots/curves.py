@@ -1,9 +1,9 @@
 """Charts of sweeps: latency against throughput, scaling with concurrency, the read/write mix.
 
 Each chart draws the measured whole-run points (one per run x job step, all directions and hosts
-together -- the cross-host 'all' row where a run has one -- as :func:`anfperf.models.summary_rows`
+together -- the cross-host 'all' row where a run has one -- as :func:`anfperf.analysis.summary_rows`
 gives them) and the model fitted to the same points, and reads the knee and the IOPS at a latency
-SLO from :func:`anfperf.findings.key_numbers`, so the chart and the report's numbers cannot
+SLO from :func:`anfperf.analysis.findings.key_numbers`, so the chart and the report's numbers cannot
 disagree.
 
 A run may hold several sweeps (a Vdbench parmfile sweeping two workloads): each gets its own
@@ -24,15 +24,15 @@ import numpy as np
 import pandas as pd
 import plotly.graph_objects as go
 
-from anfperf import findings
+from anfperf.analysis import findings
+from anfperf.analysis.sweep import summary_rows
 from anfperf.errors import ModelError
-from anfperf.models._common import summary_rows
-from anfperf.models.band import case_band, predict_band
-from anfperf.models.blend import PARTING_NOTE, fit_throughput_curve, throughput_curve
+from anfperf.models.curves.band import case_band, predict_band
+from anfperf.models.curves.blend import PARTING_NOTE, fit_throughput_curve, throughput_curve
+from anfperf.models.curves.mix import fit_mix, mix_throughput
+from anfperf.models.curves.queueing import queueing_latency, refit_queueing_latency
+from anfperf.models.curves.usl import refit_usl
 from anfperf.models.littles_law import iops_at_concurrency
-from anfperf.models.mix import fit_mix, mix_throughput
-from anfperf.models.queueing import queueing_latency, refit_queueing_latency
-from anfperf.models.usl import refit_usl
 from anfperf.plots._style import (
     BAND_COLOR,
     COLORWAY,
@@ -100,9 +100,9 @@ def latency_curve(
     """Mean latency against throughput of load sweeps, with the fitted curve, knee and SLO.
 
     Per sweep (concurrency sweep or load curve): the measured points; the curve
-    :func:`anfperf.findings.key_numbers` reads its numbers from -- the USL (latency by Little's
+    :func:`anfperf.analysis.findings.key_numbers` reads its numbers from -- the USL (latency by Little's
     law) for a concurrency sweep, the queueing curve for a load curve -- with its 95 % band (a
-    case bootstrap, :func:`anfperf.models.band.case_band`, seeded: the same inputs give the
+    case bootstrap, :func:`anfperf.models.curves.band.case_band`, seeded: the same inputs give the
     same figure); the knee and the IOPS at the SLO where key_numbers names them. The SLO is a
     horizontal line. A sweep of fewer than 3 loads is drawn without a curve (findings fits none);
     why a curve is missing is said under the title.
@@ -123,10 +123,10 @@ def latency_curve(
     resamples : int
         Bootstrap resamples of the band (0: no band).
     rows : pandas.DataFrame, optional
-        :func:`anfperf.models.summary_rows` of `frame` (or of its run `run_id`), if already
+        :func:`anfperf.analysis.summary_rows` of `frame` (or of its run `run_id`), if already
         made: not made again.
     numbers : pandas.Series, optional
-        The run's row of :func:`anfperf.findings.key_numbers` at `lat_slo_ms`, if already
+        The run's row of :func:`anfperf.analysis.findings.key_numbers` at `lat_slo_ms`, if already
         made; used when the chart holds one sweep (a run's numbers are those of all its
         points), else each sweep's are worked out.
     x : {'iops', 'bw_mib_s'}, optional
@@ -422,7 +422,7 @@ def scaling(
     seed : int
         Seed of the prediction band's bootstrap.
     rows : pandas.DataFrame, optional
-        :func:`anfperf.models.summary_rows` of `frame` (or of run `run_id`), if already made.
+        :func:`anfperf.analysis.summary_rows` of `frame` (or of run `run_id`), if already made.
     y : {'iops', 'bw_mib_s'}, optional
         Throughput axis; default MiB/s for large-block (>= 64 KiB) or sequential sweeps, else
         IOPS. Models are fitted in IOPS and drawn at the sweep's measured MiB/s per IOPS.
@@ -606,7 +606,7 @@ def mix(
         Throughput drawn [IOPS] or [MiB/s]; default MiB/s for large-block (>= 64 KiB) or
         sequential sweeps, else IOPS.
     rows : pandas.DataFrame, optional
-        :func:`anfperf.models.summary_rows` of `frame` (or of run `run_id`), if already made.
+        :func:`anfperf.analysis.summary_rows` of `frame` (or of run `run_id`), if already made.
 
     Returns
     -------

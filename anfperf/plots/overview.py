@@ -19,9 +19,9 @@ from typing import NamedTuple
 import pandas as pd
 import plotly.graph_objects as go
 
-from anfperf import findings
+from anfperf.analysis import findings
+from anfperf.analysis.sweep import summary_rows
 from anfperf.errors import AnfperfError
-from anfperf.models import summary_rows
 from anfperf.plots import curves, timeseries
 
 #: Chart kinds of :class:`Chart`, in the order a run's charts are shown, with their headings.
@@ -83,18 +83,18 @@ def report_charts(
     lat_slo_ms : float
         Latency objective [ms] of the latency curves.
     fio_logs : iterable of path-like
-        fio interval logs (:func:`anfperf.inputs.fio_log_paths`) for latency over time. Logs
+        fio interval logs (:func:`anfperf.analysis.inputs.fio_log_paths`) for latency over time. Logs
         of a run's jobs (same job names, in or under the run's directory) go with that run;
         the others make a chart of their own (run_id ``""``), last.
     seed : int
         Seed of the curves' uncertainty bands.
     rows : pandas.DataFrame, optional
-        :func:`anfperf.models.summary_rows` of `frame`, if already made (else made here, once).
+        :func:`anfperf.analysis.summary_rows` of `frame`, if already made (else made here, once).
     kinds : pandas.DataFrame, optional
-        :func:`anfperf.findings.run_kinds` of `frame`, if already made; a boolean `cached`
+        :func:`anfperf.analysis.findings.run_kinds` of `frame`, if already made; a boolean `cached`
         column (runs served from a client cache) puts those runs last.
     numbers : pandas.DataFrame, optional
-        :func:`anfperf.findings.key_numbers` of `frame` at `lat_slo_ms`, if already made: the
+        :func:`anfperf.analysis.findings.key_numbers` of `frame` at `lat_slo_ms`, if already made: the
         latency curves read their knee and IOPS at the SLO from it instead of working them out.
 
     Returns

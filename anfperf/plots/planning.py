@@ -28,12 +28,12 @@ import numpy as np
 import pandas as pd
 import plotly.graph_objects as go
 
+from anfperf import models
+from anfperf.analysis.sweep import sweep_points, sweep_xy
 from anfperf.errors import ModelError
-from anfperf.models import curves
-from anfperf.models import quota as q
-from anfperf.models._common import sweep_points, sweep_xy
-from anfperf.models.client import client_constraints, nfs_client_value, vm_size_name
-from anfperf.models.quota import PLANNED_LEVELS
+from anfperf.models.limits import quota as q
+from anfperf.models.limits.client import client_constraints, nfs_client_value, vm_size_name
+from anfperf.models.limits.quota import PLANNED_LEVELS
 from anfperf.plots._style import (
     COLORWAY,
     LIMIT_COLOR,
@@ -102,7 +102,7 @@ def quota_meeting(
 ) -> float:
     """Smallest quota at which a level's line of :func:`quota_vs_throughput` reaches a target.
 
-    Standard / Premium / Ultra: :func:`anfperf.models.quota.quota_needed`. Flexible: the
+    Standard / Premium / Ultra: :func:`anfperf.models.limits.quota.quota_needed`. Flexible: the
     smallest pool (one volume filling it) whose manual-QoS throughput reaches the target
     (:func:`anfperf.plots.quota.level_line`, by bisection: the line is flat at its cap).
 
@@ -113,7 +113,7 @@ def quota_meeting(
     target_mib_s : float
         Target throughput [MiB/s].
     volume_type, rule : str
-        As in :func:`anfperf.models.quota.throughput_limit`.
+        As in :func:`anfperf.models.limits.quota.throughput_limit`.
     size_range_tib : (float, float), optional
         Quotas the Flexible line spans [TiB] (default: Ultra's range of the volume type, as
         the chart draws it).
@@ -181,7 +181,7 @@ def quota_vs_throughput(
     read_pct : float
         Read share [%].
     volume_type, rule : str
-        As in :func:`anfperf.models.quota.throughput_limit`.
+        As in :func:`anfperf.models.limits.quota.throughput_limit`.
     level, quota_tib : optional
         The planned volume, marked (thick line, vertical line at its quota). Default: the
         auto-QoS level in `levels` that meets the target with the smallest quota, at that quota.
@@ -416,7 +416,7 @@ def _usl_from(
 ) -> tuple[dict[str, float], str, pd.DataFrame | None]:
     """(USL parameters, source text, measured points or None) of what the caller passed."""
     if curve is None:
-        from anfperf.planning import load_sweep  # the library layer owns the bundled sample
+        from anfperf.analysis.sweep import load_sweep
 
         curve, sample = load_sweep()
         source = source or sample
@@ -430,7 +430,7 @@ def _usl_from(
         with warnings.catch_warnings():
             # few points / no saturation: the fit keeps them in its notes; the chart shows data
             warnings.simplefilter("ignore")
-            fit = curves.fit_usl(*sweep_xy(frame))
+            fit = models.fit_usl(*sweep_xy(frame))
             if "rate_limit_iops" in frame:
                 limited = pd.to_numeric(frame["rate_limit_iops"], errors="coerce").notna()
                 frame = frame[~limited]
@@ -463,7 +463,7 @@ def threads_vs_latency(
     curve : mapping, pandas.DataFrame or None
         A USL fit to IOPS (:func:`anfperf.models.fit_usl`: lam, sigma, kappa); or the tidy
         frame of a concurrency sweep (fitted here, its measured latencies drawn too); None:
-        the bundled sample sweep (:data:`anfperf.planning.SAMPLE_SWEEP`, a local disk, not ANF:
+        the bundled sample sweep (:data:`anfperf.analysis.sweep.SAMPLE_SWEEP`, a local disk, not ANF:
         the title says so).
     lat_slo_ms : float
         Latency objective [ms]: a horizontal line and the concurrency where the curve reaches it.
@@ -488,13 +488,13 @@ def threads_vs_latency(
     if not isinstance(lat_slo_ms, int | float) or not lat_slo_ms > 0:
         raise ModelError(f"lat_slo_ms must be > 0, got {lat_slo_ms!r}")
     params, source, points = _usl_from(curve, source)
-    at_slo = float(curves.usl_concurrency_at_latency(lat_slo_ms, **params))
+    at_slo = float(models.usl_concurrency_at_latency(lat_slo_ms, **params))
     seen = float(points["outstanding"].max()) if points is not None else 0.0
     top = max_threads or int(max(128, 1.5 * at_slo if math.isfinite(at_slo) else 0,
                                  2 * (threads_planned or 0), 1.5 * seen))  # fmt: skip
     n = np.unique(np.geomspace(1, top, 200).round())
-    lat = np.asarray(curves.usl_latency_ms(n, **params), float)
-    rate = np.asarray(curves.usl(n, **params), float)
+    lat = np.asarray(models.usl_latency_ms(n, **params), float)
+    rate = np.asarray(models.usl(n, **params), float)
     fig = figure(
         f"Threads vs latency: USL fitted on {source}", "Outstanding I/O [threads]",
         "Mean latency [ms]",
@@ -536,16 +536,16 @@ def threads_vs_latency(
 
 def _target_on_curve(params: Mapping[str, float], target_iops: float) -> float:
     """Outstanding I/O at which a USL fit reaches `target_iops` (NaN: it never does)."""
-    peak = curves.usl_max(**params)
+    peak = models.usl_max(**params)
     if not peak >= target_iops:
         return math.nan
-    hi = curves.usl_peak(**params)[0] if params["kappa"] > 0 else 1.0
-    while float(curves.usl(hi, **params)) < target_iops:  # sigma-only curves: no peak
+    hi = models.usl_peak(**params)[0] if params["kappa"] > 0 else 1.0
+    while float(models.usl(hi, **params)) < target_iops:  # sigma-only curves: no peak
         hi *= 2.0
     lo = 1e-3
     for _ in range(80):  # X(N) rises up to the peak: bisection
         mid = math.sqrt(lo * hi)
-        if float(curves.usl(mid, **params)) >= target_iops:
+        if float(models.usl(mid, **params)) >= target_iops:
             hi = mid
         else:
             lo = mid
@@ -640,11 +640,11 @@ def concurrency_for_target(
     if params is not None and about:
         notes.append(f"{source} is the {about}: its latency shows a shape, not this volume's")
     if params is not None:
-        lat_curve = np.asarray(curves.usl_latency_ms(n, **params), float)
+        lat_curve = np.asarray(models.usl_latency_ms(n, **params), float)
         fig.add_scatter(
             x=n, y=lat_curve, mode="lines", name=f"latency measured on {source} (USL fit)",
             line={"color": COLORWAY[0], "dash": "dot", "width": 2},
-            customdata=np.asarray(curves.usl(n, **params), float),
+            customdata=np.asarray(models.usl(n, **params), float),
             hovertemplate=f"{source}: %{{x:,.0f}} outstanding, %{{y:.3g}} ms, "
             "%{customdata:,.0f} IOPS<extra></extra>",
         )  # fmt: skip
@@ -670,7 +670,7 @@ def concurrency_for_target(
             )  # fmt: skip
         else:
             notes.append(
-                f"{source} peaks at {curves.usl_max(**params):,.0f} IOPS, below the target"
+                f"{source} peaks at {models.usl_max(**params):,.0f} IOPS, below the target"
             )
     y_range = (min(ys) / 1.6, max(ys) * 1.6)
     _hline(fig, lat_slo_ms, (1.0, n_hi), f"latency SLO {lat_slo_ms:g} ms", color=SLO_COLOR)
@@ -704,7 +704,7 @@ def cost_vs_throughput(
 ) -> go.Figure:
     """What-if: the monthly cost of the capacity pool against the throughput, per level.
 
-    Each point is :func:`anfperf.models.plan.pool_cost_usd_month`: the pool one volume of the
+    Each point is :func:`anfperf.models.limits.plan.pool_cost_usd_month`: the pool one volume of the
     level needs for that throughput (whole pool steps, so the lines are stairs), at `prices`;
     Flexible adds its throughput beyond the baseline. A level is drawn up to its volume
     type's cap or largest quota; levels without a price are named under the title.
@@ -712,14 +712,14 @@ def cost_vs_throughput(
     Parameters
     ----------
     prices : mapping
-        As :func:`anfperf.models.plan` takes them: USD per GiB-hour per level, and per
+        As :func:`anfperf.models.limits.plan` takes them: USD per GiB-hour per level, and per
         MiB/s-hour of ``'Flexible throughput'``.
     levels : sequence of str
         Service levels drawn.
     target_mib_s : float
         Target throughput [MiB/s], a vertical line; each level's cost there is a marker.
     volume_type, rule : str
-        As in :func:`anfperf.models.plan`.
+        As in :func:`anfperf.models.limits.plan`.
     capacity_tib : float
         Capacity the volume must hold [TiB].
     max_mib_s : float, optional
@@ -738,7 +738,7 @@ def cost_vs_throughput(
     anfperf.ModelError
         A target not > 0, an unknown level, or no level priced.
     """
-    from anfperf.models.plan import pool_cost_usd_month
+    from anfperf.models.limits.plan import pool_cost_usd_month
 
     target = _check_target(target_mib_s)
     names = list(dict.fromkeys(q.level_name(n) for n in levels))

@@ -2,8 +2,8 @@
 
 One chart answers "is the volume what limits us?": the throughput each service level allows at
 each quota, the volume caps, and where the run measured sits, with the binding constraint named
-as :func:`anfperf.findings.quota_check` works it out (so chart and report text agree). The
-measured point of a tidy frame is :func:`anfperf.findings.operating_point`.
+as :func:`anfperf.analysis.findings.quota_check` works it out (so chart and report text agree). The
+measured point of a tidy frame is :func:`anfperf.analysis.findings.operating_point`.
 """
 
 from __future__ import annotations
@@ -14,10 +14,10 @@ from collections.abc import Sequence
 import numpy as np
 import plotly.graph_objects as go
 
-from anfperf import findings
+from anfperf.analysis import findings
 from anfperf.errors import ModelError
-from anfperf.models import quota as q
-from anfperf.models.quota import PLANNED_LEVELS
+from anfperf.models.limits import quota as q
+from anfperf.models.limits.quota import PLANNED_LEVELS
 from anfperf.plots._style import (
     COLORWAY,
     LIMIT_COLOR,
@@ -48,17 +48,17 @@ def level_line(
 ) -> np.ndarray:
     """Throughput limit of one level along quotas [MiB/s], as the chart draws it.
 
-    Standard / Premium / Ultra: :func:`anfperf.models.quota.throughput_limit` (auto QoS).
+    Standard / Premium / Ultra: :func:`anfperf.models.limits.quota.throughput_limit` (auto QoS).
     Flexible (manual QoS only): the most one volume gets when it fills its pool, quota = pool
-    size: :func:`anfperf.models.quota.pool_throughput_limit`, at most the manual-QoS maximum of
-    a volume (:func:`anfperf.models.quota.manual_qos_range_mib_s`).
+    size: :func:`anfperf.models.limits.quota.pool_throughput_limit`, at most the manual-QoS maximum of
+    a volume (:func:`anfperf.models.limits.quota.manual_qos_range_mib_s`).
 
     Parameters
     ----------
     quota_tib : numpy.ndarray
         Volume quotas [TiB], inside the level's size range.
     level, volume_type, rule
-        As in :func:`anfperf.models.quota.throughput_limit`.
+        As in :func:`anfperf.models.limits.quota.throughput_limit`.
     """
     if q.level_name(level) == "Flexible":
         pool = np.asarray(q.pool_throughput_limit(quota_tib, "Flexible"), dtype=float)
@@ -109,9 +109,9 @@ def quota_model(
     measured_bw_mib_s : float, optional
         Throughput measured [MiB/s]; None draws the model alone (no binding constraint named).
     measured_label : str
-        Name of the measured point (e.g. :func:`anfperf.findings.operating_point`'s label).
+        Name of the measured point (e.g. :func:`anfperf.analysis.findings.operating_point`'s label).
     read_pct, volume_type, rule, pattern, vm_size, vm_count, nconnect
-        The scenario, as in :func:`anfperf.findings.quota_check`: pass what the report passes
+        The scenario, as in :func:`anfperf.analysis.findings.quota_check`: pass what the report passes
         there, so that both name the same binding constraint.
     levels : sequence of str
         Levels drawn (:func:`level_line`); Flexible is the most one volume of a Flexible pool

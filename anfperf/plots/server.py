@@ -40,7 +40,7 @@ def client_server_chart(
     Parameters
     ----------
     joined : pandas.DataFrame
-        :func:`anfperf.server_metrics.join_client_server`'s frame.
+        :func:`anfperf.analysis.server_metrics.join_client_server`'s frame.
     direction : str
         'total', 'read' or 'write'.
     subject : str

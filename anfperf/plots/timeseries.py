@@ -15,6 +15,7 @@ import numpy as np
 import pandas as pd
 import plotly.graph_objects as go
 
+from anfperf.analysis.summary import job_labels
 from anfperf.errors import AnfperfError
 from anfperf.ingest.combine import merge_bins, percentiles_from_bins
 from anfperf.plots._style import (
@@ -31,7 +32,6 @@ from anfperf.plots._style import (
     subtitle,
     throughput_column,
 )
-from anfperf.summary import job_labels
 from anfperf.units import NS_PER_MS
 
 #: Metrics of the per-host and per-interval charts -> axis title.

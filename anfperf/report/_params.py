@@ -334,9 +334,9 @@ def input_checksums(values: Mapping[str, Any], cwd: str | os.PathLike) -> list[d
     -------
     list of dict
         {'parameter', 'path' (as the notebook sees it), 'bytes', 'sha256'}, files of a folder
-        in sorted order (:func:`anfperf.provenance.input_checksums`).
+        in sorted order (:func:`anfperf.analysis.provenance.input_checksums`).
     """
-    from anfperf.provenance import input_checksums as checksums
+    from anfperf.analysis.provenance import input_checksums as checksums
 
     rows = []
     for name, value in values.items():

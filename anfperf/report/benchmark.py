@@ -4,7 +4,7 @@ The notebook ``benchmark_report.ipynb`` is a thin shell over this module and
 :mod:`anfperf.report.page`: :func:`main_run` picks the run the page leads with, :func:`headline`
 says what the data mean in one paragraph and a row of cards, :func:`runs_table` and
 :func:`steps_table` are the tables a person reads. Every number comes from
-:mod:`anfperf.findings` (never typed into the notebook).
+:mod:`anfperf.analysis.findings` (never typed into the notebook).
 """
 
 from __future__ import annotations
@@ -14,7 +14,7 @@ import re
 
 import pandas as pd
 
-from anfperf import findings
+from anfperf.analysis import findings
 from anfperf.report.page import Card, Table, format_number, table
 
 #: Kinds of run that have a load curve, most telling first.
@@ -56,7 +56,7 @@ def headline(numbers: pd.DataFrame, quota: dict | None, *, run_id: str | None = 
     Parameters
     ----------
     numbers : pandas.DataFrame
-        :func:`anfperf.findings.key_numbers` (its `cached` flag sets runs apart).
+        :func:`anfperf.analysis.findings.key_numbers` (its `cached` flag sets runs apart).
     quota : dict or None
         :func:`quota_verdict`: the operating point against the ANF model, or
         ``{"skipped": reason}``; None leaves the ANF model out.
@@ -207,12 +207,12 @@ def steps_table(rows: pd.DataFrame, run_id: str, *, caption: str = "") -> Table:
     Parameters
     ----------
     rows : pandas.DataFrame
-        :func:`anfperf.models.summary_rows` (or :func:`anfperf.summary.summary_table`) of the
+        :func:`anfperf.analysis.summary_rows` (or :func:`anfperf.analysis.summary.summary_table`) of the
         report's frame.
     run_id : str
         The run.
     """
-    from anfperf.summary import job_labels
+    from anfperf.analysis.summary import job_labels
 
     run = rows[rows["run_id"] == run_id].copy()
     run["job"] = job_labels(run) if not run.empty else run["job"]
@@ -248,16 +248,16 @@ def quota_verdict(
 
     Parameters
     ----------
-    analysis : anfperf.findings.Analysis
+    analysis : anfperf.analysis.findings.Analysis
         The report's analysis.
     prov : dict
-        :func:`anfperf.provenance.run_provenance` of the inputs (its hosts say where runs ran).
+        :func:`anfperf.analysis.provenance.run_provenance` of the inputs (its hosts say where runs ran).
     level, quota_tib : str and float, optional
         The volume measured; None where not given: a run whose manifest shows no NFS mount then
         gets no verdict, others are set against :data:`ASSUMED_LEVEL` / :data:`ASSUMED_QUOTA_TIB`
         (said so in ``volume``).
     volume_type, vm_size, vm_count
-        As in :func:`anfperf.findings.quota_check`.
+        As in :func:`anfperf.analysis.findings.quota_check`.
     run_id : str, optional
         The run set against the model; None: the one with the highest MiB/s not served from a
         client cache.
@@ -269,7 +269,7 @@ def quota_verdict(
     Returns
     -------
     dict
-        :func:`anfperf.findings.quota_check`'s dict with ``run_id``, ``label``, ``point`` (the
+        :func:`anfperf.analysis.findings.quota_check`'s dict with ``run_id``, ``label``, ``point`` (the
         operating point), ``volume`` (e.g. "Premium, 4 TiB (assumed)", or the volume's label),
         ``volume_name`` (None without `volume`), ``level``, ``quota_tib``, ``volume_type``,
         ``manual_bw_mib_s``, ``vm_size``, ``vm_count``; or ``{"skipped": reason}``.
@@ -325,7 +325,7 @@ def measured_volume(
         Where what did not add up in the file goes (the report's notes), instead of warnings;
         also where it says that the volume came from the runs' manifests.
     prov : dict, optional
-        :func:`anfperf.provenance.run_provenance`: without `path`, the volume the runs'
+        :func:`anfperf.analysis.provenance.run_provenance`: without `path`, the volume the runs'
         manifests record (the inventory's ``volume_json``), when they record one (or `name`).
 
     Returns
@@ -548,7 +548,7 @@ def about_items(
         )
     ]
     if notes:
-        from anfperf.inputs import Notes
+        from anfperf.analysis.inputs import Notes
 
         items.append(Notes("Notes from reading the inputs", notes))
     runs = prov["runs"]

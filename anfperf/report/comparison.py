@@ -1,6 +1,6 @@
 """What the compare report shows: the verdicts first, then one table a person reads.
 
-``compare_runs.ipynb`` is a thin shell over this module, :mod:`anfperf.compare` (the numbers)
+``compare_runs.ipynb`` is a thin shell over this module, :mod:`anfperf.analysis.compare` (the numbers)
 and :mod:`anfperf.report.page` (the page).
 """
 
@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import pandas as pd
 
-from anfperf.compare import METRICS, VERDICTS
+from anfperf.analysis.compare import METRICS, VERDICTS
 from anfperf.report.page import Card, Table, format_number, table
 
 _TONES = {
@@ -37,13 +37,13 @@ def headline(
     Parameters
     ----------
     compared : pandas.DataFrame
-        :func:`anfperf.compare.compare_runs`'s table.
+        :func:`anfperf.analysis.compare.compare_runs`'s table.
     run_a, run_b : str
         Baseline and candidate.
     confidence : float
         Confidence level of the intervals (0.95).
     kinds : pandas.DataFrame, optional
-        :func:`anfperf.findings.run_kinds` of the runs: a run served from a client cache is
+        :func:`anfperf.analysis.findings.run_kinds` of the runs: a run served from a client cache is
         named, since the comparison then measures the cache, not the storage.
 
     Returns

@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import pandas as pd
 
+from anfperf.analysis.server_metrics import grain_label, grain_note, join_client_server, run_windows
 from anfperf.errors import AnfperfError
 from anfperf.report.page import Section, table, text
-from anfperf.server_metrics import grain_label, grain_note, join_client_server, run_windows
 
 __all__ = ["GAP_COLUMNS", "volume_section"]
 
@@ -42,7 +42,7 @@ def volume_section(
     draw : callable
         :func:`anfperf.plots.server.client_server_chart` (passed in: this module draws nothing).
     manifests : pandas.DataFrame, optional
-        :func:`anfperf.provenance.manifests_table` of the runs: their start and end set the
+        :func:`anfperf.analysis.provenance.manifests_table` of the runs: their start and end set the
         window (else each run's rows' span).
 
     Returns

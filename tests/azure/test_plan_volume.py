@@ -9,7 +9,7 @@ import pytest
 
 from anfperf.azure import read_volume
 from anfperf.cli import main
-from anfperf.volume_plan import plan_volume
+from anfperf.planning.volume import plan_volume
 from tests.azure.test_volume import R01, S01, corpus
 
 

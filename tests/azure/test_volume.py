@@ -12,7 +12,7 @@ import pytest
 
 from anfperf.azure import read_pool, read_pools, read_resources, read_volume, read_volumes
 from anfperf.errors import ParseError
-from anfperf.models.predict import predict_achievable
+from anfperf.models.limits.predict import predict_achievable
 from tests.conftest import CORPUS, require_corpus
 
 AZURE = CORPUS / "azure"

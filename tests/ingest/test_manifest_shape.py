@@ -14,9 +14,9 @@ from pathlib import Path
 import pytest
 
 import anfperf
-from anfperf import provenance
-from anfperf.findings import anf_verdict_applies
-from anfperf.summary import summary_table
+from anfperf.analysis import provenance
+from anfperf.analysis.findings import anf_verdict_applies
+from anfperf.analysis.summary import summary_table
 
 #: name -> what replaces the runner's manifest (a function of the real one)
 BAD_SHAPES = {

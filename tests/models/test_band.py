@@ -22,7 +22,7 @@ from anfperf.models import (
     predict_band,
     usl,
 )
-from anfperf.models.op_cost import fit_op_cost
+from anfperf.models.curves.op_cost import fit_op_cost
 from tests.models.realdata import fio_qd_sweep, sd_count, summary_avg
 
 DRAWS = 120
@@ -143,7 +143,7 @@ def test_a_new_model_is_one_registration():
     """A toy model (an exponential decay) gets bands from its fit and one register_model call."""
     from scipy.optimize import curve_fit
 
-    from anfperf.models import band
+    from anfperf.models.curves import band
 
     def decay(x, a, rate):
         return a * np.exp(-rate * np.asarray(x, float))

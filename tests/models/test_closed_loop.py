@@ -8,6 +8,7 @@ import warnings
 import numpy as np
 import pytest
 
+from anfperf.analysis.sweep import sweep_points
 from anfperf.errors import ModelError
 from anfperf.ingest import read_vdbench
 from anfperf.models import (
@@ -22,7 +23,6 @@ from anfperf.models import (
     queueing_iops_at_latency,
     queueing_knee,
     queueing_latency,
-    sweep_points,
     throughput_curve,
     usl,
 )

@@ -13,7 +13,7 @@ import warnings
 import numpy as np
 import pytest
 
-from anfperf import findings
+from anfperf.analysis import findings
 from anfperf.models import (
     fit_queueing_latency,
     fit_throughput_curve,
@@ -22,7 +22,7 @@ from anfperf.models import (
     queueing_knee,
     throughput_curve,
 )
-from anfperf.models.validation import HOLDOUT_TARGETS, meets_targets
+from anfperf.models.curves.validation import HOLDOUT_TARGETS, meets_targets
 from tests.models.realdata import (
     SPEC_BREAKTHROUGH,
     SPEC_LARGE,

@@ -10,13 +10,13 @@ import numpy as np
 import pandas as pd
 import pytest
 
+from anfperf.analysis.concurrency import check_concurrency
 from anfperf.errors import ModelError
 from anfperf.ingest import read_fio_json, read_many, read_vdbench
 from anfperf.models import (
     bandwidth_delay_kib,
     bw_for_window,
     bw_to_iops,
-    check_concurrency,
     iops_at_concurrency,
     latency_at_concurrency,
     outstanding_io,

@@ -6,9 +6,10 @@ import numpy as np
 import pandas as pd
 import pytest
 
+from anfperf.analysis.sweep import sweep_xy
 from anfperf.errors import ModelError
 from anfperf.ingest import read_vdbench
-from anfperf.models import fit_mix, mix_sweep, mix_throughput, sweep_xy
+from anfperf.models import fit_mix, mix_sweep, mix_throughput
 from tests.models.realdata import summary_avg, vdbench_dir
 
 

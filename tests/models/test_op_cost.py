@@ -11,9 +11,9 @@ import pytest
 
 from anfperf.errors import ModelError
 from anfperf.ingest import read_vdbench
-from anfperf.models.op_cost import binding_rate, fit_op_cost, op_cost_iops, published_op_cost
-from anfperf.models.plan import plan
-from anfperf.models.predict import predict_achievable
+from anfperf.models.curves.op_cost import binding_rate, fit_op_cost, op_cost_iops, published_op_cost
+from anfperf.models.limits.plan import plan
+from anfperf.models.limits.predict import predict_achievable
 from tests.conftest import PUBLIC, require_corpus
 
 

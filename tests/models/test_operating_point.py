@@ -9,11 +9,17 @@ import warnings
 import pytest
 
 from anfperf.errors import ModelError
-from anfperf.models import fit_mva_throughput, fit_throughput_curve, fit_usl
-from anfperf.models.curves import mva_throughput, usl, usl_peak
-from anfperf.models.operating_point import curve_kind, latency_at_rate_ms, rate_at
-from anfperf.models.plan import plan
-from anfperf.models.predict import predict_achievable
+from anfperf.models import (
+    fit_mva_throughput,
+    fit_throughput_curve,
+    fit_usl,
+    mva_throughput,
+    usl,
+    usl_peak,
+)
+from anfperf.models.curves.operating_point import curve_kind, latency_at_rate_ms, rate_at
+from anfperf.models.limits.plan import plan
+from anfperf.models.limits.predict import predict_achievable
 from tests.models.realdata import sd_count, summary_avg
 
 

@@ -41,7 +41,7 @@ def test_prices_rank_by_monthly_cost():
 
 
 def test_a_pool_is_whole_steps_and_at_least_the_smallest():
-    from anfperf.models.plan import pool_size_tib
+    from anfperf.models.limits.plan import pool_size_tib
 
     assert [pool_size_tib(t) for t in (0.05, 1, 1.0000000001, 3.125, 15.625, 16)] == [
         1, 1, 1, 4, 16, 16]  # fmt: skip

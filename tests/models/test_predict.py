@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import pytest
 
+from anfperf.analysis.sweep import sweep_xy
 from anfperf.errors import ModelError
 from anfperf.ingest import read_vdbench
 from anfperf.models import (
@@ -12,10 +13,9 @@ from anfperf.models import (
     mbps_to_mib_s,
     predict_achievable,
     queueing_latency,
-    sweep_xy,
     usl,
 )
-from anfperf.models.predict import CONSTRAINT_COLUMNS, littles_law_iops
+from anfperf.models.limits.predict import CONSTRAINT_COLUMNS, littles_law_iops
 from tests.models.realdata import vdbench_dir
 
 

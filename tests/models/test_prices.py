@@ -1,4 +1,4 @@
-"""List prices from files of the Azure Retail Prices API (anfperf.models.prices).
+"""List prices from files of the Azure Retail Prices API (anfperf.models.limits.prices).
 
 Two inputs:
 
@@ -18,7 +18,7 @@ import math
 import pytest
 
 from anfperf.errors import AnfperfError, ParseError
-from anfperf.models.prices import hours_per_month, read_retail_prices, retail_prices
+from anfperf.models.limits.prices import hours_per_month, read_retail_prices, retail_prices
 from tests.conftest import CORPUS as SHARED
 from tests.conftest import DATA, require_corpus
 

@@ -176,7 +176,7 @@ def test_current_rules_as_the_dated_articles_state_them():
     # Flexible volumes: manual QoS, up to the regular volume's 4,500 MiB/s
     assert rows.loc[("regular", "current", "Flexible"), "max_mib_s"] == 4500
     # ... and usable in predict_achievable (before: no limits row for Flexible)
-    from anfperf.models.predict import predict_achievable
+    from anfperf.models.limits.predict import predict_achievable
 
     frame = predict_achievable(bs_kib=64, level="Flexible", manual_bw_mib_s=1000)
     assert frame.attrs["bw_mib_s"] == 1000

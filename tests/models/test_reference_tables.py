@@ -9,10 +9,9 @@ import pandas as pd
 import pytest
 
 from anfperf.errors import ModelError
-from anfperf.models import _common, data_dir, gib_to_tib, load_table, plan
-from anfperf.models._common import table_value
-from anfperf.models.predict import predict_achievable, published_ceiling
-from anfperf.models.quota import (
+from anfperf.models import data_dir, gib_to_tib, load_table, plan, tables
+from anfperf.models.limits.predict import predict_achievable, published_ceiling
+from anfperf.models.limits.quota import (
     cool_access,
     cool_access_rate,
     level_rate,
@@ -26,6 +25,7 @@ from anfperf.models.quota import (
     volume_size_range,
     volume_type_cap,
 )
+from anfperf.models.tables import table_value
 
 
 @pytest.fixture
@@ -33,10 +33,10 @@ def edited_tables(tmp_path, monkeypatch):
     """A copy of anfperf/data/*.csv the test may edit; anfperf reads it instead."""
     for path in data_dir().glob("*.csv"):
         shutil.copy(path, tmp_path / path.name)
-    monkeypatch.setattr(_common, "_TABLES", tmp_path)
-    _common._load.cache_clear()
+    monkeypatch.setattr(tables, "_TABLES", tmp_path)
+    tables._load.cache_clear()
     yield tmp_path
-    _common._load.cache_clear()
+    tables._load.cache_clear()
 
 
 def _edit(folder, name: str, match: dict, column: str, value: object) -> None:
@@ -48,7 +48,7 @@ def _edit(folder, name: str, match: dict, column: str, value: object) -> None:
     assert hit.sum() == 1
     table.loc[hit, column] = value
     table.to_csv(path, index=False)
-    _common._load.cache_clear()
+    tables._load.cache_clear()
 
 
 def test_breakthrough_mode_ceiling_is_the_stated_50_gib_s():
@@ -310,7 +310,7 @@ def test_plan_reads_its_assumptions_from_the_planning_table(edited_tables):
 
 
 def test_the_planned_levels_are_levels_of_the_table():
-    from anfperf.models.quota import PLANNED_LEVELS, service_levels
+    from anfperf.models.limits.quota import PLANNED_LEVELS, service_levels
 
     table = service_levels().drop_duplicates("level").set_index("level")
     assert set(PLANNED_LEVELS) <= set(table.index)

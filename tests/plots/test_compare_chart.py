@@ -9,7 +9,7 @@ import pandas as pd
 import pytest
 
 import anfperf
-from anfperf import compare
+from anfperf.analysis import compare
 from anfperf.errors import AnfperfError
 from anfperf.plots import compare_chart
 from anfperf.plots._style import BETTER_COLOR, SAME_COLOR, WORSE_COLOR

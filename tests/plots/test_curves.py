@@ -2,7 +2,7 @@
 
 Expected values come from the raw outputs (fio JSON read with :mod:`json`, the Vdbench avg_ lines
 of summary.html / vm1.html / vm2.html), and the knee and IOPS at the SLO from
-:func:`anfperf.findings.key_numbers`, which the report states.
+:func:`anfperf.analysis.findings.key_numbers`, which the report states.
 """
 
 from __future__ import annotations
@@ -15,7 +15,7 @@ import pandas as pd
 import pytest
 
 import anfperf
-from anfperf import findings
+from anfperf.analysis import findings
 from anfperf.errors import AnfperfError, ModelError
 from anfperf.models import (
     fit_mix,
@@ -25,8 +25,12 @@ from anfperf.models import (
     usl,
     usl_latency_ms,
 )
-from anfperf.models.band import case_band
-from anfperf.models.queueing import fit_queueing_latency, queueing_latency, refit_queueing_latency
+from anfperf.models.curves.band import case_band
+from anfperf.models.curves.queueing import (
+    fit_queueing_latency,
+    queueing_latency,
+    refit_queueing_latency,
+)
 from anfperf.plots import curves
 from tests.conftest import DATA, TESTS
 

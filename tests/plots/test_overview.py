@@ -7,8 +7,8 @@ import warnings
 import pandas as pd
 import pytest
 
-from anfperf import findings, inputs
-from anfperf.models import summary_rows
+from anfperf.analysis import findings, inputs
+from anfperf.analysis.sweep import summary_rows
 from anfperf.plots import overview
 from tests.conftest import TESTS
 

@@ -8,10 +8,12 @@ import numpy as np
 import plotly.io as pio
 import pytest
 
+from anfperf import models
+from anfperf.analysis.sweep import sweep_points, sweep_xy
 from anfperf.errors import ModelError
 from anfperf.ingest import read_many
-from anfperf.models import client_constraints, curves, quota
-from anfperf.models._common import sweep_points, sweep_xy
+from anfperf.models import client_constraints
+from anfperf.models.limits import quota
 from anfperf.plots import TEMPLATE
 from anfperf.plots.planning import (
     clients_vs_throughput,
@@ -38,7 +40,7 @@ def frame():
 def fit(frame):
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")  # no saturation in the sweep: kappa 0, noted in fit
-        return curves.fit_usl(*sweep_xy(frame))
+        return models.fit_usl(*sweep_xy(frame))
 
 
 def trace(fig, name):
@@ -228,12 +230,12 @@ def test_threads_chart_from_a_fit(fit):
     assert fig.layout.title.text == "Threads vs latency: USL fitted on RndReadThreads"
     lat = trace(fig, "latency (USL)")
     n = np.asarray(lat.x, float)
-    assert np.asarray(lat.y, float) == pytest.approx(curves.usl_latency_ms(n, **fit))
+    assert np.asarray(lat.y, float) == pytest.approx(models.usl_latency_ms(n, **fit))
     rate = trace(fig, "throughput (USL) [IOPS]")
-    assert np.asarray(rate.y, float) == pytest.approx(curves.usl(n, **fit))
+    assert np.asarray(rate.y, float) == pytest.approx(models.usl(n, **fit))
     slo = trace(fig, "SLO reached")
-    assert slo.x[0] == pytest.approx(curves.usl_concurrency_at_latency(2.0, **fit))
-    assert curves.usl_latency_ms(slo.x[0], **fit) == pytest.approx(2.0)
+    assert slo.x[0] == pytest.approx(models.usl_concurrency_at_latency(2.0, **fit))
+    assert models.usl_latency_ms(slo.x[0], **fit) == pytest.approx(2.0)
     assert " plan: 64 threads" in [a.text for a in fig.layout.annotations]
 
 
@@ -244,7 +246,7 @@ def test_threads_chart_from_a_frame_draws_the_measured_runs(frame, fit):
     assert list(measured.x) == points["outstanding"].tolist()
     assert list(measured.y) == pytest.approx(points["lat_mean_ms"].tolist())
     lat = trace(fig, "latency (USL)")
-    assert np.asarray(lat.y, float) == pytest.approx(curves.usl_latency_ms(lat.x, **fit))
+    assert np.asarray(lat.y, float) == pytest.approx(models.usl_latency_ms(lat.x, **fit))
     assert fig.layout.title.text == "Threads vs latency: USL fitted on RndReadThreads"
 
 
@@ -255,7 +257,7 @@ def test_threads_chart_defaults_to_the_bundled_sample_and_says_so():
 
 
 def test_threads_chart_with_an_slo_below_the_unloaded_latency(fit):
-    unloaded = float(curves.usl_latency_ms(1, **fit))
+    unloaded = float(models.usl_latency_ms(1, **fit))
     fig = threads_vs_latency(fit, unloaded / 2)
     assert all(t.name != "SLO reached" for t in fig.data)
     assert "unloaded latency" in fig.layout.title.text
@@ -302,12 +304,12 @@ def test_concurrency_chart_with_a_measured_sweep_names_it(frame, fit):
     )
     assert "RndReadThreads is the bundled sample: a local disk, not ANF" in fig.layout.title.text
     curve = trace(fig, "latency measured on RndReadThreads (USL fit)")
-    assert np.asarray(curve.y, float) == pytest.approx(curves.usl_latency_ms(curve.x, **fit))
+    assert np.asarray(curve.y, float) == pytest.approx(models.usl_latency_ms(curve.x, **fit))
     points = sweep_points(frame, "outstanding", "lat_mean_ms")
     assert list(trace(fig, "measured on RndReadThreads").x) == points["outstanding"].tolist()
     # where the measured system delivers the target: on the Little's-law line, at X(N) = target
     met = next(t for t in fig.data if t.name.startswith("the target on RndReadThreads: "))
-    assert curves.usl(met.x[0], **fit) == pytest.approx(32_000, rel=1e-6)
+    assert models.usl(met.x[0], **fit) == pytest.approx(32_000, rel=1e-6)
     assert met.y[0] == pytest.approx(met.x[0] * 1000 / 32_000)
     # no 'SLO reached' marker of the measured system: it would contradict the plan
     assert not any("SLO reached" in t.name for t in fig.data)

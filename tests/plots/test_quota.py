@@ -1,4 +1,4 @@
-"""The bandwidth-quota chart: model lines from anfperf.models.quota, the verdict from findings."""
+"""The bandwidth-quota chart: model lines from anfperf.models.limits.quota, the verdict from findings."""
 
 from __future__ import annotations
 
@@ -8,9 +8,9 @@ import numpy as np
 import pytest
 
 import anfperf
-from anfperf import findings
+from anfperf.analysis import findings
 from anfperf.errors import AnfperfError, ModelError
-from anfperf.models import quota as q
+from anfperf.models.limits import quota as q
 from anfperf.plots import quota_model
 from anfperf.plots._style import LIMIT_COLOR, SLO_COLOR
 from anfperf.plots.quota import level_line

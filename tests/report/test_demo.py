@@ -15,7 +15,7 @@ import warnings
 import pytest
 
 import anfperf
-from anfperf import findings
+from anfperf.analysis import findings
 from anfperf.cli import main
 from anfperf.demo import QUEUE_DEPTHS, READ_SHARES, headline, run_demo
 from tests.conftest import TESTS

@@ -15,7 +15,7 @@ import papermill
 import pytest
 
 import anfperf
-from anfperf import compare, findings, provenance
+from anfperf.analysis import compare, findings, provenance
 from anfperf.report import benchmark, comparison, render_report
 from tests.conftest import DATA, TESTS
 from tests.report.conftest import check_layout, check_report

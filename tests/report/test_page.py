@@ -11,7 +11,7 @@ import pandas as pd
 import pytest
 
 import anfperf
-from anfperf.models import summary_rows
+from anfperf.analysis.sweep import summary_rows
 from anfperf.report import export_html, page
 from anfperf.report.benchmark import runs_table, steps_table
 from tests.conftest import DATA

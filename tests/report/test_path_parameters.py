@@ -17,7 +17,7 @@ import sys
 import papermill
 import pytest
 
-from anfperf import inputs
+from anfperf.analysis import inputs
 from anfperf.cli import main
 from anfperf.errors import ReportError
 from anfperf.report import (

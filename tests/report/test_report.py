@@ -312,7 +312,7 @@ def test_notebook_imports():
     ]
     assert notebook_imports(sources) == [
         "pandas", "IPython.display", "IPython.display.Markdown", "IPython.display.display",
-        "anfperf", "anfperf.findings", "os.path",
+        "anfperf", "anfperf.analysis.findings", "os.path",
     ]  # fmt: skip
 
 

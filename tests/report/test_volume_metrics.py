@@ -15,9 +15,9 @@ import math
 import pytest
 
 import anfperf
+from anfperf.analysis.server_metrics import join_client_server, manifest_window
 from anfperf.report import GRAPH_CLASS, render_report
 from anfperf.report.page import format_number
-from anfperf.server_metrics import join_client_server, manifest_window
 from tests.conftest import TESTS
 from tests.data.azure.make_metrics import metrics_document, write
 from tests.report.conftest import check_layout, check_report

@@ -11,7 +11,7 @@ import warnings
 import pytest
 
 import anfperf
-from anfperf import findings, provenance
+from anfperf.analysis import findings, provenance
 from anfperf.cli import main
 from anfperf.errors import ReportError
 from anfperf.report import benchmark, render_report

@@ -8,17 +8,12 @@ import numpy as np
 from scipy.optimize import brentq
 
 from anfperf.errors import ModelError, warn
-from anfperf.models._common import (
-    FitResult,
-    SaturationWarning,
-    check_points,
-    fit_inputs,
-)
-from anfperf.models._fitting import (
+from anfperf.models.curves._fitting import (
     RECOMMENDED_POINTS,
     _curve_fit,
     _scalar,
 )
+from anfperf.models.curves.result import FitResult, SaturationWarning, check_points, fit_inputs
 from anfperf.units import MS_PER_S
 
 #: Knee of the queueing curve: the load at which latency reaches this multiple of lat_min_ms.
@@ -191,7 +186,7 @@ def fit_queueing_latency(
     )
     if not bootstrap:
         return result
-    from anfperf.models.band import parameter_ci  # band refits with this module's functions
+    from anfperf.models.curves.band import parameter_ci  # band refits with this module's functions
 
     return result.replace(ci=parameter_ci(result, draws=int(bootstrap), seed=seed))
 

@@ -6,12 +6,12 @@ Three physical readings of a concurrency sweep extrapolate differently past its 
   ``lam / sigma``;
 - the USL with kappa: coherency delays too; throughput peaks and falls (an over-driven device
   or client CPU);
-- the closed queueing network (:func:`~anfperf.models.mva.mva_throughput`): flat latency
+- the closed queueing network (:func:`~anfperf.models.curves.mva.mva_throughput`): flat latency
   until a bottleneck saturates, then a plateau at ``1000 / demand_ms``.
 
 Below saturation the data rarely tell them apart, yet they part ways beyond it. The default
 curve is their weighted average, with weights from prequential stacking
-(:mod:`anfperf.models.selection`): how well the combination predicted the points past each
+(:mod:`anfperf.models.curves.selection`): how well the combination predicted the points past each
 prefix of the sweep from that prefix. :func:`anfperf.models.predict_band` draws from the three models in those
 proportions, so the band spans their disagreement where the data run out.
 """
@@ -24,11 +24,11 @@ import warnings
 import numpy as np
 
 from anfperf.errors import ModelError, warn
-from anfperf.models._common import FitResult, SaturationWarning, check_points, fit_inputs
-from anfperf.models._fitting import RECOMMENDED_POINTS, _scalar
-from anfperf.models.mva import fit_mva_throughput, mva_throughput
-from anfperf.models.selection import prequential_predictions, stacking_weights
-from anfperf.models.usl import fit_usl, usl
+from anfperf.models.curves._fitting import RECOMMENDED_POINTS, _scalar
+from anfperf.models.curves.mva import fit_mva_throughput, mva_throughput
+from anfperf.models.curves.result import FitResult, SaturationWarning, check_points, fit_inputs
+from anfperf.models.curves.selection import prequential_predictions, stacking_weights
+from anfperf.models.curves.usl import fit_usl, usl
 
 #: Candidates of the default curve: name -> (fit, model).
 CANDIDATES = {
@@ -66,9 +66,9 @@ def throughput_curve(
     n : array-like
         Concurrency [-].
     lam, sigma, kappa
-        USL parameters (see :func:`~anfperf.models.usl.usl`), fitted to IOPS.
+        USL parameters (see :func:`~anfperf.models.curves.usl.usl`), fitted to IOPS.
     demand_ms, delay_ms
-        MVA parameters (see :func:`~anfperf.models.mva.mva_throughput`) [ms].
+        MVA parameters (see :func:`~anfperf.models.curves.mva.mva_throughput`) [ms].
     usl_weight : float
         Weight of the USL [-], 0 .. 1.
     amdahl_lam, amdahl_sigma : float
@@ -101,7 +101,7 @@ def fit_throughput_curve(concurrency: object, throughput: object) -> FitResult:
 
     Each candidate (the USL, Amdahl's law, the MVA network) is fitted to all points; the
     weights come from stacking their prequential predictions (fits to each prefix of the sweep
-    predict every point past it; :mod:`anfperf.models.selection`), shrunk toward equal
+    predict every point past it; :mod:`anfperf.models.curves.selection`), shrunk toward equal
     weights when few points were predicted.
 
     Parameters

@@ -70,7 +70,7 @@ def manifest_window(run: str | os.PathLike) -> tuple[pd.Timestamp, pd.Timestamp]
     anfperf.AnfperfError
         The manifest cannot be read or is not a run manifest (named).
     """
-    from anfperf.provenance import manifests_table
+    from anfperf.analysis.provenance import manifests_table
 
     path = Path(run)
     path = path if path.name == MANIFEST_NAME else path / MANIFEST_NAME
@@ -84,7 +84,7 @@ def manifest_window(run: str | os.PathLike) -> tuple[pd.Timestamp, pd.Timestamp]
 
 def run_windows(client: pd.DataFrame, manifests: pd.DataFrame | None = None) -> pd.DataFrame:
     """Start and end [UTC] of each run of `client`: from its manifest where there is one
-    (:func:`anfperf.provenance.manifests_table`'s rows), else its rows' span
+    (:func:`anfperf.analysis.provenance.manifests_table`'s rows), else its rows' span
     (:func:`client_window`).
 
     Returns

@@ -8,18 +8,13 @@ import numpy as np
 from scipy.optimize import least_squares
 
 from anfperf.errors import ModelError, warn
-from anfperf.models._common import (
-    FitResult,
-    SaturationWarning,
-    check_points,
-    fit_inputs,
-)
-from anfperf.models._fitting import (
+from anfperf.models.curves._fitting import (
     RECOMMENDED_POINTS,
     SATURATION_SHARE,
     _aicc,
     _scalar,
 )
+from anfperf.models.curves.result import FitResult, SaturationWarning, check_points, fit_inputs
 from anfperf.units import MS_PER_S
 
 #: Largest concurrency :func:`mva_throughput` evaluates (its recursion is one step per I/O).
@@ -210,7 +205,7 @@ def _mva_least_squares(x: np.ndarray, y: np.ndarray, demand_top: float, d0: floa
 def refit_mva_throughput(concurrency: object, throughput: object, start: dict) -> dict[str, float]:
     """One fit of :func:`mva_throughput` started from `start`: for resamples.
 
-    Like :func:`anfperf.models.usl.refit_usl`: one start near a fit already found.
+    Like :func:`anfperf.models.curves.usl.refit_usl`: one start near a fit already found.
 
     Raises
     ------

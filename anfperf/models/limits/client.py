@@ -20,9 +20,9 @@ import numpy as np
 import pandas as pd
 
 from anfperf.errors import ModelError
-from anfperf.models._common import load_table, table_value
-from anfperf.models.mix import mix_throughput
-from anfperf.models.quota import bw_to_iops, iops_to_bw, mbps_to_mib_s
+from anfperf.models.curves.mix import mix_throughput
+from anfperf.models.limits.quota import bw_to_iops, iops_to_bw, mbps_to_mib_s
+from anfperf.models.tables import load_table, table_value
 from anfperf.values import is_whole_number
 
 log = logging.getLogger(__name__)

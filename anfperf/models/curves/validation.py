@@ -15,9 +15,10 @@ from collections.abc import Callable
 import numpy as np
 
 from anfperf.errors import ModelError
-from anfperf.models._common import FitResult, as_float_array
-from anfperf.models.band import DEFAULT_DRAWS, model_function, predict_band
-from anfperf.models.blend import fit_throughput_curve
+from anfperf.models.arrays import as_float_array
+from anfperf.models.curves.band import DEFAULT_DRAWS, model_function, predict_band
+from anfperf.models.curves.blend import fit_throughput_curve
+from anfperf.models.curves.result import FitResult
 
 #: What a default model should reach on a real sweep's held-out upper half: median and largest
 #: absolute error [%], and the share of held-out points inside its 95 % band [-].

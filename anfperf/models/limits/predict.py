@@ -5,9 +5,9 @@ A workload on an ANF volume gets the least of:
 - the volume's quota limit (quota x service-level rate; or its manual-QoS throughput),
 - the volume type's cap (regular 4,500 MiB/s, Standard 1,600, large volumes by rule),
 - what one volume of its type was observed to do for such I/O (ANF's published sweeps,
-  interpolated across read % by :mod:`anfperf.models.mix`) -- an observation, not a hard limit,
+  interpolated across read % by :mod:`anfperf.models.curves.mix`) -- an observation, not a hard limit,
 - the clients' network egress x their count (for the write share) and, observed, what one
-  client did over its NFS connections (:mod:`anfperf.models.client`),
+  client did over its NFS connections (:mod:`anfperf.models.limits.client`),
 - Little's law: the configured concurrency (capped by NFS's in-flight limits) over the latency
   -- a measured latency, or one from a fitted curve (:mod:`anfperf.models.curves`).
 """
@@ -23,11 +23,11 @@ import numpy as np
 import pandas as pd
 
 from anfperf.errors import ModelError
-from anfperf.models.client import client_constraints, nfs_inflight_limit
-from anfperf.models.mix import mix_throughput
-from anfperf.models.op_cost import binding_rate, op_cost_iops, published_op_cost
-from anfperf.models.operating_point import rate_at
-from anfperf.models.quota import (
+from anfperf.models.curves.mix import mix_throughput
+from anfperf.models.curves.op_cost import binding_rate, op_cost_iops, published_op_cost
+from anfperf.models.curves.operating_point import rate_at
+from anfperf.models.limits.client import client_constraints, nfs_inflight_limit
+from anfperf.models.limits.quota import (
     auto_qos_rate,
     bw_to_iops,
     iops_to_bw,
@@ -37,7 +37,7 @@ from anfperf.models.quota import (
     volume_size_range,
     volume_type_cap,
 )
-from anfperf.models.quota import cool_access as cool_access_table
+from anfperf.models.limits.quota import cool_access as cool_access_table
 from anfperf.units import MS_PER_S
 
 log = logging.getLogger(__name__)
@@ -78,7 +78,7 @@ def published_ceiling(
 
     ANF's published results (a small-block IOPS and a large-block MiB/s figure per volume type
     and direction) give each operation a fixed and a per-byte cost
-    (:func:`anfperf.models.op_cost.published_op_cost`): the ceiling holds at every block
+    (:func:`anfperf.models.curves.op_cost.published_op_cost`): the ceiling holds at every block
     size, bound by the operation rate for small blocks and by the byte rate for large ones.
     Reads and writes are mixed harmonically (time per operation) at the read share. The
     pattern is named in the description; the published figures cover both.
@@ -179,7 +179,7 @@ def predict_achievable(
     volume_type : {'regular', 'large', 'breakthrough'}
         Volume type ('breakthrough': a large volume in breakthrough mode).
     rule : str
-        Volume-limit rules (see :func:`anfperf.models.quota.throughput_limit`).
+        Volume-limit rules (see :func:`anfperf.models.limits.quota.throughput_limit`).
     cool_access : bool
         Cool access enabled: the quota limit uses the cool-access rate (Premium 36, Ultra 68
         MiB/s per TiB) and the cool-access size range.

@@ -23,13 +23,13 @@ import numpy as np
 import pandas as pd
 
 from anfperf.errors import ModelError
-from anfperf.models._common import FitResult
-from anfperf.models.blend import throughput_curve
-from anfperf.models.mix import fit_mix, mix_throughput
-from anfperf.models.mva import mva_throughput, refit_mva_throughput
-from anfperf.models.op_cost import fit_op_cost, op_cost_iops
-from anfperf.models.queueing import queueing_latency, refit_queueing_latency
-from anfperf.models.usl import refit_usl, usl
+from anfperf.models.curves.blend import throughput_curve
+from anfperf.models.curves.mix import fit_mix, mix_throughput
+from anfperf.models.curves.mva import mva_throughput, refit_mva_throughput
+from anfperf.models.curves.op_cost import fit_op_cost, op_cost_iops
+from anfperf.models.curves.queueing import queueing_latency, refit_queueing_latency
+from anfperf.models.curves.result import FitResult
+from anfperf.models.curves.usl import refit_usl, usl
 
 #: Resamples when the caller does not say: enough for stable 2.5 / 97.5 % percentiles on a chart.
 DEFAULT_RESAMPLES = 200
@@ -252,7 +252,7 @@ def predict_band(
         A fit of :mod:`anfperf.models`: :func:`~anfperf.models.fit_usl`,
         :func:`~anfperf.models.fit_mva_throughput`, :func:`~anfperf.models.fit_throughput_curve`
         (draws from its three models by weight), :func:`~anfperf.models.fit_queueing_latency`,
-        :func:`~anfperf.models.fit_mix`, :func:`~anfperf.models.op_cost.fit_op_cost`.
+        :func:`~anfperf.models.fit_mix`, :func:`~anfperf.models.curves.op_cost.fit_op_cost`.
     x : array-like
         Where to predict: concurrency, load [IOPS], read % or block size [KiB], as fitted.
     level : float

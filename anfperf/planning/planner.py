@@ -1,10 +1,10 @@
-"""Interactive capacity planning: a target in, the plan with its reasoning and what-if charts out.
+"""Interactive capacity planning (what the notebook and ``anfperf plan`` show): a target in, the plan with its reasoning and what-if charts out.
 
 The capacity-planning notebook is a thin shell over this module:
 
 - :class:`PlanInputs` -- the target (MiB/s or IOPS), block size, read share, latency SLO and
   the client side, checked when made;
-- :func:`plan_view` -- :func:`anfperf.models.plan` for those inputs, the binding constraint of
+- :func:`plan_view` -- :func:`anfperf.models.limits.plan` for those inputs, the binding constraint of
   the planned setup (:func:`anfperf.models.predict_achievable`) and what the notebook shows;
 - :func:`what_if_figures` -- the charts of :mod:`anfperf.plots.planning` around the plan;
 - :class:`PlannerApp` -- recomputes all of that on :meth:`PlannerApp.update`, a plain method
@@ -24,29 +24,31 @@ import logging
 import math
 import os
 import textwrap
-import warnings
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 import pandas as pd
 
-from anfperf._bundled import SAMPLES, samples_path
+from anfperf.analysis.sweep import load_sweep
 from anfperf.errors import AnfperfError, ModelError
-from anfperf.models import curves
-from anfperf.models._common import FitResult, sweep_xy
-from anfperf.models.client import nfs_client_value, nfs_inflight_limit, vm_network, vm_size_name
-from anfperf.models.plan import (
+from anfperf.models.limits.client import (
+    nfs_client_value,
+    nfs_inflight_limit,
+    vm_network,
+    vm_size_name,
+)
+from anfperf.models.limits.plan import (
     FLEXIBLE_THROUGHPUT_PRICE,
     LARGE_BLOCK_KIB,
     Plan,
     plan,
     price_key,
 )
-from anfperf.models.predict import PUBLISHED_BENCHMARK, predict_achievable
-from anfperf.models.prices import RetailPrices, hours_per_month, per_hour, retail_prices
-from anfperf.models.quota import PLANNED_LEVELS, bw_to_iops, iops_to_bw, level_name
-from anfperf.paths import PathArg, path_list
+from anfperf.models.limits.predict import PUBLISHED_BENCHMARK, predict_achievable
+from anfperf.models.limits.prices import RetailPrices, hours_per_month, per_hour, retail_prices
+from anfperf.models.limits.quota import PLANNED_LEVELS, bw_to_iops, iops_to_bw, level_name
+from anfperf.paths import PathArg
 from anfperf.report import page
 from anfperf.report.page import Card, Section
 from anfperf.values import is_number, is_whole_number
@@ -55,15 +57,12 @@ if TYPE_CHECKING:  # plotly loads in what_if_figures: `anfperf plan` prints text
     import plotly.graph_objects as go
 
 __all__ = [
-    "SAMPLE_SWEEP",
     "LEVELS",
     "BLOCK_SIZES_KIB",
     "FIGURES",
     "ABOUT",
     "ANY_VM",
     "PlanInputs",
-    "load_sweep",
-    "fit_sweep",
     "PlanView",
     "what_if_figures",
     "plan_view",
@@ -82,10 +81,6 @@ def __dir__() -> list[str]:
 
 log = logging.getLogger(__name__)
 
-#: The concurrency sweep the threads-vs-latency chart uses when the user gives none: a real
-#: Vdbench thread sweep among the bundled samples (a local disk, so its shape, not ANF's
-#: numbers; package data, :mod:`anfperf._bundled`).
-SAMPLE_SWEEP = SAMPLES / "vdbench" / "RndReadThreads"
 LEVELS = PLANNED_LEVELS  # the planner weighs these unless told otherwise
 #: Block sizes offered by the block-size control [KiB].
 BLOCK_SIZES_KIB = (4, 8, 16, 32, 64, 128, 256, 1024)
@@ -93,7 +88,7 @@ BLOCK_SIZES_KIB = (4, 8, 16, 32, 64, 128, 256, 1024)
 FIGURES = ("quota", "clients", "threads")
 #: What the capacity-planning report says about itself ("About this report", at the end).
 ABOUT = (
-    "The plan is anfperf.models.plan's: the quota a level needs for the target (quota x "
+    "The plan is anfperf.models.limits.plan's: the quota a level needs for the target (quota x "
     "rate, within the volume type's sizes and caps and within what one such volume was seen "
     "to do), the cheapest such option (by monthly cost with prices, else the smallest quota), "
     "Little's law for the outstanding I/O (target rate x the latency sized for), and the "
@@ -125,7 +120,7 @@ class PlanInputs:
     lat_slo_ms : float or None
         Latency objective [ms]; the plan sizes concurrency for it (Little's law). None: no
         objective (``anfperf plan`` without ``--lat-slo-ms``): sized for the latency
-        :func:`anfperf.models.plan` assumes.
+        :func:`anfperf.models.limits.plan` assumes.
     vm_size : str or None
         Client VM size ('D32s_v5' or 'Standard_D32s_v5'); None lets the plan choose.
     clients : int or None
@@ -144,9 +139,9 @@ class PlanInputs:
         400}``; ``"Flexible throughput"`` in USD per MiB/s-month. With prices the plan ranks by
         monthly cost and leaves out levels without one (Flexible is ranked only with prices);
         None: by quota, no cost shown. With `retail`, these are what-ifs over its prices.
-    retail : anfperf.models.prices.RetailPrices, optional
+    retail : anfperf.models.limits.prices.RetailPrices, optional
         List prices of a region from the Azure Retail Prices API
-        (:func:`anfperf.models.prices.retail_prices`; :meth:`from_parameters` reads them from
+        (:func:`anfperf.models.limits.prices.retail_prices`; :meth:`from_parameters` reads them from
         its `prices` file and `region`): capacity per level, Flexible throughput and the
         client VMs, whose monthly cost is then added to each option's.
 
@@ -204,7 +199,7 @@ class PlanInputs:
 
     @property
     def plan_prices(self) -> dict[str, float] | None:
-        """The prices as :func:`anfperf.models.plan` takes them: USD per GiB-hour (and per
+        """The prices as :func:`anfperf.models.limits.plan` takes them: USD per GiB-hour (and per
         MiB/s-hour for Flexible's throughput)."""
         out = self.retail.plan_prices() if self.retail is not None else {}
         out.update(per_hour(self.prices_usd_per_tib_month or {}))  # what-ifs over the file's
@@ -212,7 +207,7 @@ class PlanInputs:
 
     @property
     def vm_prices(self) -> dict[str, float] | None:
-        """Client VM prices as :func:`anfperf.models.plan` takes them [USD per VM-hour]."""
+        """Client VM prices as :func:`anfperf.models.limits.plan` takes them [USD per VM-hour]."""
         return self.retail.vm_prices() if self.retail is not None else None
 
     def prices_text(self) -> str:
@@ -248,7 +243,7 @@ class PlanInputs:
 
         A report run with ``-p target_iops 200000`` need not also unset the notebook's default
         `target_mib_s`. `prices` (files saved from the Azure Retail Prices API) and `region`
-        become `retail` (:func:`anfperf.models.prices.retail_prices`). Other keywords are
+        become `retail` (:func:`anfperf.models.limits.prices.retail_prices`). Other keywords are
         :class:`PlanInputs` fields.
 
         Raises
@@ -281,7 +276,7 @@ class PlanInputs:
 
     @property
     def pattern(self) -> str:
-        """Access pattern assumed from the block size, as :func:`anfperf.models.plan` does."""
+        """Access pattern assumed from the block size, as :func:`anfperf.models.limits.plan` does."""
         return "sequential" if self.bs_kib >= LARGE_BLOCK_KIB else "random"
 
 
@@ -312,55 +307,6 @@ def _number(value: object) -> float:
 # The concurrency sweep behind the threads-vs-latency chart
 
 
-def load_sweep(
-    paths: PathArg | None = None,
-) -> tuple[pd.DataFrame, str]:
-    """Tidy frame of a concurrency sweep, and a name of its source for chart titles.
-
-    Parameters
-    ----------
-    paths : path-like or sequence of path-like, optional
-        Raw outputs of a concurrency sweep (files or folders :func:`anfperf.ingest.read_many`
-        reads); default :data:`SAMPLE_SWEEP`, named as the bundled sample.
-
-    Raises
-    ------
-    anfperf.AnfperfError
-        Nothing readable in `paths`; or no `paths` and no bundled sample (a broken install).
-    """
-    from anfperf.ingest import read_many  # ingest is heavy: only when a sweep is read
-
-    paths = path_list(paths, "sweep") or [samples_path("vdbench", "RndReadThreads")]
-    with warnings.catch_warnings():
-        # unreadable companions of a run folder are reported by errors="warn"; a sweep with
-        # nothing readable is the error below
-        warnings.simplefilter("ignore")
-        frame = read_many(paths, errors="warn")
-    if frame.empty:
-        raise AnfperfError("no results in " + ", ".join(map(str, paths)))
-    names = ", ".join(sorted(frame["run_id"].astype(str).unique()))
-    bundled = paths == [SAMPLE_SWEEP]
-    source = f"{names} (bundled sample: a local disk, not ANF)" if bundled else names
-    return frame, source
-
-
-def fit_sweep(
-    paths: PathArg | None = None,
-) -> tuple[FitResult, str]:
-    """USL fitted on a concurrency sweep (:func:`load_sweep`), and the name of its source.
-
-    Raises
-    ------
-    anfperf.AnfperfError
-        Nothing readable, or no sweep to fit (:func:`anfperf.models.fit_usl`).
-    """
-    frame, source = load_sweep(paths)
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore")  # few points / no saturation: kept in fit.notes
-        fit = curves.fit_usl(*sweep_xy(frame))
-    return fit, source
-
-
 # --------------------------------------------------------------------------------------------
 # The plan and what the notebook shows of it
 
@@ -374,7 +320,7 @@ class PlanView:
     inputs : PlanInputs
         What was asked for.
     plan : anfperf.models.Plan
-        :func:`anfperf.models.plan`'s choice, reasoning and options.
+        :func:`anfperf.models.limits.plan`'s choice, reasoning and options.
     constraints : pandas.DataFrame
         :func:`anfperf.models.predict_achievable` of the planned volume and clients (storage
         and client limits; the concurrency is sized by Little's law, so it is left out).
@@ -480,7 +426,7 @@ class PlanView:
     @property
     def pool_tib(self) -> float:
         """The planned volume's capacity pool [TiB] (whole steps, at least the smallest)."""
-        from anfperf.models.plan import pool_size_tib
+        from anfperf.models.limits.plan import pool_size_tib
 
         opts = self.plan.storage_options
         row = opts[(opts["level"] == self.plan.level)
@@ -764,7 +710,7 @@ def _count(n: int, what: str) -> str:
 def _level_note(level: str) -> str:
     if level == "Flexible":
         return "manual QoS: throughput bought apart"
-    from anfperf.models.quota import auto_qos_rate
+    from anfperf.models.limits.quota import auto_qos_rate
 
     return f"auto QoS, {auto_qos_rate(level):g} MiB/s per TiB"
 
@@ -791,7 +737,7 @@ def explain_plan(
     """The view of a plan made already: its binding constraint and what the user should know.
 
     :func:`plan_view` plans and explains in one; ``anfperf plan``, which takes more of
-    :func:`anfperf.models.plan`'s options than :class:`PlanInputs` has, plans first and
+    :func:`anfperf.models.limits.plan`'s options than :class:`PlanInputs` has, plans first and
     explains the plan here, so that the command and the notebook say the same.
 
     Parameters
@@ -799,10 +745,10 @@ def explain_plan(
     inputs : PlanInputs
         What was asked for (the target, block size, read share, SLO, clients, nconnect).
     chosen : anfperf.models.Plan
-        :func:`anfperf.models.plan` of `inputs`.
+        :func:`anfperf.models.limits.plan` of `inputs`.
     pattern : {'sequential', 'random'}, optional
         The access pattern the plan was made for; default: assumed from the block size, as
-        :func:`anfperf.models.plan` does.
+        :func:`anfperf.models.limits.plan` does.
     rule : str
         Volume-limit rules the plan was made with.
     nfs_version : {'3', '4.1'}
@@ -926,7 +872,7 @@ def plan_view(
 ) -> PlanView:
     """The plan for `inputs`, its binding constraint, reasoning, options and what-if charts.
 
-    The plan is :func:`anfperf.models.plan`'s; the binding constraint is the least of
+    The plan is :func:`anfperf.models.limits.plan`'s; the binding constraint is the least of
     :func:`anfperf.models.predict_achievable` for the planned volume and clients.
 
     Parameters

@@ -9,7 +9,7 @@
    prices, "cheapest" means the smallest quota, then the lower level (prices per GiB rise with
    the level, so at equal quota the lower level is cheaper); with `prices` (USD per GiB-hour
    per level), the lowest monthly cost of the capacity pool (whole pool steps, at least the
-   smallest pool; :mod:`anfperf.models.prices` reads them from the Azure Retail Prices API).
+   smallest pool; :mod:`anfperf.models.limits.prices` reads them from the Azure Retail Prices API).
    Flexible is ranked only with prices for it;
 3. concurrency: Little's law, rate x latency, with the latency expected at the target (given,
    from a fitted queueing curve, or the SLO);
@@ -29,19 +29,17 @@ from dataclasses import dataclass, field
 import pandas as pd
 
 from anfperf.errors import ModelError
-from anfperf.models._common import table_value
-from anfperf.models.client import (
+from anfperf.models.curves.operating_point import latency_at_rate_ms
+from anfperf.models.limits.client import (
     nfs_client_value,
     nfs_inflight_limit,
     observed_per_client,
     vm_network,
     vm_size_name,
 )
-from anfperf.models.littles_law import threads_needed
-from anfperf.models.operating_point import latency_at_rate_ms
-from anfperf.models.predict import published_ceiling
-from anfperf.models.prices import FLEXIBLE_THROUGHPUT_PRICE, hours_per_month
-from anfperf.models.quota import (
+from anfperf.models.limits.predict import published_ceiling
+from anfperf.models.limits.prices import FLEXIBLE_THROUGHPUT_PRICE, hours_per_month
+from anfperf.models.limits.quota import (
     PLANNED_LEVELS,
     auto_qos_rate,
     bw_to_iops,
@@ -51,6 +49,8 @@ from anfperf.models.quota import (
     volume_size_range,
     volume_type_cap,
 )
+from anfperf.models.littles_law import threads_needed
+from anfperf.models.tables import table_value
 from anfperf.units import GIB_PER_TIB
 from anfperf.values import is_number
 
@@ -170,7 +170,7 @@ def plan(
         SLO, else 1 ms.
     curve : mapping, optional
         Parameters of any fitted curve (queueing, USL, MVA or their blend) giving the latency
-        at the target (:func:`anfperf.models.operating_point.latency_at_rate_ms`).
+        at the target (:func:`anfperf.models.curves.operating_point.latency_at_rate_ms`).
     capacity_tib : float
         Capacity the volume must hold [TiB].
     pattern : {'sequential', 'random'}, optional
@@ -182,7 +182,7 @@ def plan(
         Client VM sizes to consider (default: every size in anfperf/data/vm_network.csv).
     prices : mapping, optional
         USD per GiB-hour of each level, and ``'Flexible throughput'`` in USD per MiB/s-hour
-        (:meth:`anfperf.models.prices.RetailPrices.plan_prices`). A level is paid for its
+        (:meth:`anfperf.models.limits.prices.RetailPrices.plan_prices`). A level is paid for its
         capacity pool: the quota (Flexible: the pool its throughput needs) rounded up to the
         pool step, at least the smallest pool (anfperf/data/planning.csv).
     rule : str
@@ -196,7 +196,7 @@ def plan(
         Volume types to consider: 'regular', 'large' and, on request, 'breakthrough' (large
         volumes in breakthrough mode, a preview).
     vm_prices : mapping, optional
-        USD per VM-hour of client VM sizes (:meth:`anfperf.models.prices.RetailPrices.vm_prices`):
+        USD per VM-hour of client VM sizes (:meth:`anfperf.models.limits.prices.RetailPrices.vm_prices`):
         the priced size with the lowest monthly cost for the VMs needed is chosen (sizes
         without a price after it), and each storage option's `total_usd_month` adds it.
 

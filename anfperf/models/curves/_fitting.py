@@ -10,9 +10,7 @@ import numpy as np
 from scipy.optimize import OptimizeWarning, curve_fit
 
 from anfperf.errors import ModelError
-from anfperf.models._common import (
-    check_points,
-)
+from anfperf.models.curves.result import check_points
 
 #: Points a fit should have before its parameters are trusted (the public USL fitters' rule).
 RECOMMENDED_POINTS = 6

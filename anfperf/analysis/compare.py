@@ -19,7 +19,7 @@ How rows become one series per run and workload:
   ran several times in one run (Vdbench for-loops, fio jobs of the same name) its loop values,
   else its step number, are part of the name and must match too ('threads threads=8').
 - Where a workload lacks intervals in either run, both runs' whole-run values
-  (:func:`anfperf.models.summary_rows`) are compared instead, like with like: the difference is
+  (:func:`anfperf.analysis.summary_rows`) are compared instead, like with like: the difference is
   shown, without an interval and with the verdict 'insufficient data'.
 """
 
@@ -32,9 +32,9 @@ from collections.abc import Sequence
 import numpy as np
 import pandas as pd
 
+from anfperf.analysis.sweep import summary_rows
 from anfperf.errors import AnfperfError, ModelError
 from anfperf.ingest.combine import combine
-from anfperf.models import summary_rows
 
 __all__ = [
     "METRICS",
@@ -208,7 +208,7 @@ def _one_host_view(rows: pd.DataFrame) -> pd.DataFrame:
 
 
 def whole_run_values(frame: pd.DataFrame, run_id: str, metrics: Sequence[str]) -> pd.DataFrame:
-    """Whole-run values of one run, one row per job step (:func:`anfperf.models.summary_rows`).
+    """Whole-run values of one run, one row per job step (:func:`anfperf.analysis.summary_rows`).
 
     Returns
     -------

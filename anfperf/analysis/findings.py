@@ -32,6 +32,7 @@ from dataclasses import dataclass
 import numpy as np
 import pandas as pd
 
+from anfperf.analysis.sweep import summary_rows
 from anfperf.errors import AnfperfError, ModelError
 from anfperf.models import (
     fit_queueing_latency,
@@ -40,13 +41,12 @@ from anfperf.models import (
     predict_achievable,
     queueing_iops_at_latency,
     queueing_knee,
-    summary_rows,
     usl,
     usl_concurrency_at_latency,
     usl_latency_ms,
     usl_throughput_at_latency,
 )
-from anfperf.models.queueing import KNEE_FACTOR
+from anfperf.models.curves.queueing import KNEE_FACTOR
 from anfperf.units import MS_PER_S
 
 __all__ = [
@@ -117,7 +117,7 @@ class Analysis:
     frame : pandas.DataFrame
         The tidy frame (:mod:`anfperf.schema`).
     rows : pandas.DataFrame
-        :func:`anfperf.models.summary_rows` of `frame`: one whole-run row per run x job step.
+        :func:`anfperf.analysis.summary_rows` of `frame`: one whole-run row per run x job step.
     kinds : pandas.DataFrame
         :func:`run_kinds`: kind, points, hosts and the `cached` flag of every run.
     numbers : pandas.DataFrame
@@ -156,7 +156,7 @@ def analyse(frame: pd.DataFrame, *, lat_slo_ms: float = 1.0) -> Analysis:
     """Whole-run rows, run kinds and key numbers of a frame, the rows computed once.
 
     A report asks for these many times (the headline, each chart, the conclusions); computing
-    :func:`anfperf.models.summary_rows` once and passing it on (``rows=``) saves doing it for
+    :func:`anfperf.analysis.summary_rows` once and passing it on (``rows=``) saves doing it for
     each.
 
     Parameters
@@ -189,7 +189,7 @@ def run_kinds(frame: pd.DataFrame, *, rows: pd.DataFrame | None = None) -> pd.Da
     frame : pandas.DataFrame
         Tidy frame (:mod:`anfperf.schema`).
     rows : pandas.DataFrame, optional
-        :func:`anfperf.models.summary_rows` of `frame`, when already worked out.
+        :func:`anfperf.analysis.summary_rows` of `frame`, when already worked out.
 
     Returns
     -------
@@ -245,7 +245,7 @@ def cache_verdict(run: pd.DataFrame, *, floor_ms: float | None = None) -> tuple[
     Parameters
     ----------
     run : pandas.DataFrame
-        Whole-run rows of one run (:func:`anfperf.models.summary_rows`).
+        Whole-run rows of one run (:func:`anfperf.analysis.summary_rows`).
     floor_ms : float, optional
         Latency floor [ms]; default the NFS client table's ``nfs_min_lat_ms``
         (``anfperf/data/nfs_client.csv``).
@@ -331,7 +331,7 @@ def key_numbers(
     lat_slo_ms : float
         Latency objective [ms] (mean response time).
     rows, kinds : pandas.DataFrame, optional
-        :func:`anfperf.models.summary_rows` and :func:`run_kinds` of `frame`, when already
+        :func:`anfperf.analysis.summary_rows` and :func:`run_kinds` of `frame`, when already
         worked out (:func:`analyse`).
 
     Returns
@@ -611,7 +611,7 @@ def operating_point(
         Only this run's points; None = those of every run no client cache served
         (:func:`run_kinds`' `cached`): a cache's rate says nothing about the volume.
     rows, kinds : pandas.DataFrame, optional
-        :func:`anfperf.models.summary_rows` and :func:`run_kinds` of `frame`, when already
+        :func:`anfperf.analysis.summary_rows` and :func:`run_kinds` of `frame`, when already
         worked out (:func:`analyse`).
 
     Returns
@@ -749,7 +749,7 @@ def anf_verdict_applies(
     ----------
     data : pandas.DataFrame, dict or iterable of path-like
         A tidy frame (its manifests are looked for above its source files,
-        :func:`anfperf.provenance.find_manifests`), :func:`anfperf.provenance.run_provenance`'s
+        :func:`anfperf.analysis.provenance.find_manifests`), :func:`anfperf.analysis.provenance.run_provenance`'s
         dict, or manifest paths.
     level : str, optional
         Service level given for the volume; None = not given.
@@ -763,7 +763,7 @@ def anf_verdict_applies(
     (bool, str)
         Whether to state an ANF verdict, and the reason in words.
     """
-    from anfperf import provenance
+    from anfperf.analysis import provenance
 
     given = level is not None and quota_tib is not None
     volumes = provenance.volumes_table(_manifests(data))
@@ -791,7 +791,7 @@ def anf_verdict_applies(
 
 def _manifests(data: pd.DataFrame | dict | Iterable[str | os.PathLike]) -> list:
     """Manifest paths of a tidy frame, a run_provenance dict or paths."""
-    from anfperf import provenance
+    from anfperf.analysis import provenance
 
     if isinstance(data, pd.DataFrame):
         files = data["source_file"].dropna().astype(str).unique() if "source_file" in data else []

@@ -1,7 +1,7 @@
 """The headline table: one row per run x job step, all hosts together.
 
 :func:`summary_table` is the one place that decides which tidy rows are a job step's whole-run
-numbers and how the hosts of a step are put together. :func:`anfperf.models.summary_rows` (what
+numbers and how the hosts of a step are put together. :func:`anfperf.analysis.summary_rows` (what
 the models, findings, charts and comparisons read) is this table with every column, so that the
 table a report shows and the conclusions drawn from it agree.
 """
@@ -62,7 +62,7 @@ def summary_table(frame: pd.DataFrame, *, all_columns: bool = False) -> pd.DataF
         Tidy frame (:mod:`anfperf.schema`), of one run or many.
     all_columns : bool
         Also return every other column of the tidy frame (source_file, direction, threads,
-        latency percentiles and histograms, ...): what :func:`anfperf.models.summary_rows`
+        latency percentiles and histograms, ...): what :func:`anfperf.analysis.summary_rows`
         gives the models.
 
     Returns

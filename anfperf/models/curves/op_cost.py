@@ -22,7 +22,8 @@ import math
 import numpy as np
 
 from anfperf.errors import ModelError
-from anfperf.models._common import FitResult, check_points, load_table
+from anfperf.models.curves.result import FitResult, check_points
+from anfperf.models.tables import load_table
 from anfperf.units import KIB_PER_MIB, US_PER_S
 
 #: Block sizes a sweep should have before the two costs are trusted.

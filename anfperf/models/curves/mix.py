@@ -18,8 +18,8 @@ import numpy as np
 import pandas as pd
 
 from anfperf.errors import ModelError
-from anfperf.models._common import FitResult, check_points, fit_inputs
-from anfperf.models._fitting import _curve_fit
+from anfperf.models.curves._fitting import _curve_fit
+from anfperf.models.curves.result import FitResult, check_points, fit_inputs
 
 log = logging.getLogger(__name__)
 

@@ -1,8 +1,5 @@
-"""Response-time and scalability curves fitted to measured runs, gathered under one name.
-
-Each model lives in a module of its own (:mod:`~anfperf.models.usl`,
-:mod:`~anfperf.models.mva`, :mod:`~anfperf.models.queueing`, :mod:`~anfperf.models.blend`);
-this module re-exports them. Each is a pure function with a paired fit taking arrays
+"""Response-time and scalability curves fitted to measured runs: one module per model; their
+public functions are offered by :mod:`anfperf.models`. Each is a pure function with a paired fit taking arrays
 (``model(x, **fit_model(x, y))``; from a tidy frame, ``fit_model(*sweep_xy(frame, ...))``):
 
 - :func:`queueing_latency` -- the response time of a queueing centre as load grows,
@@ -28,48 +25,3 @@ R^2 and the median absolute percentage error. Too few points is an error (fewer 
 parameters) or a :class:`FewPointsWarning` (fewer than 6); data that never saturate give a
 :class:`SaturationWarning`, and the maximum is then an extrapolation.
 """
-
-from anfperf.models._common import FewPointsWarning, SaturationWarning
-from anfperf.models._fitting import kneedle
-from anfperf.models.blend import fit_throughput_curve, throughput_curve
-from anfperf.models.mva import fit_mva_throughput, mva_throughput
-from anfperf.models.queueing import (
-    fit_queueing_latency,
-    queueing_closed_max,
-    queueing_iops_at_latency,
-    queueing_knee,
-    queueing_latency,
-)
-from anfperf.models.usl import (
-    fit_usl,
-    usl,
-    usl_concurrency_at_latency,
-    usl_knee,
-    usl_latency_ms,
-    usl_max,
-    usl_peak,
-    usl_throughput_at_latency,
-)
-
-__all__ = [
-    "FewPointsWarning",
-    "SaturationWarning",
-    "fit_mva_throughput",
-    "fit_queueing_latency",
-    "fit_throughput_curve",
-    "fit_usl",
-    "kneedle",
-    "mva_throughput",
-    "queueing_closed_max",
-    "queueing_iops_at_latency",
-    "queueing_knee",
-    "queueing_latency",
-    "throughput_curve",
-    "usl",
-    "usl_concurrency_at_latency",
-    "usl_knee",
-    "usl_latency_ms",
-    "usl_max",
-    "usl_peak",
-    "usl_throughput_at_latency",
-]

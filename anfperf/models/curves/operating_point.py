@@ -17,10 +17,10 @@ import numpy as np
 from scipy.optimize import brentq
 
 from anfperf.errors import ModelError
-from anfperf.models.blend import throughput_curve
-from anfperf.models.mva import mva_throughput
-from anfperf.models.queueing import queueing_latency
-from anfperf.models.usl import usl, usl_peak
+from anfperf.models.curves.blend import throughput_curve
+from anfperf.models.curves.mva import mva_throughput
+from anfperf.models.curves.queueing import queueing_latency
+from anfperf.models.curves.usl import usl, usl_peak
 from anfperf.units import MS_PER_S
 
 _USL = ("lam", "sigma", "kappa")

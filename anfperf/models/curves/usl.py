@@ -15,13 +15,7 @@ from collections.abc import Callable
 import numpy as np
 
 from anfperf.errors import ModelError, warn
-from anfperf.models._common import (
-    FitResult,
-    SaturationWarning,
-    check_points,
-    fit_inputs,
-)
-from anfperf.models._fitting import (
+from anfperf.models.curves._fitting import (
     RECOMMENDED_POINTS,
     SATURATION_SHARE,
     _aicc,
@@ -29,6 +23,7 @@ from anfperf.models._fitting import (
     _scalar,
     kneedle,
 )
+from anfperf.models.curves.result import FitResult, SaturationWarning, check_points, fit_inputs
 from anfperf.units import MS_PER_S
 
 #: Starting (sigma, kappa) pairs of the USL fit: the public fitters' 0.1 / 0.01, 0.01 / 1e-4,
@@ -148,7 +143,7 @@ def fit_usl(
     )
     if not bootstrap:
         return result
-    from anfperf.models.band import parameter_ci  # band refits with this module's functions
+    from anfperf.models.curves.band import parameter_ci  # band refits with this module's functions
 
     return result.replace(ci=parameter_ci(result, draws=int(bootstrap), seed=seed))
 

@@ -36,7 +36,8 @@ import numpy as np
 import pandas as pd
 
 from anfperf.errors import ModelError
-from anfperf.models._common import float_values, load_table
+from anfperf.models.arrays import float_values
+from anfperf.models.tables import load_table
 from anfperf.units import BYTES_PER_MIB, GIB_PER_TIB, KIB_PER_MIB
 
 log = logging.getLogger(__name__)
