@@ -307,12 +307,12 @@ def test_notebook_imports():
     sources = [
         "import pandas as pd\nfrom IPython.display import Markdown, display\n",
         "%matplotlib inline",  # not Python: skipped
-        "from anfperf import findings\nimport os.path\nfrom . import x\nimport pandas\n",
+        "from anfperf.analysis import findings\nimport os.path\nfrom . import x\nimport pandas\n",
         "def f():\n    import scipy  # not at the top level: not warmed\n",
     ]
     assert notebook_imports(sources) == [
         "pandas", "IPython.display", "IPython.display.Markdown", "IPython.display.display",
-        "anfperf", "anfperf.analysis.findings", "os.path",
+        "anfperf.analysis", "anfperf.analysis.findings", "os.path",
     ]  # fmt: skip
 
 
