@@ -102,9 +102,9 @@ def package_modules(root: Path, package: str) -> dict[str, Path]:
 
 
 def module_imports(module: str, path: Path, modules: dict[str, Path], package: str) -> list[Import]:
-    """The package's modules that `module` imports, one per name imported, wherever the import
-    stands (a function, ``if TYPE_CHECKING:``); a name that is no module of the package, though
-    it is under it, is an Import whose target is not in `modules`."""
+    """The package's modules that `module` imports, one per module a statement names, wherever
+    the statement stands (a function, ``if TYPE_CHECKING:``); a name under the package that is
+    no module of it is an Import whose target is not in `modules`."""
     tree = ast.parse(path.read_text(encoding="utf-8"), filename=str(path))
     here = module if path.name == "__init__.py" else module.rpartition(".")[0]
     found = []
