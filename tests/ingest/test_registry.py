@@ -105,4 +105,4 @@ def test_read_many_imports_no_private_parser():
     import anfperf.ingest
 
     source = inspect.getsource(anfperf.ingest)
-    assert "_parse_fio_json" not in source and "import _" not in source
+    assert "parse_fio_json" not in source and "import _" not in source
