@@ -31,7 +31,9 @@ __all__ = [
     "COLUMN_NAMES",
     "DTYPES",
     "KEY_COLUMNS",
+    "BUILTIN_TOOLS",
     "tool_dtype",
+    "set_tools",
     "column_dtype",
     "schema_table",
     "empty_frame",
@@ -276,20 +278,35 @@ KEY_COLUMNS = [
 ]  # fmt: skip
 
 
+#: Tools of the built-in formats: the `tool` column's categories until a format of another tool
+#: is registered (their order is stored in Parquet: keep it).
+BUILTIN_TOOLS: tuple[str, ...] = ("fio", "vdbench", "diskspd", "azure_monitor")
+_tools: tuple[str, ...] = BUILTIN_TOOLS
+
+
 def __getattr__(name: str) -> object:
-    # TOOLS is the registry's (anfperf.ingest.registry), looked up when asked for: the registry
-    # loads the readers, which import this module.
+    # TOOLS follows the registered formats: read when asked for, not bound once
     if name == "TOOLS":
-        return tuple(tool_dtype().categories)
+        return _tools
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
+
+def set_tools(tools: tuple[str, ...]) -> None:
+    """Make `tools` the `tool` column's categories.
+
+    The format registry (:mod:`anfperf.ingest.registry`) calls it whenever its formats change,
+    with the tools of its result formats, so that the contract knows them without importing
+    the readers.
+    """
+    global _tools
+    _tools = tuple(tools)
 
 
 def tool_dtype() -> pd.CategoricalDtype:
     """The `tool` column's dtype: one category per tool of the registered formats
-    (:func:`anfperf.ingest.registry.tools`; 'fio', 'vdbench', 'diskspd' built in)."""
-    from anfperf.ingest.registry import tools
-
-    return _categorical(tools())
+    (:data:`BUILTIN_TOOLS` and those of formats added with
+    :func:`anfperf.ingest.registry.register_format`)."""
+    return _categorical(_tools)
 
 
 @lru_cache(maxsize=8)

@@ -60,3 +60,33 @@ def test_every_reader_row_is_a_client_row_unless_it_says_server():
     assert list(conform(pd.DataFrame({"tool": ["fio"]}))["source"]) == ["client"]
     with pytest.raises(ValueError, match="clinet"):  # not read as missing, so not 'client'
         conform(pd.DataFrame({"source": ["clinet"]}))
+
+
+_TOOLS_PROBE = """
+import json, sys
+from anfperf.schema import empty_frame
+before = list(empty_frame()["tool"].cat.categories)
+readers = sorted(m for m in sys.modules if m.startswith("anfperf.ingest"))
+from anfperf.ingest.registry import formats
+formats()
+after = list(empty_frame()["tool"].cat.categories)
+print(json.dumps([before, readers, after]))
+"""
+
+
+def test_the_contract_knows_the_built_in_tools_without_importing_ingest():
+    # the `tool` categories are the contract's; the format registry adds to them, the contract
+    # does not ask it (nor load every reader to conform a frame)
+    import json
+    import subprocess
+    import sys
+
+    from tests.conftest import TESTS
+
+    out = subprocess.run(
+        [sys.executable, "-c", _TOOLS_PROBE],
+        capture_output=True, text=True, check=True, cwd=TESTS.parent,
+    )  # fmt: skip
+    before, readers, after = json.loads(out.stdout)
+    assert readers == []
+    assert before == after == ["fio", "vdbench", "diskspd", "azure_monitor"]

@@ -222,7 +222,7 @@ def _with_outstanding(config: dict, n_entries: int) -> dict:
     return _with_values(config)
 
 
-#: The configuration's values in a row of a job entry (the last of fio_json.ENTRY_COLUMNS).
+#: The configuration's values in a row of a job entry (the last of fio_rows.ENTRY_COLUMNS).
 ENTRY_VALUES = ("pattern", "read_pct", "iodepth", "numjobs", "outstanding", "direct_io")
 
 

@@ -2,7 +2,7 @@
 
 Reading thousands of small fio files is the bulk case, and after decoding what costs is the
 work per row. :class:`FioTable` keeps each file's rows as tuples (the job entries' values and
-their direction rows', :class:`anfperf.ingest.fio_json.Parsed`), then works per column: the
+their direction rows', :class:`anfperf.ingest.fio_rows.Parsed`), then works per column: the
 json+ histograms become arrays many at a time (numpy, in passes), every job's 'total' row is
 combined in one vectorised pass (by :func:`anfperf.ingest.combine.combine_measures`, the rules
 :func:`~anfperf.ingest.combine.add_totals` applies), each column gets its dtype once and the
@@ -21,13 +21,7 @@ from msgspec import Raw
 from anfperf.ingest._frame import Origin, run_origin, warn_stopped
 from anfperf.ingest.combine import Groups, combine_measures
 from anfperf.ingest.fio_bins import NOT_DECIMAL, decimal_histograms, histogram
-from anfperf.ingest.fio_json import (
-    _BINS,
-    BLOCK_COLUMNS,
-    ENTRY_COLUMNS,
-    TOOL,
-    _parse_fio_json,
-)
+from anfperf.ingest.fio_rows import BLOCK_BINS, BLOCK_COLUMNS, ENTRY_COLUMNS, TOOL, parse_fio_json
 from anfperf.schema import COLUMNS, conform, empty_frame, tool_dtype
 
 #: Direction-row values that may differ between the rows of one job entry; all else in a row
@@ -75,7 +69,7 @@ class FioTable:
         anfperf.errors.ParseError
             The file is no fio result or is damaged; nothing of it is added.
         """
-        parsed = _parse_fio_json(data, source)
+        parsed = parse_fio_json(data, source)
         origin = origin if origin is not None else run_origin(source)
         warn_stopped(source, origin.stopped)  # the rows are flagged in frame()
         stopped = parsed.interrupted or bool(origin.stopped)
@@ -91,16 +85,16 @@ class FioTable:
         then small, and the memory of one pass is reused by the next. (Each is a msgspec Raw,
         which keeps its file's bytes until then: passes are made every few dozen rows.)"""
         blocks = self._blocks
-        at = [i for i in range(self._scanned, len(blocks)) if type(blocks[i][_BINS]) is Raw]
+        at = [i for i in range(self._scanned, len(blocks)) if type(blocks[i][BLOCK_BINS]) is Raw]
         self._scanned = len(blocks)
         if not at:
             return
-        converted = decimal_histograms([blocks[i][_BINS] for i in at])
+        converted = decimal_histograms([blocks[i][BLOCK_BINS] for i in at])
         for i, hist in zip(at, converted, strict=True):
             block = blocks[i]
             if hist is NOT_DECIMAL:
-                hist = histogram(block[_BINS], 1)
-            blocks[i] = (*block[:_BINS], hist)
+                hist = histogram(block[BLOCK_BINS], 1)
+            blocks[i] = (*block[:BLOCK_BINS], hist)
 
     def __len__(self) -> int:
         return len(self._blocks)
@@ -251,7 +245,7 @@ def _typed(name: str, values: Sequence) -> object:
         column = np.empty(len(values), dtype=object)
         column[:] = values
         return column
-    # ns since 1970 (fio_json._timestamp), None where unknown
+    # ns since 1970 (fio_rows._timestamp), None where unknown
     ns = np.array([_NAT if v is None else v for v in values], dtype=np.int64)
     return pd.to_datetime(ns, unit="ns", utc=True).array
 

@@ -7,8 +7,9 @@ how to parse it (``parse_rows`` or ``read``). :func:`anfperf.ingest.detect_forma
 folders and :data:`anfperf.schema.TOOLS` all come from this registry, so a new format is its
 module plus one :func:`register_format` call.
 
-This module imports no reader: the built-in formats are loaded on first use, so that
-:mod:`anfperf.schema` can ask for the tools without an import cycle.
+This module imports no reader: the built-in formats are loaded on first use, so that the format
+modules can import :class:`Format` from here. It keeps the contract's `tool` categories
+(:func:`anfperf.schema.set_tools`) to the tools of the registered formats.
 """
 
 from __future__ import annotations
@@ -19,6 +20,8 @@ import threading
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
+
+from anfperf import schema
 
 #: Modules of the built-in formats, each exporting ``FORMAT``, in the order their `sniff` is
 #: tried (fio JSON first: many small fio JSON files are the bulk case) and their tools are the
@@ -109,7 +112,13 @@ def _load_builtins() -> None:
         _loaded = True  # before importing: a format module may ask for the list meanwhile
         builtins = [importlib.import_module(m).FORMAT for m in BUILTIN_FORMATS]
         _formats[:0] = builtins
-        _derived.clear()
+        _changed()
+
+
+def _changed() -> None:
+    """Forget what was derived from the formats, and give the contract their tools."""
+    _derived.clear()
+    schema.set_tools(tools())
 
 
 def formats() -> tuple[Format, ...]:
@@ -149,7 +158,7 @@ def register_format(fmt: Format, *, first: bool = False) -> Format:
         if any(f.name == fmt.name for f in formats()):
             raise ValueError(f"a format named {fmt.name!r} is registered already")
         _formats.insert(0 if first else len(_formats), fmt)
-        _derived.clear()
+        _changed()
     return fmt
 
 
@@ -160,7 +169,7 @@ def unregister_format(name: str) -> None:
         if fmt in (importlib.import_module(m).FORMAT for m in BUILTIN_FORMATS):
             raise ValueError(f"{name!r} is a built-in format")
         _formats.remove(fmt)
-        _derived.clear()
+        _changed()
 
 
 def derived(key: str, make: Callable[[tuple[Format, ...]], tuple]) -> tuple:

@@ -4,14 +4,14 @@ from __future__ import annotations
 
 import numpy as np
 
-from anfperf.ingest import fio_bins, fio_json, fio_log
+from anfperf.ingest import fio_bins, fio_log, fio_rows
 from anfperf.ingest.fio_bins import PLAT_VAL, plat_idx_to_val
 
 
 def test_one_definition_serves_both_readers():
     assert fio_bins.plat_idx_to_val is plat_idx_to_val  # fio JSON's histograms are read there
     assert fio_log.plat_idx_to_val is plat_idx_to_val
-    assert not hasattr(fio_log, "_plat_idx_to_val") and not hasattr(fio_json, "plat_idx_to_val")
+    assert not hasattr(fio_log, "_plat_idx_to_val") and not hasattr(fio_rows, "plat_idx_to_val")
 
 
 def test_bucket_values_follow_fio():

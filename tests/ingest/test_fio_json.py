@@ -24,7 +24,8 @@ import pytest
 from anfperf.errors import ParseError
 from anfperf.ingest.combine import combine
 from anfperf.ingest.fio_bins import histogram, plat_idx_to_val
-from anfperf.ingest.fio_json import ENTRY_COLUMNS, _parse_fio_json, read_fio_json
+from anfperf.ingest.fio_json import read_fio_json
+from anfperf.ingest.fio_rows import ENTRY_COLUMNS, parse_fio_json
 from tests.conftest import DATA, PUBLIC, require_corpus
 
 FIO_DATA = DATA / "fio"
@@ -586,7 +587,7 @@ def test_gzip_and_text_buffers(tmp_path):
 def test_run_id_and_plain_rows():
     frame = read_fio_json(FIO_DATA / "randread_qd4.json", run_id="r42")
     assert set(frame["run_id"]) == {"r42"}
-    parsed = _parse_fio_json((FIO_DATA / "randread_qd4.json").read_bytes(), "x.json")
+    parsed = parse_fio_json((FIO_DATA / "randread_qd4.json").read_bytes(), "x.json")
     # one job entry, one direction row (the totals are added by FioTable, for many files)
     assert [e[ENTRY_COLUMNS.index("job")] for e in parsed.entries] == ["randread-qd4"]
     assert [b[1] for b in parsed.blocks] == ["read"] and not parsed.interrupted

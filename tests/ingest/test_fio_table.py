@@ -212,7 +212,7 @@ def test_whole_millisecond_timestamps_equal_the_float_rounding():
     # _timestamp returns fio's whole milliseconds as they are where the rounding through a
     # float second count gives the same (until 2038); a datetime holds microseconds
     from anfperf.ingest.fio_doc import Doc
-    from anfperf.ingest.fio_json import _TS_RANGE, _timestamp
+    from anfperf.ingest.fio_rows import _TS_RANGE, _timestamp
 
     def through_float(ms: int) -> int:
         fraction, whole = math.modf(ms / 1000.0)

@@ -101,7 +101,7 @@ def test_many_truncated_objects_are_given_up_on_after_a_bounded_number_of_decode
     import json
 
     from anfperf.errors import ParseError
-    from anfperf.ingest.fio_json import MAX_FAILED_DECODES
+    from anfperf.ingest.fio_rows import MAX_FAILED_DECODES
 
     calls = []
     real = json.JSONDecoder.raw_decode

@@ -88,6 +88,7 @@ def test_without_the_registration_the_toy_is_unknown(tmp_path):
 def test_schema_tools_and_suffixes_come_from_the_registry():
     # (azure_monitor last: the categories' order is stored in Parquet)
     assert anfperf.schema.TOOLS == tools() == ("fio", "vdbench", "diskspd", "azure_monitor")
+    assert anfperf.schema.BUILTIN_TOOLS == anfperf.schema.TOOLS
     assert [f.name for f in formats()] == [
         "fio_json", "vdbench", "diskspd", "fio_log", "azure_monitor",
     ]  # fmt: skip
@@ -104,4 +105,4 @@ def test_read_many_imports_no_private_parser():
     import anfperf.ingest
 
     source = inspect.getsource(anfperf.ingest)
-    assert "_parse_fio_json" not in source and "import _" not in source
+    assert "parse_fio_json" not in source and "import _" not in source
