@@ -51,12 +51,21 @@ from anfperf.models import (  # noqa: E402
     mix_throughput,
     queueing_iops_at_latency,
 )
-from anfperf.models.curves.validation import HOLDOUT_TARGETS, meets_targets  # noqa: E402
+from anfperf.models.curves.validation import HOLDOUT_TARGETS  # noqa: E402
 from tests.models.realdata import SPEC_BREAKTHROUGH, SPEC_LARGE  # noqa: E402
 
 DATA = ROOT / "tests" / "data"
 VDBENCH = ROOT.parent / "shared" / "corpus" / "vdbench"
 QUEUE_DEPTHS = [1, 2, 3, 4, 6, 8, 12, 16, 24, 32, 48, 64, 96, 128]
+
+
+def meets_targets(check: dict) -> bool:
+    """True when a :func:`holdout_check` result meets :data:`HOLDOUT_TARGETS`."""
+    return (
+        check["median_err_pct"] <= HOLDOUT_TARGETS["median_err_pct"]
+        and check["max_err_pct"] <= HOLDOUT_TARGETS["max_err_pct"]
+        and check["coverage"] >= HOLDOUT_TARGETS["coverage"]
+    )
 
 
 def median_per_x(frame: pd.DataFrame, x: str = "outstanding", y: str = "iops") -> pd.DataFrame:

@@ -10,7 +10,7 @@ import pandas as pd
 
 from anfperf.analysis.sweep import summary_rows
 from anfperf.errors import ModelError
-from anfperf.units import MS_PER_S
+from anfperf.models.littles_law import outstanding_io
 
 __all__ = ["VERDICTS", "check_concurrency"]
 
@@ -74,7 +74,7 @@ def check_concurrency(frame: pd.DataFrame, *, tolerance: float = 0.2) -> pd.Data
     iops = _numeric(rows, "iops")
     lat = _numeric(rows, "lat_mean_ms")
     configured = rows["configured"].astype(float)
-    measured = iops * lat / MS_PER_S
+    measured = pd.Series(outstanding_io(iops, lat), index=rows.index)
     with np.errstate(divide="ignore", invalid="ignore"):
         ratio = measured / configured.where(configured > 0)
     rate = _numeric(rows, "rate_limit_iops")

@@ -47,7 +47,7 @@ from anfperf.models import (
     usl_throughput_at_latency,
 )
 from anfperf.models.curves.queueing import KNEE_FACTOR
-from anfperf.units import MS_PER_S
+from anfperf.models.littles_law import latency_at_concurrency
 
 __all__ = [
     "MIN_SWEEP_POINTS",
@@ -529,7 +529,8 @@ def curve_knee(fit) -> tuple[float, float]:
     queueing fit it is lat_min_ms. NaN where the curve never gets there.
     """
     if fit.model == "usl":
-        n = float(usl_concurrency_at_latency(KNEE_FACTOR * MS_PER_S / fit["lam"], **fit))
+        unloaded_ms = latency_at_concurrency(1.0, fit["lam"])  # one I/O in flight
+        n = float(usl_concurrency_at_latency(KNEE_FACTOR * unloaded_ms, **fit))
         if not math.isfinite(n):
             return math.nan, math.nan
         return float(usl(n, **fit)), float(usl_latency_ms(n, **fit))

@@ -8,6 +8,9 @@
   the Universal Scalability Law, the closed queueing network, the queueing response-time curve
   (the sub-package :mod:`~anfperf.models.curves`); :mod:`~anfperf.models.curves.blend`: the default
   throughput curve, their stacked average (:mod:`~anfperf.models.curves.selection`).
+- :mod:`~anfperf.models.curves.registry`: one spec per curve model, registered once;
+  :mod:`~anfperf.models.curves.curve_reading`: the rate N I/Os in flight reach and the latency
+  at a rate, read off any fitted curve.
 - :mod:`~anfperf.models.curves.band`: prediction bands of every fit, from a seeded bootstrap;
   :mod:`~anfperf.models.curves.validation`: how well a fit predicts the upper half of a sweep.
 - :mod:`~anfperf.models.curves.mix`: throughput across read/write ratios.
@@ -21,8 +24,9 @@ so ``usl(n, **fit_usl(n, x))`` predicts. Reference tables are package data,
 """
 
 from anfperf.models.curves._fitting import kneedle
-from anfperf.models.curves.band import band_draws, bootstrap_params, predict_band
+from anfperf.models.curves.band import band_draws, predict_band
 from anfperf.models.curves.blend import fit_throughput_curve, throughput_curve
+from anfperf.models.curves.bootstrap import bootstrap_params
 from anfperf.models.curves.mix import fit_mix, mix_sweep, mix_throughput
 from anfperf.models.curves.mva import fit_mva_throughput, mva_throughput
 from anfperf.models.curves.queueing import (
@@ -37,7 +41,9 @@ from anfperf.models.curves.usl import (
     fit_usl,
     usl,
     usl_concurrency_at_latency,
+    usl_concurrency_at_rate,
     usl_knee,
+    usl_latency_at_rate_ms,
     usl_latency_ms,
     usl_max,
     usl_peak,
@@ -135,7 +141,9 @@ __all__ = [
     "throughput_limit",
     "usl",
     "usl_concurrency_at_latency",
+    "usl_concurrency_at_rate",
     "usl_knee",
+    "usl_latency_at_rate_ms",
     "usl_latency_ms",
     "usl_max",
     "usl_peak",

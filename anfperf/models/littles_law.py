@@ -102,7 +102,7 @@ def latency_at_concurrency(outstanding: object, iops: object) -> np.ndarray | fl
     rate = float_values(iops, "iops")
     if np.any(rate <= 0):
         raise ModelError("iops must be > 0")
-    out = float_values(outstanding, "outstanding") / rate * MS_PER_S
+    out = MS_PER_S * float_values(outstanding, "outstanding") / rate
     return float(out) if out.ndim == 0 else out
 
 

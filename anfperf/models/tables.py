@@ -97,6 +97,5 @@ def table_value(name: str, key: str) -> float:
     return values[key]
 
 
-# table name -> (the loaded table, its key -> value): a plan asks for some 35 facts, and indexing
-# the table for each was a sixth of its time
+# table name -> (the loaded table, its key -> value): a plan asks for some 35 facts by key
 _key_values: dict[str, tuple[pd.DataFrame, dict[str, float]]] = {}

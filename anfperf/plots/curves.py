@@ -31,7 +31,7 @@ from anfperf.models.curves.band import case_band, predict_band
 from anfperf.models.curves.blend import PARTING_NOTE, fit_throughput_curve, throughput_curve
 from anfperf.models.curves.mix import fit_mix, mix_throughput
 from anfperf.models.curves.queueing import queueing_latency, refit_queueing_latency
-from anfperf.models.curves.usl import refit_usl
+from anfperf.models.curves.usl import refit_usl, usl_latency_at_rate_ms
 from anfperf.models.littles_law import iops_at_concurrency
 from anfperf.plots._style import (
     BAND_COLOR,
@@ -47,7 +47,7 @@ from anfperf.plots._style import (
     subtitle,
     throughput_column,
 )
-from anfperf.units import KIB_PER_MIB, MS_PER_S
+from anfperf.units import KIB_PER_MIB
 
 __all__ = ["latency_curve", "mix", "scaling"]
 
@@ -309,7 +309,7 @@ def _sweep_fit(kind: str, x: np.ndarray, y: np.ndarray, n: np.ndarray) -> _Sweep
         ok = np.isfinite(n) & (n > 0)
         x, y, n = x[ok], y[ok], n[ok]
         fit = findings.concurrency_fit(n, x)
-        return _SweepFit(fit, _usl_latency_at_iops, n, x, "USL fit",
+        return _SweepFit(fit, usl_latency_at_rate_ms, n, x, "USL fit",
                          lambda a, b: refit_usl(a, b, fit), x, y)  # fmt: skip
     fit = findings.latency_fit(x, y)
     return _SweepFit(fit, queueing_latency, x, y, "queueing fit",
@@ -361,26 +361,6 @@ def _add_slo_iops(
         showarrow=False, font={"color": SLO_COLOR},
         text=f"{prefix}{value:{fmt}} {unit} at the SLO ({source})",
     )  # fmt: skip
-
-
-def _usl_latency_at_iops(iops: object, lam: float, sigma: float, kappa: float) -> np.ndarray:
-    """Mean latency [ms] of the USL as a function of its throughput [1/s], N >= 1, up to the peak.
-
-    The USL gives X(N) and, by Little's law, R = 1000 N / X(N). Read as latency against
-    throughput, N solves ``kappa N^2 + (sigma - kappa - lam / X) N + (1 - sigma) = 0`` (its
-    smaller root: before the peak). NaN below X(1) = lam and beyond the peak, where more
-    concurrency only adds latency.
-    """
-    x = np.asarray(iops, float)
-    with np.errstate(all="ignore"):
-        if kappa > 0:
-            b = sigma - kappa - lam / x
-            n = (-b - np.sqrt(b * b - 4.0 * kappa * (1.0 - sigma))) / (2.0 * kappa)
-        else:
-            n = x * (1.0 - sigma) / (lam - sigma * x)
-        lat = MS_PER_S * n / x
-    valid = np.isfinite(lat) & (n >= 1.0 - 1e-9) & (x > 0)
-    return np.where(valid, lat, np.nan)
 
 
 # --------------------------------------------------------------------------------------------

@@ -536,20 +536,9 @@ def threads_vs_latency(
 
 def _target_on_curve(params: Mapping[str, float], target_iops: float) -> float:
     """Outstanding I/O at which a USL fit reaches `target_iops` (NaN: it never does)."""
-    peak = models.usl_max(**params)
-    if not peak >= target_iops:
+    if not models.usl_max(**params) >= target_iops:
         return math.nan
-    hi = models.usl_peak(**params)[0] if params["kappa"] > 0 else 1.0
-    while float(models.usl(hi, **params)) < target_iops:  # sigma-only curves: no peak
-        hi *= 2.0
-    lo = 1e-3
-    for _ in range(80):  # X(N) rises up to the peak: bisection
-        mid = math.sqrt(lo * hi)
-        if float(models.usl(mid, **params)) >= target_iops:
-            hi = mid
-        else:
-            lo = mid
-    return hi
+    return float(models.usl_concurrency_at_rate(target_iops, **params))
 
 
 def concurrency_for_target(
@@ -627,12 +616,13 @@ def concurrency_for_target(
     n_hi = max(4.0 * outstanding, 1.5 * seen, 16.0)
     n = np.geomspace(1.0, n_hi, 200)
     fig.add_scatter(
-        x=n, y=n * 1000.0 / rate, mode="lines", line={"color": MODEL_COLOR, "width": 2.5},
+        x=n, y=models.latency_at_concurrency(n, rate), mode="lines", line={"color": MODEL_COLOR, "width": 2.5},
         name=f"Little's law at the target: latency = outstanding / {rate:,.0f} IOPS",
         hovertemplate=f"%{{x:,.0f}} outstanding deliver {rate:,.0f} IOPS at %{{y:.3g}} ms"
         "<extra></extra>",
     )  # fmt: skip
-    ys = [1000.0 / rate, n_hi * 1000.0 / rate, lat_slo_ms]
+    ys = [models.latency_at_concurrency(1.0, rate), models.latency_at_concurrency(n_hi, rate),
+          lat_slo_ms]  # fmt: skip
     notes = [
         "on the line every outstanding I/O delivers the target; the plan sizes for "
         f"{lat:g} ms (the most outstanding I/O the SLO allows)"
@@ -660,7 +650,7 @@ def concurrency_for_target(
             ys += [float(v) for v in points["lat_mean_ms"] if v > 0]
         n_star = _target_on_curve(params, rate)
         if math.isfinite(n_star):
-            lat_star = n_star * 1000.0 / rate
+            lat_star = models.latency_at_concurrency(n_star, rate)
             fig.add_scatter(
                 x=[n_star], y=[lat_star], mode="markers",
                 name=f"the target on {source}: {n_star:,.0f} outstanding at {lat_star:.3g} ms",

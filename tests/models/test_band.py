@@ -143,7 +143,7 @@ def test_a_new_model_is_one_registration():
     """A toy model (an exponential decay) gets bands from its fit and one register_model call."""
     from scipy.optimize import curve_fit
 
-    from anfperf.models.curves import band
+    from anfperf.models.curves import band, registry
 
     def decay(x, a, rate):
         return a * np.exp(-rate * np.asarray(x, float))
@@ -166,4 +166,70 @@ def test_a_new_model_is_one_registration():
         with pytest.raises(ModelError, match="registered already"):
             band.register_model("toy_decay", decay, lambda a, b, start: {})
     finally:
-        band.MODELS.pop("toy_decay")
+        registry.unregister_model("toy_decay")
+    with pytest.raises(ModelError, match="no band for a 'toy_decay' fit"):
+        predict_band(fit, [12.0])
+    with pytest.raises(ModelError, match="built-in"):
+        registry.unregister_model("usl")
+
+
+def test_a_new_throughput_model_is_one_spec_bands_and_an_operating_point():
+    """A toy throughput curve X(N) = x_max (1 - exp(-N / n0)), registered here alone, gets
+    prediction bands, parameter intervals, and its operating point read by predict_achievable
+    and plan -- from its parameters alone, told apart by the names its spec declares."""
+    from scipy.optimize import curve_fit
+
+    from anfperf.models.curves.bootstrap import parameter_ci
+    from anfperf.models.curves.curve_reading import latency_at_rate_ms, rate_at, throughput_readers
+    from anfperf.models.curves.registry import ModelSpec, register_model, unregister_model
+    from anfperf.models.limits.plan import plan
+    from anfperf.models.limits.predict import predict_achievable
+
+    def saturating(n, x_max, n0):
+        return x_max * (1.0 - np.exp(-np.asarray(n, float) / n0))
+
+    def fit_saturating(n, x, p0=None):
+        popt, pcov = curve_fit(saturating, n, x, p0=p0 or [max(x), 4.0], sigma=x)
+        return FitResult({"x_max": popt[0], "n0": popt[1]}, model="toy_saturating", x=n, y=x,
+                         y_fit=saturating(n, *popt), cov=pcov)  # fmt: skip
+
+    n = np.array([1.0, 2, 4, 8, 16, 32, 64])
+    x = saturating(n, 50_000.0, 6.0) * (1 + np.array([1, -2, 2, -1, 1, -2, 1]) / 100)
+    fit = fit_saturating(n, x)
+    read_rate, read_latency = throughput_readers(
+        "TOY",
+        lambda v: lambda m: saturating(m, v["x_max"], v["n0"]),
+        concurrency_at=lambda v, r: -v["n0"] * np.log(1.0 - r / v["x_max"]),
+    )
+    spec = ModelSpec(
+        "toy_saturating", saturating, fit=fit_saturating,
+        refit=lambda a, b, start: dict(fit_saturating(a, b, p0=[start["x_max"], start["n0"]])),
+        rate_at=read_rate, latency_at_rate_ms=read_latency,
+    )  # fmt: skip
+    assert spec.params == ("x_max", "n0")  # from the model's signature
+    with pytest.raises(ModelError, match="parameters of a fit"):
+        rate_at(dict(fit), 8)  # before: no model declares x_max and n0
+    register_model(spec)
+    try:
+        out = predict_band(fit, [8.0, 128.0], draws=DRAWS)
+        assert np.all(out["lower"] < out["estimate"]) and np.all(out["estimate"] < out["upper"])
+        assert out["estimate"].iloc[0] == pytest.approx(50_000 * (1 - np.exp(-8 / 6)), rel=0.03)
+        low, high = parameter_ci(fit, draws=DRAWS)["x_max"]
+        assert low < fit["x_max"] < high
+        params = dict(fit)  # a bare mapping, as a notebook or a JSON file gives it
+        rate, how = rate_at(params, 16)
+        assert rate == pytest.approx(float(saturating(16, **params)))
+        assert how == f"TOY fit: X(16) = {rate:,.0f} IOPS"
+        lat, how = latency_at_rate_ms(params, 30_000.0)
+        in_flight = -params["n0"] * np.log(1 - 30_000.0 / params["x_max"])
+        assert lat == pytest.approx(1000.0 * in_flight / 30_000.0, rel=1e-12)  # Little's law
+        assert "Little's law" in how
+        with pytest.raises(ModelError, match="beyond the fitted curve \\(toy\\)"):
+            latency_at_rate_ms(params, 2 * params["x_max"])
+        row = predict_achievable(bs_kib=4, outstanding=16, curve=params).set_index("constraint")
+        little = row.loc["Little's law (configured concurrency)"]
+        assert little["iops"] == pytest.approx(rate) and "TOY fit: X(16)" in little["detail"]
+        planned = plan(bs_kib=4, iops=30_000, curve=params, pattern="random", levels=("Ultra",))
+        assert planned.lat_ms == pytest.approx(lat)
+    finally:
+        unregister_model("toy_saturating")

@@ -28,6 +28,7 @@ from anfperf.models import (
     usl_peak,
     usl_throughput_at_latency,
 )
+from anfperf.models.curves.usl import usl_concurrency_at_rate, usl_latency_at_rate_ms
 from tests.models.realdata import sd_count, summary_avg, vdbench_dir
 
 TRUE_USL = {"lam": 20000.0, "sigma": 0.05, "kappa": 0.0005}
@@ -266,3 +267,17 @@ def test_fit_warnings_name_the_callers_line():
         warnings.simplefilter("always")
         fit_usl(n, 1000 * n)
     assert caught and {w.filename for w in caught} == {__file__}
+
+
+def test_usl_latency_against_throughput_inverts_the_usl():
+    for lam, sigma, kappa in [(14_500.0, 0.08, 0.0), (10_000.0, 0.05, 1e-3), (5_000.0, 0.0, 0.0)]:
+        n = np.array([1.0, 2.0, 4.0, 8.0, 16.0, 30.0])
+        if kappa:
+            n = n[n <= np.sqrt((1 - sigma) / kappa)]  # before the peak
+        rate = usl(n, lam, sigma, kappa)
+        assert usl_concurrency_at_rate(rate, lam, sigma, kappa) == pytest.approx(n, rel=1e-9)
+        lat = usl_latency_at_rate_ms(rate, lam, sigma, kappa)
+        assert lat == pytest.approx(usl_latency_ms(n, lam, sigma, kappa), rel=1e-9)
+    # below one I/O in flight and past the peak there is no such point
+    assert np.isnan(usl_latency_at_rate_ms([5_000.0, 1e6], 10_000.0, 0.05, 1e-3)).all()
+    assert math.isnan(usl_concurrency_at_rate(1e6, 10_000.0, 0.05, 1e-3))

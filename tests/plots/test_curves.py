@@ -22,8 +22,6 @@ from anfperf.models import (
     fit_throughput_curve,
     mix_throughput,
     throughput_curve,
-    usl,
-    usl_latency_ms,
 )
 from anfperf.models.curves.band import case_band
 from anfperf.models.curves.queueing import (
@@ -258,17 +256,6 @@ def test_latency_curve_draws_one_trace_group_per_sweep(frame, numbers):
     assert {t.legendgroup for t in fig.data} == {"RndReadCurve ", "RndReadThreads "}
     assert fig.layout.title.text == "Latency vs throughput / RndRead"
     assert_no_nan_only_traces(fig)
-
-
-def test_usl_latency_against_throughput_inverts_the_usl():
-    for lam, sigma, kappa in [(14_500.0, 0.08, 0.0), (10_000.0, 0.05, 1e-3), (5_000.0, 0.0, 0.0)]:
-        n = np.array([1.0, 2.0, 4.0, 8.0, 16.0, 30.0])
-        if kappa:
-            n = n[n <= np.sqrt((1 - sigma) / kappa)]  # before the peak
-        lat = curves._usl_latency_at_iops(usl(n, lam, sigma, kappa), lam, sigma, kappa)
-        assert lat == pytest.approx(usl_latency_ms(n, lam, sigma, kappa), rel=1e-9)
-    # below one I/O in flight and past the peak there is no such point
-    assert np.isnan(curves._usl_latency_at_iops([5_000.0, 1e6], 10_000.0, 0.05, 1e-3)).all()
 
 
 # --------------------------------------------------------------------------------------------

@@ -18,6 +18,11 @@ public functions are offered by :mod:`anfperf.models`. Each is a pure function w
   a bottleneck saturates; :func:`throughput_curve` -- the default curve, the USL, Amdahl's law
   and the MVA network weighted by how well each extrapolated within the sweep.
 
+Each model module registers one :class:`~anfperf.models.curves.registry.ModelSpec` (its model,
+fit, refit and, where it has them, how to read an operating point off it); bands
+(:mod:`~anfperf.models.curves.band`, :mod:`~anfperf.models.curves.bootstrap`) and the
+operating point (:mod:`~anfperf.models.curves.curve_reading`) look models up there.
+
 The fits weight points by their relative error (a sweep spans orders of magnitude), bound the
 parameters, report covariance-based standard errors or bootstrap intervals with a fixed seed
 (:func:`anfperf.models.predict_band` gives any fit's prediction band), and give

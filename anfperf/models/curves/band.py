@@ -23,174 +23,24 @@ import numpy as np
 import pandas as pd
 
 from anfperf.errors import ModelError
-from anfperf.models.curves.blend import throughput_curve
-from anfperf.models.curves.mix import fit_mix, mix_throughput
-from anfperf.models.curves.mva import mva_throughput, refit_mva_throughput
-from anfperf.models.curves.op_cost import fit_op_cost, op_cost_iops
-from anfperf.models.curves.queueing import queueing_latency, refit_queueing_latency
+from anfperf.models.curves.bootstrap import DEFAULT_DRAWS, bootstrap_params, draws_of, parameter_ci
+from anfperf.models.curves.registry import get_model, register_model
 from anfperf.models.curves.result import FitResult
-from anfperf.models.curves.usl import refit_usl, usl
+
+__all__ = [
+    "DEFAULT_DRAWS",
+    "DEFAULT_RESAMPLES",
+    "band_draws",
+    "bootstrap_params",
+    "case_band",
+    "model_function",
+    "parameter_ci",
+    "predict_band",
+    "register_model",
+]
 
 #: Resamples when the caller does not say: enough for stable 2.5 / 97.5 % percentiles on a chart.
 DEFAULT_RESAMPLES = 200
-#: Draws of :func:`predict_band` when the caller does not say.
-DEFAULT_DRAWS = 400
-
-
-def _refit_mix(x: np.ndarray, y: np.ndarray, start: FitResult) -> dict[str, float]:
-    return dict(fit_mix(x, y, exponent=start.fixed.get("exponent")))
-
-
-def _refit_queueing(x: np.ndarray, y: np.ndarray, start: FitResult) -> dict[str, float]:
-    # the servers move with the resample unless the fit held them
-    return refit_queueing_latency(x, y, start, fit_servers="servers" not in start.fixed)
-
-
-def _refit_op_cost(x: np.ndarray, y: np.ndarray, start: FitResult) -> dict[str, float]:
-    return dict(fit_op_cost(x, y))
-
-
-#: Model of each fit (``FitResult.model``) -> (model function, one-start refit(x, y, start)).
-#: A new model adds itself with :func:`register_model`.
-MODELS: dict[str, tuple[Callable, Callable]] = {
-    "usl": (usl, refit_usl),
-    "mva_throughput": (mva_throughput, refit_mva_throughput),
-    "queueing_latency": (queueing_latency, _refit_queueing),
-    "mix_throughput": (mix_throughput, _refit_mix),
-    "op_cost_iops": (op_cost_iops, _refit_op_cost),
-}
-
-
-def register_model(
-    name: str,
-    model: Callable[..., np.ndarray | float],
-    refit: Callable[[np.ndarray, np.ndarray, FitResult], Mapping[str, float]],
-) -> None:
-    """Give the fits of a new model (``FitResult.model == name``) bands and bootstrap draws.
-
-    Parameters
-    ----------
-    name : str
-        The `model` its fit function puts in its :class:`FitResult`.
-    model : callable
-        ``model(x, **params)``.
-    refit : callable
-        ``refit(x, y, start) -> params``: one fit of resampled points, started from the fit
-        `start`, holding the parameters in ``start.fixed`` and within ``start.bounds``.
-
-    Raises
-    ------
-    anfperf.ModelError
-        `name` is taken.
-    """
-    if name in MODELS or name == "throughput_curve":  # the one model average
-        raise ModelError(f"a model named {name!r} is registered already")
-    MODELS[name] = (model, refit)
-
-
-def _components(fit: FitResult) -> list[tuple[str, FitResult, float]]:
-    """(name, single fit, share of the draws) of each model a draw may come from."""
-    if fit.weights:  # a model average
-        parts = [(k, f, fit.weights.get(k, 0.0)) for k, f in fit.fits.items()]
-        parts = [p for p in parts if p[2] > 0]
-        total = sum(p[2] for p in parts)
-        return [(k, f, w / total) for k, f, w in parts]
-    if fit.model not in MODELS:
-        raise ModelError(f"no band for a {fit.model!r} fit; known: {sorted(MODELS)}")
-    return [(fit.model, fit, 1.0)]
-
-
-def _residuals(fit: FitResult) -> np.ndarray:
-    """Relative residuals, centred and scaled up by sqrt(n / (n - k)) for the k fitted."""
-    if fit.x is None:
-        raise ModelError(f"the {fit.model} fit does not carry its points: refit it with anfperf")
-    y, y_fit = np.asarray(fit.y, float), np.asarray(fit.y_fit, float)
-    rel = y / y_fit - 1.0
-    # a model average has as many free parameters as its largest model, not their sum
-    parts = fit.fits.values() if fit.fits else [fit]
-    free = max(max(len(f) - len(f.fixed) for f in parts), 1)
-    dof = y.size - free
-    scale = np.sqrt(y.size / dof) if dof > 0 else 1.0
-    return (rel - rel.mean()) * scale
-
-
-def bootstrap_params(fit: FitResult, *, draws: int = DEFAULT_DRAWS, seed: int = 0) -> pd.DataFrame:
-    """Seeded residual-bootstrap refits of a fit: the parameter draws behind :func:`predict_band`.
-
-    Parameters
-    ----------
-    fit : FitResult
-        Any fit of :mod:`anfperf.models` (USL, MVA, the default throughput curve, queueing,
-        read/write mix, per-operation cost).
-    draws : int
-        Resamples.
-    seed : int
-        Seed (``numpy.random.default_rng``): the same fit gives the same draws.
-
-    Returns
-    -------
-    pandas.DataFrame
-        One row per successful refit: `component` (the model the draw comes from; for the
-        default curve 'usl', 'amdahl' or 'mva') and that model's parameters (NaN for the
-        parameters of the other components).
-    """
-    rows = [{"component": name, **params} for name, _, params, _ in _draw(fit, draws, seed)]
-    return pd.DataFrame(rows)
-
-
-def _draw(fit: FitResult, draws: int, seed: int):
-    """Yield (component name, its fit, refitted parameters, residual pool) per successful draw.
-
-    A single fit is refitted to its own curve with its own residuals put back. A model average
-    is resampled around *its* curve with *its* residuals, and each draw refits one of its
-    models (picked by weight) to that resample: within the data every model follows the same
-    resampled points, past them each extrapolates its own way, so the band narrows where the
-    data are and widens where the models part (a model's misfit is not taken for noise).
-    """
-    parts = _components(fit)
-    averaged = bool(fit.weights)
-    pools = [_residuals(fit if averaged else part) for _, part, _ in parts]
-    rng = np.random.default_rng(seed)
-    picks = rng.choice(len(parts), size=int(draws), p=[share for *_, share in parts])
-    for i in picks:
-        (name, part, _), pool = parts[i], pools[i]
-        base = fit.y_fit if averaged else part.y_fit
-        y_star = base * (1.0 + rng.choice(pool, size=pool.size))
-        if np.any(y_star <= 0):
-            continue
-        try:
-            with warnings.catch_warnings(), np.errstate(all="ignore"):
-                warnings.simplefilter("ignore")
-                params = MODELS[part.model][1](part.x, y_star, part)
-        except (ModelError, RuntimeError, ValueError, ArithmeticError):
-            continue
-        yield name, part, {**dict(part), **params}, pool
-
-
-def parameter_ci(
-    fit: FitResult, *, draws: int = DEFAULT_DRAWS, seed: int = 0, level: float = 0.95
-) -> dict[str, tuple[float, float]]:
-    """Bootstrap interval of each parameter of a single-model fit (within its bounds).
-
-    Returns
-    -------
-    dict
-        ``{name: (low, high)}``: the central `level` share of :func:`bootstrap_params`; a
-        parameter held fixed has ``(value, value)``. The fit's own normal intervals where no
-        refit converged.
-    """
-    table = bootstrap_params(fit, draws=draws, seed=seed)
-    if table.empty:
-        return dict(fit.ci)
-    tail = 50.0 * (1.0 - level)
-    out = {}
-    for name, value in fit.items():
-        if name in fit.fixed or name not in table:
-            out[name] = (value, value)
-        else:
-            low, high = np.nanpercentile(table[name].to_numpy(float), [tail, 100.0 - tail])
-            out[name] = (float(low), float(high))
-    return out
 
 
 def band_draws(
@@ -223,9 +73,9 @@ def band_draws(
     at = np.atleast_1d(np.asarray(x, float))
     rng = np.random.default_rng(seed + 1)
     rows = []
-    for _, part, params, pool in _draw(fit, draws, seed):
+    for _, part, params, pool in draws_of(fit, draws, seed):
         with np.errstate(all="ignore"):
-            pred = np.asarray(MODELS[part.model][0](at, **params), float)
+            pred = np.asarray(model_function(part)(at, **params), float)
         if noise:
             # one residual per draw: each draw stays a smooth curve (a chart's band edges do
             # not jitter), and at every x the spread is the same as with one per point
@@ -280,11 +130,7 @@ def predict_band(
 
 def model_function(fit: FitResult) -> Callable:
     """The model function a fit predicts with: ``model_function(fit)(x, **fit)``."""
-    if fit.model == "throughput_curve":
-        return throughput_curve
-    if fit.model not in MODELS:
-        raise ModelError(f"no band for a {fit.model!r} fit; known: {sorted(MODELS)}")
-    return MODELS[fit.model][0]
+    return get_model(fit.model, purpose="band").model
 
 
 def case_band(

@@ -25,7 +25,9 @@ import numpy as np
 
 from anfperf.errors import ModelError, warn
 from anfperf.models.curves._fitting import RECOMMENDED_POINTS, _scalar
+from anfperf.models.curves.curve_reading import SEARCH_MAX_N, throughput_readers
 from anfperf.models.curves.mva import fit_mva_throughput, mva_throughput
+from anfperf.models.curves.registry import ModelSpec, register_model
 from anfperf.models.curves.result import FitResult, SaturationWarning, check_points, fit_inputs
 from anfperf.models.curves.selection import prequential_predictions, stacking_weights
 from anfperf.models.curves.usl import fit_usl, usl
@@ -227,3 +229,34 @@ def _extrapolation_notes(
             f"({blended / float(np.max(y)) - 1:+.0%} over the best rate measured)"
         )
     return notes
+
+
+#: Parameters of :func:`throughput_curve` after the concurrency, required or not.
+_PARAMS = ("lam", "sigma", "kappa", "demand_ms", "delay_ms", "usl_weight", "amdahl_lam",
+           "amdahl_sigma", "amdahl_weight")  # fmt: skip
+
+
+def _curve(values: dict[str, float]):
+    """X(N) of a blend's parameters (those of :func:`throughput_curve` only)."""
+    kw = {k: float(values[k]) for k in _PARAMS if k in values}
+    return lambda n: throughput_curve(n, **kw)
+
+
+def _rises_to(values: dict[str, float]) -> float:
+    """The average rises as long as its weighted models do: its own peak, not the USL's."""
+    grid = np.unique(np.geomspace(1.0, SEARCH_MAX_N, 2000).round())
+    return float(grid[int(np.argmax(np.asarray(_curve(values)(grid))))])
+
+
+_read_rate, _read_latency = throughput_readers("BLEND", _curve, _rises_to)
+
+# a model average: no refit of its own, its bands draw from its component fits by weight
+SPEC = register_model(
+    ModelSpec(
+        "throughput_curve",
+        throughput_curve,
+        fit=fit_throughput_curve,
+        rate_at=_read_rate,
+        latency_at_rate_ms=_read_latency,
+    )
+)

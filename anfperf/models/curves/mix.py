@@ -19,6 +19,7 @@ import pandas as pd
 
 from anfperf.errors import ModelError
 from anfperf.models.curves._fitting import _curve_fit
+from anfperf.models.curves.registry import ModelSpec, register_model
 from anfperf.models.curves.result import FitResult, check_points, fit_inputs
 
 log = logging.getLogger(__name__)
@@ -190,3 +191,10 @@ def mix_sweep(
     return pd.DataFrame(
         {"read_pct": pct, "throughput": mix_throughput(pct, read_max, write_max, exponent)}
     )
+
+
+def _refit(x: np.ndarray, y: np.ndarray, start: FitResult) -> dict[str, float]:
+    return dict(fit_mix(x, y, exponent=start.fixed.get("exponent")))
+
+
+SPEC = register_model(ModelSpec("mix_throughput", mix_throughput, refit=_refit, fit=fit_mix))

@@ -14,7 +14,10 @@ from anfperf.models.curves._fitting import (
     _aicc,
     _scalar,
 )
+from anfperf.models.curves.curve_reading import throughput_readers
+from anfperf.models.curves.registry import ModelSpec, register_model
 from anfperf.models.curves.result import FitResult, SaturationWarning, check_points, fit_inputs
+from anfperf.models.littles_law import latency_at_concurrency
 from anfperf.units import MS_PER_S
 
 #: Largest concurrency :func:`mva_throughput` evaluates (its recursion is one step per I/O).
@@ -129,7 +132,7 @@ def fit_mva_throughput(concurrency: object, throughput: object) -> FitResult:
     best = None
     for share in (0.95, 0.7, 0.4, 0.2):
         d0 = demand_top * share
-        z0 = max(float(np.min(MS_PER_S * x / y)) - d0, 1e-3 * d0)
+        z0 = max(float(np.min(latency_at_concurrency(x, y))) - d0, 1e-3 * d0)
         fit = _mva_least_squares(x, y, demand_top, d0, z0)
         if fit is not None and (best is None or fit.cost < best.cost):
             best = fit
@@ -219,3 +222,19 @@ def refit_mva_throughput(concurrency: object, throughput: object, start: dict) -
     if fit is None:
         raise RuntimeError("the MVA refit did not converge")
     return _mva_params(fit.x, demand_top)
+
+
+_read_rate, _read_latency = throughput_readers(
+    "MVA", lambda v: lambda n: mva_throughput(n, v["demand_ms"], v["delay_ms"])
+)
+
+SPEC = register_model(
+    ModelSpec(
+        "mva_throughput",
+        mva_throughput,
+        refit=refit_mva_throughput,
+        fit=fit_mva_throughput,
+        rate_at=_read_rate,
+        latency_at_rate_ms=_read_latency,
+    )
+)

@@ -22,6 +22,7 @@ import math
 import numpy as np
 
 from anfperf.errors import ModelError
+from anfperf.models.curves.registry import ModelSpec, register_model
 from anfperf.models.curves.result import FitResult, check_points
 from anfperf.models.tables import load_table
 from anfperf.units import KIB_PER_MIB, US_PER_S
@@ -155,3 +156,10 @@ def published_op_cost(volume_type: str, direction: str) -> tuple[float, float, s
         f"{bs_g:g} KiB ({g['pattern']}); {s['source']} ({s['date']}), {g['source']} ({g['date']})"
     )
     return a * US_PER_S, 1.0 / (b * KIB_PER_MIB), where
+
+
+def _refit(x: np.ndarray, y: np.ndarray, start: FitResult) -> dict[str, float]:
+    return dict(fit_op_cost(x, y))
+
+
+SPEC = register_model(ModelSpec("op_cost_iops", op_cost_iops, refit=_refit, fit=fit_op_cost))

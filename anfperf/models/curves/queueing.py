@@ -13,8 +13,10 @@ from anfperf.models.curves._fitting import (
     _curve_fit,
     _scalar,
 )
+from anfperf.models.curves.bootstrap import parameter_ci
+from anfperf.models.curves.registry import ModelSpec, register_model
 from anfperf.models.curves.result import FitResult, SaturationWarning, check_points, fit_inputs
-from anfperf.units import MS_PER_S
+from anfperf.models.littles_law import latency_at_concurrency, outstanding_io
 
 #: Knee of the queueing curve: the load at which latency reaches this multiple of lat_min_ms.
 KNEE_FACTOR = 2.0
@@ -65,8 +67,9 @@ def queueing_latency(
 
 def _little_bound_ms(load: np.ndarray, outstanding: float) -> np.ndarray:
     """Little's law bound on the latency of a closed loop: ``1000 N / X`` [ms]."""
-    with np.errstate(divide="ignore", invalid="ignore"):
-        return np.where(load > 0, MS_PER_S * float(outstanding) / load, np.inf)
+    positive = load > 0
+    bound = latency_at_concurrency(float(outstanding), np.where(positive, load, np.nan))
+    return np.where(positive, bound, np.inf)
 
 
 def queueing_closed_max(
@@ -87,9 +90,7 @@ def queueing_closed_max(
         raise ModelError(f"outstanding must be a number > 0, got {outstanding!r}")
 
     def gap(x: float) -> float:
-        return (
-            x * float(queueing_latency(x, lat_min_ms, iops_max, servers)) / MS_PER_S - outstanding
-        )
+        return outstanding_io(x, queueing_latency(x, lat_min_ms, iops_max, servers)) - outstanding
 
     hi = float(iops_max) * (1.0 - 1e-12)
     return float(brentq(gap, 0.0, hi)) if gap(hi) > 0 else hi
@@ -186,8 +187,6 @@ def fit_queueing_latency(
     )
     if not bootstrap:
         return result
-    from anfperf.models.curves.band import parameter_ci  # band refits with this module's functions
-
     return result.replace(ci=parameter_ci(result, draws=int(bootstrap), seed=seed))
 
 
@@ -271,7 +270,7 @@ def refit_queueing_latency(
 
     :func:`fit_queueing_latency` tries many starting points and checks its input; a bootstrap
     refits hundreds of resamples of points already checked, near a fit already found, so one
-    start suffices (30x quicker).
+    start suffices.
 
     Parameters
     ----------
@@ -347,3 +346,38 @@ def queueing_knee(
     lat = factor * lat_min_ms
     x = float(queueing_iops_at_latency(lat, lat_min_ms, iops_max, servers, outstanding))
     return x, float(queueing_latency(x, lat_min_ms, iops_max, servers, outstanding))
+
+
+def _refit(x: np.ndarray, y: np.ndarray, start: FitResult) -> dict[str, float]:
+    # the servers move with the resample unless the fit held them
+    return refit_queueing_latency(x, y, start, fit_servers="servers" not in start.fixed)
+
+
+def _read_rate(values: dict[str, float], outstanding: float) -> tuple[float, str]:
+    """The rate `outstanding` I/Os in flight reach: the closed loop's maximum."""
+    s, xmax = values["lat_min_ms"], values["iops_max"]
+    m = float(values.get("servers", 1.0))
+    x = queueing_closed_max(s, xmax, m, outstanding)
+    lat = float(queueing_latency(x, s, xmax, m))
+    return x, f"queueing fit: {outstanding:g} in flight at {lat:.3f} ms -> {x:,.0f} IOPS"
+
+
+def _read_latency(values: dict[str, float], rate: float) -> tuple[float, str]:
+    """The open queue's latency at a rate; a ModelError at or past iops_max."""
+    s, xmax = values["lat_min_ms"], values["iops_max"]
+    lat = float(queueing_latency(rate, s, xmax, float(values.get("servers", 1.0))))
+    if not math.isfinite(lat):
+        raise ModelError(f"{rate:,.0f} IOPS is beyond the fitted curve's iops_max ({xmax:,.0f})")
+    return lat, f"queueing fit at {rate:,.0f} IOPS (lat_min {s:.3f} ms, iops_max {xmax:,.0f})"
+
+
+SPEC = register_model(
+    ModelSpec(
+        "queueing_latency",
+        queueing_latency,
+        refit=_refit,
+        fit=fit_queueing_latency,
+        rate_at=_read_rate,
+        latency_at_rate_ms=_read_latency,
+    )
+)

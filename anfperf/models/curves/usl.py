@@ -23,7 +23,11 @@ from anfperf.models.curves._fitting import (
     _scalar,
     kneedle,
 )
+from anfperf.models.curves.bootstrap import parameter_ci
+from anfperf.models.curves.curve_reading import SEARCH_MAX_N, throughput_readers
+from anfperf.models.curves.registry import ModelSpec, register_model
 from anfperf.models.curves.result import FitResult, SaturationWarning, check_points, fit_inputs
+from anfperf.models.littles_law import latency_at_concurrency
 from anfperf.units import MS_PER_S
 
 #: Starting (sigma, kappa) pairs of the USL fit: the public fitters' 0.1 / 0.01, 0.01 / 1e-4,
@@ -143,8 +147,6 @@ def fit_usl(
     )
     if not bootstrap:
         return result
-    from anfperf.models.curves.band import parameter_ci  # band refits with this module's functions
-
     return result.replace(ci=parameter_ci(result, draws=int(bootstrap), seed=seed))
 
 
@@ -349,8 +351,56 @@ def usl_latency_ms(n: object, lam: float, sigma: float, kappa: float) -> np.ndar
     (N - 1)) / lam``.
     """
     n_arr = np.asarray(n, dtype=float)
-    out = MS_PER_S * n_arr / np.asarray(usl(n_arr, lam, sigma, kappa))
-    return _scalar(out)
+    return latency_at_concurrency(n_arr, usl(n_arr, lam, sigma, kappa))
+
+
+def usl_concurrency_at_rate(
+    rate: object, lam: float, sigma: float, kappa: float
+) -> np.ndarray | float:
+    """Concurrency at which the USL reaches a throughput, on its rising side [-].
+
+    Solves ``X = lam N / (1 + sigma (N - 1) + kappa N (N - 1))`` for N: the smaller root of
+    ``kappa N^2 + (sigma - kappa - lam / X) N + (1 - sigma) = 0`` (before the peak), or
+    ``N = X (1 - sigma) / (lam - sigma X)`` when kappa = 0.
+
+    Returns
+    -------
+    float or numpy.ndarray
+        Concurrency [-] (below 1 for rates under X(1) = lam); NaN where the curve never
+        reaches `rate` (past its peak or its asymptote ``lam / sigma``).
+    """
+    check_usl(lam, sigma, kappa)
+    x = np.asarray(rate, dtype=float)
+    with np.errstate(all="ignore"):
+        if kappa > 0:
+            b = sigma - kappa - lam / x
+            n = (-b - np.sqrt(b * b - 4.0 * kappa * (1.0 - sigma))) / (2.0 * kappa)
+        else:
+            n = x * (1.0 - sigma) / (lam - sigma * x)
+        n = np.where(np.isfinite(n) & (n > 0), n, np.nan)
+    return _scalar(n)
+
+
+def usl_latency_at_rate_ms(
+    rate: object, lam: float, sigma: float, kappa: float
+) -> np.ndarray | float:
+    """Mean latency [ms] of the USL as a function of its throughput, N >= 1, up to the peak.
+
+    The USL gives X(N) and, by Little's law, R = 1000 N / X(N), at the concurrency
+    :func:`usl_concurrency_at_rate` finds. Valid when the USL was fitted to IOPS.
+
+    Returns
+    -------
+    float or numpy.ndarray
+        [ms]; NaN below X(1) = lam and beyond the peak, where more concurrency only adds
+        latency.
+    """
+    x = np.asarray(rate, dtype=float)
+    n = np.asarray(usl_concurrency_at_rate(x, lam, sigma, kappa), dtype=float)
+    with np.errstate(invalid="ignore"):
+        lat = np.asarray(latency_at_concurrency(n, np.where(x > 0, x, np.nan)), dtype=float)
+        valid = np.isfinite(lat) & (n >= 1.0 - 1e-9) & (x > 0)
+    return _scalar(np.where(valid, lat, np.nan))
 
 
 def usl_concurrency_at_latency(
@@ -433,3 +483,29 @@ def usl_knee(
         raise ModelError("the knee needs a range beyond N = 1 (n_max > 1)")
     n = np.linspace(1.0, float(n_max), 2001)
     return kneedle(n, np.asarray(usl(n, lam, sigma, kappa)), curve="concave")
+
+
+def _usl_rises_to(values: dict[str, float]) -> float:
+    """Concurrency up to which the USL rises: its peak, or the search's end without one."""
+    u = {k: values[k] for k in ("lam", "sigma", "kappa")}
+    top = float(SEARCH_MAX_N)
+    return min(top, float(usl_peak(**u)[0])) if u["kappa"] > 0 else top
+
+
+_read_rate, _read_latency = throughput_readers(
+    "USL",
+    lambda v: lambda n: usl(n, v["lam"], v["sigma"], v["kappa"]),
+    _usl_rises_to,
+    lambda v, rate: usl_concurrency_at_rate(rate, v["lam"], v["sigma"], v["kappa"]),
+)
+
+SPEC = register_model(
+    ModelSpec(
+        "usl",
+        usl,
+        refit=refit_usl,
+        fit=fit_usl,
+        rate_at=_read_rate,
+        latency_at_rate_ms=_read_latency,
+    )
+)

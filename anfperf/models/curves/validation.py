@@ -25,15 +25,6 @@ from anfperf.models.curves.result import FitResult
 HOLDOUT_TARGETS = {"median_err_pct": 10.0, "max_err_pct": 25.0, "coverage": 0.8}
 
 
-def meets_targets(check: dict) -> bool:
-    """True when a :func:`holdout_check` result meets :data:`HOLDOUT_TARGETS`."""
-    return (
-        check["median_err_pct"] <= HOLDOUT_TARGETS["median_err_pct"]
-        and check["max_err_pct"] <= HOLDOUT_TARGETS["max_err_pct"]
-        and check["coverage"] >= HOLDOUT_TARGETS["coverage"]
-    )
-
-
 def holdout_check(
     x: object,
     y: object,

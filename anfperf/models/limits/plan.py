@@ -29,7 +29,7 @@ from dataclasses import dataclass, field
 import pandas as pd
 
 from anfperf.errors import ModelError
-from anfperf.models.curves.operating_point import latency_at_rate_ms
+from anfperf.models.curves.curve_reading import latency_at_rate_ms
 from anfperf.models.limits.client import (
     nfs_client_value,
     nfs_inflight_limit,
@@ -49,7 +49,7 @@ from anfperf.models.limits.quota import (
     volume_size_range,
     volume_type_cap,
 )
-from anfperf.models.littles_law import threads_needed
+from anfperf.models.littles_law import outstanding_io, threads_needed
 from anfperf.models.tables import table_value
 from anfperf.units import GIB_PER_TIB
 from anfperf.values import is_number
@@ -170,7 +170,7 @@ def plan(
         SLO, else 1 ms.
     curve : mapping, optional
         Parameters of any fitted curve (queueing, USL, MVA or their blend) giving the latency
-        at the target (:func:`anfperf.models.curves.operating_point.latency_at_rate_ms`).
+        at the target (:func:`anfperf.models.curves.curve_reading.latency_at_rate_ms`).
     capacity_tib : float
         Capacity the volume must hold [TiB].
     pattern : {'sequential', 'random'}, optional
@@ -368,7 +368,7 @@ def _concurrency(
         ("latency", f"{lat:.3f} ms", f"{lat:.6g}", lat_why),
         ("outstanding I/O", f"{outstanding}", f"{outstanding}",
          f"Little's law: {rate:,.0f} IOPS x {lat:.3f} ms / 1000 = "
-         f"{rate * lat / 1000:.2f} -> {outstanding}"),
+         f"{outstanding_io(rate, lat):.2f} -> {outstanding}"),
     ]  # fmt: skip
     return lat, outstanding, steps
 

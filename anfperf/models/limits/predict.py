@@ -23,9 +23,9 @@ import numpy as np
 import pandas as pd
 
 from anfperf.errors import ModelError
+from anfperf.models.curves.curve_reading import rate_at
 from anfperf.models.curves.mix import mix_throughput
 from anfperf.models.curves.op_cost import binding_rate, op_cost_iops, published_op_cost
-from anfperf.models.curves.operating_point import rate_at
 from anfperf.models.limits.client import client_constraints, nfs_inflight_limit
 from anfperf.models.limits.quota import (
     auto_qos_rate,
@@ -38,7 +38,7 @@ from anfperf.models.limits.quota import (
     volume_type_cap,
 )
 from anfperf.models.limits.quota import cool_access as cool_access_table
-from anfperf.units import MS_PER_S
+from anfperf.models.littles_law import iops_at_concurrency
 
 log = logging.getLogger(__name__)
 
@@ -138,7 +138,7 @@ def littles_law_iops(
         return rate_at(curve, n)
     if lat_ms is None or not lat_ms > 0:
         raise ModelError("give lat_ms > 0 or a fitted curve for Little's law")
-    x = n / (float(lat_ms) / MS_PER_S)
+    x = iops_at_concurrency(n, float(lat_ms))
     return x, f"{n:g} in flight / {lat_ms:g} ms = {x:,.0f} IOPS"
 
 

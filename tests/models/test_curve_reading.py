@@ -17,7 +17,7 @@ from anfperf.models import (
     usl,
     usl_peak,
 )
-from anfperf.models.curves.operating_point import curve_kind, latency_at_rate_ms, rate_at
+from anfperf.models.curves.curve_reading import curve_model, latency_at_rate_ms, rate_at
 from anfperf.models.limits.plan import plan
 from anfperf.models.limits.predict import predict_achievable
 from tests.models.realdata import sd_count, summary_avg
@@ -45,7 +45,9 @@ def fits(sweep):
 @pytest.mark.parametrize("kind", ["usl", "mva", "blend"])
 def test_the_latency_at_a_rate_is_littles_law_on_the_fitted_curve(fits, sweep, kind):
     params = fits[kind]
-    assert curve_kind(params) == kind
+    # told apart by the parameter names their models declare in the registry
+    names = {"usl": "usl", "mva": "mva_throughput", "blend": "throughput_curve"}
+    assert curve_model(dict(params)).name == names[kind]
     n, x = sweep
     rate = 0.7 * float(max(x))  # a rate the sweep reached
     lat, how = latency_at_rate_ms(params, rate)
@@ -74,7 +76,7 @@ def test_a_rate_beyond_the_curve_is_refused_with_its_peak(fits):
         latency_at_rate_ms(m, 1.01 * ceiling)
     assert rate_at(m, 10)[0] == pytest.approx(float(mva_throughput(10, **m)))
     with pytest.raises(ModelError, match="parameters of a fit"):
-        curve_kind({"a": 1.0})
+        curve_model({"a": 1.0})
 
 
 def test_plan_takes_every_fitted_curve(fits, sweep):
