@@ -32,7 +32,6 @@ __all__ = [
     "DTYPES",
     "KEY_COLUMNS",
     "tool_dtype",
-    "column_dtype",
     "schema_table",
     "empty_frame",
     "conform",
@@ -276,14 +275,6 @@ KEY_COLUMNS = [
 ]  # fmt: skip
 
 
-def __getattr__(name: str) -> object:
-    # TOOLS is the registry's (anfperf.ingest.registry), looked up when asked for: the registry
-    # loads the readers, which import this module.
-    if name == "TOOLS":
-        return tuple(tool_dtype().categories)
-    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
-
-
 def tool_dtype() -> pd.CategoricalDtype:
     """The `tool` column's dtype: one category per tool of the registered formats
     (:func:`anfperf.ingest.registry.tools`; 'fio', 'vdbench', 'diskspd' built in)."""
@@ -295,11 +286,6 @@ def tool_dtype() -> pd.CategoricalDtype:
 @lru_cache(maxsize=8)
 def _categorical(categories: tuple[str, ...]) -> pd.CategoricalDtype:
     return pd.CategoricalDtype(categories)
-
-
-def column_dtype(name: str) -> str | pd.CategoricalDtype:
-    """The dtype of one contract column (the `tool` column's follows the registry)."""
-    return tool_dtype() if name == "tool" else DTYPES[name]
 
 
 def schema_table() -> pd.DataFrame:
@@ -376,7 +362,7 @@ def _sources(col: pd.Series) -> pd.Series:
     wrong = col[col.notna() & ~col.isin(SOURCES)]
     if len(wrong):
         raise ValueError(f"'source' must be one of {SOURCES}, not {wrong.iloc[0]!r}")
-    return col.fillna("client").astype(column_dtype("source"))
+    return col.fillna("client").astype(DTYPES["source"])
 
 
 @lru_cache(maxsize=8)

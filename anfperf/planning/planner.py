@@ -385,21 +385,10 @@ class PlanView:
             f"({margin}): {row['detail']}."
         )
 
-    def markdown(self) -> str:
-        """Summary, binding constraint and notes, as the notebook and the widget show them."""
-        lines = [self.summary(), "", self.binding_text()]
-        lines += ["", *(f"- {note}" for note in self.notes)] if self.notes else []
-        return "\n".join(lines)
-
     @property
     def reasoning(self) -> pd.DataFrame:
         """The plan's decisions in order: step, decision, value, why."""
         return self.plan.reasoning
-
-    @property
-    def reasoning_lines(self) -> list[str]:
-        """The reasoning as sentences: ``'storage: Ultra regular volume, 7.81 TiB -- why'``."""
-        return [f"{r.step}: {r.decision} -- {r.why}" for r in self.plan.reasoning.itertuples()]
 
     @property
     def options(self) -> pd.DataFrame:
