@@ -378,8 +378,8 @@ def _difference(
     se = math.sqrt(va + vb)
     if se > 0:  # Welch-Satterthwaite degrees of freedom
         dof = (va + vb) ** 2 / (va**2 / (ba.size - 1) + vb**2 / (bb.size - 1))
-        from scipy import stats  # here: scipy.stats takes 0.3 s to import, a report without
-        # a comparison should not pay it
+        from scipy import stats  # here: scipy.stats is slow to import, a report without a
+        # comparison should not pay it
 
         half = float(stats.t.ppf(0.5 + confidence / 2, dof)) * se
     else:  # constant series on both sides: no spread, no doubt

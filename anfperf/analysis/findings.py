@@ -210,7 +210,7 @@ def run_kinds(frame: pd.DataFrame, *, rows: pd.DataFrame | None = None) -> pd.Da
         out.append(
             {
                 "run_id": run_id,
-                "tool": _first(run, "tool"),
+                "tool": _distinct_values(run, "tool"),
                 "kind": _kind(run),
                 "points": len(run),
                 "hosts": _hosts(frame, run_id),
@@ -268,7 +268,7 @@ def cache_verdict(run: pd.DataFrame, *, floor_ms: float | None = None) -> tuple[
     fast = ~direct.eq(True).fillna(False).to_numpy(bool) & (lat < floor_ms)
     reasons = []
     if buffered.any():
-        tool = _first(run[buffered], "tool")
+        tool = _distinct_values(run[buffered], "tool")
         how = _DIRECT_OPTION.get(tool, "not direct")
         steps = f"{int(buffered.sum())} of {n} steps" if buffered.sum() < n else "every step"
         reasons.append(
@@ -283,7 +283,8 @@ def cache_verdict(run: pd.DataFrame, *, floor_ms: float | None = None) -> tuple[
     return bool(reasons), "; ".join(reasons)
 
 
-def _first(rows: pd.DataFrame, col: str) -> str:
+def _distinct_values(rows: pd.DataFrame, col: str) -> str:
+    """Every distinct value of `col` in `rows`, sorted and joined by ', ' ('' for none)."""
     values = rows[col].dropna().astype(str).unique() if col in rows else []
     return ", ".join(sorted(values)) if len(values) else ""
 
@@ -446,7 +447,7 @@ def _measured_numbers(
     peak = int(np.nanargmax(iops)) if np.isfinite(iops).any() else None
     return {
         "run_id": run["run_id"].iloc[0],
-        "tool": _first(run, "tool"),
+        "tool": _distinct_values(run, "tool"),
         "kind": kind,
         "points": len(run),
         "peak_iops": iops[peak] if peak is not None else math.nan,
