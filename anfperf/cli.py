@@ -324,7 +324,8 @@ def _plan(args: argparse.Namespace) -> int:
     from anfperf.models import nfs_client_value, plan
     from anfperf.models.limits.plan import checked_prices
     from anfperf.models.limits.prices import per_month, retail_prices
-    from anfperf.planning import LEVELS, PlanInputs, explain_plan
+    from anfperf.models.limits.quota import PLANNED_LEVELS
+    from anfperf.planning import PlanInputs, explain_plan
 
     if bool(args.prices) != bool(args.region):
         raise ModelError("--prices FILE and --region REGION go together (the region's "
@@ -346,7 +347,7 @@ def _plan(args: argparse.Namespace) -> int:
         return _plan_volume(args, nconnect)
     if args.bw_mib_s is None and args.iops is None:
         raise ModelError("anfperf plan needs a target (--bw-mib-s or --iops) or --volume FILE")
-    levels = args.level or LEVELS
+    levels = args.level or PLANNED_LEVELS
     whatif = checked_prices(prices) or {}
     # --price LEVEL=USD are what-ifs over the file's prices
     plan_prices = {**(retail.plan_prices() if retail else {}), **whatif}

@@ -34,7 +34,6 @@ __all__ = [
     "BUILTIN_TOOLS",
     "tool_dtype",
     "set_tools",
-    "column_dtype",
     "schema_table",
     "empty_frame",
     "conform",
@@ -284,13 +283,6 @@ BUILTIN_TOOLS: tuple[str, ...] = ("fio", "vdbench", "diskspd", "azure_monitor")
 _tools: tuple[str, ...] = BUILTIN_TOOLS
 
 
-def __getattr__(name: str) -> object:
-    # TOOLS follows the registered formats: read when asked for, not bound once
-    if name == "TOOLS":
-        return _tools
-    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
-
-
 def set_tools(tools: tuple[str, ...]) -> None:
     """Make `tools` the `tool` column's categories.
 
@@ -312,11 +304,6 @@ def tool_dtype() -> pd.CategoricalDtype:
 @lru_cache(maxsize=8)
 def _categorical(categories: tuple[str, ...]) -> pd.CategoricalDtype:
     return pd.CategoricalDtype(categories)
-
-
-def column_dtype(name: str) -> str | pd.CategoricalDtype:
-    """The dtype of one contract column (the `tool` column's follows the registry)."""
-    return tool_dtype() if name == "tool" else DTYPES[name]
 
 
 def schema_table() -> pd.DataFrame:
@@ -393,7 +380,7 @@ def _sources(col: pd.Series) -> pd.Series:
     wrong = col[col.notna() & ~col.isin(SOURCES)]
     if len(wrong):
         raise ValueError(f"'source' must be one of {SOURCES}, not {wrong.iloc[0]!r}")
-    return col.fillna("client").astype(column_dtype("source"))
+    return col.fillna("client").astype(DTYPES["source"])
 
 
 @lru_cache(maxsize=8)

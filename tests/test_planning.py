@@ -120,11 +120,12 @@ def test_what_the_notebook_shows_of_a_plan():
         "Binding constraint: **volume quota**, 2,000 MiB/s (just the target: the plan sized it "
         "so): 31.25 TiB x 64 MiB/s per TiB (Premium)."
     )
-    assert view.markdown().startswith(view.summary() + "\n\n" + view.binding_text())
-    lines = view.reasoning_lines
-    assert len(lines) == len(view.reasoning) and lines[1].startswith(
-        "storage: Premium regular volume, 31.25 TiB -- 2,000.0 MiB/s / 64 MiB/s per TiB"
+    storage = view.reasoning.iloc[1]
+    assert (storage["step"], storage["decision"]) == (
+        "storage",
+        "Premium regular volume, 31.25 TiB",
     )
+    assert storage["why"].startswith("2,000.0 MiB/s / 64 MiB/s per TiB")
     assert list(view.options.columns) == [
         "level", "volume_type", "quota_tib", "limit_mib_s", "feasible", "why",
     ]  # fmt: skip

@@ -19,7 +19,6 @@ from anfperf.analysis.server_metrics import (
     client_window,
     grain_note,
     join_client_server,
-    manifest_window,
     run_windows,
     split_sources,
 )
@@ -52,7 +51,15 @@ def fio_totals(run_dir):
 
 @pytest.fixture(scope="module")
 def run(local_fio_run):
-    return anfperf.read_many([local_fio_run]), manifest_window(local_fio_run)
+    client = anfperf.read_many([local_fio_run])
+    return client, run_window(client, local_fio_run)
+
+
+def run_window(client: pd.DataFrame, run_dir) -> tuple[pd.Timestamp, pd.Timestamp]:
+    """The run's window as the report takes it: from its manifest (run_windows)."""
+    (window,) = run_windows(client, manifests_table(find_manifests([run_dir]))).itertuples()
+    assert window.by == "manifest"
+    return window.start, window.end
 
 
 def test_the_run_window_is_its_manifests_and_holds_its_rows(run, local_fio_run):

@@ -218,3 +218,24 @@ def test_a_runner_host_folder_named_all_is_a_host_not_the_aggregate(tmp_path, ma
     assert row.hosts == 2 and row.host == "all"
     assert row.iops == pytest.approx(2 * one)
     assert findings.run_kinds(frame)["hosts"].tolist() == [2]
+
+
+def test_job_labels_tell_repeated_steps_apart_and_are_the_names_runs_are_compared_by():
+    from anfperf.analysis.compare import whole_run_values
+    from anfperf.analysis.summary import job_labels
+    from tests.conftest import DATA
+
+    frame = read(DATA / "vdbench" / "RndReadThreads")
+    rows = summary_rows(frame)
+    named = job_labels(rows)
+    assert named.is_unique and len(named) == len(rows) > 1
+    assert all(n == f"{j} {lp}" for n, j, lp in zip(named, rows["job"], rows["loop"], strict=True))
+    # one home: compare matches two runs' job steps by the report's names
+    (run_id,) = set(rows["run_id"])
+    assert list(whole_run_values(frame, run_id, ["iops"])["workload"]) == list(named)
+    # a frame whose loop values are empty strings (written by hand, or a tool without loops):
+    # no loop values, so the step tells the instances apart (before: 'RndReadThreads ' each)
+    blank = rows.assign(loop=pd.Series("", index=rows.index, dtype="string"))
+    assert list(job_labels(blank)) == [
+        f"{j} #{s}" for j, s in zip(rows["job"], rows["step"], strict=True)
+    ]

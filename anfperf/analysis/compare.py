@@ -32,6 +32,7 @@ from collections.abc import Sequence
 import numpy as np
 import pandas as pd
 
+from anfperf.analysis.summary import STEP_COLUMNS, aggregate_rows, job_labels
 from anfperf.analysis.sweep import summary_rows
 from anfperf.errors import AnfperfError, ModelError
 from anfperf.ingest.combine import combine
@@ -44,7 +45,6 @@ __all__ = [
     "CONFIG_COLUMNS",
     "COLUMNS",
     "pick_runs",
-    "workload_labels",
     "interval_series",
     "whole_run_values",
     "compare_runs",
@@ -77,8 +77,6 @@ COLUMNS = [
     "ci_low_pct", "ci_high_pct", "basis", "intervals_a", "intervals_b", "batches", "verdict",
     "config_diff",
 ]  # fmt: skip
-# identity of one job step of a run, whichever host or file its rows came from
-_IDENT = ["run_id", "job", "workload", "step", "loop"]
 
 
 def pick_runs(
@@ -118,28 +116,6 @@ def pick_runs(
     return run_a, run_b
 
 
-def workload_labels(rows: pd.DataFrame) -> pd.Series:
-    """The name a job step is matched by: the job, plus its loop values where the job repeats.
-
-    Parameters
-    ----------
-    rows : pandas.DataFrame
-        Rows with run_id, job, step and loop, one host view (see :func:`interval_series`).
-
-    Returns
-    -------
-    pandas.Series
-        'RndRead' for a job that ran once; 'threads threads=8' (loop values) or 'job #1'
-        (step, when there are no loop values) for each instance of a job that ran several times.
-    """
-    job = rows["job"].astype(object).where(rows["job"].notna(), "").astype(str)
-    step = pd.to_numeric(rows["step"].replace("", pd.NA), errors="coerce").astype("Int64")
-    loop = rows["loop"].replace("", pd.NA) if "loop" in rows else pd.Series(pd.NA, rows.index)
-    tag = (" #" + step.astype(str)).where(loop.isna(), " " + loop.astype(str))
-    repeated = step.groupby([rows["run_id"].astype(str), job]).transform("nunique") > 1
-    return job.where(~repeated, job + tag)
-
-
 def interval_series(frame: pd.DataFrame, run_id: str, metrics: Sequence[str]) -> pd.DataFrame:
     """Measured (non-warm-up) intervals of one run, all hosts together, per job step.
 
@@ -155,7 +131,7 @@ def interval_series(frame: pd.DataFrame, run_id: str, metrics: Sequence[str]) ->
     Returns
     -------
     pandas.DataFrame
-        workload (:func:`workload_labels`), interval, hosts (hosts combined) and `metrics`, in
+        workload (:func:`anfperf.analysis.summary.job_labels`), interval, hosts (hosts combined) and `metrics`, in
         the order the workloads appear and by interval; the host rule is the module's.
 
     Raises
@@ -173,7 +149,7 @@ def interval_series(frame: pd.DataFrame, run_id: str, metrics: Sequence[str]) ->
     if rows.empty:
         return pd.DataFrame(columns=cols)
     rows = _one_host_view(rows)
-    by = [*_IDENT, "interval"]
+    by = [*STEP_COLUMNS, "interval"]
     twice = rows.duplicated(subset=["host", *by], keep=False)
     if twice.any():  # they would be added up as if they were hosts
         first = rows[twice].iloc[0]
@@ -185,14 +161,14 @@ def interval_series(frame: pd.DataFrame, run_id: str, metrics: Sequence[str]) ->
     gid = rows.groupby(by, dropna=False, sort=False).ngroup()
     hosts = rows["host"].astype(str).groupby(gid).nunique()
     # every host of the job step must have reported the interval (no partial sums)
-    need = rows.groupby(_IDENT, dropna=False, sort=False)["host"].transform("nunique")
+    need = rows.groupby(STEP_COLUMNS, dropna=False, sort=False)["host"].transform("nunique")
     full = (rows["host"].astype(str).groupby(gid).transform("nunique") == need).to_numpy()
     dropped = int((~full).sum())
     if dropped:
         log.info("run %s: left out %d row(s) of intervals not every host reported", run_id, dropped)
     combined = combine(rows[full], by, host="all")
     combined["hosts"] = hosts[np.unique(gid[full])].to_numpy() if full.any() else []
-    combined["workload"] = workload_labels(combined)
+    combined["workload"] = job_labels(combined)
     # workloads in the order they ran (combine keeps first appearance), intervals in order
     order = {w: i for i, w in enumerate(dict.fromkeys(combined["workload"]))}
     combined["_order"] = combined["workload"].map(order)
@@ -201,9 +177,7 @@ def interval_series(frame: pd.DataFrame, run_id: str, metrics: Sequence[str]) ->
 
 def _one_host_view(rows: pd.DataFrame) -> pd.DataFrame:
     """The 'all' rows of the job steps that have them, every host's rows of the others."""
-    key = [rows[c].astype(object).where(rows[c].notna(), "") for c in _IDENT]
-    is_all = rows["host"].astype(str).eq("all")
-    has_all = is_all.groupby(key, dropna=False).transform("any")
+    is_all, has_all = aggregate_rows(rows, STEP_COLUMNS)
     return rows[is_all | ~has_all]
 
 
@@ -213,7 +187,7 @@ def whole_run_values(frame: pd.DataFrame, run_id: str, metrics: Sequence[str]) -
     Returns
     -------
     pandas.DataFrame
-        workload (:func:`workload_labels`), `metrics` and :data:`CONFIG_COLUMNS` (outstanding:
+        workload (:func:`anfperf.analysis.summary.job_labels`), `metrics` and :data:`CONFIG_COLUMNS` (outstanding:
         the configured concurrency over all hosts). No rows when the run has no whole-run rows.
     """
     cols = ["workload", *metrics, *CONFIG_COLUMNS]
@@ -221,7 +195,7 @@ def whole_run_values(frame: pd.DataFrame, run_id: str, metrics: Sequence[str]) -
         rows = summary_rows(frame[frame["run_id"] == run_id])
     except ModelError:  # no whole-run rows: intervals only (or nothing)
         return pd.DataFrame(columns=cols)
-    rows = rows.assign(workload=workload_labels(rows), outstanding=rows["configured"])
+    rows = rows.assign(workload=job_labels(rows), outstanding=rows["configured"])
     return rows.reindex(columns=cols).reset_index(drop=True)
 
 
@@ -267,7 +241,7 @@ def compare_runs(
         (IOPS [1/s], MiB/s, latency [ms]) unless the name ends in ``_pct``:
 
         ============  ==========================================================================
-        workload      job name both runs ran (:func:`workload_labels`), in run A's order
+        workload      job name both runs ran (:func:`anfperf.analysis.summary.job_labels`), in run A's order
         metric        key of :data:`METRICS`
         a_mean        A's mean over its measured intervals, or its whole-run value (`basis`)
         b_mean        the same for B
@@ -404,8 +378,8 @@ def _difference(
     se = math.sqrt(va + vb)
     if se > 0:  # Welch-Satterthwaite degrees of freedom
         dof = (va + vb) ** 2 / (va**2 / (ba.size - 1) + vb**2 / (bb.size - 1))
-        from scipy import stats  # here: scipy.stats takes 0.3 s to import, a report without
-        # a comparison should not pay it
+        from scipy import stats  # here: scipy.stats is slow to import, a report without a
+        # comparison should not pay it
 
         half = float(stats.t.ppf(0.5 + confidence / 2, dof)) * se
     else:  # constant series on both sides: no spread, no doubt

@@ -35,6 +35,7 @@ import pandas as pd
 from anfperf.analysis.sweep import summary_rows
 from anfperf.errors import AnfperfError, ModelError
 from anfperf.models import (
+    QuotaScenario,
     fit_queueing_latency,
     fit_usl,
     nfs_client_value,
@@ -209,7 +210,7 @@ def run_kinds(frame: pd.DataFrame, *, rows: pd.DataFrame | None = None) -> pd.Da
         out.append(
             {
                 "run_id": run_id,
-                "tool": _first(run, "tool"),
+                "tool": _distinct_values(run, "tool"),
                 "kind": _kind(run),
                 "points": len(run),
                 "hosts": _hosts(frame, run_id),
@@ -267,7 +268,7 @@ def cache_verdict(run: pd.DataFrame, *, floor_ms: float | None = None) -> tuple[
     fast = ~direct.eq(True).fillna(False).to_numpy(bool) & (lat < floor_ms)
     reasons = []
     if buffered.any():
-        tool = _first(run[buffered], "tool")
+        tool = _distinct_values(run[buffered], "tool")
         how = _DIRECT_OPTION.get(tool, "not direct")
         steps = f"{int(buffered.sum())} of {n} steps" if buffered.sum() < n else "every step"
         reasons.append(
@@ -282,7 +283,8 @@ def cache_verdict(run: pd.DataFrame, *, floor_ms: float | None = None) -> tuple[
     return bool(reasons), "; ".join(reasons)
 
 
-def _first(rows: pd.DataFrame, col: str) -> str:
+def _distinct_values(rows: pd.DataFrame, col: str) -> str:
+    """Every distinct value of `col` in `rows`, sorted and joined by ', ' ('' for none)."""
     values = rows[col].dropna().astype(str).unique() if col in rows else []
     return ", ".join(sorted(values)) if len(values) else ""
 
@@ -445,7 +447,7 @@ def _measured_numbers(
     peak = int(np.nanargmax(iops)) if np.isfinite(iops).any() else None
     return {
         "run_id": run["run_id"].iloc[0],
-        "tool": _first(run, "tool"),
+        "tool": _distinct_values(run, "tool"),
         "kind": kind,
         "points": len(run),
         "peak_iops": iops[peak] if peak is not None else math.nan,
@@ -671,34 +673,20 @@ def operating_point(
     }
 
 
-def quota_check(
-    measured_bw_mib_s: float,
-    *,
-    bs_kib: float,
-    level: str,
-    quota_tib: float,
-    read_pct: float = 100.0,
-    volume_type: str = "regular",
-    rule: str = "current",
-    pattern: str | None = None,
-    vm_size: str | None = None,
-    vm_count: int = 1,
-    nconnect: int = 1,
-    manual_bw_mib_s: float | None = None,
-    cool_access: bool = False,
-) -> dict:
+def quota_check(measured_bw_mib_s: float, scenario: QuotaScenario | None = None, **fields) -> dict:
     """A measured rate against the ANF bandwidth model of the same scenario.
 
     Parameters
     ----------
     measured_bw_mib_s : float
         Measured throughput [MiB/s].
-    bs_kib, level, quota_tib, read_pct, volume_type, rule, pattern, vm_size, vm_count, nconnect
-        The scenario, as in :func:`anfperf.models.predict_achievable`.
-    manual_bw_mib_s, cool_access
-        A volume's throughput other than quota x rate (manual QoS, as Azure reports it) and
-        cool access, as in :func:`anfperf.models.predict_achievable`
-        (:meth:`anfperf.azure.AnfVolume.model_args` gives both).
+    scenario : anfperf.models.QuotaScenario, optional
+        The volume (its `level` at least), the clients and the I/O measured, as
+        :func:`anfperf.models.predict_achievable` takes it (:meth:`anfperf.azure.AnfVolume.model_args`
+        gives a volume's fields).
+    **fields
+        Fields of the scenario (``bs_kib=8, level="Premium", quota_tib=4``), or what to change
+        in `scenario`.
 
     Returns
     -------
@@ -707,12 +695,10 @@ def quota_check(
         share_pct (measured as a percentage of the prediction), detail (how the binding limit
         was worked out) and constraints (predict_achievable's frame).
     """
-    constraints = predict_achievable(
-        bs_kib=bs_kib, read_pct=read_pct, level=level, quota_tib=quota_tib,
-        volume_type=volume_type, rule=rule, pattern=pattern, vm_size=vm_size,
-        vm_count=vm_count, nconnect=nconnect, manual_bw_mib_s=manual_bw_mib_s,
-        cool_access=cool_access,
-    )  # fmt: skip
+    scenario = QuotaScenario.of(scenario, **fields)
+    if scenario.level is None:
+        raise ModelError("quota_check needs the volume's service level (level)")
+    constraints = predict_achievable(scenario)
     binding = constraints[constraints["binding"]].iloc[0]
     predicted = float(binding["bw_mib_s"])
     return {

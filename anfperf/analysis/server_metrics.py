@@ -3,22 +3,19 @@
 The server's metrics (``source='server'`` rows, :mod:`anfperf.ingest.azure_monitor`) come as
 averages over a time grain of 1 or 5 minutes; the client's rows cover their own spans (an
 interval, or a whole job). :func:`join_client_server` puts both on the server's grain inside a
-run's time window (its manifest's task start and end, :func:`manifest_window`, else the client
-rows' span): per grain and direction, the client's rate averaged over the whole grain (what
+run's time window (its manifest's task start and end, else the client rows' span:
+:func:`run_windows`): per grain and direction, the client's rate averaged over the whole grain (what
 the server's average means), the server's, and the latency gap, the time a request spends in
 the client and the network (client latency - server latency).
 """
 
 from __future__ import annotations
 
-import os
-from pathlib import Path
-
 import numpy as np
 import pandas as pd
 
 from anfperf.errors import AnfperfError
-from anfperf.schema import AGGREGATE_HOST, MANIFEST_NAME
+from anfperf.schema import AGGREGATE_HOST
 
 __all__ = [
     "JOIN_COLUMNS",
@@ -26,7 +23,6 @@ __all__ = [
     "grain_label",
     "grain_note",
     "join_client_server",
-    "manifest_window",
     "run_windows",
     "split_sources",
 ]
@@ -55,31 +51,6 @@ def split_sources(frame: pd.DataFrame, *more: pd.DataFrame) -> tuple[pd.DataFram
         frame = pd.concat([frame, *more], ignore_index=True)
     server = (frame["source"] == "server").to_numpy(dtype=bool, na_value=False)
     return frame[~server].reset_index(drop=True), frame[server].reset_index(drop=True)
-
-
-def manifest_window(run: str | os.PathLike) -> tuple[pd.Timestamp, pd.Timestamp] | None:
-    """(first task start, last task end) of a run [UTC] from its manifest; None without one.
-
-    Parameters
-    ----------
-    run : str or os.PathLike
-        The run's folder (``<run_id>/``) or its ``manifest.json``.
-
-    Raises
-    ------
-    anfperf.AnfperfError
-        The manifest cannot be read or is not a run manifest (named).
-    """
-    from anfperf.analysis.provenance import manifests_table
-
-    path = Path(run)
-    path = path if path.name == MANIFEST_NAME else path / MANIFEST_NAME
-    if not path.is_file():
-        return None
-    (row,) = manifests_table([path]).itertuples(index=False)
-    if pd.isna(row.start) or pd.isna(row.end):
-        raise AnfperfError(f"{path}: {row.status}" if row.status else f"{path}: no task times")
-    return row.start, row.end
 
 
 def run_windows(client: pd.DataFrame, manifests: pd.DataFrame | None = None) -> pd.DataFrame:
@@ -138,7 +109,7 @@ def join_client_server(
         Tidy ``source='server'`` rows of the volume (one grain each: timestamp = its end,
         ``runtime_s`` = the grain).
     window : (Timestamp, Timestamp), optional
-        The run's start and end [UTC] (:func:`manifest_window`); default
+        The run's start and end [UTC] (:func:`run_windows`); default
         :func:`client_window`.
 
     Returns

@@ -20,6 +20,7 @@ __all__ = [
     "STEP_COLUMNS",
     "summary_table",
     "job_labels",
+    "aggregate_rows",
     "format_table",
 ]
 
@@ -150,13 +151,9 @@ def _hosts_together(frame: pd.DataFrame, rows: pd.DataFrame) -> pd.DataFrame:
     """One row per job step of `rows`: the tool's aggregate, the hosts combined, or the host."""
     from anfperf.ingest.combine import combine, group_ids
 
-    is_all = rows["host"].eq("all").to_numpy(dtype=bool, na_value=False)
-    step_id = group_ids(rows, STEP_COLUMNS)
-    has_all = (np.bincount(step_id, weights=is_all) > 0)[step_id]
     # fio client/server numbers the "All clients" instance as a step of its own: its file and
     # job tell which host rows it aggregates
-    file_id = group_ids(rows, ["source_file", "job"])
-    has_all |= (np.bincount(file_id, weights=is_all) > 0)[file_id]
+    is_all, has_all = aggregate_rows(rows, STEP_COLUMNS, ["source_file", "job"])
 
     aggregate = rows[has_all & is_all].copy()
     aggregate["hosts"] = _host_counts(frame, aggregate)
@@ -198,14 +195,57 @@ def job_labels(rows: pd.DataFrame) -> pd.Series:
     """A name per job step: the job, plus its loop values where the job repeats.
 
     Vdbench for-loops and fio jobs of the same name run one job several times (``step``);
-    'threads threads=8' tells them apart ('job #step' when there are no loop values).
+    'threads threads=8' tells them apart ('job #step' when there are no loop values). The name
+    the report's tables and charts show a job step by, and :func:`anfperf.analysis.compare_runs`
+    matches two runs' job steps by.
+
+    Parameters
+    ----------
+    rows : pandas.DataFrame
+        Rows with run_id, job, step and (optional) loop; missing or empty values are no value.
+
+    Returns
+    -------
+    pandas.Series
+        'RndRead' for a job that ran once; 'threads threads=8' (loop values) or 'job #1'
+        (step, when there are no loop values) for each instance of a job that ran several times.
     """
-    job = rows["job"].astype(str)
-    tag = " #" + rows["step"].astype("Int64").astype(str)
-    if "loop" in rows:
-        tag = tag.where(rows["loop"].isna(), " " + rows["loop"].astype(str))
-    repeated = rows.groupby(["run_id", "job"])["step"].transform("nunique") > 1
+    job = rows["job"].astype(object).where(rows["job"].notna(), "").astype(str)
+    step = pd.to_numeric(rows["step"].replace("", pd.NA), errors="coerce").astype("Int64")
+    loop = rows["loop"].replace("", pd.NA) if "loop" in rows else pd.Series(pd.NA, rows.index)
+    tag = (" #" + step.astype(str)).where(loop.isna(), " " + loop.astype(str))
+    repeated = step.groupby([rows["run_id"].astype(str), job]).transform("nunique") > 1
     return job.where(~repeated, job + tag)
+
+
+def aggregate_rows(rows: pd.DataFrame, *keys: list[str]) -> tuple[np.ndarray, np.ndarray]:
+    """Where a tool's aggregate across hosts (host 'all') stands for the hosts' own rows.
+
+    A job step that has an 'all' row is read from it alone: added up again from the hosts'
+    rows it would count them twice. The one rule :func:`summary_table` and
+    :func:`anfperf.analysis.compare.interval_series` take the hosts of a job step by.
+
+    Parameters
+    ----------
+    rows : pandas.DataFrame
+        Rows with host and the columns of `keys`.
+    *keys : list of str
+        Columns that make a group; an 'all' row stands for its group under any of them
+        (default :data:`STEP_COLUMNS`: the job step).
+
+    Returns
+    -------
+    (numpy.ndarray, numpy.ndarray)
+        Per row of `rows`: whether it is an 'all' row, and whether its group has one.
+    """
+    from anfperf.ingest.combine import group_ids
+
+    is_all = rows["host"].eq("all").to_numpy(dtype=bool, na_value=False)
+    has_all = np.zeros(len(rows), dtype=bool)
+    for key in keys or (STEP_COLUMNS,):
+        group = group_ids(rows, key)
+        has_all |= (np.bincount(group, weights=is_all, minlength=1) > 0)[group]
+    return is_all, has_all
 
 
 def format_table(table: pd.DataFrame, *, max_rows: int | None = 60) -> str:

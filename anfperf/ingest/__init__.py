@@ -95,14 +95,15 @@ def detect_format(path_or_bytes: str | os.PathLike | bytes, *, source: str | Non
     anfperf.ParseError
         The content is none of the formats anfperf reads.
     """
-    return _detect(path_or_bytes, source).name
+    return _format_of(path_or_bytes, source).name
 
 
-def _detect(path_or_bytes: str | os.PathLike | bytes, source: str | None = None) -> Format:
-    return _detect_reading(path_or_bytes, source)[0]
+def _format_of(path_or_bytes: str | os.PathLike | bytes, source: str | None = None) -> Format:
+    """The registered format of one output (:func:`detect_format` gives its name)."""
+    return _format_with_content(path_or_bytes, source)[0]
 
 
-def _detect_reading(
+def _format_with_content(
     path_or_bytes: str | os.PathLike | bytes, source: str | None = None
 ) -> tuple[Format, bytes | None, str]:
     """The format, the whole content when detection read it all (a small plain file), and the
@@ -150,7 +151,7 @@ def _head(path: str) -> tuple[bytes, bytes | None]:
     both detection and parsing of the small files that are the bulk case."""
     whole = None
     try:
-        # os-level reads: a file object per file cost twice the reading of thousands of files
+        # os-level reads: a file object per file would cost more than reading the small file
         fd = os.open(path, os.O_RDONLY)
         try:
             head = _read_up_to(fd, _SNIFF_BYTES + 1)
@@ -214,7 +215,7 @@ def read(
     if os.path.isdir(path) and folder_format(path) is None:
         return read_many([path], run_id=run_id, max_mib=max_mib)
     with input_limit(max_mib):
-        return _read_one(_detect(path), path, run_id)
+        return _read_one(_format_of(path), path, run_id)
 
 
 def _read_one(fmt: Format, path: str, run_id: str | None) -> pd.DataFrame:
@@ -388,8 +389,8 @@ def _collection_paused() -> Iterator[None]:
     """Cyclic garbage collection paused while many files are read, then as it was.
 
     The rows kept until the frame is built are tens of thousands of containers: the collector
-    went over them again and again, and over the whole heap once per some thousand files, for
-    nothing (reading makes no reference cycles): 6 % of the time of reading 10,000 fio files.
+    would go over them again and again, and over the whole heap once per some thousand files,
+    for nothing: reading makes no reference cycles.
     """
     if not gc.isenabled():
         yield
@@ -429,9 +430,9 @@ def _read_paths(
     return reader.result()
 
 
-#: Files read ahead of parsing them: reading a few dozen files, then parsing them, takes 5 %
-#: less time than reading and parsing each in turn (the system calls' code and data, and the
-#: parser's, each stay in the processor's caches for longer).
+#: Files read ahead of parsing them: reading a few dozen files, then parsing them, keeps the
+#: system calls' code and data, and the parser's, each in the processor's caches for longer
+#: than reading and parsing each in turn.
 _READ_AHEAD = 32
 
 
@@ -467,7 +468,7 @@ class _Reader:
 
     def _read_batch(self, batch: list[str]) -> None:
         # the format from the first bytes: a file that is no result is never read whole
-        detected = [_detected(path) for path in batch]
+        detected = [_format_with_content_or_error(path) for path in batch]
         for path, found in zip(batch, detected, strict=True):
             if isinstance(found, _NotARunFolder):  # a folder of inputs: search it here
                 problems: list[tuple[str, str]] = []
@@ -521,11 +522,11 @@ class _Reader:
         return conform(pd.concat(frames, ignore_index=True)), self.skipped
 
 
-def _detected(path: str) -> tuple[Format, bytes | None, str] | ParseError:
-    """:func:`_detect_reading` of `path`, or the error it raised (a folder of inputs:
+def _format_with_content_or_error(path: str) -> tuple[Format, bytes | None, str] | ParseError:
+    """:func:`_format_with_content` of `path`, or the error it raised (a folder of inputs:
     :class:`_NotARunFolder`)."""
     try:
-        return _detect_reading(path)
+        return _format_with_content(path)
     except ParseError as exc:
         return exc
 

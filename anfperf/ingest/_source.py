@@ -12,6 +12,7 @@ from collections.abc import Iterator
 from typing import IO
 
 from anfperf.errors import ParseError
+from anfperf.units import BYTES_PER_MIB
 
 PathOrBuffer = str | os.PathLike | IO[bytes] | IO[str]
 
@@ -63,7 +64,7 @@ def input_limit(max_mib: float | None) -> Iterator[None]:
 
 def input_limit_bytes() -> int:
     """The largest input read now [bytes] (see :func:`input_limit`)."""
-    return int(_max_input_mib.get() * 2**20)
+    return int(_max_input_mib.get() * BYTES_PER_MIB)
 
 
 def _too_big(source: str, what: str, limit_mib: float) -> ParseError:
@@ -79,7 +80,7 @@ def _too_big(source: str, what: str, limit_mib: float) -> ParseError:
 
 def _mib_text(n_bytes: int) -> str:
     """A size in MiB as a person reads it: 2,048 MiB; 0.000286 MiB (never a bare '0 MiB')."""
-    mib = n_bytes / 2**20
+    mib = n_bytes / BYTES_PER_MIB
     return f"{mib:,.0f} MiB" if mib >= 10 else f"{mib:.3g} MiB"
 
 
@@ -97,7 +98,7 @@ def read_bytes(path_or_buffer: PathOrBuffer) -> tuple[bytes, str]:
     """
     source = source_name(path_or_buffer)
     limit_mib = _max_input_mib.get()
-    limit = int(limit_mib * 2**20)
+    limit = int(limit_mib * BYTES_PER_MIB)
     try:
         if isinstance(path_or_buffer, str | os.PathLike):
             with open(path_or_buffer, "rb") as fh:

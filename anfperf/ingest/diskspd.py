@@ -20,7 +20,7 @@ from anfperf.ingest._frame import finalize
 from anfperf.ingest._source import read_bytes
 from anfperf.ingest.registry import Format
 from anfperf.schema import PERCENTILE_COLUMNS
-from anfperf.units import BYTES_PER_MIB
+from anfperf.units import BYTES_PER_KIB, BYTES_PER_MIB
 
 log = logging.getLogger(__name__)
 
@@ -175,7 +175,7 @@ def _target_config(profile: ET.Element | None) -> dict[str, dict]:
         write_ratio = _int(target, "WriteRatio")
         random = _text(target, "RandomAccess") == "true"
         config[path] = {
-            "bs_kib": block / 1024 if block else None,
+            "bs_kib": block / BYTES_PER_KIB if block else None,
             "read_pct": 100.0 - write_ratio if write_ratio is not None else None,
             "pattern": "random" if random else "sequential",
             "iodepth": depth,

@@ -73,7 +73,7 @@ def histogram(raw: object, ns_per_unit: int) -> dict | None:
         else:
             keys = " ".join(raw)
             if keys.isascii() and keys.replace(" ", "").isdigit():
-                # fio's plain decimal keys: numpy parses them in one go (3x faster than int()).
+                # fio's plain decimal keys: numpy parses them in one go, not int() one by one
                 ns = np.fromstring(keys, dtype=np.int64, sep=" ")
             else:
                 ns = np.array(list(raw), dtype=np.int64)
@@ -97,8 +97,8 @@ _DIGITS_AND_WHITESPACE = b"0123456789 \t\r\n"
 
 def decimal_histogram(data: bytes) -> dict | None | object:
     """:func:`histogram` of fio 3.x's own histograms (``{"<ns>": count, ...}`` in increasing ns)
-    straight from the JSON bytes: json+ files hold several of ~300 bins each, and making them
-    dicts first and arrays after was most of the time spent reading such files.
+    straight from the JSON bytes: json+ files hold several of ~300 bins each, too many to make
+    dicts first and arrays after.
     `NOT_DECIMAL` for anything else (read as a dict then)."""
     return decimal_histograms([data])[0]
 
@@ -126,7 +126,7 @@ def _parsed_together(datas: list) -> list | None:
     if punctuation.count(b'"') != 2 * n_bins or punctuation.translate(None, _DECIMAL_JSON):
         return None  # a value quoted, or anything but digits and punctuation
     # '{' becomes a minus sign: each histogram's first key is negative, marking where it starts.
-    # numpy reads numbers between commas (skipping whitespace around them) twice as fast as
+    # numpy reads numbers between commas (skipping whitespace around them) faster than
     # numbers between whitespace, and stops at whitespace inside a key ("1 2").
     try:
         numbers = np.fromstring(joined.translate(_BRACE_TO_MINUS, b'}"'), np.int64, sep=",")

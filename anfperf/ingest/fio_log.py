@@ -628,7 +628,7 @@ def _hist_percentiles(
         total = samples[start : start + 2048, None]
         for j, p in enumerate(percentiles):
             idx = np.argmax(cum >= p / 100.0 * total, axis=1)
-            out[start : start + len(cum), j] = bin_ns[idx] / 1e6
+            out[start : start + len(cum), j] = bin_ns[idx] / NS_PER_MS
     return out
 
 

@@ -4,8 +4,8 @@ Each format module (``fio_json``, ``diskspd``, ``vdbench``, ``fio_log``) exports
 to recognise its input from the first bytes or from a folder (``sniff``, ``sniff_folder``) and
 how to parse it (``parse_rows`` or ``read``). :func:`anfperf.ingest.detect_format`,
 :func:`~anfperf.ingest.read`, :func:`~anfperf.ingest.read_many`, the file suffixes searched in
-folders and :data:`anfperf.schema.TOOLS` all come from this registry, so a new format is its
-module plus one :func:`register_format` call.
+folders and the `tool` column's categories (:func:`anfperf.schema.tool_dtype`) all come from
+this registry, so a new format is its module plus one :func:`register_format` call.
 
 This module imports no reader: the built-in formats are loaded on first use, so that the format
 modules can import :class:`Format` from here. It keeps the contract's `tool` categories
@@ -49,7 +49,7 @@ class Format:
         ``sniff(head) -> bool``: whether `head`, the first 64 KiB of a file (un-gzipped), is this
         format. Tried in registration order; the first that says yes wins.
     tool : str, optional
-        The tidy frame's `tool` value of its rows (:data:`anfperf.schema.TOOLS`). None for a
+        The tidy frame's `tool` value of its rows (one of :func:`anfperf.schema.tool_dtype`'s categories). None for a
         format that is not a result (`not_result`).
     parse_rows : callable, optional
         ``parse_rows(data, source) -> list[dict]``: rows of schema columns from the whole

@@ -32,6 +32,7 @@ from anfperf.ingest.vdbench_frame import MEASURED, clean_int, explode, host_rows
 from anfperf.ingest.vdbench_histogram import read_vdbench_histogram, vdbench_histogram_percentiles
 from anfperf.ingest.vdbench_records import Instances, Measures, WideRows
 from anfperf.schema import AGGREGATE_HOST, PATTERNS, host_label
+from anfperf.units import BYTES_PER_KIB
 
 __all__ = ["read_vdbench", "read_vdbench_histogram", "vdbench_histogram_percentiles"]
 
@@ -509,7 +510,7 @@ def _settings(
         read_pct = per_name([rd.read_pct if rd else None for rd in rds])[name_of][inst]
     else:
         read_pct = setting["rdpct"]
-    bs_kib = setting["xfersize"] / 1024.0
+    bs_kib = setting["xfersize"] / BYTES_PER_KIB
     if filesystem:  # FWD Xfersize is the observed average: 0 when nothing was transferred
         bs_kib[bs_kib == 0] = np.nan
     reqrate = setting["reqrate"]

@@ -14,7 +14,8 @@
 - :mod:`~anfperf.models.curves.band`: prediction bands of every fit, from a seeded bootstrap;
   :mod:`~anfperf.models.curves.validation`: how well a fit predicts the upper half of a sweep.
 - :mod:`~anfperf.models.curves.mix`: throughput across read/write ratios.
-- :mod:`~anfperf.models.limits.predict`: the least of all limits, and which one binds.
+- :mod:`~anfperf.models.limits.predict`: the least of all limits, and which one binds, for a
+  :class:`~anfperf.models.limits.scenario.QuotaScenario` (volume, clients, I/O).
 - :mod:`~anfperf.models.limits.plan`: from a target to a service level, quota, VMs and threads;
   :mod:`~anfperf.models.limits.prices`: what they cost, from files of the Azure Retail Prices API.
 
@@ -77,6 +78,7 @@ from anfperf.models.limits.quota import (
     volume_size_range,
     volume_type_cap,
 )
+from anfperf.models.limits.scenario import QuotaScenario
 from anfperf.models.littles_law import (
     bandwidth_delay_kib,
     bw_for_window,
@@ -91,6 +93,7 @@ __all__ = [
     "FewPointsWarning",
     "FitResult",
     "Plan",
+    "QuotaScenario",
     "SaturationWarning",
     "band_draws",
     "bandwidth_delay_kib",

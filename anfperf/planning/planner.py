@@ -57,7 +57,6 @@ if TYPE_CHECKING:  # plotly loads in what_if_figures: `anfperf plan` prints text
     import plotly.graph_objects as go
 
 __all__ = [
-    "LEVELS",
     "BLOCK_SIZES_KIB",
     "FIGURES",
     "ABOUT",
@@ -81,7 +80,6 @@ def __dir__() -> list[str]:
 
 log = logging.getLogger(__name__)
 
-LEVELS = PLANNED_LEVELS  # the planner weighs these unless told otherwise
 #: Block sizes offered by the block-size control [KiB].
 BLOCK_SIZES_KIB = (4, 8, 16, 32, 64, 128, 256, 1024)
 #: Names of the figures of :func:`what_if_figures`, in the notebook's order.
@@ -158,7 +156,7 @@ class PlanInputs:
     lat_slo_ms: float | None = 2.0
     vm_size: str | None = None
     clients: int | None = None
-    levels: tuple[str, ...] = LEVELS
+    levels: tuple[str, ...] = PLANNED_LEVELS
     # the reference table's recommended value, read when the inputs are made
     nconnect: int = field(default_factory=lambda: int(nfs_client_value("nconnect_recommended")))
     capacity_tib: float = 0.0
@@ -188,7 +186,7 @@ class PlanInputs:
         # a papermill parameter `-p levels Ultra` arrives as a string: one level
         raw = (self.levels,) if isinstance(self.levels, str) else tuple(self.levels or ())
         if not raw:
-            raise ModelError("give at least one service level: " + ", ".join(LEVELS))
+            raise ModelError("give at least one service level: " + ", ".join(PLANNED_LEVELS))
         # frozen: normalise through object.__setattr__ (the table's spelling, no repeats)
         object.__setattr__(self, "levels", tuple(dict.fromkeys(level_name(n) for n in raw)))
         if self.vm_size is not None:
@@ -387,21 +385,10 @@ class PlanView:
             f"({margin}): {row['detail']}."
         )
 
-    def markdown(self) -> str:
-        """Summary, binding constraint and notes, as the notebook and the widget show them."""
-        lines = [self.summary(), "", self.binding_text()]
-        lines += ["", *(f"- {note}" for note in self.notes)] if self.notes else []
-        return "\n".join(lines)
-
     @property
     def reasoning(self) -> pd.DataFrame:
         """The plan's decisions in order: step, decision, value, why."""
         return self.plan.reasoning
-
-    @property
-    def reasoning_lines(self) -> list[str]:
-        """The reasoning as sentences: ``'storage: Ultra regular volume, 7.81 TiB -- why'``."""
-        return [f"{r.step}: {r.decision} -- {r.why}" for r in self.plan.reasoning.itertuples()]
 
     @property
     def options(self) -> pd.DataFrame:
@@ -927,7 +914,7 @@ def controls(defaults: PlanInputs | None = None) -> dict[str, Any]:
                                 description="Read [%]", style=style),
         "lat_slo_ms": w.BoundedFloatText(value=i.lat_slo_ms, min=0.01, max=1000.0, step=0.1,
                                          description="SLO [ms]", style=style),
-        "levels": w.SelectMultiple(options=LEVELS, value=tuple(i.levels), rows=4,
+        "levels": w.SelectMultiple(options=PLANNED_LEVELS, value=tuple(i.levels), rows=4,
                                    description="Levels", style=style),
         "vm_size": w.Dropdown(options=sizes, value=i.vm_size or ANY_VM, description="VM size",
                               style=style),

@@ -45,10 +45,9 @@ _PLOTLY_WHITE_AXIS = {
 
 def _template() -> go.layout.Template:
     # plotly_white's look, with only the parts these charts use: a template is validated each
-    # time a figure takes it, and plotly_white's defaults for 25 trace types and 3-D scenes
-    # made that a fifth of a report's chart time
-    # plotly_white's values written out: loading that template (its JSON for every trace type)
-    # took 0.1 s of every report kernel's start
+    # time a figure takes it, and plotly_white's defaults cover 25 trace types and 3-D scenes.
+    # Its values are written out: loading that template (its JSON for every trace type) would
+    # slow every report kernel's start
     template = go.layout.Template()
     template.layout.update(
         autotypenumbers="strict",
@@ -295,8 +294,8 @@ def rule(
 ) -> None:
     """A vertical (`x`) or horizontal (`y`) line across the plot, in data units of that axis.
 
-    What :meth:`plotly.graph_objects.Figure.add_hline` draws, at a fifth of its cost (a report
-    draws dozens).
+    What :meth:`plotly.graph_objects.Figure.add_hline` draws, without the subplot handling it
+    goes through for every line (a report draws dozens).
     """
     if (x is None) == (y is None):
         raise AnfperfError("rule takes x or y")

@@ -34,6 +34,7 @@ from anfperf.errors import ModelError
 from anfperf.models.limits import quota as q
 from anfperf.models.limits.client import client_constraints, nfs_client_value, vm_size_name
 from anfperf.models.limits.quota import PLANNED_LEVELS
+from anfperf.models.limits.scenario import QuotaScenario
 from anfperf.plots._style import (
     COLORWAY,
     LIMIT_COLOR,
@@ -312,8 +313,9 @@ def clients_vs_throughput(
     if nconnect is None:
         nconnect = int(nfs_client_value("nconnect_recommended"))
     counts = np.arange(1, int(max_vms) + 1)
-    rows = [client_constraints(vm_size, int(n), bs_kib=bs_kib, read_pct=read_pct,
-                               pattern=pattern, nconnect=nconnect) for n in counts]  # fmt: skip
+    clients = QuotaScenario(bs_kib=bs_kib, read_pct=read_pct, pattern=pattern, vm_size=vm_size,
+                            nconnect=nconnect)  # fmt: skip
+    rows = [client_constraints(clients, vm_count=int(n)) for n in counts]
     name = vm_size_name(vm_size)
     fig = figure(
         f"Client VMs vs throughput ({name}, {bs_kib:g} KiB, {read_pct:g} % read, "

@@ -18,6 +18,7 @@ from anfperf.analysis import findings
 from anfperf.errors import ModelError
 from anfperf.models.limits import quota as q
 from anfperf.models.limits.quota import PLANNED_LEVELS
+from anfperf.models.limits.scenario import QuotaScenario
 from anfperf.plots._style import (
     COLORWAY,
     LIMIT_COLOR,
@@ -79,48 +80,37 @@ def _corners(level: str, volume_type: str, rule: str) -> list[float]:
 
 
 def quota_model(
+    scenario: QuotaScenario | None = None,
     *,
-    quota_tib: float,
-    level: str,
-    bs_kib: float,
     measured_bw_mib_s: float | None = None,
     measured_label: str = "measured",
-    read_pct: float = 100.0,
-    volume_type: str = "regular",
-    rule: str = "current",
-    pattern: str | None = None,
-    vm_size: str | None = None,
-    vm_count: int = 1,
-    nconnect: int = 1,
     levels: Sequence[str] = PLANNED_LEVELS,
     volume_name: str | None = None,
-    manual_bw_mib_s: float | None = None,
+    **fields,
 ) -> go.Figure:
     """Throughput against volume quota per service level, with the run's operating point.
 
     Parameters
     ----------
-    quota_tib : float
-        Quota of the volume measured [TiB].
-    level : str
-        Its service level: 'Standard', 'Premium' or 'Ultra' (auto QoS).
-    bs_kib : float
-        Block size of the measured point [KiB].
+    scenario : anfperf.models.QuotaScenario, optional
+        The volume measured (its `quota_tib` [TiB] and auto-QoS `level`, 'Standard', 'Premium'
+        or 'Ultra'; a `manual_bw_mib_s` puts the model's point there), the clients and the I/O
+        (`bs_kib` [KiB] of the measured point): the scenario of
+        :func:`anfperf.analysis.findings.quota_check`, so that chart and report name the same
+        binding constraint.
     measured_bw_mib_s : float, optional
         Throughput measured [MiB/s]; None draws the model alone (no binding constraint named).
     measured_label : str
         Name of the measured point (e.g. :func:`anfperf.analysis.findings.operating_point`'s label).
-    read_pct, volume_type, rule, pattern, vm_size, vm_count, nconnect
-        The scenario, as in :func:`anfperf.analysis.findings.quota_check`: pass what the report passes
-        there, so that both name the same binding constraint.
     levels : sequence of str
         Levels drawn (:func:`level_line`); Flexible is the most one volume of a Flexible pool
         of that size can be given (its throughput is bought, not tied to the quota).
     volume_name : str, optional
         Name of the volume measured (:attr:`anfperf.azure.AnfVolume.name`), in the title and on
         its quota line.
-    manual_bw_mib_s : float, optional
-        Its throughput when it is not quota x rate (manual QoS): the model's point is there.
+    **fields
+        Fields of the scenario (``quota_tib=4, level="Premium", bs_kib=64``), or what to
+        change in `scenario`.
 
     Returns
     -------
@@ -138,12 +128,17 @@ def quota_model(
         Unknown or manual-QoS-only level, unknown volume type or rule, or a quota outside the
         volume type's range.
     """
-    name = q.level_name(level)
+    scenario = QuotaScenario.of(scenario, **fields)
+    if scenario.level is None or scenario.quota_tib is None:
+        raise ModelError("quota_model needs the volume's level and quota_tib")
+    name = q.level_name(scenario.level)
     if name == "Flexible":
         raise ModelError(
             "a Flexible volume's throughput is assigned (manual QoS), not set by its quota: give "
             "the measured volume's auto-QoS level (Standard, Premium or Ultra)"
         )
+    quota_tib, volume_type, rule = scenario.quota_tib, scenario.volume_type, scenario.rule
+    bs_kib, read_pct = scenario.bs_kib, scenario.read_pct
     lo, hi = q.volume_size_range(name, volume_type, rule)
     if not lo * (1 - 1e-9) <= quota_tib <= hi * (1 + 1e-9):
         raise ModelError(
@@ -151,12 +146,7 @@ def quota_model(
         )
     check = None
     if measured_bw_mib_s is not None:
-        check = findings.quota_check(
-            measured_bw_mib_s, bs_kib=bs_kib, level=name, quota_tib=quota_tib,
-            read_pct=read_pct, volume_type=volume_type, rule=rule, pattern=pattern,
-            vm_size=vm_size, vm_count=vm_count, nconnect=nconnect,
-            manual_bw_mib_s=manual_bw_mib_s,
-        )  # fmt: skip
+        check = findings.quota_check(measured_bw_mib_s, scenario)
     named = f"{volume_name}: " if volume_name else ""
     fig = figure(
         f"Throughput vs quota ({named}{volume_type} volume, {bs_kib:g} KiB, {read_pct:g} % read)",

@@ -273,7 +273,7 @@ def export_html(
     return export_notebook(nb, out, show_code=show_code, name=ipynb.stem)
 
 
-#: One exporter per process and show_code: building one compiles the lab templates (~0.1 s).
+#: One exporter per process and show_code: building one compiles the lab templates.
 _EXPORTERS: dict[bool, Any] = {}
 _EXPORTERS_LOCK = threading.Lock()
 #: Stands for plotly.js in the page until nbconvert is done with it: nbconvert parses its whole

@@ -97,7 +97,7 @@ def declared_parameters(notebook: str | os.PathLike) -> dict[str, dict]:
     """
     from anfperf.report._warm import defer_rfc3987_syntax
 
-    defer_rfc3987_syntax()  # papermill imports nbformat -> jsonschema: 1.3 s otherwise
+    defer_rfc3987_syntax()  # papermill imports nbformat -> jsonschema, slow to import otherwise
     import papermill
 
     try:

@@ -15,6 +15,7 @@ import re
 import pandas as pd
 
 from anfperf.analysis import findings
+from anfperf.models import QuotaScenario
 from anfperf.report.page import Card, Table, format_number, table
 
 #: Kinds of run that have a load curve, most telling first.
@@ -271,8 +272,9 @@ def quota_verdict(
     dict
         :func:`anfperf.analysis.findings.quota_check`'s dict with ``run_id``, ``label``, ``point`` (the
         operating point), ``volume`` (e.g. "Premium, 4 TiB (assumed)", or the volume's label),
-        ``volume_name`` (None without `volume`), ``level``, ``quota_tib``, ``volume_type``,
-        ``manual_bw_mib_s``, ``vm_size``, ``vm_count``; or ``{"skipped": reason}``.
+        ``volume_name`` (None without `volume`) and ``scenario`` (the
+        :class:`anfperf.models.QuotaScenario` set against the model, which the chart draws);
+        or ``{"skipped": reason}``.
     """
     from anfperf.errors import AnfperfError
 
@@ -293,19 +295,18 @@ def quota_verdict(
     assumed = not given
     level = level or ASSUMED_LEVEL
     quota_tib = float(quota_tib if quota_tib is not None else ASSUMED_QUOTA_TIB)
-    check = findings.quota_check(
-        point["bw_mib_s"], bs_kib=point["bs_kib"], read_pct=point["read_pct"], level=level,
-        quota_tib=quota_tib, volume_type=volume_type, pattern=point["pattern"],
-        vm_size=vm_size, vm_count=vm_count, **extra,
+    scenario = QuotaScenario(
+        bs_kib=point["bs_kib"], read_pct=point["read_pct"], pattern=point["pattern"],
+        level=level, quota_tib=quota_tib, volume_type=volume_type, vm_size=vm_size,
+        vm_count=vm_count, **extra,
     )  # fmt: skip
+    check = findings.quota_check(point["bw_mib_s"], scenario)
     described = f"{level}, {format_number(quota_tib)} TiB" + (" (assumed)" if assumed else "")
     return {
         **check, "run_id": point["run_id"], "label": point["label"], "point": point,
         "volume": volume.label if volume is not None else described,
-        "volume_name": volume.name if volume is not None else None, "level": level,
-        "quota_tib": quota_tib, "volume_type": volume_type,
-        "manual_bw_mib_s": extra.get("manual_bw_mib_s"), "vm_size": vm_size,
-        "vm_count": vm_count, "assumed": assumed, "reason": reason,
+        "volume_name": volume.name if volume is not None else None, "scenario": scenario,
+        "assumed": assumed, "reason": reason,
     }  # fmt: skip
 
 
@@ -405,17 +406,16 @@ def quota_section(quota: dict, draw) -> object:
         labels={"bw_mib_s": "Allows [MiB/s]"},
         caption="Every limit of this scenario; the least of them binds.",
     )  # fmt: skip
-    if quota["level"] == "Flexible":  # no throughput-vs-quota line to set it against
+    if quota["scenario"].level == "Flexible":  # no throughput-vs-quota line to set it against
         note += (" A Flexible volume's throughput is assigned, not set by its quota: no "
                  "throughput-vs-quota chart.")  # fmt: skip
         return Section(title, [text(note), limits], open=True, key="anf")
     figure = draw(
-        quota_tib=quota["quota_tib"], level=quota["level"], bs_kib=point["bs_kib"],
-        read_pct=point["read_pct"], measured_bw_mib_s=point["bw_mib_s"],
-        measured_label=point["label"], pattern=point["pattern"],
-        volume_type=quota["volume_type"], vm_size=quota["vm_size"], vm_count=quota["vm_count"],
-        volume_name=quota.get("volume_name"), manual_bw_mib_s=quota.get("manual_bw_mib_s"),
-    )  # fmt: skip
+        quota["scenario"],
+        measured_bw_mib_s=point["bw_mib_s"],
+        measured_label=point["label"],
+        volume_name=quota.get("volume_name"),
+    )
     if quota.get("assumed"):
         note += (" The volume is assumed: pass volume (its az netappfiles JSON), or level and "
                  "quota_tib, to describe the one measured.")  # fmt: skip

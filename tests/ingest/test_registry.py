@@ -58,7 +58,7 @@ def test_a_format_added_in_a_test_is_read_by_read_many_next_to_fio(toy, tmp_path
     frame = read_many([tmp_path])
     toy_rows = frame.query("tool == 'toy'")
     assert set(frame["tool"]) == {"toy", "fio"}
-    assert "toy" in anfperf.schema.TOOLS
+    assert "toy" in anfperf.schema.tool_dtype().categories
     reads = toy_rows.query("direction == 'read'").set_index("job")
     assert reads.loc["seq", "iops"] == 100.5 and reads.loc["rand", "bw_mib_s"] == 7.8125
     assert toy_rows["run_id"].eq("a").all() and toy_rows["tool_version"].eq("toy-1.2").all()
@@ -82,13 +82,17 @@ def test_without_the_registration_the_toy_is_unknown(tmp_path):
     with pytest.raises(ParseError, match="not fio JSON"):
         read(tmp_path / "a.toy")
     assert expand_paths([tmp_path]) == []  # .toy is nobody's suffix
-    assert "toy" not in anfperf.schema.TOOLS
+    assert "toy" not in anfperf.schema.tool_dtype().categories
 
 
 def test_schema_tools_and_suffixes_come_from_the_registry():
     # (azure_monitor last: the categories' order is stored in Parquet)
-    assert anfperf.schema.TOOLS == tools() == ("fio", "vdbench", "diskspd", "azure_monitor")
-    assert anfperf.schema.BUILTIN_TOOLS == anfperf.schema.TOOLS
+    assert (
+        tuple(anfperf.schema.tool_dtype().categories)
+        == tools()
+        == ("fio", "vdbench", "diskspd", "azure_monitor")
+    )
+    assert anfperf.schema.BUILTIN_TOOLS == tools()
     assert [f.name for f in formats()] == [
         "fio_json", "vdbench", "diskspd", "fio_log", "azure_monitor",
     ]  # fmt: skip

@@ -95,3 +95,54 @@ def test_bad_prediction_input():
         littles_law_iops(4, curve={"a": 1})
     with pytest.raises(ModelError):
         littles_law_iops(4)
+
+
+def test_one_quota_scenario_for_the_prediction_the_clients_the_check_and_the_chart():
+    import dataclasses
+
+    from anfperf.analysis.findings import quota_check
+    from anfperf.models import QuotaScenario, client_constraints
+    from anfperf.plots import quota_model
+
+    scenario = QuotaScenario(bs_kib=64, read_pct=0, level="Premium", quota_tib=50,
+                             pattern="sequential", vm_size="D8ds_v4", vm_count=2)  # fmt: skip
+    with pytest.raises(dataclasses.FrozenInstanceError):
+        scenario.quota_tib = 4  # a value: built once, passed whole
+    # taken whole, or as its fields: the same numbers
+    fields = dataclasses.asdict(scenario)
+    whole, spelt = predict_achievable(scenario), predict_achievable(**fields)
+    assert whole.equals(spelt) and whole.attrs == spelt.attrs
+    assert whole.attrs["binding"] == "client network egress"
+    egress = whole.set_index("constraint").loc["client network egress", "bw_mib_s"]
+    clients = client_constraints(scenario).set_index("constraint")
+    assert clients.loc["client network egress", "bw_mib_s"] == egress
+    assert client_constraints("D8ds_v4", 2, bs_kib=64, read_pct=0).equals(
+        client_constraints(scenario, pattern=None)
+    )
+    check = quota_check(100.0, scenario)
+    assert (check["binding"], check["predicted_bw_mib_s"]) == ("client network egress", egress)
+    assert check["share_pct"] == pytest.approx(100.0 * 100.0 / egress)
+    title = quota_model(scenario, measured_bw_mib_s=100.0).layout.title.text
+    assert "binding: client network egress" in title and f"({check['detail']})" in title
+    # a field changed for one call only; the scenario stays as it was
+    more = predict_achievable(scenario, vm_count=8)
+    assert more.set_index("constraint").loc["client network egress", "bw_mib_s"] == 4 * egress
+    assert scenario.vm_count == 2
+
+
+@pytest.mark.parametrize(
+    ("fields", "match"),
+    [
+        ({"bs_kib": 0}, "bs_kib must be > 0"),
+        ({"bs_kib": 4, "read_pct": 101}, "read_pct must be within 0 .. 100"),
+        ({"bs_kib": 4, "vm_count": 0}, "vm_count must be an integer >= 1, got 0"),
+        ({"bs_kib": 4, "vm_count": 1.5}, "vm_count must be an integer >= 1, got 1.5"),
+    ],
+)
+def test_a_quota_scenario_is_checked_once_when_built(fields, match):
+    from anfperf.models import QuotaScenario
+
+    with pytest.raises(ModelError, match=match):
+        QuotaScenario(**fields)
+    with pytest.raises(ModelError, match=match):
+        predict_achievable(**fields, level="Ultra", quota_tib=1)

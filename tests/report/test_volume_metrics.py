@@ -15,13 +15,14 @@ import math
 import pytest
 
 import anfperf
-from anfperf.analysis.server_metrics import join_client_server, manifest_window
+from anfperf.analysis.server_metrics import join_client_server
 from anfperf.report import GRAPH_CLASS, render_report
 from anfperf.report.page import format_number
 from tests.conftest import TESTS
 from tests.data.azure.make_metrics import metrics_document, write
 from tests.report.conftest import check_layout, check_report
 from tests.report.test_report import visible_text
+from tests.test_server_metrics import run_window
 
 NOTEBOOK = TESTS.parent / "anfperf" / "notebooks" / "benchmark_report.ipynb"
 MIB = 2**20
@@ -34,7 +35,7 @@ SERVER = {"ReadIops": 900.0, "WriteIops": 300.0, "ReadThroughput": 3.5 * MIB,
 @pytest.fixture(scope="module")
 def volume_report(local_fio_run, tmp_path_factory):
     out = tmp_path_factory.mktemp("volume")
-    window = manifest_window(local_fio_run)
+    window = run_window(anfperf.read_many([local_fio_run]), local_fio_run)
     start = window[0].floor(f"{GRAIN_S}s")
     n = math.ceil((window[1] - start).total_seconds() / GRAIN_S)
     doc = metrics_document(

@@ -36,7 +36,8 @@ def test_quota_verdict_takes_the_volume_and_names_it():
     prov = provenance.run_provenance(frame, [RUN])
     ultra = benchmark.measured_volume(corpus(R01), "sjc-netapp-ultra-vol")
     quota = benchmark.quota_verdict(analysis, prov, volume=ultra)
-    assert (quota["level"], quota["quota_tib"], quota["volume_type"]) == ("Ultra", 2.0, "regular")
+    scenario = quota["scenario"]
+    assert (scenario.level, scenario.quota_tib, scenario.volume_type) == ("Ultra", 2.0, "regular")
     assert quota["volume"] == "sjc-netapp-ultra-vol (Ultra, 2 TiB, 256 MiB/s)"
     assert quota["binding"] == "volume quota" and quota["predicted_bw_mib_s"] == 256.0
     assert quota["assumed"] is False
@@ -49,7 +50,7 @@ def test_quota_verdict_takes_the_volume_and_names_it():
     assert len(notes) == 1 and "only possible on a manual-QoS pool" in notes[0]
     quota = benchmark.quota_verdict(analysis, prov, volume=manual)
     assert quota["binding"] == "volume throughput (manual QoS)"
-    assert quota["predicted_bw_mib_s"] == 128.0 and quota["manual_bw_mib_s"] == 128.0
+    assert quota["predicted_bw_mib_s"] == 128.0 and quota["scenario"].manual_bw_mib_s == 128.0
     head = benchmark.headline(analysis.numbers, quota)
     assert "On volume1 (Premium, 0.09766 TiB, 128 MiB/s) the volume throughput" in head["verdict"]
 
@@ -146,3 +147,25 @@ def test_a_flexible_volume_gets_its_limits_without_a_quota_chart(tmp_path):
         repr(note)
     )
     assert "volume throughput (manual QoS)" in set(limits.cells.iloc[:, 0])
+
+
+def test_the_quota_chart_sets_the_run_against_the_scenario_of_the_limits_table():
+    # one QuotaScenario for the verdict, the limits table and the chart: a cool-access volume's
+    # chart puts the model where the table does (before, the chart was given the fields one by
+    # one, without cool access, and drew the model at the hot rate, 2 TiB x 128 = 256 MiB/s)
+    import dataclasses
+
+    from anfperf.plots import quota_model
+
+    frame, analysis = _analysis()
+    prov = provenance.run_provenance(frame, [RUN])
+    ultra = benchmark.measured_volume(corpus(R01), "sjc-netapp-ultra-vol")
+    cool = dataclasses.replace(ultra, cool_access=True)
+    quota = benchmark.quota_verdict(analysis, prov, volume=cool)
+    assert quota["scenario"].cool_access is True
+    assert quota["binding"] == "volume quota" and quota["predicted_bw_mib_s"] == 2.0 * 68
+    section = benchmark.quota_section(quota, quota_model)
+    figure = section.items[1]
+    (model,) = [t for t in figure.data if (t.name or "").startswith("model: ")]
+    assert model.y[0] == quota["predicted_bw_mib_s"]
+    assert quota["detail"] in figure.layout.title.text and "with cool access" in quota["detail"]

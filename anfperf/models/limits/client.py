@@ -16,12 +16,12 @@ from __future__ import annotations
 import logging
 import math
 
-import numpy as np
 import pandas as pd
 
 from anfperf.errors import ModelError
 from anfperf.models.curves.mix import mix_throughput
 from anfperf.models.limits.quota import bw_to_iops, iops_to_bw, mbps_to_mib_s
+from anfperf.models.limits.scenario import QuotaScenario
 from anfperf.models.tables import load_table, table_value
 from anfperf.values import is_whole_number
 
@@ -234,30 +234,21 @@ def observed_scale(vm_size: str | None) -> float:
 
 
 def client_constraints(
-    vm_size: str,
-    vm_count: int = 1,
-    *,
-    bs_kib: float,
-    read_pct: float = 100.0,
-    pattern: str | None = None,
-    nconnect: int = 1,
+    scenario: QuotaScenario | str, vm_count: int | None = None, **fields
 ) -> pd.DataFrame:
     """Throughput limits the clients put on a workload, one row per constraint.
 
     Parameters
     ----------
-    vm_size : str
-        Client VM size (see :func:`vm_network`).
-    vm_count : int
-        Number of client VMs.
-    bs_kib : float
-        Block size [KiB].
-    read_pct : float
-        Read share [%].
-    pattern : {'sequential', 'random'}, optional
-        Access pattern; adds the observed nconnect ceiling when given.
-    nconnect : int
-        TCP connections per mount.
+    scenario : QuotaScenario or str
+        The scenario (:class:`~anfperf.models.limits.scenario.QuotaScenario`; its `vm_size`
+        (see :func:`vm_network`), `vm_count`, `bs_kib`, `read_pct`, `pattern` and `nconnect`
+        count here: the observed nconnect ceiling is added when `pattern` is given), or the
+        client VM size, with the other fields as keywords.
+    vm_count : int, optional
+        Number of client VMs, when `scenario` is a VM size.
+    **fields
+        Fields of the scenario (``bs_kib=64, read_pct=70``), or what to change in `scenario`.
 
     Returns
     -------
@@ -265,12 +256,16 @@ def client_constraints(
         Columns constraint, bw_mib_s [MiB/s], iops [1/s], kind ('limit' or 'observed'),
         detail, source.
     """
-    if not isinstance(vm_count, int | np.integer) or vm_count < 1:
-        raise ModelError(f"vm_count must be an integer >= 1, got {vm_count!r}")
-    if not 0 <= read_pct <= 100:
-        raise ModelError("read_pct must be within 0 .. 100")
-    if not bs_kib > 0:
-        raise ModelError("bs_kib must be > 0")
+    if isinstance(scenario, str):
+        fields["vm_size"] = scenario
+        scenario = None
+    if vm_count is not None:
+        fields["vm_count"] = vm_count
+    s = QuotaScenario.of(scenario, **fields)
+    if s.vm_size is None:
+        raise ModelError("client_constraints needs the clients' vm_size")
+    vm_size, vm_count, bs_kib, read_pct = s.vm_size, s.vm_count, s.bs_kib, s.read_pct
+    pattern, nconnect = s.pattern, s.nconnect
     name = vm_size_name(vm_size)
     row = vm_network().set_index("vm_size").loc[name]
     egress = float(row["egress_mib_s"])

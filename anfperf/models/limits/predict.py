@@ -38,6 +38,7 @@ from anfperf.models.limits.quota import (
     volume_type_cap,
 )
 from anfperf.models.limits.quota import cool_access as cool_access_table
+from anfperf.models.limits.scenario import QuotaScenario
 from anfperf.models.littles_law import iops_at_concurrency
 
 log = logging.getLogger(__name__)
@@ -143,56 +144,22 @@ def littles_law_iops(
 
 
 def predict_achievable(
+    scenario: QuotaScenario | None = None,
     *,
-    bs_kib: float,
-    read_pct: float = 100.0,
-    level: str | None = None,
-    quota_tib: float | None = None,
-    manual_bw_mib_s: float | None = None,
-    volume_type: str = "regular",
-    rule: str = "current",
-    cool_access: bool = False,
-    pattern: str | None = None,
-    vm_size: str | None = None,
-    vm_count: int = 1,
-    nconnect: int = 1,
-    nfs_version: str = "3",
     outstanding: float | None = None,
     lat_ms: float | None = None,
     curve: Mapping[str, float] | None = None,
+    **fields,
 ) -> pd.DataFrame:
     """Achievable MiB/s and IOPS of a scenario, with every constraint and the one that binds.
 
     Parameters
     ----------
-    bs_kib : float
-        Block size [KiB].
-    read_pct : float
-        Read share [%].
-    level : str, optional
-        Service level of the volume ('Standard', 'Premium', 'Ultra'; 'Flexible' with
-        `manual_bw_mib_s`).
-    quota_tib : float, optional
-        Volume quota [TiB] (auto QoS).
-    manual_bw_mib_s : float, optional
-        Throughput assigned to a manual-QoS volume [MiB/s] (instead of quota x rate).
-    volume_type : {'regular', 'large', 'breakthrough'}
-        Volume type ('breakthrough': a large volume in breakthrough mode).
-    rule : str
-        Volume-limit rules (see :func:`anfperf.models.limits.quota.throughput_limit`).
-    cool_access : bool
-        Cool access enabled: the quota limit uses the cool-access rate (Premium 36, Ultra 68
-        MiB/s per TiB) and the cool-access size range.
-    pattern : {'sequential', 'random'}, optional
-        Access pattern; adds the published per-volume and per-client observations.
-    vm_size : str, optional
-        Client VM size; adds the clients' network and NFS connection constraints.
-    vm_count : int
-        Client VMs.
-    nconnect : int
-        NFS connections per client mount.
-    nfs_version : {'3', '4.1'}
-        NFS version (in-flight limits).
+    scenario : QuotaScenario, optional
+        The volume, its clients and the I/O (:class:`~anfperf.models.limits.scenario.QuotaScenario`).
+    **fields
+        Fields of :class:`~anfperf.models.limits.scenario.QuotaScenario` (``bs_kib=64,
+        level="Premium", quota_tib=4``): the scenario, or what to change in `scenario`.
     outstanding : float, optional
         Configured I/Os in flight per client VM [-]; with `lat_ms` or `curve`, adds Little's
         law.
@@ -226,32 +193,27 @@ def predict_achievable(
     anfperf.ModelError
         No constraint given, or invalid inputs.
     """
-    if not bs_kib > 0:
-        raise ModelError("bs_kib must be > 0")
-    if not 0 <= read_pct <= 100:
-        raise ModelError("read_pct must be within 0 .. 100")
+    s = QuotaScenario.of(scenario, **fields)
     rows: list[tuple[str, float, str, str, str]] = []
-    if level is not None:
-        rows += _volume_rows(level_name(level), quota_tib, manual_bw_mib_s, volume_type, rule,
-                             cool_access)  # fmt: skip
-    if pattern is not None:
-        seen = published_ceiling(volume_type, pattern, read_pct, bs_kib)
+    if s.level is not None:
+        rows += _volume_rows(level_name(s.level), s.quota_tib, s.manual_bw_mib_s, s.volume_type,
+                             s.rule, s.cool_access)  # fmt: skip
+    if s.pattern is not None:
+        seen = published_ceiling(s.volume_type, s.pattern, s.read_pct, s.bs_kib)
         rows.append((PUBLISHED_BENCHMARK, seen.bw_mib_s, "observed", seen.detail, seen.source))
-    if vm_size is not None:
-        clients = client_constraints(
-            vm_size, vm_count, bs_kib=bs_kib, read_pct=read_pct, pattern=pattern, nconnect=nconnect
-        )
+    if s.vm_size is not None:
+        clients = client_constraints(s)
         rows += list(clients[["constraint", "bw_mib_s", "kind", "detail", "source"]].itertuples(
             index=False, name=None))  # fmt: skip
     if outstanding is not None and (lat_ms is not None or curve is not None):
-        rows.append(_concurrency_row(outstanding, lat_ms, curve, vm_count, nconnect,
-                                     nfs_version, bs_kib))  # fmt: skip
+        rows.append(_concurrency_row(outstanding, lat_ms, curve, s.vm_count, s.nconnect,
+                                     s.nfs_version, s.bs_kib))  # fmt: skip
     if not rows:
         raise ModelError(
             "nothing to predict from: give a level and quota, a pattern, a VM size, or a "
             "concurrency with a latency"
         )
-    return _binding_frame(rows, bs_kib)
+    return _binding_frame(rows, s.bs_kib)
 
 
 def _volume_rows(
