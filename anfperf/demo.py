@@ -24,6 +24,7 @@ import pandas as pd
 from anfperf._bundled import NOTEBOOKS, REPORTS, SAMPLES, report_notebook, samples_path
 from anfperf.errors import AnfperfError
 from anfperf.folders import output_folder
+from anfperf.units import MIB_PER_GIB
 
 __all__ = [
     "SAMPLES",
@@ -98,7 +99,7 @@ def demo_workloads(point_s: int = 2, file_size_mib: int = 64, warmup_s: int = 1)
     from anfperf.workloads.spec import Workload
 
     common = {"duration_s": int(point_s), "warmup_s": int(warmup_s),
-              "file_size_gib": file_size_mib / 1024.0}  # fmt: skip
+              "file_size_gib": file_size_mib / MIB_PER_GIB}  # fmt: skip
     return [
         Workload(name="QDSweep4k", pattern="random", bs_kib=4, iodepth=list(QUEUE_DEPTHS),
                  description="4 KiB random reads, queue depth 1..64", **common),

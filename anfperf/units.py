@@ -12,12 +12,16 @@ BYTES_PER_KIB = 1024.0
 BYTES_PER_MIB = 2.0**20
 #: KiB per MiB.
 KIB_PER_MIB = 1024.0
+#: MiB per GiB.
+MIB_PER_GIB = 1024.0
 #: GiB per TiB.
 GIB_PER_TIB = 1024.0
 #: Milliseconds per second.
 MS_PER_S = 1000.0
 #: Microseconds per second.
 US_PER_S = 1e6
+#: Nanoseconds per second.
+NS_PER_S = 1e9
 #: Nanoseconds per millisecond (fio >= 3.0 reports latencies in ns).
 NS_PER_MS = 1e6
 #: Microseconds per millisecond (fio 2.x reports latencies in us).

@@ -32,7 +32,7 @@ from anfperf.ingest.vdbench_frame import MEASURED, clean_int, explode, host_rows
 from anfperf.ingest.vdbench_histogram import read_vdbench_histogram, vdbench_histogram_percentiles
 from anfperf.ingest.vdbench_records import Instances, Measures, WideRows
 from anfperf.schema import AGGREGATE_HOST, PATTERNS, host_label
-from anfperf.units import BYTES_PER_KIB
+from anfperf.units import BYTES_PER_KIB, NS_PER_S
 
 __all__ = ["read_vdbench", "read_vdbench_histogram", "vdbench_histogram_percentiles"]
 
@@ -647,7 +647,7 @@ def _timestamps(table: pd.DataFrame, comp: Companions, source: str) -> np.ndarra
     tod = pd.to_timedelta(table["tod"].astype(str), errors="coerce").to_numpy(
         dtype="timedelta64[ns]"
     )
-    secs = np.where(np.isnat(tod), np.nan, tod.astype(np.int64) / 1e9)
+    secs = np.where(np.isnat(tod), np.nan, tod.astype(np.int64) / NS_PER_S)
     # Rows are in time order: a clock that jumps back by more than 12 h passed midnight.
     jumps = np.zeros(n, dtype=np.int64)
     if n > 1:

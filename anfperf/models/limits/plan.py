@@ -51,7 +51,7 @@ from anfperf.models.limits.quota import (
 )
 from anfperf.models.littles_law import outstanding_io, threads_needed
 from anfperf.models.tables import table_value
-from anfperf.units import GIB_PER_TIB
+from anfperf.units import GIB_PER_TIB, KIB_PER_MIB
 from anfperf.values import is_number
 
 log = logging.getLogger(__name__)
@@ -381,7 +381,7 @@ OBSERVED_MARGIN = 0.10
 #: Plausible ranges of the plan's numeric inputs: outside, an input is a typo or a unit slip
 #: (a block size of inf, 1e-9 IOPS, a latency of 1e12 ms), and the plan would be nonsense.
 PLAUSIBLE = {
-    "bs_kib": (0.5, 16 * 1024.0),
+    "bs_kib": (0.5, 16 * KIB_PER_MIB),
     "bw_mib_s": (1e-3, 1e7),
     "iops": (1.0, 1e10),
     "lat_ms": (1e-3, 1e5),
