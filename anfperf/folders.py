@@ -36,11 +36,12 @@ def atomic_write_bytes(path: str | os.PathLike, data: bytes) -> Path:
         except OSError:
             pass
         raise
-    _fsync_folder(path.parent)
+    fsync_folder(path.parent)
     return path
 
 
-def _fsync_folder(folder: Path) -> None:
+def fsync_folder(folder: Path) -> None:
+    """Flush a folder's entries to disk: a file renamed or made in it is there after a crash."""
     try:
         fd = os.open(folder, os.O_RDONLY)
     except OSError:  # a folder that cannot be opened for reading: the rename stands anyway

@@ -49,7 +49,7 @@ from pathlib import Path
 from typing import Any
 
 from anfperf.errors import AnfperfError, ParseError
-from anfperf.folders import atomic_write_bytes
+from anfperf.folders import atomic_write_bytes, fsync_folder
 from anfperf.schema import MANIFEST_JOURNAL_NAME, apply_journal, read_journal
 from anfperf.schema import MANIFEST_NAME as MANIFEST_NAME  # the runner writes what it names
 
@@ -75,12 +75,6 @@ TASK_STATES = (
 def now_iso() -> str:
     """The current UTC time, ISO 8601 with microseconds."""
     return datetime.now(UTC).isoformat(timespec="microseconds")
-
-
-def atomic_write_json(path: str | os.PathLike, obj: Any) -> Path:
-    """:func:`atomic_write_bytes` of `obj` as indented JSON."""
-    text = json.dumps(obj, indent=2, sort_keys=False, default=str) + "\n"
-    return atomic_write_bytes(path, text.encode("utf-8"))
 
 
 class Manifest:
@@ -242,7 +236,7 @@ class Manifest:
                 return
             flags = os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_APPEND
             self._journal, self._journal_bytes = os.open(self.journal_path, flags, 0o644), 0
-            _fsync_folder(self.run_dir)  # the journal's name is on disk too
+            fsync_folder(self.run_dir)  # the journal's name is on disk too
         try:
             view = memoryview(line)
             while view:
@@ -325,17 +319,3 @@ class Manifest:
             for i, host, t in self.tasks()
             if t["status"] != "ok"
         ]
-
-
-def _fsync_folder(folder: Path) -> None:
-    """Flush a folder's entries to disk (a new file's name survives a crash)."""
-    try:
-        fd = os.open(folder, os.O_RDONLY)
-    except OSError:
-        return
-    try:
-        os.fsync(fd)
-    except OSError:
-        pass
-    finally:
-        os.close(fd)

@@ -10,8 +10,8 @@ from pathlib import Path
 import pytest
 
 from anfperf.errors import ParseError
+from anfperf.folders import atomic_write_bytes
 from anfperf.runner import HostTask, Manifest, RunPlan, RunStep, close_all, load_inventory, run_plan
-from anfperf.runner.manifest import atomic_write_json
 from anfperf.runner.security import (
     check_folder_name,
     check_relative,
@@ -121,17 +121,15 @@ def test_broken_manifests_are_parse_errors(tmp_path, content):
 
 
 def test_manifest_writes_are_atomic(tmp_path):
-    path = atomic_write_json(tmp_path / "m.json", {"run_id": "r1", "steps": []})
+    # the manifest, collected outputs, rendered workloads and reports are written this way
+    path = atomic_write_bytes(tmp_path / "m.json", b'{"run_id": "r1", "steps": []}')
     assert json.loads(path.read_text()) == {"run_id": "r1", "steps": []}
     assert [p.name for p in tmp_path.iterdir()] == ["m.json"]  # no temporary left behind
 
-    class Unprintable:
-        def __str__(self):
-            raise RuntimeError("cannot be written")
-
-    with pytest.raises(RuntimeError):
-        atomic_write_json(tmp_path / "m.json", {"run_id": "r2", "bad": Unprintable()})
+    with pytest.raises(TypeError):  # a write that fails half-way
+        atomic_write_bytes(tmp_path / "m.json", {"run_id": "r2"})
     assert json.loads(path.read_text())["run_id"] == "r1"  # the old file is intact
+    assert [p.name for p in tmp_path.iterdir()] == ["m.json"]
 
 
 def test_vdbench_plan_runs_one_master_with_every_host(tmp_path):
