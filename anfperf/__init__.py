@@ -2,7 +2,7 @@
 
 ``anfperf.read`` / ``anfperf.read_many`` read benchmark outputs into the tidy frame
 (:mod:`anfperf.schema`); the subpackages :mod:`anfperf.ingest`, :mod:`anfperf.analysis`, :mod:`anfperf.models`,
-:mod:`anfperf.workloads` and :mod:`anfperf.runner` hold the rest. They are imported on first
+:mod:`anfperf.workloads`, :mod:`anfperf.tools` and :mod:`anfperf.runner` hold the rest. They are imported on first
 use, so that ``import anfperf`` (and ``anfperf --version``) stays quick.
 """
 
@@ -12,7 +12,7 @@ from anfperf.errors import AnfperfError, ModelError, ParseError, RemoteError
 
 _SUBPACKAGES = (
     "analysis", "azure", "demo", "ingest", "models", "planning", "plots", "report", "runner",
-    "schema", "store", "workloads",
+    "schema", "store", "tools", "workloads",
 )  # fmt: skip
 _FROM_INGEST = ("read", "read_many")
 

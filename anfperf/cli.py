@@ -11,6 +11,7 @@ import signal
 import sys
 from collections.abc import Callable, Sequence
 from collections.abc import Sequence as SequenceABC
+from typing import Any
 
 from anfperf import __version__
 from anfperf.errors import AnfperfError
@@ -122,9 +123,9 @@ def _nconnect_range() -> tuple[float, float]:
 
 
 class _ToolChoices(SequenceABC):
-    """The registered tools (:mod:`anfperf.runner.tools`) as argparse choices, looked up when
-    argparse first needs them: the registry loads Fabric and pandas, which ``anfperf --version``
-    must not wait for (argparse reads choices given to add_argument at once, hence set after).
+    """The registered tools (:mod:`anfperf.tools`) as argparse choices, looked up when argparse
+    first needs them: the tools load the workload spec and YAML, which ``anfperf --version`` must
+    not wait for (argparse reads choices given to add_argument at once, hence set after).
     """
 
     def __init__(self, *, runnable: bool = False, extra: Sequence[str] = ()):
@@ -132,7 +133,7 @@ class _ToolChoices(SequenceABC):
         self.extra = tuple(extra)
 
     def _names(self) -> tuple[str, ...]:
-        from anfperf.runner.tools import tool_names
+        from anfperf.tools import tool_names
 
         return (*tool_names(runnable=self.runnable), *self.extra)
 
@@ -141,6 +142,44 @@ class _ToolChoices(SequenceABC):
 
     def __len__(self) -> int:
         return len(self._names())
+
+
+class _CommandParser(argparse.ArgumentParser):
+    """A subcommand's parser that may add its last arguments when it is first used (to parse,
+    or for its help or usage) rather than when it is built: ``anfperf workloads`` offers the
+    registered tools' own options, and loading the tools waits until that command runs, as for
+    :class:`_ToolChoices`.
+    """
+
+    #: What adds the arguments still to come (None: each is added at once).
+    _later: list[Callable[[], object]] | None = None
+
+    def later(self, add: Callable[[argparse.ArgumentParser], None]) -> None:
+        """Call `add(self)` on first use; arguments added after this call follow its own."""
+        self._later = [lambda: add(self)]
+
+    def add_argument(self, *args: Any, **kwargs: Any) -> Any:
+        if self._later is None:
+            return super().add_argument(*args, **kwargs)
+        self._later.append(lambda: super(_CommandParser, self).add_argument(*args, **kwargs))
+        return None
+
+    def _complete(self) -> None:
+        later, self._later = self._later, None
+        for add in later or ():
+            add()
+
+    def parse_known_args(self, args: Any = None, namespace: Any = None) -> Any:
+        self._complete()
+        return super().parse_known_args(args, namespace)
+
+    def format_help(self) -> str:
+        self._complete()
+        return super().format_help()
+
+    def format_usage(self) -> str:
+        self._complete()
+        return super().format_usage()
 
 
 def _print_json(data: object) -> None:
@@ -284,8 +323,8 @@ def _runs(args: argparse.Namespace) -> int:
 def _workloads(args: argparse.Namespace) -> int:
     import shlex
 
-    from anfperf.workloads import CATALOGUE, get_workload, load_workloads
-    from anfperf.workloads.files import catalogue_table, render_files, write_files
+    from anfperf.tools import render_files, tool_options, write_files
+    from anfperf.workloads import CATALOGUE, catalogue_table, get_workload, load_workloads
 
     extra = {w.name: w for path in args.file for w in load_workloads(path)}
     if args.names:
@@ -302,7 +341,7 @@ def _workloads(args: argparse.Namespace) -> int:
         return ExitCode.OK
     files, errors = render_files(
         chosen, args.tool or "vdbench", args.volume or ["/mnt/vdb1"], args.host or [],
-        user=args.user, vdbench_dir=args.vdbench_dir, max_iops=args.max_iops,
+        max_iops=args.max_iops, **{o.name: getattr(args, o.name) for o in tool_options()},
     )  # fmt: skip
     if errors and args.names:  # asked for by name: its failure is the answer
         raise next(iter(errors.values()))
@@ -893,6 +932,17 @@ def _add_run_parser(sub: argparse._SubParsersAction) -> None:
     run.set_defaults(func=_run)
 
 
+def _add_tool_options(parser: argparse.ArgumentParser) -> None:
+    """The registered tools' own render options (:func:`anfperf.tools.tool_options`)."""
+    from anfperf.tools import tool_options
+
+    for option in tool_options():
+        parser.add_argument(
+            option.flag, dest=option.name, metavar=option.metavar, type=option.type,
+            help=option.help,
+        )  # fmt: skip
+
+
 def _add_workloads_parser(sub: argparse._SubParsersAction) -> None:
     """The ``workloads`` subcommand: list or render the catalogue's workloads."""
     wl = sub.add_parser(
@@ -928,8 +978,7 @@ def _add_workloads_parser(sub: argparse._SubParsersAction) -> None:
         metavar="PATH",
         help="mount point on the clients (repeatable; default /mnt/vdb1)",
     )
-    wl.add_argument("--user", help="remote user in Vdbench hd= lines (the seed uses root)")
-    wl.add_argument("--vdbench-dir", metavar="PATH", help="Vdbench folder on the clients")
+    wl.later(_add_tool_options)  # each tool's own (Vdbench's --user, ...), and what follows
     wl.add_argument(
         "--max-iops",
         type=float,
@@ -950,7 +999,7 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--version", action="version", version=f"anfperf {__version__}")
     verbose = "log what anfperf does (on run: every host's events) to stderr"
     parser.add_argument("-v", "--verbose", action="store_true", help=verbose)
-    sub = parser.add_subparsers(dest="command", required=True)
+    sub = parser.add_subparsers(dest="command", required=True, parser_class=_CommandParser)
     _add_ingest_parser(sub)
     _add_demo_parser(sub)
     _add_runs_parser(sub)

@@ -3,12 +3,16 @@
 A ``str`` or ``os.PathLike`` names one file or folder; only a list, tuple or other iterable
 of them names several. Without this, ``read_many('/x/run.json')`` iterated the string and read
 '/', 'x', ... from the root of the file system.
+
+:func:`check_relative` is what a task's file and output names may be (:class:`anfperf.tools.HostTask`,
+collection): relative paths that stay inside their folder.
 """
 
 from __future__ import annotations
 
 import os
 from collections.abc import Iterable
+from pathlib import PurePosixPath
 
 from anfperf.errors import AnfperfError
 
@@ -51,3 +55,13 @@ def path_list(paths: PathArg | None, what: str = "paths") -> list[str | os.PathL
 def _shown(value: object) -> str:
     text = repr(value)
     return f"{type(value).__name__} {text[:60]}{'...' if len(text) > 60 else ''}"
+
+
+def check_relative(path: str, what: str = "path") -> str:
+    """`path` when it is a plain relative POSIX path that stays below its folder."""
+    if not isinstance(path, str) or not path or "\0" in path or "\\" in path:
+        raise ValueError(f"{what} {path!r} is not a relative path")
+    pure = PurePosixPath(path)
+    if pure.is_absolute() or any(part in ("..", "") for part in pure.parts) or path.startswith("-"):
+        raise ValueError(f"{what} {path!r} must be relative and stay inside its folder")
+    return pure.as_posix()

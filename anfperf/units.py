@@ -12,10 +12,14 @@ BYTES_PER_KIB = 1024.0
 BYTES_PER_MIB = 2.0**20
 #: KiB per MiB.
 KIB_PER_MIB = 1024.0
-#: MiB per GiB.
-MIB_PER_GIB = 1024.0
 #: GiB per TiB.
 GIB_PER_TIB = 1024.0
+#: MiB per GiB.
+MIB_PER_GIB = 1024.0
+#: KiB per GiB.
+KIB_PER_GIB = 2.0**20
+#: Bytes per GiB.
+BYTES_PER_GIB = 2.0**30
 #: Milliseconds per second.
 MS_PER_S = 1000.0
 #: Microseconds per second.

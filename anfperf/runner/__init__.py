@@ -10,7 +10,8 @@
   re-runs what is missing.
 - :func:`run_workloads` / :func:`resume_workloads` do what ``anfperf run`` does: preflight,
   refuse hosts with problems unless ``force``, run.
-- Each benchmark tool is an adapter in :mod:`anfperf.runner.tools`.
+- Each benchmark tool is an adapter in :mod:`anfperf.tools` (re-exported here: the runner's
+  tasks are :class:`HostTask`, :func:`fio_task` makes fio's).
 """
 
 from anfperf.runner.collect import collect
@@ -27,15 +28,14 @@ from anfperf.runner.manifest import TASK_STATES, Manifest
 from anfperf.runner.preflight import HostReport, format_reports, preflight, preflight_inventory
 from anfperf.runner.progress import FleetProgress
 from anfperf.runner.steps import (
-    HostTask,
     RunPlan,
     RunStep,
     expected_duration_s,
     new_run_id,
     plan_workloads,
 )
-from anfperf.runner.tools import ToolAdapter, fio_task, get_tool, register, tool_names
 from anfperf.runner.workflow import parse_changes, resume_workloads, run_workloads
+from anfperf.tools import HostTask, ToolAdapter, fio_task, get_tool, register, tool_names
 
 __all__ = [
     "DEFAULT_OUT",

@@ -13,7 +13,7 @@ from typing import Any
 
 from anfperf.runner.progress import format_duration
 from anfperf.runner.steps import RunPlan
-from anfperf.runner.tools import get_tool
+from anfperf.tools import get_tool
 from anfperf.workloads.spec import Workload
 
 _GIB = 2**30

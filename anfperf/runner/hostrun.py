@@ -46,8 +46,8 @@ from anfperf.runner.security import (
     wrap_command,
 )
 from anfperf.runner.stale import sweep
-from anfperf.runner.steps import HostTask, RunPlan, RunStep, step_files
-from anfperf.runner.tools import find_tool, tool_version
+from anfperf.runner.steps import RunPlan, RunStep, step_files
+from anfperf.tools import HostTask, find_tool, tool_version
 
 log = logging.getLogger(__name__)
 

@@ -9,7 +9,7 @@ host; ``hosts`` lists the hosts, each a name with an optional mapping (or just a
     known_hosts: ~/.ssh/known_hosts # host keys are checked against it ...
     trust_on_first_use: false       # ... and unknown hosts refused unless this is true
     workdir: /tmp/anfperf           # where runs keep their files on the hosts
-    vdbench: /opt/vdbench/vdbench   # the user's own Vdbench install
+    vdbench: /opt/vdbench/vdbench   # the user's own Vdbench install (a tool's inventory_key)
     volumes:                        # name: mount point (the same on every host)
       vol1: /mnt/vdb1
       vol2: /mnt/vdb2
@@ -47,6 +47,7 @@ from anfperf.runner.inventory_fields import (
 from anfperf.runner.local import LocalConnection
 from anfperf.runner.security import DEFAULT_KNOWN_HOSTS, check_folder_name, host_key_policy
 from anfperf.schema import AGGREGATE_HOST, RESERVED_HOST_NAMES
+from anfperf.tools import inventory_keys
 from anfperf.yamlsafe import load_yaml
 
 #: Default remote folder for runs (one sub-folder per run id and host below it).
@@ -54,13 +55,21 @@ DEFAULT_WORKDIR = "/tmp/anfperf"
 #: Seconds to wait for a TCP connection and the SSH handshake.
 DEFAULT_CONNECT_TIMEOUT_S = 10
 
-#: Keys allowed for a host (and, as defaults, at the top level).
+#: Keys allowed for a host (and, as defaults, at the top level), besides the registered tools'
+#: own (:func:`host_keys`).
 HOST_KEYS = {
-    "hostname", "user", "port", "key", "jump", "workdir", "vdbench", "volumes", "local",
+    "hostname", "user", "port", "key", "jump", "workdir", "volumes", "local",
     "password_env", "passphrase_env", "connect_timeout_s", "agent", "volume_json",
 }  # fmt: skip
 #: Keys allowed only at the top level.
 TOP_KEYS = {"hosts", "known_hosts", "trust_on_first_use", "ssh_config"}
+
+
+def host_keys() -> set[str]:
+    """Keys allowed for a host: the inventory's own and each registered tool's program
+    (:func:`anfperf.tools.inventory_keys`)."""
+    return HOST_KEYS | set(inventory_keys())
+
 
 _JUMP = re.compile(r"^(?:(?P<user>[^@\s]+)@)?(?P<host>[^:@\s]+)(?::(?P<port>\d+))?$")
 
@@ -85,8 +94,9 @@ class Host:
         ProxyJump host: another host's name in the inventory or ``user@host:port``.
     workdir : str
         Remote folder for the run's files.
-    vdbench : str or None
-        Path of the Vdbench launcher on the host.
+    launchers : dict
+        Tool name -> its program on the host, from the setting the tool's adapter names
+        (``ToolAdapter.inventory_key``: ``vdbench: /opt/vdbench/vdbench``).
     volumes : dict
         Volume name -> mount point on the host.
     volume_json : dict
@@ -105,7 +115,7 @@ class Host:
     key: str | None = None
     jump: str | None = None
     workdir: str = DEFAULT_WORKDIR
-    vdbench: str | None = None
+    launchers: dict[str, str] = field(default_factory=dict)
     volumes: dict[str, str] = field(default_factory=dict)
     volume_json: dict[str, dict] = field(default_factory=dict)
     local: bool = False
@@ -299,14 +309,15 @@ def _build(
     doc: dict, source: str, ssh_config: str | os.PathLike | None, text: str | None = None
 ) -> Inventory:
     where = InventoryLines(source, text)
-    unknown = set(doc) - HOST_KEYS - TOP_KEYS
+    allowed = host_keys()
+    unknown = set(doc) - allowed - TOP_KEYS
     if unknown:
         first = min(unknown, key=lambda k: where.line(str(k)) or 0)
         raise where.error(f"unknown keys {sorted(map(str, unknown))}", str(first))
     for key in sorted(set(doc) - {"hosts"}):  # defaults for every host, and the top's own
         _checked(where, key, doc[key])
     entries = _host_entries(doc.get("hosts"), where)
-    defaults = {k: v for k, v in doc.items() if k in HOST_KEYS}
+    defaults = {k: v for k, v in doc.items() if k in allowed}
     config_path = ssh_config or doc.get("ssh_config") or "~/.ssh/config"
     lookup = _ssh_config(config_path, source)
     hosts = []
@@ -320,7 +331,7 @@ def _build(
         except ValueError as exc:
             raise where.error(str(exc), "hosts", name) from None
         _check_not_reserved(name, source, text)
-        unknown = set(entry) - HOST_KEYS
+        unknown = set(entry) - allowed
         if unknown:
             first = str(min(unknown, key=lambda k: where.line("hosts", name, str(k)) or 0))
             raise where.error(
@@ -426,7 +437,7 @@ def _host(name: str, s: dict, lookup) -> Host:
         key=s.get("key") or (identity[0] if identity else None),
         jump=s.get("jump") or found.get("proxyjump"),
         workdir=s.get("workdir") or DEFAULT_WORKDIR,
-        vdbench=s.get("vdbench"),
+        launchers={tool: s[key] for key, tool in inventory_keys().items() if s.get(key)},
         volumes=_volumes(s.get("volumes") or {}),
         local=local,
         password_env=s.get("password_env"),

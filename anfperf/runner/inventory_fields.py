@@ -14,10 +14,12 @@ from collections.abc import Mapping
 from typing import Any
 
 from anfperf.errors import ParseError
+from anfperf.tools import inventory_keys
 
-#: Settings that hold text: an address, a user, a path, a variable's name.
+#: Settings that hold text: an address, a user, a path, a variable's name (and each registered
+#: tool's program, :func:`anfperf.tools.inventory_keys`).
 TEXT_KEYS = (
-    "hostname", "user", "key", "jump", "workdir", "vdbench", "password_env", "passphrase_env",
+    "hostname", "user", "key", "jump", "workdir", "password_env", "passphrase_env",
     "known_hosts", "ssh_config",
 )  # fmt: skip
 #: Settings that are true or false.
@@ -44,7 +46,7 @@ def check_setting(key: str, value: Any) -> Any:
     """
     if value is None:
         return None
-    if key in TEXT_KEYS:
+    if key in TEXT_KEYS or key in inventory_keys():
         if isinstance(value, int | float):  # bool included: YAML's true/false
             hint = "" if isinstance(value, bool) else " (in quotes if it is meant as text)"
             raise ValueError(f"{key} must be text, not the {_kind(value)} {shown(value)}{hint}")

@@ -17,7 +17,7 @@ from anfperf.runner.security import (
     join,
 )
 from anfperf.runner.steps import RunPlan, step_files
-from anfperf.runner.tools import tool_version
+from anfperf.tools import tool_version
 
 log = logging.getLogger(__name__)
 

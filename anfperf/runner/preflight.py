@@ -26,7 +26,7 @@ from anfperf.runner.hostrun import MAX_PARALLEL_HOSTS
 from anfperf.runner.inventory import DEFAULT_WORKDIR
 from anfperf.runner.runlog import held_ssh_log
 from anfperf.runner.security import describe_error, join, quote
-from anfperf.runner.tools import get_tool, tools
+from anfperf.tools import get_tool, tools
 
 log = logging.getLogger(__name__)
 
@@ -298,7 +298,7 @@ def check(
     volumes : mapping, optional
         Volume name -> mount point the runs will use.
     tool : str, optional
-        The tool about to run (:mod:`anfperf.runner.tools`): what it lacks is a problem
+        The tool about to run (:mod:`anfperf.tools`): what it lacks is a problem
         (otherwise only reported).
     need_kib : int, optional
         Free space each volume needs for the workload's files [KiB].

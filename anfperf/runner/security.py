@@ -16,10 +16,12 @@ import re
 import shlex
 import threading
 from collections.abc import Iterable, Sequence
-from pathlib import Path, PurePosixPath
+from pathlib import Path
 
 import paramiko
 import paramiko.hostkeys
+
+from anfperf.paths import check_relative  # here too: collect and inside() check outputs
 
 log = logging.getLogger(__name__)
 
@@ -186,16 +188,6 @@ def check_folder_name(name: str, what: str = "name") -> str:
             "not starting with '.' or '-'"
         )
     return name
-
-
-def check_relative(path: str, what: str = "path") -> str:
-    """`path` when it is a plain relative POSIX path that stays below its folder."""
-    if not isinstance(path, str) or not path or "\0" in path or "\\" in path:
-        raise ValueError(f"{what} {path!r} is not a relative path")
-    pure = PurePosixPath(path)
-    if pure.is_absolute() or any(part in ("..", "") for part in pure.parts) or path.startswith("-"):
-        raise ValueError(f"{what} {path!r} must be relative and stay inside its folder")
-    return pure.as_posix()
 
 
 def inside(base: Path, relative: str) -> Path:

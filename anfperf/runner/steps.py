@@ -11,83 +11,17 @@ the current inventory.
 
 from __future__ import annotations
 
-import math
 import os
-import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from typing import Any
 
 from anfperf.errors import AnfperfError, ParseError
-from anfperf.runner.security import check_folder_name, check_relative
-from anfperf.values import is_number, is_positive_number
-
-#: Extra time a task gets beyond its expected duration before it counts as hung: fio lays out
-#: its files and Vdbench starts its JVMs before the measured time begins [s].
-TIMEOUT_MARGIN_S = 120.0
-#: ... and in proportion to the duration (a formatting pass can take as long as the run).
-TIMEOUT_FACTOR = 1.5
-
-
-@dataclass(frozen=True)
-class HostTask:
-    """One command on one host.
-
-    Parameters
-    ----------
-    argv : sequence of str
-        Program and arguments, run in the task's folder on the host. Each argument reaches the
-        program literally, whatever characters it holds.
-    files : mapping of str to str
-        File name (relative to the task's folder) -> text, uploaded before the run.
-    outputs : sequence of str
-        Files or folders (relative to the task's folder) to collect after the run.
-    duration_s : float
-        Expected run time [s] (progress bar, default timeout).
-    timeout_s : float, optional
-        Longest the command may run before it is stopped [s]; default
-        ``duration_s * TIMEOUT_FACTOR + TIMEOUT_MARGIN_S``.
-    """
-
-    argv: tuple[str, ...]
-    files: Mapping[str, str] = field(default_factory=dict)
-    outputs: tuple[str, ...] = ()
-    duration_s: float = 0.0
-    timeout_s: float | None = None
-
-    def __post_init__(self) -> None:
-        argv = tuple(self.argv)
-        if not argv or not all(isinstance(a, str) for a in argv):
-            raise ValueError("argv must be a non-empty list of strings")
-        object.__setattr__(self, "argv", argv)
-        object.__setattr__(
-            self, "outputs", tuple(check_relative(o, "output") for o in self.outputs)
-        )
-        object.__setattr__(
-            self, "files", {check_relative(k, "file name"): str(v) for k, v in self.files.items()}
-        )
-        if not is_number(self.duration_s) or not 0 <= self.duration_s < math.inf:
-            raise ValueError(
-                f"duration_s must be a number of seconds >= 0, got {self.duration_s!r}"
-            )
-        if self.timeout_s is not None and not is_positive_number(self.timeout_s):
-            raise ValueError(f"timeout_s must be a number of seconds > 0, got {self.timeout_s!r}")
-
-    @property
-    def effective_timeout_s(self) -> float:
-        if self.timeout_s is not None:
-            return float(self.timeout_s)
-        return self.duration_s * TIMEOUT_FACTOR + TIMEOUT_MARGIN_S
-
-    def to_dict(self) -> dict[str, Any]:
-        return {
-            "argv": list(self.argv),
-            "files": dict(self.files),
-            "outputs": list(self.outputs),
-            "duration_s": self.duration_s,
-            "timeout_s": self.effective_timeout_s,
-        }
+from anfperf.runner.security import check_folder_name
+from anfperf.tools import ToolAdapter, find_tool, get_tool, tool_names
+from anfperf.tools.base import HostTask, slug
+from anfperf.values import is_positive_number
 
 
 @dataclass(frozen=True)
@@ -101,7 +35,7 @@ class RunStep:
     tasks : mapping of str to HostTask
         Host name -> its task.
     tool : str
-        A registered tool (:mod:`anfperf.runner.tools`), or another program's name.
+        A registered tool (:mod:`anfperf.tools`), or another program's name.
     workload : dict, optional
         The workload's specification, recorded in the manifest.
     reaches : sequence of str
@@ -186,12 +120,6 @@ class RunPlan:
         return sum(s.duration_s for s in self.steps)
 
 
-def slug(text: str, limit: int = 40) -> str:
-    """`text` reduced to letters, digits and ``._-`` (for run ids and file names)."""
-    out = re.sub(r"[^A-Za-z0-9._-]+", "_", text).strip("._-")[:limit]
-    return out or "run"
-
-
 def new_run_id(label: str = "run", when: datetime | None = None) -> str:
     """A run id: UTC time to the second and a slug of `label`."""
     when = when or datetime.now(UTC)
@@ -215,8 +143,6 @@ def step_files(step: RunStep, index: int) -> dict[str, str]:
 def expected_duration_s(workload: Any, tool: str = "fio") -> float:
     """Planned run time of a workload with `tool`: every load point's warm-up and measured
     time, as the tool runs them [s]."""
-    from anfperf.runner.tools import ToolAdapter, find_tool
-
     return (find_tool(tool) or ToolAdapter()).expected_duration_s(workload)
 
 
@@ -249,7 +175,7 @@ def plan_workloads(
     inventory : anfperf.runner.Inventory
         Hosts and their volumes (mount points).
     tool : str
-        A registered tool the runner can launch (:mod:`anfperf.runner.tools`). fio: every
+        A registered tool the runner can launch (:mod:`anfperf.tools`). fio: every
         host runs its own job file, all hosts started together; results in
         ``<host>/<workload>.json``. Vdbench: the first host is the master and runs one
         parameter file with an ``hd=`` per host; results in ``<master>/<workload>/``.
@@ -265,8 +191,6 @@ def plan_workloads(
     anfperf.AnfperfError
         `max_iops` or `timeout_s` is not a number > 0 (a boolean is not one).
     """
-    from anfperf.runner.tools import get_tool
-
     for name, value in (("max_iops", max_iops), ("timeout_s", timeout_s)):
         problem = _option_problem(name, value)
         if problem:
@@ -314,7 +238,6 @@ def plan_from_manifest(
         A step has no workload spec (a hand-made plan: pass the plan itself to resume it), the
         inventory lacks a host of the run, or the specs are not valid workloads.
     """
-    from anfperf.runner.tools import tool_names
     from anfperf.workloads import Workload
 
     run_id = str(data.get("run_id"))

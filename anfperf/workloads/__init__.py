@@ -1,18 +1,15 @@
-"""Benchmark workloads: the spec, the seeds' catalogue, and renderers for Vdbench, fio, DiskSpd.
+"""Benchmark workloads: the spec and the seeds' catalogue.
 
->>> from anfperf.workloads import get_workload, render_vdbench
->>> print(render_vdbench(get_workload("RndRead"), ["/mnt/vdb1"], comments=False), end="")
-sd=default,size=693g
-sd=sd-1-1,lun=/mnt/vdb1/file-1-1,openflags=o_direct
-wd=RndRead,sd=sd*,rdpct=100,seekpct=100,xfersize=8k
-rd=default,warmup=60,elapsed=600,interval=1,iorate=max
-rd=RndRead,wd=RndRead,sd=("sd*"),threads=25
+What a tool makes of a workload (Vdbench parameter files, fio job files, DiskSpd command lines)
+is the tool's own, in :mod:`anfperf.tools`.
+
+>>> from anfperf.workloads import get_workload
+>>> w = get_workload("RndRead")
+>>> w.pattern, w.bs_kib, w.read_pct, w.threads
+('random', 8, (100,), (25,))
 """
 
-from anfperf.workloads.catalogue import CATALOGUE, catalogue, get_workload
-from anfperf.workloads.diskspd import render_diskspd_commands
-from anfperf.workloads.files import catalogue_table, render_files
-from anfperf.workloads.fio import fio_sections, render_fio_command, render_fio_jobfile
+from anfperf.workloads.catalogue import CATALOGUE, catalogue, catalogue_table, get_workload
 from anfperf.workloads.spec import (
     Point,
     Workload,
@@ -23,7 +20,6 @@ from anfperf.workloads.spec import (
     dump_workloads,
     load_workloads,
 )
-from anfperf.workloads.vdbench import VdbenchHost, render_vdbench
 
 __all__ = [
     "CATALOGUE",
@@ -36,15 +32,8 @@ __all__ = [
     "check_name",
     "check_path",
     "dump_workloads",
-    "fio_sections",
     "get_workload",
     "load_workloads",
-    "render_diskspd_commands",
-    "render_fio_command",
-    "render_files",
-    "render_fio_jobfile",
-    "render_vdbench",
-    "VdbenchHost",
 ]
 
 

@@ -26,8 +26,13 @@ queue depth 128 per client).
 from __future__ import annotations
 
 import difflib
+from collections.abc import Sequence
+from typing import TYPE_CHECKING
 
 from anfperf.workloads.spec import Workload, WorkloadError
+
+if TYPE_CHECKING:
+    import pandas as pd
 
 VDBENCH_SEED = (
     "MicrosoftDocs/azure-docs articles/azure-netapp-files/"
@@ -146,3 +151,25 @@ def get_workload(name: str, extra: dict[str, Workload] | None = None) -> Workloa
         "no such workload" + (f"; did you mean {', '.join(hint)}?" if hint else ""),
         workload=name,
     )
+
+
+def catalogue_table(workloads: Sequence[Workload]) -> pd.DataFrame:
+    """One line per workload: pattern, block size, read %, concurrency, timing and rate."""
+    import pandas as pd  # here: the specs themselves need no pandas
+
+    rows = []
+    for w in workloads:
+        if w.threads is not None:
+            concurrency = f"threads {'/'.join(map(str, w.threads))}"
+        else:
+            concurrency = f"qd {'/'.join(map(str, w.iodepth))} x {w.numjobs} jobs"
+        reads = "/".join(map(str, w.read_pct))
+        if len(w.read_pct) > 3:
+            reads = f"{w.read_pct[0]}..{w.read_pct[-1]}"
+        rate = w.rate if w.rate_kind != "curve" else "curve " + "/".join(map(str, w.rate))
+        rows.append({
+            "name": w.name, "pattern": w.pattern + (" fill" if w.fill else ""),
+            "bs": f"{w.bs_kib:g}k", "read %": reads, "concurrency": concurrency,
+            "warm-up/run s": f"{w.warmup_s}/{w.duration_s}", "rate": str(rate),
+        })  # fmt: skip
+    return pd.DataFrame(rows)

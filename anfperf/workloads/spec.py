@@ -4,8 +4,8 @@ A :class:`Workload` is one I/O pattern (random or sequential, a block size, a re
 or more load points: a concurrency sweep (``threads`` for Vdbench-style synchronous workers, or
 ``iodepth`` x ``numjobs`` for fio/DiskSpd-style asynchronous queues), a read/write sweep
 (several ``read_pct``) or a load curve (``rate`` as percentages of the maximum). The renderers in
-:mod:`anfperf.workloads.vdbench`, :mod:`~anfperf.workloads.fio` and
-:mod:`~anfperf.workloads.diskspd` turn it into the tools' inputs.
+:mod:`anfperf.tools.vdbench`, :mod:`~anfperf.tools.fio` and :mod:`~anfperf.tools.diskspd` turn
+it into the tools' inputs.
 
 Users write their own workloads in YAML, either as a list or under a ``workloads:`` key::
 
@@ -40,6 +40,7 @@ from typing import IO, Any
 import yaml
 
 from anfperf.errors import ParseError, WorkloadError
+from anfperf.units import KIB_PER_GIB
 from anfperf.values import is_number, is_whole_number
 from anfperf.yamlsafe import safe_load_bounded
 
@@ -283,7 +284,7 @@ class Workload:
         set_ = object.__setattr__
         set_(self, "rate", _rate(self.rate, name))
         size = _number(self.file_size_gib, name, "file_size_gib", minimum=0, strict=True)
-        if size * 2**20 < bs:
+        if size * KIB_PER_GIB < bs:
             raise _error(name, "file_size_gib", "the file is smaller than one block")
         set_(self, "file_size_gib", _tidy(size))
         for flag in ("direct", "fill"):

@@ -341,7 +341,7 @@ def test_vdbench_runs_locally_when_installed(tmp_path):
     inv = inv.select(["demo"])
     from dataclasses import replace
 
-    inv = replace(inv, hosts=(replace(inv["demo"], vdbench=str(launcher)),))
+    inv = replace(inv, hosts=(replace(inv["demo"], launchers={"vdbench": str(launcher)}),))
     plan = plan_workloads([tiny(duration_s=3, interval_s=1)], inv, tool="vdbench")
     manifest = run_inventory(plan, inv, tmp_path / "raw")
     assert manifest.status == "complete", manifest.failures()

@@ -134,7 +134,8 @@ def test_manifest_writes_are_atomic(tmp_path):
 
 def test_vdbench_plan_runs_one_master_with_every_host(tmp_path):
     from anfperf.runner import load_inventory, plan_workloads
-    from anfperf.workloads import get_workload, render_vdbench
+    from anfperf.tools import render_vdbench
+    from anfperf.workloads import get_workload
 
     inv_path = tmp_path / "inv.yml"
     inv_path.write_text(

@@ -2,12 +2,15 @@
 
 The toy is a shell script (``sh -c``) that writes one line per load point to an output file:
 nothing outside this test module knows it, yet ``plan_workloads``, ``preflight``, the fleet
-(through the local executor), the manifest and the ``anfperf`` command all take it.
+(through the local executor), the manifest and the ``anfperf`` command all take it. Its
+renderer, its render option (``greeting``, ``anfperf workloads --greeting``) and where its
+program is on a host (the inventory's ``toy:``) are in the adapter alone too.
 """
 
 from __future__ import annotations
 
 import json
+import shlex
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
@@ -15,15 +18,24 @@ from typing import Any
 import pytest
 
 from anfperf.cli import main
+from anfperf.errors import ParseError
 from anfperf.runner import (
-    HostTask,
-    ToolAdapter,
+    load_inventory,
     local_inventory,
     plan_workloads,
     preflight_inventory,
     run_inventory,
 )
-from anfperf.runner.tools import get_tool, register, tool_names, unregister
+from anfperf.tools import (
+    HostTask,
+    ToolAdapter,
+    ToolOption,
+    get_tool,
+    register,
+    render_files,
+    tool_names,
+    unregister,
+)
 from anfperf.workloads import get_workload
 
 #: What the toy runs: its parameter file's lines, one per load point, into its output.
@@ -35,20 +47,31 @@ class ToyTool(ToolAdapter):
 
     name = "toy"
     output_format = "toy_text"
+    inventory_key = "toy"  # `toy: /path/to/sh` in an inventory: the shell it runs with
+    options = (ToolOption("greeting", "what each line of the toy's file starts with", "WORD"),)
 
     def render_files(
-        self, workload: Any, volumes: Sequence[str], hosts: Sequence[str] = (), **options: Any
+        self,
+        workload: Any,
+        volumes: Sequence[str],
+        hosts: Sequence[str] = (),
+        *,
+        max_iops: float | None = None,
+        greeting: str | None = None,
     ) -> dict[str, str]:
         lines = [f"bs={workload.bs_kib:g}k read={p.read_pct} " for p in workload.points()]
-        return {f"{workload.name}.toy": "".join(f"{line}dir={volumes[0]}\n" for line in lines)}
+        text = "".join(f"{greeting + ' ' if greeting else ''}{line}dir={volumes[0]}\n"
+                       for line in lines)  # fmt: skip
+        return {f"{workload.name}.toy": text}
 
     def tasks(self, workload, hosts, *, duration_s, max_iops=None, timeout_s=None):
         tasks = {}
         for host in hosts:
             ((name, text),) = self.render_files(workload, list(host.volumes.values())).items()
             exit_code = "3" if "fail" in workload.name.lower() else "0"
+            shell = self.launcher(host) or "sh"
             tasks[host.name] = HostTask(
-                argv=("sh", "-c", TOY_SCRIPT, "toy", name, f"{workload.name}.out", exit_code),
+                argv=(shell, "-c", TOY_SCRIPT, "toy", name, f"{workload.name}.out", exit_code),
                 files={name: text},
                 outputs=(f"{workload.name}.out",),
                 duration_s=duration_s,
@@ -60,7 +83,7 @@ class ToyTool(ToolAdapter):
         return "the toy refused: " + ", ".join(sorted(p.name for p in folders))
 
     def probe(self, launcher: str | None = None) -> list[str]:
-        return ["s toy; command -v sh >/dev/null && echo toy-1.0"]
+        return [f"s toy; command -v {shlex.quote(launcher or 'sh')} >/dev/null && echo toy-1.0"]
 
     def parse_facts(self, sections: Mapping[str, str]) -> dict[str, Any]:
         return {"toy_version": sections.get("toy", "").strip() or None}
@@ -132,3 +155,58 @@ def test_cli_renders_and_runs_the_toy_tool(toy, tmp_path, capsys):
     printed = capsys.readouterr().out
     assert "toy-1.0" in printed and "complete: raw outputs" in printed
     assert Path(out_dir, "clitoy", "manifest.json").exists()
+
+
+def test_toy_tool_renders_with_its_own_option_through_the_api_and_the_cli(toy, capsys):
+    """Issue 28: renderer and options live in the adapter; nothing else names them."""
+    w = get_workload("RndRead").replace(threads=[2])
+    files, errors = render_files([w], "toy", ["/mnt/x"], ["vm1"], greeting="hello")
+    assert files == {"RndRead.toy": "hello bs=8k read=100 dir=/mnt/x\n"} and errors == {}
+    # the option reaches only its own tool: Vdbench's renderer never sees a greeting
+    vdb, _ = render_files([w], "vdbench", ["/mnt/x"], greeting="hello", user="bench")
+    assert "hello" not in vdb["RndRead.parm"]
+    with pytest.raises(TypeError, match="options no tool has: colour"):
+        render_files([w], "toy", ["/mnt/x"], colour="red")
+
+    args = ["workloads", "RndRead", "--tool", "toy", "--volume", "/mnt/x", "--greeting", "hi"]
+    assert main(args) == 0
+    assert capsys.readouterr().out == "hi bs=8k read=100 dir=/mnt/x\n"
+    with pytest.raises(SystemExit):
+        main(["workloads", "--help"])
+    helped = " ".join(capsys.readouterr().out.split())
+    assert "--greeting WORD what each line of the toy's file starts with" in helped
+
+
+def test_unregistered_toy_option_is_unknown_to_the_cli(capsys):
+    with pytest.raises(SystemExit):
+        main(["workloads", "RndRead", "--tool", "fio", "--greeting", "hi"])
+    assert "unrecognized arguments: --greeting hi" in capsys.readouterr().err
+
+
+def test_toy_program_is_read_from_the_inventory_key_its_adapter_names(toy, tmp_path):
+    (tmp_path / "data").mkdir()
+    # the toy's own shell: marks that it ran, then is sh
+    shell = tmp_path / "toy-sh"
+    shell.write_text(f'#!/bin/sh\necho ran >> {tmp_path / "marker"}\nexec sh "$@"\n')
+    shell.chmod(0o755)
+    path = tmp_path / "inv.yml"
+    path.write_text(
+        f"workdir: {tmp_path / 'wd'}\nvolumes: {{data: {tmp_path / 'data'}}}\n"
+        f"hosts:\n  here: {{local: true, toy: {shell}}}\n"
+    )
+    inv = load_inventory(path)
+    assert inv["here"].launchers == {"toy": str(shell)}
+    reports = preflight_inventory(inv, tool="toy")
+    assert reports["here"].facts["toy_version"] == "toy-1.0"
+    plan = plan_workloads([tiny()], inv, tool="toy", run_id="own")
+    assert plan.steps[0].tasks["here"].argv[0] == str(shell)
+    assert run_inventory(plan, inv, tmp_path / "raw").status == "complete"
+    assert (tmp_path / "marker").read_text() == "ran\n"
+    unregister("toy")  # without the adapter, its key is no inventory setting
+    with pytest.raises(ParseError, match=r"host here: unknown keys \['toy'\]"):
+        load_inventory(path)
+    # a text setting like any other: a number is refused, naming the key
+    path.write_text(path.read_text().replace(f"toy: {shell}", "toy: 5"))
+    register(ToyTool())
+    with pytest.raises(ParseError, match="toy must be text, not the number 5"):
+        load_inventory(path)

@@ -18,8 +18,9 @@ from anfperf.errors import AnfperfError
 from anfperf.runner import LocalConnection, expected_duration_s, load_inventory, plan_workloads
 from anfperf.runner.preflight import parse_facts, preflight_script
 from anfperf.runner.steps import plan_from_manifest
-from anfperf.runner.tools.vdbench_failure import failure_reason
-from anfperf.workloads import VdbenchHost, WorkloadError, get_workload, render_vdbench
+from anfperf.tools import VdbenchHost, render_vdbench
+from anfperf.tools.vdbench_failure import failure_reason
+from anfperf.workloads import WorkloadError, get_workload
 from tests.conftest import DATA, vdbench_launcher
 
 CONSOLE = DATA / "vdbench" / "console"

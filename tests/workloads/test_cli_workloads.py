@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import shutil
 import subprocess
+import sys
 
 import pytest
 
@@ -91,3 +92,28 @@ def test_bad_requests_exit_2_with_a_clear_error(argv, words, capsys):
     assert main(argv) == 2
     err = capsys.readouterr().err
     assert err.startswith("anfperf: error:") and words in err
+
+
+def test_tool_options_are_offered_in_place_and_the_tools_load_only_for_workloads():
+    """Each tool's own options (Vdbench's --user, --vdbench-dir) come from its adapter when
+    `anfperf workloads` is parsed, at their place in the help; other commands (and
+    `anfperf --version`) do not load the tools."""
+    code = (
+        "import sys\n"
+        "from anfperf.cli import build_parser\n"
+        "parser = build_parser()\n"
+        "parser.parse_args(['runs', 'store'])\n"
+        "assert 'anfperf.tools' not in sys.modules, 'loaded without need'\n"
+        "args = parser.parse_args(['workloads', '--user', 'bench', '--vdbench-dir', '/opt/v'])\n"
+        "assert 'anfperf.tools' in sys.modules\n"
+        "print(args.user, args.vdbench_dir, args.max_iops)\n"
+        "parser.parse_args(['workloads', '--help'])\n"
+    )
+    run = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    out = run.stdout
+    first, usage = out.split("\n", 1)
+    assert first == "bench /opt/v None"
+    flags = [w for w in usage.split() if w.startswith("--")]
+    assert flags[flags.index("--volume") + 1 :][:4] == [
+        "--user", "--vdbench-dir", "--max-iops", "--verbose"
+    ]  # fmt: skip

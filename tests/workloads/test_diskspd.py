@@ -6,7 +6,8 @@ import shlex
 
 import pytest
 
-from anfperf.workloads import CATALOGUE, WorkloadError, render_diskspd_commands
+from anfperf.tools import render_diskspd_commands
+from anfperf.workloads import CATALOGUE, WorkloadError
 
 # The DiskSpd seed: MicrosoftDocs/azure-docs includes/virtual-machines-managed-disks-benchmarking.md
 # ("Maximum write IOPS" / "Maximum read IOPS"), as published.

@@ -6,13 +6,8 @@ import io
 
 import pytest
 
-from anfperf.workloads import (
-    CATALOGUE,
-    WorkloadError,
-    catalogue_table,
-    load_workloads,
-    render_files,
-)
+from anfperf.tools import render_files
+from anfperf.workloads import CATALOGUE, WorkloadError, catalogue_table, load_workloads
 
 
 def test_fio_files_per_host_and_a_curve_without_max_is_reported_not_dropped():

@@ -11,13 +11,8 @@ from pathlib import Path
 
 import pytest
 
-from anfperf.workloads import (
-    CATALOGUE,
-    WorkloadError,
-    fio_sections,
-    render_fio_command,
-    render_fio_jobfile,
-)
+from anfperf.tools import fio_sections, render_fio_command, render_fio_jobfile
+from anfperf.workloads import CATALOGUE, WorkloadError
 
 FIO = shutil.which("fio") or "/usr/bin/fio"
 

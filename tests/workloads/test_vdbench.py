@@ -23,7 +23,8 @@ import subprocess
 
 import pytest
 
-from anfperf.workloads import CATALOGUE, WorkloadError, render_vdbench
+from anfperf.tools import render_vdbench
+from anfperf.workloads import CATALOGUE, WorkloadError
 from tests.conftest import CORPUS, require_corpus, vdbench_launcher
 
 PARM = CORPUS / "vdbench" / "parm"

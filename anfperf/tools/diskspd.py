@@ -1,4 +1,5 @@
-"""DiskSpd command lines.
+"""DiskSpd as a tool: command lines, and its adapter (command files per host, read as 'diskspd',
+its XML results).
 
 The seed (Azure's disk benchmarking article) runs, for maximum write IOPS::
 
@@ -12,6 +13,9 @@ write-through. Options are rendered in that order; ``-L`` (latency) and ``-Rxml`
 ingest reads) follow.
 
 One command line per load point; each is an argument list, never a shell string.
+
+DiskSpd runs on Windows clients, which the runner (POSIX shell over SSH) does not drive: it is
+rendered only (``anfperf workloads --tool diskspd``, :class:`DiskSpdTool`).
 """
 
 from __future__ import annotations
@@ -20,7 +24,10 @@ import logging
 import math
 import re
 from collections.abc import Sequence
+from typing import Any
 
+from anfperf.tools.base import ToolAdapter
+from anfperf.units import BYTES_PER_KIB, KIB_PER_GIB, MS_PER_S
 from anfperf.values import is_positive_number
 from anfperf.workloads.spec import (
     Point,
@@ -54,7 +61,7 @@ def _throttle(total_iops: float, point: Point, bs_kib: float, share: int) -> str
     """``-g``: bytes per millisecond per thread and target (DiskSpd's throughput cap)."""
     threads = point.threads if point.threads is not None else point.numjobs
     per_thread_target = total_iops / (share * threads)
-    return f"-g{max(1, math.ceil(per_thread_target * bs_kib * 1024 / 1000))}"
+    return f"-g{max(1, math.ceil(per_thread_target * bs_kib * BYTES_PER_KIB / MS_PER_S))}"
 
 
 def render_diskspd_commands(
@@ -160,7 +167,7 @@ def _point_argv(
     """One load point's command line, without its targets, options in the seed's order."""
     threads = point.threads if point.threads is not None else point.numjobs
     depth = 1 if point.threads is not None else point.iodepth
-    argv = [diskspd, f"-c{_size(w.file_size_gib * 2**20)}"]
+    argv = [diskspd, f"-c{_size(w.file_size_gib * KIB_PER_GIB)}"]
     if point.read_pct < 100:
         argv.append(f"-w{100 - point.read_pct}")
     argv += [f"-b{_size(w.bs_kib)}", f"-F{threads}"]
@@ -180,3 +187,33 @@ def _point_argv(
     if xml:
         argv.append("-Rxml")
     return argv
+
+
+# -- the adapter ----------------------------------------------------------------------------
+
+
+class DiskSpdTool(ToolAdapter):
+    """DiskSpd (https://github.com/microsoft/diskspd)."""
+
+    name = "diskspd"
+    output_format = "diskspd"
+    runnable = False
+
+    def render_files(
+        self,
+        workload: Workload,
+        volumes: Sequence[str],
+        hosts: Sequence[str] = (),
+        *,
+        max_iops: float | None = None,
+        **options: Any,
+    ) -> dict[str, str]:
+        files = {}
+        for stem, host, n_hosts in self.per_host(workload, hosts):
+            cmds = render_diskspd_commands(
+                workload, volumes, host=host, n_hosts=n_hosts, max_iops=max_iops
+            )
+            # every argument is from a checked, quote-free character set, so the plain join
+            # is also what cmd.exe / PowerShell need (shlex quotes '\\')
+            files[f"{stem}.diskspd.txt"] = "".join(" ".join(c) + "\n" for c in cmds)
+        return files
