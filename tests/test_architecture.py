@@ -395,3 +395,44 @@ def test_the_toy_breaks_each_rule_and_each_is_named(toy):
         "  toy/middle/high.py:1: `from toy.middle import low`\n"
         "  toy/middle/low.py:3: `from toy.middle.high import h`"
     )
+
+
+# --------------------------------------------------------------------------------------------
+# The page's walk of one file path names files and functions that exist
+
+_WALK_STEP = re.compile(r"`((?:anfperf/)?[\w/]+\.py)` `(\w+(?:\.\w+)?)`")
+
+
+def walk_references(page: str) -> list[tuple[str, str]]:
+    """(file, name) pairs of the page's walk: a file in backticks followed by a name."""
+    start = page.index("## A walk:")
+    end = page.index("\n## ", start + 1)
+    return _WALK_STEP.findall(page[start:end])
+
+
+def _defined(path: Path) -> set[str]:
+    names = set()
+    for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+        if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef):
+            names.add(node.name)
+    return names
+
+
+def test_the_walk_names_functions_where_they_are():
+    refs = walk_references(PAGE.read_text(encoding="utf-8"))
+    assert len(refs) >= 10, refs  # the walk goes from the CLI to the HTML file
+    wrong = []
+    for file, name in refs:
+        path = ROOT / file if file.startswith(f"{PACKAGE}/") else ROOT / PACKAGE / file
+        if not path.is_file():
+            wrong.append(f"{file}: no such file")
+        elif not set(name.split(".")) <= _defined(path):  # `Class.method`: both there
+            wrong.append(f"{file}: no function or class {name!r}")
+    assert not wrong, "ARCHITECTURE.md's walk names what is not there:\n" + "\n".join(wrong)
+
+
+def test_the_walk_check_finds_a_moved_function():
+    page = "## A walk: x\n1. `ingest/fio_rows.py` `no_such_parser` and `store.py` `save_frame`\n## End\n"
+    refs = walk_references(page)
+    assert refs == [("ingest/fio_rows.py", "no_such_parser"), ("store.py", "save_frame")]
+    assert "no_such_parser" not in _defined(ROOT / PACKAGE / "ingest" / "fio_rows.py")
