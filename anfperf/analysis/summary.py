@@ -196,7 +196,7 @@ def job_labels(rows: pd.DataFrame) -> pd.Series:
 
     Vdbench for-loops and fio jobs of the same name run one job several times (``step``);
     'threads threads=8' tells them apart ('job #step' when there are no loop values). The name
-    the report's tables and charts show a job step by, and :func:`anfperf.analysis.compare_runs`
+    the report's tables and charts show a job step by, and :func:`anfperf.analysis.compare.compare_runs`
     matches two runs' job steps by.
 
     Parameters
