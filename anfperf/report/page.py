@@ -489,7 +489,7 @@ def read_headline(ipynb: str | os.PathLike) -> dict:
 
     Raises
     ------
-    anfperf.ReportError
+    anfperf.errors.ReportError
         `ipynb` cannot be read or is not a notebook.
     """
     import json
