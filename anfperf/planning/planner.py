@@ -4,7 +4,7 @@ The capacity-planning notebook is a thin shell over this module:
 
 - :class:`PlanInputs` -- the target (MiB/s or IOPS), block size, read share, latency SLO and
   the client side, checked when made;
-- :func:`plan_view` -- :func:`anfperf.models.limits.plan` for those inputs, the binding constraint of
+- :func:`plan_view` -- :func:`anfperf.models.plan` for those inputs, the binding constraint of
   the planned setup (:func:`anfperf.models.predict_achievable`) and what the notebook shows;
 - :func:`what_if_figures` -- the charts of :mod:`anfperf.plots.planning` around the plan;
 - :class:`PlannerApp` -- recomputes all of that on :meth:`PlannerApp.update`, a plain method
@@ -86,7 +86,7 @@ BLOCK_SIZES_KIB = (4, 8, 16, 32, 64, 128, 256, 1024)
 FIGURES = ("quota", "clients", "threads")
 #: What the capacity-planning report says about itself ("About this report", at the end).
 ABOUT = (
-    "The plan is anfperf.models.limits.plan's: the quota a level needs for the target (quota x "
+    "The plan is anfperf.models.plan's: the quota a level needs for the target (quota x "
     "rate, within the volume type's sizes and caps and within what one such volume was seen "
     "to do), the cheapest such option (by monthly cost with prices, else the smallest quota), "
     "Little's law for the outstanding I/O (target rate x the latency sized for), and the "
@@ -118,7 +118,7 @@ class PlanInputs:
     lat_slo_ms : float or None
         Latency objective [ms]; the plan sizes concurrency for it (Little's law). None: no
         objective (``anfperf plan`` without ``--lat-slo-ms``): sized for the latency
-        :func:`anfperf.models.limits.plan` assumes.
+        :func:`anfperf.models.plan` assumes.
     vm_size : str or None
         Client VM size ('D32s_v5' or 'Standard_D32s_v5'); None lets the plan choose.
     clients : int or None
@@ -197,7 +197,7 @@ class PlanInputs:
 
     @property
     def plan_prices(self) -> dict[str, float] | None:
-        """The prices as :func:`anfperf.models.limits.plan` takes them: USD per GiB-hour (and per
+        """The prices as :func:`anfperf.models.plan` takes them: USD per GiB-hour (and per
         MiB/s-hour for Flexible's throughput)."""
         out = self.retail.plan_prices() if self.retail is not None else {}
         out.update(per_hour(self.prices_usd_per_tib_month or {}))  # what-ifs over the file's
@@ -205,7 +205,7 @@ class PlanInputs:
 
     @property
     def vm_prices(self) -> dict[str, float] | None:
-        """Client VM prices as :func:`anfperf.models.limits.plan` takes them [USD per VM-hour]."""
+        """Client VM prices as :func:`anfperf.models.plan` takes them [USD per VM-hour]."""
         return self.retail.vm_prices() if self.retail is not None else None
 
     def prices_text(self) -> str:
@@ -274,7 +274,7 @@ class PlanInputs:
 
     @property
     def pattern(self) -> str:
-        """Access pattern assumed from the block size, as :func:`anfperf.models.limits.plan` does."""
+        """Access pattern assumed from the block size, as :func:`anfperf.models.plan` does."""
         return "sequential" if self.bs_kib >= LARGE_BLOCK_KIB else "random"
 
 
@@ -318,7 +318,7 @@ class PlanView:
     inputs : PlanInputs
         What was asked for.
     plan : anfperf.models.Plan
-        :func:`anfperf.models.limits.plan`'s choice, reasoning and options.
+        :func:`anfperf.models.plan`'s choice, reasoning and options.
     constraints : pandas.DataFrame
         :func:`anfperf.models.predict_achievable` of the planned volume and clients (storage
         and client limits; the concurrency is sized by Little's law, so it is left out).
@@ -724,7 +724,7 @@ def explain_plan(
     """The view of a plan made already: its binding constraint and what the user should know.
 
     :func:`plan_view` plans and explains in one; ``anfperf plan``, which takes more of
-    :func:`anfperf.models.limits.plan`'s options than :class:`PlanInputs` has, plans first and
+    :func:`anfperf.models.plan`'s options than :class:`PlanInputs` has, plans first and
     explains the plan here, so that the command and the notebook say the same.
 
     Parameters
@@ -732,10 +732,10 @@ def explain_plan(
     inputs : PlanInputs
         What was asked for (the target, block size, read share, SLO, clients, nconnect).
     chosen : anfperf.models.Plan
-        :func:`anfperf.models.limits.plan` of `inputs`.
+        :func:`anfperf.models.plan` of `inputs`.
     pattern : {'sequential', 'random'}, optional
         The access pattern the plan was made for; default: assumed from the block size, as
-        :func:`anfperf.models.limits.plan` does.
+        :func:`anfperf.models.plan` does.
     rule : str
         Volume-limit rules the plan was made with.
     nfs_version : {'3', '4.1'}
@@ -859,7 +859,7 @@ def plan_view(
 ) -> PlanView:
     """The plan for `inputs`, its binding constraint, reasoning, options and what-if charts.
 
-    The plan is :func:`anfperf.models.limits.plan`'s; the binding constraint is the least of
+    The plan is :func:`anfperf.models.plan`'s; the binding constraint is the least of
     :func:`anfperf.models.predict_achievable` for the planned volume and clients.
 
     Parameters

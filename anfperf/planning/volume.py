@@ -3,7 +3,7 @@
 ``anfperf plan --volume FILE`` answers this for a volume Azure describes
 (:func:`anfperf.azure.read_volume`): the volume's own limits at a workload (its QoS throughput,
 its type's cap, what such a volume was seen to do), the client VMs and threads that reach them
-(:func:`anfperf.models.limits.plan`'s client sizing), and the limit that binds with those clients
+(:func:`anfperf.models.plan`'s client sizing), and the limit that binds with those clients
 (:func:`anfperf.models.predict_achievable`).
 """
 
@@ -41,7 +41,7 @@ class VolumePlan:
     target_mib_s : float
         What the clients are sized for [MiB/s]: the target asked, at most `volume_mib_s`.
     plan : anfperf.models.Plan
-        :func:`anfperf.models.limits.plan` of `target_mib_s` (its clients and threads are used).
+        :func:`anfperf.models.plan` of `target_mib_s` (its clients and threads are used).
     constraints : pandas.DataFrame
         :func:`anfperf.models.predict_achievable` of the volume with those clients.
     notes : list of str
@@ -179,7 +179,7 @@ def plan_volume(
     lat_ms, lat_slo_ms : float, optional
         Latency expected at the target and the latency objective [ms] (concurrency sizing).
     rule, nconnect, nfs_version
-        As in :func:`anfperf.models.limits.plan`.
+        As in :func:`anfperf.models.plan`.
 
     Returns
     -------

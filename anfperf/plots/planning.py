@@ -704,14 +704,14 @@ def cost_vs_throughput(
     Parameters
     ----------
     prices : mapping
-        As :func:`anfperf.models.limits.plan` takes them: USD per GiB-hour per level, and per
+        As :func:`anfperf.models.plan` takes them: USD per GiB-hour per level, and per
         MiB/s-hour of ``'Flexible throughput'``.
     levels : sequence of str
         Service levels drawn.
     target_mib_s : float
         Target throughput [MiB/s], a vertical line; each level's cost there is a marker.
     volume_type, rule : str
-        As in :func:`anfperf.models.limits.plan`.
+        As in :func:`anfperf.models.plan`.
     capacity_tib : float
         Capacity the volume must hold [TiB].
     max_mib_s : float, optional

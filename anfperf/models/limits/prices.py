@@ -94,7 +94,7 @@ _QUANTITY = {"": 1.0, "gib": 1.0, "tib": GIB_PER_TIB, "gb": 1e9 / 2**30, "tb": 1
 
 def per_hour(prices_per_month: Mapping[str, float]) -> dict[str, float]:
     """USD per TiB-month of each level (per MiB/s-month of Flexible's throughput) as
-    :func:`anfperf.models.limits.plan` takes them: USD per GiB-hour (per MiB/s-hour)."""
+    :func:`anfperf.models.plan` takes them: USD per GiB-hour (per MiB/s-hour)."""
     hours = hours_per_month()
     return {k: v / hours / (1 if k == FLEXIBLE_THROUGHPUT_PRICE else GIB_PER_TIB)
             for k, v in prices_per_month.items()}  # fmt: skip
@@ -242,7 +242,7 @@ class RetailPrices:
     files: tuple[str, ...] = ()
 
     def plan_prices(self) -> dict[str, float]:
-        """Prices as :func:`anfperf.models.limits.plan` takes them: USD per GiB-hour of each level,
+        """Prices as :func:`anfperf.models.plan` takes them: USD per GiB-hour of each level,
         per MiB/s-hour of Flexible's throughput."""
         monthly = dict(self.levels_usd_per_tib_month)
         if math.isfinite(self.flexible_throughput_usd_per_mib_s_month):
@@ -250,7 +250,7 @@ class RetailPrices:
         return per_hour(monthly)
 
     def vm_prices(self) -> dict[str, float]:
-        """VM prices as :func:`anfperf.models.limits.plan` takes them: USD per VM-hour."""
+        """VM prices as :func:`anfperf.models.plan` takes them: USD per VM-hour."""
         hours = hours_per_month()
         return {k: v / hours for k, v in self.vms_usd_per_month.items()}
 
