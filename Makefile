@@ -62,7 +62,7 @@ test: install install-engines sysdeps lint
 	$(PYTEST) tests --nbval-lax --nbval-cell-timeout=600 $(NBVAL_NOTEBOOKS)
 
 # The inner loop: every test not marked slow (no fio, sshd, browser, report kernel, wheel,
-# Spark or README run; tests/conftest.py says what is slow), about 1-2 minutes.
+# Spark or README run; tests/conftest.py says what is slow), about 1 minute.
 test-quick: install
 	$(PYTEST) -m "not slow" -p no:nbval tests
 
