@@ -4,14 +4,13 @@ VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 ENGINES := $(VENV)/.engines
-NOTEBOOKS := $(wildcard notebooks/*.ipynb)
 # System tools the tests drive for real: Debian package -> a file it installs.
 # chromium: the browser check of reports (Playwright drives it; no browser download).
 # A headless Java: Spark's (tests/test_store_engines.py reads a store with it).
 SYSDEPS := fio:/usr/bin/fio openssh-server:/usr/sbin/sshd iproute2:/bin/ip chromium:/usr/bin/chromium \
 	openjdk-17-jre-headless:/usr/bin/java
 
-.PHONY: install install-engines sysdeps test demo bench lint clean
+.PHONY: install install-engines sysdeps test test-quick demo bench lint clean
 
 install: $(STAMP)
 
@@ -50,10 +49,22 @@ lint: install
 	$(BIN)/ruff format --check anfperf tests benchmarks
 
 # The suite mostly waits (fio runs, sshd, report kernels, a browser): 3 workers on 2 cores use
-# that time; a file's tests (and a notebook's cells) stay on one worker.
+# that time; a file's tests (and a notebook's cells) stay on one worker. Bytecode is written
+# even where PYTHONDONTWRITEBYTECODE is set, so that pytest keeps its rewritten test modules
+# between runs instead of rewriting them in every worker.
 TEST_WORKERS ?= 3
+PYTEST := PYTHONDONTWRITEBYTECODE= $(BIN)/python -m pytest -q -n $(TEST_WORKERS) --dist loadfile
+# Each shipped notebook runs once with its defaults: these through nbval (cell by cell, in
+# notebooks/, as a reader opens them), the others in a test that renders them with their
+# defaults (tests/test_packaging.py holds the two lists against notebooks/).
+NBVAL_NOTEBOOKS := notebooks/benchmark_report.ipynb notebooks/compare_runs.ipynb
 test: install install-engines sysdeps lint
-	$(BIN)/python -m pytest -q -n $(TEST_WORKERS) --dist loadfile tests $(if $(NOTEBOOKS),--nbval-lax --nbval-cell-timeout=600 $(NOTEBOOKS))
+	$(PYTEST) tests --nbval-lax --nbval-cell-timeout=600 $(NBVAL_NOTEBOOKS)
+
+# The inner loop: every test not marked slow (no fio, sshd, browser, report kernel, wheel,
+# Spark or README run; tests/conftest.py says what is slow), about 1 minute.
+test-quick: install
+	$(PYTEST) -m "not slow" -p no:nbval tests
 
 # The demo: a real fio sweep of this machine's disk (local executor, no SSH; about 2 minutes),
 # stored, modelled and rendered to reports/demo/report.html. `anfperf demo --no-measure` makes

@@ -11,6 +11,12 @@ from pathlib import Path
 
 import pytest
 
+from anfperf.report._warm import defer_rfc3987_syntax
+
+# Test modules import nbformat (jsonschema compiles rfc3987_syntax's grammar at import: about 1 s
+# in every worker); the real module loads on first use, as in a report process.
+defer_rfc3987_syntax()
+
 TESTS = Path(__file__).resolve().parent
 DATA = TESTS / "data"
 #: ../shared/corpus next to the repository (present in CI).
@@ -94,3 +100,21 @@ def local_fio_run(fio_bin, tmp_path_factory) -> Path:
     assert main(args) == 0
     (run_dir,) = (base / "raw").iterdir()
     return run_dir
+
+
+#: A test is slow (seconds, not milliseconds) when it drives a real fio, sshd or Vdbench (these
+#: markers) or uses one of these fixtures (a real fio run, sshd fleets, the wheel installed in a
+#: venv, chromium); report kernels and the README test are marked by their modules (pytestmark).
+SLOW_MARKERS = ("fio", "ssh", "vdbench")
+SLOW_FIXTURES = frozenset(
+    {"fio_bin", "local_fio_run", "ssh_fleet", "own_fleet", "netns_fleet", "wheel_venv", "browser"}
+)
+
+
+@pytest.hookimpl(tryfirst=True)  # before -m deselects
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    """Mark `slow` what drives a real fio, sshd or browser (`make test-quick` leaves it out)."""
+    for item in items:
+        uses = SLOW_FIXTURES.intersection(getattr(item, "fixturenames", ()))
+        if uses or any(item.get_closest_marker(name) for name in SLOW_MARKERS):
+            item.add_marker(pytest.mark.slow)

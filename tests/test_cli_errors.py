@@ -29,6 +29,8 @@ NOWHERE = "/proc/anfperf-nowhere"
 TINY = ["--set", "duration_s=1", "--set", "warmup_s=0", "--set", "file_size_gib=0.004",
         "--set", "threads=1", "--no-progress"]  # fmt: skip
 
+pytestmark = pytest.mark.slow  # every test runs the anfperf command in a process of its own
+
 
 def anfperf(*args: str | Path, timeout_s: float = 120) -> subprocess.CompletedProcess:
     """The ``anfperf`` command of this checkout, run as its own process."""

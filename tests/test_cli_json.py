@@ -132,6 +132,7 @@ def test_plan_json_is_the_plan(capsys):
     assert doc["buy"]["cost_usd_month"] == pytest.approx(cost) and cost > 0
 
 
+@pytest.mark.slow  # a report kernel
 def test_demo_json_gives_the_headline_numbers(tmp_path, capsys):
     from anfperf.analysis.findings import key_numbers
     from anfperf.store import load_store
@@ -148,6 +149,7 @@ def test_demo_json_gives_the_headline_numbers(tmp_path, capsys):
     assert doc["headline"][0].startswith("peak:")
 
 
+@pytest.mark.slow  # a report kernel
 def test_report_json_reads_the_headline_the_page_shows(tmp_path, capsys):
     from anfperf.analysis.findings import key_numbers, peak_run
 

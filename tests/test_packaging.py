@@ -56,6 +56,49 @@ def test_makefile_offers_the_two_commands_and_ci_runs_make_test():
     assert "make demo" in readme and "make test" in readme
 
 
+#: Where a shipped notebook nbval does not run (NBVAL_NOTEBOOKS in the Makefile) runs with its
+#: defaults, no parameter given: the fixture or test that renders it.
+DEFAULT_RUNS = {
+    "capacity_planning.ipynb": "tests/report/test_capacity_notebook.py::default_report",
+    "ingest_tour.ipynb": "tests/test_packaging.py::"
+    "test_installed_wheel_makes_the_demo_and_reports_outside_the_tree",
+}
+
+
+def test_make_test_runs_every_notebook_once_with_its_defaults():
+    """Each notebook of anfperf/notebooks runs with its defaults in `make test` exactly once: by
+    nbval, or where DEFAULT_RUNS says; a new notebook is in neither list until it runs."""
+    makefile = (ROOT / "Makefile").read_text()
+    (listed,) = re.findall(r"^NBVAL_NOTEBOOKS := (.*)$", makefile, re.M)
+    by_nbval = {Path(p) for p in listed.split()}
+    assert {p.parent for p in by_nbval} == {Path("notebooks")}
+    assert all((ROOT / p).is_file() for p in by_nbval)
+    assert "$(NBVAL_NOTEBOOKS)" in makefile.split("\ntest:")[1].split("\n\n")[0]
+    shipped = {p.name for p in (ROOT / "anfperf" / "notebooks").glob("*.ipynb")}
+    nbval = {p.name for p in by_nbval}
+    assert not nbval & DEFAULT_RUNS.keys(), "run twice"
+    assert nbval | DEFAULT_RUNS.keys() == shipped, "a notebook no test runs with its defaults"
+    for where in DEFAULT_RUNS.values():
+        path, function = where.split("::")
+        tree = ast.parse((ROOT / path).read_text())
+        assert function in {n.name for n in tree.body if isinstance(n, ast.FunctionDef)}, where
+    # the inner loop: `make test-quick` leaves out what is marked slow, and the README says so
+    assert re.search(r'^test-quick:.*\n\t.*-m "not slow"', makefile, re.M)
+    assert "make test-quick" in (ROOT / "README.md").read_text()
+
+
+def test_what_takes_seconds_is_marked_slow(request):
+    """`make test-quick` (-m "not slow") runs no real fio, sshd, browser, wheel or README run."""
+    from tests.conftest import SLOW_FIXTURES, SLOW_MARKERS
+
+    for item in request.session.items:  # with -m "not slow": only what was kept
+        drives = SLOW_FIXTURES.intersection(getattr(item, "fixturenames", ()))  # nbval cells: none
+        drives = drives or any(map(item.get_closest_marker, SLOW_MARKERS))
+        whole = item.nodeid.startswith(("tests/test_readme.py", "tests/report/test_notebooks.py"))
+        if drives or whole:
+            assert item.get_closest_marker("slow"), f"{item.nodeid} is not marked slow"
+
+
 def test_version_command():
     out = subprocess.run(
         [sys.executable, "-m", "anfperf.cli", "--version"], capture_output=True, text=True

@@ -26,10 +26,12 @@ README = ROOT / "README.md"
 FENCE = re.compile(r"^```(\w*)\n(.*?)^```", re.M | re.S)
 #: Command lines run elsewhere, with why: (the words they start with, reason).
 NOT_HERE = (
-    (("make",), "the two commands themselves: CI runs `make test`; `make demo` is the demo"),
+    (("make",), "the make targets themselves: CI runs `make test`; `make demo` is the demo"),
     (("anfperf", "demo"), "measures this machine for minutes: tests/report/test_demo.py"),
     (("--hosts", "inventory.yml"), "needs client VMs: tests/runner run it against sshd"),
 )
+
+pytestmark = pytest.mark.slow  # runs every README command and block: about 2 minutes
 
 
 def readme_blocks(language: str) -> list[str]:

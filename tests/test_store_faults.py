@@ -34,6 +34,8 @@ from tests.conftest import DATA, PUBLIC, TESTS, small_tmpfs
 
 SAMPLES = TESTS.parent / "data" / "samples"
 
+pytestmark = pytest.mark.slow  # processes killed with SIGKILL, writers racing, a full tmpfs
+
 
 def read(paths):
     with warnings.catch_warnings():

@@ -56,6 +56,8 @@ WIDGET = "application/vnd.jupyter.widget-view+json"
 #: Longest a kernel may take for one cell (each takes seconds).
 CELL_TIMEOUT_S = 120
 
+pytestmark = pytest.mark.slow  # report kernels, a live kernel and chromium
+
 
 def _env() -> dict:
     """The environment of a kernel running this checkout's anfperf."""

@@ -4,10 +4,14 @@ from __future__ import annotations
 
 import hashlib
 
+import pytest
+
 from anfperf.cli import main
 from tests.conftest import DATA
 
 NOTEBOOKS = DATA / "notebooks"
+
+pytestmark = pytest.mark.slow  # report kernels
 
 
 def test_two_parameter_files_make_two_reports(tmp_path, capsys):

@@ -13,6 +13,8 @@ from tests.conftest import DATA
 NOTEBOOKS = DATA / "notebooks"
 FAILING = NOTEBOOKS / "failing.ipynb"  # cell 3 computes 1 / divisor; divisor = 0 by default
 
+pytestmark = pytest.mark.slow  # report kernels
+
 
 @pytest.fixture(scope="module")
 def failure(tmp_path_factory) -> ReportError:

@@ -51,6 +51,8 @@ _PLANTED_JS = """
 })
 """
 
+pytestmark = pytest.mark.slow  # report kernels and chromium
+
 
 def _open(page, html, tmp_path) -> dict:
     dialogs: list[str] = []

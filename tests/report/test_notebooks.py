@@ -36,6 +36,8 @@ REPORT_PARAMS = {
     "seed": 1,
 }
 
+pytestmark = pytest.mark.slow  # report kernels and chromium
+
 
 @pytest.mark.parametrize("path", sorted(NOTEBOOKS.glob("*.ipynb")), ids=lambda p: p.name)
 def test_notebook_is_stripped_and_its_parameters_documented(path):

@@ -42,6 +42,8 @@ PATH_PARAMETERS = {
     "ingest": {"paths": PathParameter("path")},
 }  # fmt: skip
 
+pytestmark = pytest.mark.slow  # report kernels and the anfperf command in processes of their own
+
 
 @pytest.fixture
 def rel_cwd(tmp_path, monkeypatch):

@@ -34,6 +34,8 @@ PARAMETERS = {"title": "Random read <4 KiB> & co", "include_warmup": True}
 #: First line of the plotly.js bundle: counts how often the library is in a page.
 PLOTLY_SIGNATURE = "* plotly.js v"
 
+pytestmark = pytest.mark.slow  # report kernels and chromium
+
 
 @pytest.fixture(scope="module")
 def report(tmp_path_factory) -> ReportResult:

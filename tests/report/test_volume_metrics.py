@@ -31,6 +31,8 @@ SERVER = {"ReadIops": 900.0, "WriteIops": 300.0, "ReadThroughput": 3.5 * MIB,
           "WriteThroughput": 1.25 * MIB, "AverageReadLatency": 0.011,
           "AverageWriteLatency": 0.042}  # fmt: skip
 
+pytestmark = pytest.mark.slow  # report kernels and chromium
+
 
 @pytest.fixture(scope="module")
 def volume_report(local_fio_run, tmp_path_factory):

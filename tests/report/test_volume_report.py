@@ -23,6 +23,8 @@ from tests.runner.test_inventory_volume_json import ULTRA, _inventory
 NOTEBOOK = TESTS.parent / "notebooks" / "benchmark_report.ipynb"
 RUN = DATA / "vdbench" / "RndReadThreads"
 
+pytestmark = pytest.mark.slow  # report kernels and chromium
+
 
 def _analysis():
     with warnings.catch_warnings():
