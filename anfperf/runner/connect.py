@@ -102,10 +102,23 @@ def close_quietly(conn: Any) -> None:
             client.close()
         except Exception:
             pass
+        # paramiko closes the socket only of a transport it started: one made but never
+        # started (a Ctrl-C in between) would keep its file open until collected
+        sock = getattr(transport, "sock", None)
+        if sock is not None and transport.ident is None:
+            try:
+                sock.close()
+            except OSError:
+                pass
         # paramiko's thread ends a moment after its socket closes: waiting for it keeps the
         # threads of a fleet bounded by the hosts connecting at once (the next host takes this
-        # one's place only when it is really gone)
-        if isinstance(transport, threading.Thread) and transport is not threading.current_thread():
+        # one's place only when it is really gone); one never started has nothing to wait for,
+        # and joining it would raise over the interrupt
+        if (
+            isinstance(transport, threading.Thread)
+            and transport.ident is not None
+            and transport is not threading.current_thread()
+        ):
             transport.join(timeout=CLOSE_WAIT_S)
 
 
