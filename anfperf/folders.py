@@ -7,37 +7,64 @@ naming the folder, not with an ``OSError`` traceback at the end.
 
 from __future__ import annotations
 
+import contextlib
 import errno
 import os
 import tempfile
+from collections.abc import Callable
 from pathlib import Path
+from typing import BinaryIO
 
 from anfperf.errors import AnfperfError
 
 
-def atomic_write_bytes(path: str | os.PathLike, data: bytes) -> Path:
-    """Write `data` to `path` so that readers see the old or the new file, never a part.
+def atomic_write(
+    path: str | os.PathLike,
+    write: Callable[[BinaryIO], object],
+    *,
+    temporary: Callable[[Path], tuple[Path, BinaryIO]] | None = None,
+) -> Path:
+    """Write `path` through `write(file)` so that readers see the old or the new file, never a part.
 
-    The data go to a temporary file beside `path`, are flushed to disk and renamed over it;
-    the folder is flushed too, so that after a crash the rename is there or the old file is.
+    `write` fills a temporary file beside `path`, which is flushed to disk and renamed over it
+    (while still open: a temporary that a lock marks as a live writer's stays marked until
+    renamed); the folder is flushed too, so that after a crash the rename is there or the old
+    file is. A failure leaves `path` as it was and no temporary behind.
+
+    Parameters
+    ----------
+    path : path-like
+        The file to write (its folder is made when missing).
+    write : callable
+        ``write(file)``: writes the content to an open binary file.
+    temporary : callable, optional
+        ``temporary(path) -> (name, open file)``: where the content goes first; default a new
+        ``.<name>.<random>.tmp`` beside `path` (the store passes its locked temporaries).
     """
     path = Path(path)
     path.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
-    try:
-        with os.fdopen(fd, "wb") as fh:
-            fh.write(data)
+    tmp, fh = (temporary or _temporary)(path)
+    with fh:
+        try:
+            write(fh)
             fh.flush()
             os.fsync(fh.fileno())
-        os.replace(tmp, path)
-    except BaseException:
-        try:
-            os.unlink(tmp)
-        except OSError:
-            pass
-        raise
+            os.replace(tmp, path)
+        finally:
+            with contextlib.suppress(OSError):
+                os.unlink(tmp)  # gone after the rename; a failed write's is removed
     fsync_folder(path.parent)
     return path
+
+
+def _temporary(path: Path) -> tuple[Path, BinaryIO]:
+    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
+    return Path(tmp), os.fdopen(fd, "wb")
+
+
+def atomic_write_bytes(path: str | os.PathLike, data: bytes) -> Path:
+    """:func:`atomic_write` of `data`: readers see the old or the new file, never a part."""
+    return atomic_write(path, lambda fh: fh.write(data))
 
 
 def fsync_folder(folder: Path) -> None:

@@ -7,7 +7,7 @@ import json
 import os
 import re
 import uuid
-from collections.abc import Callable, Iterable
+from collections.abc import Iterable
 from pathlib import Path
 from typing import BinaryIO
 
@@ -17,7 +17,7 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 
 from anfperf.errors import AnfperfError, StoreWriteError, warn
-from anfperf.folders import fsync_folder
+from anfperf.folders import atomic_write
 
 __all__ = [
     "save_frame",
@@ -83,26 +83,9 @@ def _replace_file(path: Path, write) -> None:
     try:
         path.parent.mkdir(parents=True, exist_ok=True)
         _remove_stale(_temporaries_of(path))
-        _write_locked(path, write, suffix=f"-{path.name}")
+        atomic_write(path, write, temporary=lambda p: _locked_temporary(p.parent, f"-{p.name}"))
     except OSError as exc:
         raise AnfperfError(f"{path}: could not write: {exc}") from exc
-
-
-def _write_locked(path: Path, write: Callable[[BinaryIO], object], suffix: str = "") -> None:
-    """:func:`anfperf.folders.atomic_write_bytes` for the store's writers: `write(file)` fills a
-    locked temporary (:func:`_locked_temporary`: a cleaner tells a live writer's from a killed
-    one's), which is flushed to disk and renamed over `path` while still locked; the folder is
-    flushed too."""
-    tmp, f = _locked_temporary(path.parent, suffix)
-    with f:
-        try:
-            write(f)
-            f.flush()
-            os.fsync(f.fileno())
-            os.replace(tmp, path)  # still locked: never taken for a dead writer's
-        finally:
-            tmp.unlink(missing_ok=True)
-    fsync_folder(path.parent)
 
 
 def _locked_temporary(folder: Path, suffix: str = "") -> tuple[Path, BinaryIO]:
@@ -270,7 +253,11 @@ def _write_part(table: pa.Table, folder: Path) -> None:
     created = not folder.is_dir()
     try:
         folder.mkdir(exist_ok=True)
-        _write_locked(folder / PART_NAME, lambda f: pq.write_table(table, f))
+        atomic_write(
+            folder / PART_NAME,
+            lambda f: pq.write_table(table, f),
+            temporary=lambda p: _locked_temporary(p.parent),
+        )
     except OSError:
         if created:  # a folder without a part file is no run: do not leave it behind
             with contextlib.suppress(OSError):

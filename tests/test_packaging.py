@@ -386,3 +386,12 @@ def test_public_modules_offer_their_own_names_only(name):
     }
     assert defined <= set(module.__all__)
     assert not {"np", "pd", "math", "warnings", "os", "go"} & set(dir(module))
+
+
+def test_a_module_of_the_analysis_layer_loads_only_what_it_uses():
+    # `anfperf report` reads provenance before any kernel starts: through an eager
+    # anfperf.analysis package it loaded the models and scipy too
+    assert "scipy" not in _loaded("import anfperf.analysis.provenance")
+    assert "scipy" not in _loaded("import anfperf.analysis; anfperf.analysis.summary_table")
+    # not vacuous: the names the package offers still load their modules when used
+    assert "scipy" in _loaded("from anfperf.analysis import check_concurrency")

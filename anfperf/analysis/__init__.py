@@ -11,13 +11,34 @@
 - :mod:`~anfperf.analysis.server_metrics` -- the volume's own metrics beside the clients'.
 """
 
-from anfperf.analysis.concurrency import check_concurrency
-from anfperf.analysis.summary import summary_table
-from anfperf.analysis.sweep import summary_rows, sweep_points, sweep_xy
+from importlib import import_module
 
-__all__ = ["check_concurrency", "summary_rows", "summary_table", "sweep_points", "sweep_xy"]
+# name -> its module: imported on first use, so that a light module of the layer (provenance,
+# which `anfperf report` reads before any kernel starts) does not load the models and scipy
+_LAZY = {
+    "check_concurrency": "concurrency",
+    "summary_rows": "sweep",
+    "summary_table": "summary",
+    "sweep_points": "sweep",
+    "sweep_xy": "sweep",
+}
+_MODULES = (
+    "compare", "concurrency", "findings", "inputs", "provenance", "server_metrics", "summary",
+    "sweep",
+)  # fmt: skip
+
+__all__ = sorted(_LAZY)
+
+
+def __getattr__(name: str) -> object:
+    if name in _LAZY:
+        value = getattr(import_module(f"anfperf.analysis.{_LAZY[name]}"), name)
+        globals()[name] = value
+        return value
+    if name in _MODULES:
+        return import_module(f"anfperf.analysis.{name}")
+    raise AttributeError(f"module 'anfperf.analysis' has no attribute {name!r}")
 
 
 def __dir__() -> list[str]:
-    return sorted([*__all__, "compare", "concurrency", "findings", "inputs", "provenance",
-                   "server_metrics", "summary", "sweep"])  # fmt: skip
+    return sorted([*__all__, *_MODULES])
