@@ -99,6 +99,19 @@ def test_a_runner_run_states_hosts_tools_workloads_times_and_inputs(local_fio_ru
 
 
 @pytest.mark.fio
+def test_each_manifest_is_read_once_for_all_the_tables(local_fio_run, monkeypatch):
+    # the manifests, hosts, tasks and workloads tables each read it (and replayed its journal)
+    read = []
+    real = provenance.read_manifest
+    monkeypatch.setattr(provenance, "read_manifest", lambda path: read.append(path) or real(path))
+    prov = provenance.run_provenance(anfperf.read_many([local_fio_run]), [local_fio_run])
+    manifest = local_fio_run / "manifest.json"
+    assert read == [manifest]
+    assert list(prov["tasks"]["status"]) == list(provenance.tasks_table([manifest])["status"])
+    assert len(prov["hosts"]) == 1 and len(prov["workloads"]) == 2
+
+
+@pytest.mark.fio
 def test_the_manifest_is_found_above_a_host_folder_or_a_file(local_fio_run):
     (host,) = manifest_of(local_fio_run)["hosts"]
     result = local_fio_run / host / "RndRead.json"

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import hashlib
 import os
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 from pathlib import Path
 from typing import Any
 
@@ -204,6 +204,18 @@ def _read_manifest(path: str | os.PathLike) -> dict[str, Any] | str:
     return f"unreadable manifest: {data}" if isinstance(data, str) else data
 
 
+#: Manifests as the tables take them: their paths, or path -> content (or why it cannot be
+#: used) when already read, as :func:`run_provenance` reads each once for all its tables.
+Manifests = Iterable[str | os.PathLike] | Mapping[str, dict[str, Any] | str]
+
+
+def _contents(manifests: Manifests) -> list[tuple[str | os.PathLike, dict[str, Any] | str]]:
+    """(path, content or why it cannot be used) of each manifest, read unless given read."""
+    if isinstance(manifests, Mapping):
+        return list(manifests.items())
+    return [(path, _read_manifest(path)) for path in manifests]
+
+
 def _tasks(data: dict[str, Any]) -> list[tuple[int, dict, str, dict]]:
     """(step index, step, host, task) of every task of a manifest, in run order."""
     return [
@@ -219,7 +231,7 @@ def _time(value: object) -> pd.Timestamp:
     return pd.to_datetime(value, utc=True, errors="coerce") if value else pd.NaT
 
 
-def manifests_table(manifests: Iterable[str | os.PathLike]) -> pd.DataFrame:
+def manifests_table(manifests: Manifests) -> pd.DataFrame:
     """One row per runner manifest: the run's state, what it ran, when, with which anfperf.
 
     Returns
@@ -233,8 +245,7 @@ def manifests_table(manifests: Iterable[str | os.PathLike]) -> pd.DataFrame:
         row with the reason in `status`.
     """
     rows = []
-    for path in manifests:
-        data = _read_manifest(path)
+    for path, data in _contents(manifests):
         if isinstance(data, str):
             rows.append({"run_id": Path(path).parent.name, "status": data, "manifest": str(path)})
             continue
@@ -271,7 +282,7 @@ def manifests_table(manifests: Iterable[str | os.PathLike]) -> pd.DataFrame:
     return out
 
 
-def hosts_table(manifests: Iterable[str | os.PathLike]) -> pd.DataFrame:
+def hosts_table(manifests: Manifests) -> pd.DataFrame:
     """Per run and host, from runner manifests: the machine, its tools, volumes and NFS mounts.
 
     Returns
@@ -283,8 +294,7 @@ def hosts_table(manifests: Iterable[str | os.PathLike]) -> pd.DataFrame:
         manifest that cannot be read is a row with the reason in `hostname`.
     """
     rows = []
-    for path in manifests:
-        data = _read_manifest(path)
+    for path, data in _contents(manifests):
         if isinstance(data, str):
             rows.append({"run_id": Path(path).parent.name, "hostname": data})
             continue
@@ -319,7 +329,7 @@ def hosts_table(manifests: Iterable[str | os.PathLike]) -> pd.DataFrame:
     return pd.DataFrame(rows, columns=HOST_COLUMNS)
 
 
-def volumes_table(manifests: Iterable[str | os.PathLike]) -> pd.DataFrame:
+def volumes_table(manifests: Manifests) -> pd.DataFrame:
     """Per run, host and volume of runner manifests: the NFS mount the volume's path is on.
 
     Returns
@@ -332,8 +342,7 @@ def volumes_table(manifests: Iterable[str | os.PathLike]) -> pd.DataFrame:
         be read are left out.
     """
     rows = []
-    for manifest in manifests:
-        data = _read_manifest(manifest)
+    for _, data in _contents(manifests):
         if isinstance(data, str):
             continue
         for name, host in data["hosts"].items():
@@ -368,7 +377,7 @@ def _under(path: str, mount_point: str) -> bool:
     return path == point or path.startswith(point if point == "/" else point + "/")
 
 
-def tasks_table(manifests: Iterable[str | os.PathLike]) -> pd.DataFrame:
+def tasks_table(manifests: Manifests) -> pd.DataFrame:
     """Every task of the runner manifests (one workload on one host): its state and times.
 
     Returns
@@ -379,8 +388,7 @@ def tasks_table(manifests: Iterable[str | os.PathLike]) -> pd.DataFrame:
         (UTC), elapsed_s [s], attempts, tool_version.
     """
     rows = []
-    for path in manifests:
-        data = _read_manifest(path)
+    for _, data in _contents(manifests):
         if isinstance(data, str):
             continue
         for i, step, host, task in _tasks(data):
@@ -402,7 +410,7 @@ def tasks_table(manifests: Iterable[str | os.PathLike]) -> pd.DataFrame:
     return out
 
 
-def workloads_table(manifests: Iterable[str | os.PathLike]) -> pd.DataFrame:
+def workloads_table(manifests: Manifests) -> pd.DataFrame:
     """The workloads each manifest's run executed, one row per step (name, tool, spec).
 
     Returns
@@ -412,8 +420,7 @@ def workloads_table(manifests: Iterable[str | os.PathLike]) -> pd.DataFrame:
         [s] as the workload specified them.
     """
     rows = []
-    for path in manifests:
-        data = _read_manifest(path)
+    for _, data in _contents(manifests):
         if isinstance(data, str):
             continue
         for i, step in enumerate(data.get("steps") or []):
@@ -466,7 +473,7 @@ def run_provenance(frame: pd.DataFrame | None = None, paths: PathArg = ()) -> di
         if not paths:
             raise AnfperfError("run_provenance needs a frame or the paths it was read from")
         frame = read_many(paths, errors="warn")
-    manifests = find_manifests(paths)
+    manifests = {str(path): _read_manifest(path) for path in find_manifests(paths)}
     recorded = manifests_table(manifests)
     return {
         "anfperf_version": __version__,
