@@ -1,0 +1,123 @@
+"""Files users name, read whole at a bounded cost; only regular files.
+
+A volume's JSON, a prices file, an inventory, a workload file, a manifest: anfperf reads each
+whole, so each is bounded (``/dev/zero`` given as a volume filled 23 GB before the kernel
+killed it). And only a regular file is opened for reading as one: a named pipe blocks
+``open`` until a writer comes (forever), a device never ends. The file is opened without
+blocking and checked on its open descriptor, so nothing can swap it in between.
+"""
+
+from __future__ import annotations
+
+import errno
+import os
+import stat
+
+from anfperf.errors import ParseError
+from anfperf.units import BYTES_PER_MIB
+
+__all__ = ["MAX_DESCRIPTION_MIB", "not_regular_reason", "open_regular", "read_user_file"]
+
+#: Largest description file read whole by default [MiB]: volume, pool and price JSON, Azure
+#: Monitor metrics, inventories, workload files, manifests, report parameters. Real ones are
+#: kilobytes to a few MiB (a Retail Prices page of 1,000 items is about 1 MiB).
+MAX_DESCRIPTION_MIB = 64
+
+_KINDS = (
+    (stat.S_ISFIFO, "a named pipe (FIFO)"),
+    (stat.S_ISCHR, "a character device"),
+    (stat.S_ISBLK, "a block device"),
+    (stat.S_ISSOCK, "a socket"),
+)
+
+
+def not_regular_reason(mode: int) -> str | None:
+    """Why a file of this ``st_mode`` is not read (None for a regular file)."""
+    if stat.S_ISREG(mode):
+        return None
+    if stat.S_ISDIR(mode):
+        return "is a folder, not a file"
+    kind = next((name for test, name in _KINDS if test(mode)), "not a regular file")
+    return f"is {kind}, not a regular file"
+
+
+def open_regular(path: str | os.PathLike, source: str | None = None) -> int:
+    """An open, read-only descriptor of `path`, which must be a regular file.
+
+    Opened with ``O_NONBLOCK`` (a FIFO opens at once instead of waiting for a writer) and
+    checked on the descriptor (``fstat``), then set back to blocking reads.
+
+    Raises
+    ------
+    anfperf.ParseError
+        Naming the file: missing, a folder, a FIFO, a device, a socket, or unreadable.
+    """
+    source = source if source is not None else os.fsdecode(path)
+    try:
+        fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | getattr(os, "O_CLOEXEC", 0))
+    except FileNotFoundError:
+        raise ParseError(source, "no such file") from None
+    except OSError as exc:
+        if exc.errno == errno.EISDIR:
+            raise ParseError(source, "is a folder, not a file") from None
+        raise ParseError(source, f"cannot be read: {exc.strerror or exc}") from None
+    try:
+        reason = not_regular_reason(os.fstat(fd).st_mode)
+        if reason is not None:
+            raise ParseError(source, reason)
+        os.set_blocking(fd, True)
+    except BaseException:
+        os.close(fd)
+        raise
+    return fd
+
+
+def read_user_file(
+    path: str | os.PathLike,
+    *,
+    what: str,
+    max_mib: float = MAX_DESCRIPTION_MIB,
+    source: str | None = None,
+) -> bytes:
+    """The whole of a regular file of at most `max_mib` MiB.
+
+    Parameters
+    ----------
+    path : path-like
+        The file.
+    what : str
+        What the file should be, for the error (``"a volume's JSON"``, ``"an inventory"``).
+    max_mib : float
+        The largest size read [MiB]; a larger file is refused before it is read.
+    source : str, optional
+        The name used in errors (default: the path).
+
+    Raises
+    ------
+    anfperf.ParseError
+        Naming the file: not a regular file, missing, unreadable, or larger than `max_mib`.
+    """
+    source = source if source is not None else os.fsdecode(path)
+    limit = int(max_mib * BYTES_PER_MIB)
+    fd = open_regular(path, source)
+    try:
+        size = os.fstat(fd).st_size
+        if size > limit:
+            raise ParseError(source, _too_big(size, max_mib, what))
+        with open(fd, "rb", closefd=False) as fh:
+            data = fh.read(size + 1)
+            if len(data) > size:  # it grew meanwhile
+                data += fh.read(limit + 1 - len(data))
+    except OSError as exc:
+        raise ParseError(source, f"cannot be read: {exc.strerror or exc}") from None
+    finally:
+        os.close(fd)
+    if len(data) > limit:
+        raise ParseError(source, _too_big(len(data), max_mib, what))
+    return data
+
+
+def _too_big(n_bytes: int, max_mib: float, what: str) -> str:
+    mib = n_bytes / BYTES_PER_MIB
+    shown = f"{mib:,.0f} MiB" if mib >= 10 else f"{mib:.3g} MiB"
+    return f"{shown}, more than the {max_mib:g} MiB anfperf reads of {what}: not {what}?"
