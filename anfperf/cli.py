@@ -594,6 +594,7 @@ def _run(args: argparse.Namespace) -> int:
     common = {
         "force": args.force, "on_preflight": on_preflight, "on_start": on_start,
         "progress": not args.no_progress and sys.stderr.isatty(),
+        "retry_unreachable": args.retry_unreachable,
     }  # fmt: skip
     if args.parallel:
         common["max_parallel_hosts"] = args.parallel
@@ -915,7 +916,18 @@ def _add_run_parser(sub: argparse._SubParsersAction) -> None:
         help="change a workload field for this run, e.g. --set duration_s=30 (repeatable)",
     )
     run.add_argument("--max-iops", type=float, metavar="IOPS", help="maximum for fio load curves")
-    run.add_argument("--force", action="store_true", help="run despite preflight problems")
+    run.add_argument(
+        "--force",
+        action="store_true",
+        help="run despite preflight problems; hosts preflight could not reach are recorded "
+        "as unreachable with its reason, not connected to again",
+    )
+    run.add_argument(
+        "--retry-unreachable",
+        action="store_true",
+        help="with --force, connect again in the run to the hosts preflight could not reach "
+        "(each costs its connect timeout twice)",
+    )
     run.add_argument(
         "--dry-run",
         action="store_true",

@@ -22,7 +22,8 @@ console (:mod:`anfperf.runner.runlog`).
 
 A host that cannot be reached, refuses authentication or has an unknown host key is recorded
 as 'unreachable', one whose connection drops mid-run as 'lost'; either is skipped for the
-remaining steps. A host that stops answering (a hung VM keeps its TCP connection open) is
+remaining steps. A host preflight found unreachable is recorded so with preflight's reason and
+not connected to again (``retry_unreachable`` of :func:`run_inventory` to try it again). A host that stops answering (a hung VM keeps its TCP connection open) is
 declared 'lost' once it has been silent past its bound -- preparing: ``prepare_timeout_s``;
 running: its timeout plus the kill grace and two ``answer_timeout_s``; collecting: four
 ``answer_timeout_s`` without a new file -- and the others go on without it.
@@ -44,7 +45,7 @@ from pathlib import Path
 from typing import Any
 
 from anfperf.errors import AnfperfError
-from anfperf.runner.connect import close_quietly, raise_open_files_limit
+from anfperf.runner.connect import LOCAL_LIMIT_REASON, close_quietly, raise_open_files_limit
 from anfperf.runner.hostrun import (
     ANSWER_TIMEOUT_S,
     KILL_GRACE_S,
@@ -82,6 +83,7 @@ def run_plan(
     prepare_timeout_s: float = PREPARE_TIMEOUT_S,
     max_parallel_hosts: int = MAX_PARALLEL_HOSTS,
     extra: Mapping[str, Any] | None = None,
+    unreachable: Mapping[str, str] | None = None,
 ) -> Manifest:
     """Run `plan` on the hosts of `connections` and record everything under `out_dir`.
 
@@ -125,6 +127,10 @@ def run_plan(
         to the hard one) when the hosts need more.
     extra : mapping, optional
         More top-level manifest fields (e.g. the tool and workload specs).
+    unreachable : mapping, optional
+        Host -> why it was found unreachable just before (by preflight,
+        :func:`unreachable_at_preflight`): recorded 'unreachable' with that reason, never
+        connected to in this run.
 
     Returns
     -------
@@ -162,6 +168,7 @@ def run_plan(
         )
         runner.kill_grace_s, runner.answer_timeout_s = kill_grace_s, answer_timeout_s
         runner.prepare_timeout_s = prepare_timeout_s
+        runner.unreachable = dict(unreachable or {})
         manifest.reserve()
         try:
             _run_steps(plan, runner, manifest)
@@ -278,6 +285,7 @@ def run_inventory(
     resume: bool = False,
     progress: bool = False,
     extra: Mapping[str, Any] | None = None,
+    retry_unreachable: bool = False,
     **options: Any,
 ) -> Manifest:
     """:func:`run_plan` on an inventory's hosts, recording how each is reached and its preflight.
@@ -291,7 +299,11 @@ def run_inventory(
         From ``inventory.connect()`` (made here when not given, and closed at the end).
     reports : mapping, optional
         Preflight reports per host (:func:`anfperf.runner.preflight.preflight_inventory`):
-        their facts, problems and warnings go into the manifest.
+        their facts, problems and warnings go into the manifest. A host they found
+        unreachable is recorded so with preflight's reason and not connected to again
+        (:func:`unreachable_at_preflight`): a dead host costs its connect timeout once.
+    retry_unreachable : bool
+        Connect again to the hosts the reports found unreachable.
     resume, progress, extra, **options
         As for :func:`run_plan` (options: kill_grace_s, answer_timeout_s, prepare_timeout_s,
         max_parallel_hosts).
@@ -315,8 +327,26 @@ def run_inventory(
             workdir={h.name: h.workdir for h in inventory.hosts},
             hosts_info=hosts_info, facts=facts, resume=resume, progress=progress,
             secrets=inventory.secrets(),
-            extra={"inventory": inventory.source, **dict(extra or {})}, **options,
+            extra={"inventory": inventory.source, **dict(extra or {})},
+            unreachable={} if retry_unreachable else unreachable_at_preflight(reports),
+            **options,
         )  # fmt: skip
     finally:
         if own:
             close_all(conns)
+
+
+def unreachable_at_preflight(reports: Mapping[str, Any]) -> dict[str, str]:
+    """Host -> why preflight could not reach it, for the hosts of `reports` it could not.
+
+    A host is left out when the fault was this machine's (out of open files): it may be fine.
+    """
+    unreachable = {}
+    for name, report in reports.items():
+        if getattr(report, "facts", {}).get("reachable") is not False:
+            continue
+        said = [p for p in getattr(report, "problems", []) if p.startswith("unreachable: ")]
+        reason = said[0].removeprefix("unreachable: ") if said else "unreachable"
+        if not reason.startswith(LOCAL_LIMIT_REASON):
+            unreachable[name] = f"{reason} (at preflight; not tried again)"
+    return unreachable

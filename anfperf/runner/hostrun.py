@@ -93,6 +93,8 @@ class StepRunner:
         self.prepare_timeout_s = PREPARE_TIMEOUT_S
         self.facts: Mapping[str, Mapping[str, Any]] = facts or {}
         self.down: dict[str, str] = {}  # host -> why it is out of reach for this run
+        # host -> why preflight could not reach it: recorded so, not connected to again
+        self.unreachable: dict[str, str] = {}
         self.stop = threading.Event()
         self.stopped_by = "Ctrl-C"
         self.hurry = threading.Event()  # signalled again: stop waiting for the hosts
@@ -345,6 +347,9 @@ class StepRunner:
 
     def _prepare(self, host: str, index: int, task: HostTask):
         """Connect, make the private work folder, upload: (folder, None) or (None, failure)."""
+        if host in self.unreachable:  # a dead host costs its connect timeout once, not twice
+            self.down[host] = why = self.unreachable[host]
+            return None, {"status": "unreachable", "reason": why}
         conn = self.conns[host]
         self.bar.set_state(host, "connecting")
         try:

@@ -76,6 +76,7 @@ def run_workloads(
     on_preflight: OnPreflight | None = None,
     on_start: OnStart | None = None,
     max_parallel_hosts: int = MAX_PARALLEL_HOSTS,
+    retry_unreachable: bool = False,
 ) -> Manifest:
     """Preflight every host, then run `workloads` one after the other on all of them.
 
@@ -93,7 +94,11 @@ def run_workloads(
     tool, run_id, max_iops
         As for :func:`~anfperf.runner.steps.plan_workloads`.
     force : bool
-        Run despite preflight problems (the hosts with problems are recorded as they fail).
+        Run despite preflight problems (the hosts with problems are recorded as they fail; a
+        host preflight could not reach is recorded with preflight's reason, not connected to
+        again).
+    retry_unreachable : bool
+        With `force`, connect again in the run to the hosts preflight could not reach.
     progress : bool
         Show a live progress bar on stderr.
     on_preflight, on_start : callable, optional
@@ -121,7 +126,7 @@ def run_workloads(
     )  # fmt: skip
     return _preflight_and_run(
         plan, inventory, out_dir, force, progress, on_preflight, on_start,
-        max_parallel_hosts=max_parallel_hosts,
+        max_parallel_hosts=max_parallel_hosts, retry_unreachable=retry_unreachable,
     )  # fmt: skip
 
 
@@ -160,6 +165,7 @@ def resume_workloads(
     on_preflight: OnPreflight | None = None,
     on_start: OnStart | None = None,
     max_parallel_hosts: int = MAX_PARALLEL_HOSTS,
+    retry_unreachable: bool = False,
 ) -> Manifest:
     """Preflight the hosts of run `run_id`, then run again what it is missing.
 
@@ -171,7 +177,7 @@ def resume_workloads(
     plan = plan_from_manifest(manifest.data, inventory, source=manifest.path)
     return _preflight_and_run(
         plan, inventory, out_dir, force, progress, on_preflight, on_start, resume=True,
-        max_parallel_hosts=max_parallel_hosts,
+        max_parallel_hosts=max_parallel_hosts, retry_unreachable=retry_unreachable,
     )  # fmt: skip
 
 
@@ -186,6 +192,7 @@ def _preflight_and_run(
     *,
     resume: bool = False,
     max_parallel_hosts: int = MAX_PARALLEL_HOSTS,
+    retry_unreachable: bool = False,
 ) -> Manifest:
     """Check the plan's hosts; run unless one has a problem (and not `force`)."""
     # before the hosts are checked, which takes time; made only when the run starts
@@ -207,6 +214,7 @@ def _preflight_and_run(
             return run_inventory(
                 plan, inventory, out_dir, connections=conns, reports=reports, resume=resume,
                 progress=progress, max_parallel_hosts=max_parallel_hosts,
+                retry_unreachable=retry_unreachable,
             )  # fmt: skip
     finally:
         close_all(conns)

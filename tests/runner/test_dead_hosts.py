@@ -1,0 +1,92 @@
+"""Hosts that do not answer SSH, for real (issue 33, items 7, 9, 10): a listening socket that
+never greets, one that greets and then stalls, and many silent hosts among real sshd; what
+`anfperf preflight` and `anfperf run --force` say of them, how often they are connected to, and
+what the run's log keeps of their tracebacks."""
+
+from __future__ import annotations
+
+import socket
+import threading
+
+import pytest
+
+from anfperf.cli import main
+from anfperf.runner import Manifest
+from tests.runner.test_cli_run import TINY
+
+pytestmark = pytest.mark.ssh
+
+
+
+class Listener:
+    """A TCP server on a loopback address that accepts every connection, counts it, sends
+    `greeting` (nothing: an SSH server that never greets) and then never says anything more."""
+
+    def __init__(self, address: str = "127.0.0.1", greeting: bytes = b""):
+        self.sock = socket.create_server((address, 0))
+        self.address, self.port = self.sock.getsockname()[:2]
+        self.greeting = greeting
+        self.accepts = 0
+        self.held: list[socket.socket] = []
+        self.thread = threading.Thread(target=self._serve, daemon=True)
+
+    def _serve(self) -> None:
+        while True:
+            try:
+                conn, _ = self.sock.accept()
+            except OSError:  # closed: the test is over
+                return
+            self.accepts += 1
+            self.held.append(conn)
+            if self.greeting:
+                conn.sendall(self.greeting)
+
+    @property
+    def host(self) -> dict:
+        return {"hostname": self.address, "port": self.port}
+
+    def __enter__(self) -> Listener:
+        self.thread.start()
+        return self
+
+    def __exit__(self, *exc) -> None:
+        self.sock.close()
+        for conn in self.held:
+            conn.close()
+
+
+@pytest.mark.fio
+def test_force_connects_once_to_a_host_preflight_found_unreachable(
+    ssh_fleet, tmp_path, capsys, fio_bin
+):
+    (tmp_path / "data").mkdir()
+    with Listener() as silent:
+        inv = ssh_fleet.inventory(
+            tmp_path / "inv.yml", workdir=str(tmp_path / "wd"), extra_hosts={"dead": silent.host},
+            volumes={"data": str(tmp_path / "data")}, connect_timeout_s=1,
+        )  # fmt: skip
+        args = ["run", "RndRead", "--hosts", str(inv), "--out", str(tmp_path / "raw"),
+                "--force", "--no-progress", *TINY]  # fmt: skip
+        assert main([*args, "--run-id", "once"]) == 1  # partial: the silent host failed
+        # before: 2 (preflight, then the run again: each dead host cost its timeout twice)
+        assert silent.accepts == 1
+        out = capsys.readouterr()
+        assert "dead: UNREACHABLE\n  PROBLEM: unreachable: no SSH banner within 1 s" in out.out
+        assert (
+            "RndRead on dead: unreachable: no SSH banner within 1 s (its SSH server does not "
+            "answer) (at preflight; not tried again)"
+        ) in out.err
+        manifest = Manifest.load(tmp_path / "raw" / "once")
+        assert manifest.task(0, "vm1")["status"] == manifest.task(0, "vm2")["status"] == "ok"
+        dead = manifest.task(0, "dead")
+        assert dead["status"] == "unreachable"
+        assert dead["reason"].startswith("no SSH banner within 1 s")
+        assert manifest.data["hosts"]["dead"]["problems"] == [
+            "unreachable: no SSH banner within 1 s (its SSH server does not answer)"
+        ]
+
+        assert main([*args, "--run-id", "again", "--retry-unreachable"]) == 1
+        assert silent.accepts == 3  # preflight, and the run tried it again
+    dead = Manifest.load(tmp_path / "raw" / "again").task(0, "dead")
+    assert dead["status"] == "unreachable"
+    assert dead["reason"] == "no SSH banner within 1 s (its SSH server does not answer)"
