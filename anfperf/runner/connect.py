@@ -2,8 +2,9 @@
 
 A host that accepts TCP connections but whose SSH server never greets (hung, overloaded, a
 firewall answering for it) fails in paramiko as ``SSHException: No existing session``: the
-reason recorded is "no SSH banner within N s" instead. A connection that failed is closed at
-once, so that its socket and paramiko's thread do not outlive the attempt. Running out of open
+reason recorded is "no SSH banner within N s" instead; one that greets and then stalls fails
+the same way, recorded as "SSH banner received, then no key exchange within N s". A connection
+that failed is closed at once, so that its socket and paramiko's thread do not outlive the attempt. Running out of open
 files here is this machine's problem, not the host's, and is said so.
 """
 
@@ -72,6 +73,11 @@ def connect_reason(conn: Any, exc: BaseException, secrets: Iterable[str] = ()) -
         seconds = _banner_timeout_s(conn)
         within = f" within {seconds:g} s" if seconds else ""
         return f"no SSH banner{within} (its SSH server does not answer)"
+    if transport is not None and transport.is_active() and not transport.initial_kex_done:
+        # paramiko gave up waiting and says "No existing session": the server said hello only
+        seconds = _connect_timeout_s(conn)
+        within = f" within {seconds:g} s" if seconds else ""
+        return f"SSH banner received, then no key exchange{within}"
     return describe_error(exc, secrets)
 
 
@@ -150,6 +156,13 @@ def _transport(conn: Any) -> Any:
     client = getattr(conn, "client", None)
     get = getattr(client, "get_transport", None)
     return get() if callable(get) else None
+
+
+def _connect_timeout_s(conn: Any) -> float | None:
+    """How long paramiko waits for the key exchange: the connect timeout [s]."""
+    kwargs = getattr(conn, "connect_kwargs", None) or {}
+    seconds = kwargs.get("timeout") or getattr(conn, "connect_timeout", None)
+    return float(seconds) if seconds else None
 
 
 def _banner_timeout_s(conn: Any) -> float | None:

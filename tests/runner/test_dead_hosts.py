@@ -11,11 +11,13 @@ import threading
 import pytest
 
 from anfperf.cli import main
-from anfperf.runner import Manifest
+from anfperf.runner import Manifest, load_inventory, run_workloads
 from tests.runner.test_cli_run import TINY
 
 pytestmark = pytest.mark.ssh
 
+#: What an OpenSSH 9.2 server says first.
+BANNER = b"SSH-2.0-OpenSSH_9.2\r\n"
 
 
 class Listener:
@@ -90,3 +92,28 @@ def test_force_connects_once_to_a_host_preflight_found_unreachable(
     dead = Manifest.load(tmp_path / "raw" / "again").task(0, "dead")
     assert dead["status"] == "unreachable"
     assert dead["reason"] == "no SSH banner within 1 s (its SSH server does not answer)"
+
+
+def test_a_host_that_greets_then_stalls_is_said_so(ssh_fleet, tmp_path, capsys):
+    said = "SSH banner received, then no key exchange within 1 s"
+    with Listener(greeting=BANNER) as stalled:
+        inv = ssh_fleet.inventory(
+            tmp_path / "inv.yml", workdir=str(tmp_path / "wd"),
+            extra_hosts={"stalled": stalled.host}, volumes={"data": str(tmp_path)},
+            connect_timeout_s=1,
+        )  # fmt: skip
+        assert main(["preflight", "--hosts", str(inv)]) == 1
+        # before: 'unreachable: SSHException: No existing session'
+        assert f"stalled: UNREACHABLE\n  PROBLEM: unreachable: {said}\n" in capsys.readouterr().out
+        inventory = load_inventory(inv).select(["stalled"])
+        for run_id, retry in (("once", False), ("again", True)):
+            manifest = run_workloads(
+                ["RndRead"], inventory, tmp_path / "raw", run_id=run_id, force=True,
+                retry_unreachable=retry, changes={"duration_s": 1},
+            )  # fmt: skip
+            task = manifest.task(0, "stalled")
+            assert task["status"] == "unreachable"
+            # from preflight, or from the run's own attempt
+            assert task["reason"].startswith(said), task["reason"]
+            assert manifest.data["hosts"]["stalled"]["problems"] == [f"unreachable: {said}"]
+        assert stalled.accepts == 4  # preflight; the run's preflight; again with the run
