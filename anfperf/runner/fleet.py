@@ -23,10 +23,11 @@ console (:mod:`anfperf.runner.runlog`).
 A host that cannot be reached, refuses authentication or has an unknown host key is recorded
 as 'unreachable', one whose connection drops mid-run as 'lost'; either is skipped for the
 remaining steps. A host preflight found unreachable is recorded so with preflight's reason and
-not connected to again (``retry_unreachable`` of :func:`run_inventory` to try it again). A host that stops answering (a hung VM keeps its TCP connection open) is
-declared 'lost' once it has been silent past its bound -- preparing: ``prepare_timeout_s``;
-running: its timeout plus the kill grace and two ``answer_timeout_s``; collecting: four
-``answer_timeout_s`` without a new file -- and the others go on without it.
+not connected to again (``retry_unreachable`` of :func:`run_inventory` to try it again). A
+host that stops answering (a hung VM keeps its TCP connection open) is declared 'lost' once it
+has been silent past its bound -- preparing: ``prepare_timeout_s``; running: its timeout plus
+the kill grace and two ``answer_timeout_s``; collecting: four ``answer_timeout_s`` without a
+new file -- and the others go on without it.
 
 Ctrl-C, SIGTERM and SIGHUP stop every running remote command, collect what the tools wrote (fio
 writes its results on TERM), mark the manifest 'interrupted' and raise KeyboardInterrupt; more
