@@ -3,9 +3,11 @@
 A host that accepts TCP connections but whose SSH server never greets (hung, overloaded, a
 firewall answering for it) fails in paramiko as ``SSHException: No existing session``: the
 reason recorded is "no SSH banner within N s" instead; one that greets and then stalls fails
-the same way, recorded as "SSH banner received, then no key exchange within N s". A connection
-that failed is closed at once, so that its socket and paramiko's thread do not outlive the attempt. Running out of open
-files here is this machine's problem, not the host's, and is said so.
+the same way, recorded as "SSH banner received, then no key exchange within N s". Each
+connection logs under its host's name (:func:`~anfperf.runner.runlog.ssh_log_channel`), so
+that the run's log says which host a traceback is about. A connection that failed is closed
+at once, so that its socket and paramiko's thread do not outlive the attempt. Running out of
+open files here is this machine's problem, not the host's, and is said so.
 """
 
 from __future__ import annotations
@@ -17,6 +19,7 @@ import threading
 from collections.abc import Iterable
 from typing import Any
 
+from anfperf.runner.runlog import ssh_log_channel
 from anfperf.runner.security import describe_error
 
 log = logging.getLogger(__name__)
@@ -49,6 +52,9 @@ def open_connection(conn: Any, answer_timeout_s: float, secrets: Iterable[str] =
     ConnectError
         Why it could not be opened (:func:`connect_reason`).
     """
+    client = getattr(conn, "client", None)
+    if hasattr(client, "set_log_channel"):  # a Fabric connection (not a local one)
+        client.set_log_channel(ssh_log_channel(getattr(conn, "original_host", None) or conn.host))
     try:
         conn.open()
     except Exception as exc:

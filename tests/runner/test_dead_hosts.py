@@ -5,19 +5,23 @@ what the run's log keeps of their tracebacks."""
 
 from __future__ import annotations
 
+import re
 import socket
 import threading
 
 import pytest
 
 from anfperf.cli import main
-from anfperf.runner import Manifest, load_inventory, run_workloads
+from anfperf.runner import Manifest, load_inventory, run_workloads, runlog
+from tests.runner.sshd import SilentHosts, SshFleet
 from tests.runner.test_cli_run import TINY
 
 pytestmark = pytest.mark.ssh
 
 #: What an OpenSSH 9.2 server says first.
 BANNER = b"SSH-2.0-OpenSSH_9.2\r\n"
+#: The start of a record in run.log (runlog._FORMAT): time, level, [thread].
+RECORD_START = re.compile(r"\d{4}-\d\d-\d\d \d\d:\d\d:\d\d,\d{3} [A-Z]+ \[")
 
 
 class Listener:
@@ -117,3 +121,47 @@ def test_a_host_that_greets_then_stalls_is_said_so(ssh_fleet, tmp_path, capsys):
             assert task["reason"].startswith(said), task["reason"]
             assert manifest.data["hosts"]["stalled"]["problems"] == [f"unreachable: {said}"]
         assert stalled.accepts == 4  # preflight; the run's preflight; again with the run
+
+
+def test_the_run_log_keeps_each_hosts_first_failure_whole(tmp_path, monkeypatch):
+    n = 120
+    # a bound far below what the hosts log (about 22 records each): before, the log kept the
+    # last 40 records, starting mid-traceback, and the other hosts' tracebacks were dropped
+    monkeypatch.setattr(runlog, "HELD_RECORDS", 40)
+    with SilentHosts(SilentHosts.loopback(n, prefix="127.82")) as silent:
+        keys = SshFleet(tmp_path / "keys", 0).start()  # a client key and known_hosts, no server
+        inventory = load_inventory(
+            keys.inventory(
+                tmp_path / "inv.yml", workdir=str(tmp_path / "wd"), extra_hosts=silent.hosts(),
+                volumes={"data": str(tmp_path)}, connect_timeout_s=1,
+            )
+        )  # fmt: skip
+        manifest = run_workloads(
+            ["RndRead"], inventory, tmp_path / "raw", run_id="many", force=True,
+            changes={"duration_s": 1}, max_parallel_hosts=n,
+        )  # fmt: skip
+    assert {t["status"] for _, _, t in manifest.tasks()} == {"unreachable"}
+    lines = (manifest.run_dir / "run.log").read_text().splitlines()
+    assert RECORD_START.match(lines[0]), lines[0]
+    records = [_record(line) for line in lines]
+    messages = [m for _, m in records]
+    # never mid-record: paramiko logs a failure as an 'Exception' line, then its traceback a
+    # line a record; before, the log began inside some host's traceback
+    assert messages[0].startswith("Exception (client): "), lines[0]
+    assert sum(m.startswith("Exception (client): Error reading SSH") for m in messages) == n
+    assert messages.count("Traceback (most recent call last):") == 2 * n
+    for host in inventory.names:
+        logger = f"paramiko.transport.{host}"
+        at = [i for i, (name, _) in enumerate(records) if name == logger]
+        assert at, f"no record of {host}"
+        block = [records[i][1] for i in at]
+        assert at == list(range(at[0], at[0] + len(at))), host  # one block, in a row
+        assert block[0].startswith("Exception (client): Error reading SSH protocol banner")
+        assert block.count("Traceback (most recent call last):") == 2, (host, block)
+        assert block[-2].startswith("paramiko.ssh_exception.SSHException: Error reading SSH")
+
+
+def _record(line: str) -> tuple[str | None, str]:
+    """(logger, message) of a run.log line."""
+    m = re.match(r".*? [A-Z]+ \[[^]]*\] (\S+): ?(.*)$", line)
+    return (m[1], m[2]) if m else (None, line)
