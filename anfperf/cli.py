@@ -42,11 +42,11 @@ EXIT_MEANINGS = {
 
 def _exit_status_help() -> str:
     """The epilog of ``anfperf --help``: every exit status and its meaning."""
-    import textwrap
+    from anfperf import wrapping
 
     lines = ["exit status:"]
     for code, meaning in EXIT_MEANINGS.items():
-        lines.append(textwrap.fill(f"{int(code):<4} {meaning}", 78, initial_indent="  ",
+        lines.append(wrapping.fill(f"{int(code):<4} {meaning}", 78, initial_indent="  ",
                                    subsequent_indent=" " * 7))  # fmt: skip
     return "\n".join(lines)
 
