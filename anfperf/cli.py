@@ -42,11 +42,11 @@ EXIT_MEANINGS = {
 
 def _exit_status_help() -> str:
     """The epilog of ``anfperf --help``: every exit status and its meaning."""
-    import textwrap
+    from anfperf import wrapping
 
     lines = ["exit status:"]
     for code, meaning in EXIT_MEANINGS.items():
-        lines.append(textwrap.fill(f"{int(code):<4} {meaning}", 78, initial_indent="  ",
+        lines.append(wrapping.fill(f"{int(code):<4} {meaning}", 78, initial_indent="  ",
                                    subsequent_indent=" " * 7))  # fmt: skip
     return "\n".join(lines)
 
@@ -339,6 +339,7 @@ def _workloads(args: argparse.Namespace) -> int:
             print("  ".join(v.ljust(n) for v, n in zip(row, widths, strict=True)).rstrip())
         print(f"\n{len(chosen)} workloads; render with --tool vdbench|fio|diskspd [--out DIR]")
         return ExitCode.OK
+    _check_mount_points(args.volume or [], args.tool or "vdbench")
     files, errors = render_files(
         chosen, args.tool or "vdbench", args.volume or ["/mnt/vdb1"], args.host or [],
         max_iops=args.max_iops, **{o.name: getattr(args, o.name) for o in tool_options()},
@@ -356,6 +357,24 @@ def _workloads(args: argparse.Namespace) -> int:
                 print(f"# ---- {name}")
             print(text, end="")
     return ExitCode.PARTIAL if errors else ExitCode.OK
+
+
+def _check_mount_points(volumes: Sequence[str], tool: str) -> None:
+    """``--volume`` of a tool ``anfperf run`` launches: absolute mount points, as run takes
+    them (a relative one would land in whatever folder the tool starts in), else the error."""
+    from anfperf.runner.inventory_fields import check_volumes
+    from anfperf.tools import tool_names
+
+    if tool not in tool_names(runnable=True):  # DiskSpd takes drives (T:); yaml, no volume
+        return
+    for mount in volumes:
+        try:
+            check_volumes([mount])
+        except ValueError:
+            raise AnfperfError(
+                f"--volume {mount!r}: not an absolute path (the mount point on the clients, "
+                "e.g. /mnt/vdb1, as anfperf run takes it)"
+            ) from None
 
 
 def _plan(args: argparse.Namespace) -> int:

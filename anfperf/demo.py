@@ -10,6 +10,7 @@ run is interrupted.
 
 from __future__ import annotations
 
+import errno
 import math
 import os
 import shutil
@@ -24,7 +25,7 @@ import pandas as pd
 from anfperf._bundled import NOTEBOOKS, REPORTS, SAMPLES, report_notebook, samples_path
 from anfperf.errors import AnfperfError
 from anfperf.folders import output_folder
-from anfperf.units import MIB_PER_GIB
+from anfperf.units import BYTES_PER_MIB, MIB_PER_GIB
 
 __all__ = [
     "SAMPLES",
@@ -133,8 +134,9 @@ def measure(
     Raises
     ------
     anfperf.AnfperfError
-        fio is missing, `directory` is not a folder this process can write in, or a step failed
-        (the manifest in the run folder says why).
+        fio is missing, `directory` is not a folder this process can write in or has too
+        little free space for the data files, or a step failed (the manifest in the run folder
+        says why).
     """
     from anfperf.runner import (
         expected_duration_s,
@@ -153,18 +155,20 @@ def measure(
     parent = Path(directory) if directory is not None else Path(tempfile.gettempdir())
     if not parent.is_dir():
         raise AnfperfError(f"{parent}: no such folder to measure in")
+    workloads = demo_workloads(point_s, file_size_mib)
     try:
         scratch = Path(tempfile.mkdtemp(prefix="anfperf-demo-", dir=parent))
     except OSError as exc:
         # (not the temporary name it tried: the folder given is what to fix)
-        raise AnfperfError(f"{parent}: cannot measure in this folder: {exc.strerror}") from None
+        why = _DISK_FULL if exc.errno in _FULL_ERRNOS else exc.strerror
+        raise AnfperfError(f"{parent}: cannot measure in this folder: {why}") from None
     run_dirs = []
     try:
         (scratch / "data").mkdir()
         inventory = local_inventory({"demo": str(scratch / "data")}, workdir=str(scratch / "work"))
+        _check_room(parent, workloads, inventory)
         # this machine's facts (OS, kernel, CPUs, fio version) for every run's manifest, once
         reports = preflight_inventory(inventory, tool="fio")
-        workloads = demo_workloads(point_s, file_size_mib)
         durations_s = [expected_duration_s(w, "fio") for w in workloads]
         bar = FleetProgress(inventory.names, sum(durations_s), disable=not progress)
         try:
@@ -186,6 +190,29 @@ def measure(
     finally:
         shutil.rmtree(scratch, ignore_errors=True)
     return run_dirs
+
+
+#: What a full disk is called in the demo's errors (ENOSPC's own words name the device).
+_DISK_FULL = "the disk is full"
+_FULL_ERRNOS = (errno.ENOSPC, errno.EDQUOT)
+
+
+def _check_room(parent: Path, workloads: list, inventory) -> None:
+    """AnfperfError naming `parent` when the demo's data files do not fit there: said before
+    anything runs, not as a failed upload of the first workload's job file."""
+    from anfperf.runner import plan_workloads
+    from anfperf.runner.dryrun import dry_run
+
+    planned = dry_run(plan_workloads(workloads, inventory, tool="fio"), inventory)
+    need_mib = planned.data_bytes_per_volume / BYTES_PER_MIB
+    free_mib = shutil.disk_usage(parent).free / BYTES_PER_MIB
+    if free_mib >= need_mib:
+        return
+    said = _DISK_FULL if free_mib < 1 else f"only {free_mib:,.1f} MiB free"
+    raise AnfperfError(
+        f"{parent}: cannot measure in this folder: {said}, and the demo's data files take "
+        f"{need_mib:,.0f} MiB (free some space, or choose another folder or smaller files)"
+    )
 
 
 def run_demo(

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import contextlib
 import errno
+import io
 import json
 import shutil
 import subprocess
@@ -179,3 +180,29 @@ def test_an_unexpected_os_error_is_still_one_line_naming_the_file(tmp_path):
     # before: IsADirectoryError, a traceback
     assert_one_line_error(proc, store, "Is a directory")
     assert str(store / ".anfperf-store.lock") in proc.stderr
+
+
+@pytest.mark.fio
+def test_demo_on_a_full_disk_says_so_naming_the_folder(fio_bin, tmp_path):
+    with full_folder(tmp_path / "full") as mount:
+        proc = anfperf("demo", "--dir", mount, "--out", tmp_path / "demo")
+        left = sorted(p.name for p in mount.iterdir())
+    # before: 'demo step QDSweep4k on <host> failed: upload to <mount>/anfperf-demo-.../work/...
+    # failed: network error: No space left on device'
+    assert_one_line_error(proc, mount, "cannot measure in this folder: the disk is full, and "
+                          "the demo's data files take 64 MiB")  # fmt: skip
+    assert left == ["filler"]  # its temporary folder is gone, and nothing ran
+    with small_tmpfs(tmp_path / "small", "4m") as mount:
+        proc = anfperf("demo", "--dir", mount, "--out", tmp_path / "demo", "--file-size-mib", "8")
+    assert_one_line_error(proc, mount, "only 4.0 MiB free, and the demo's data files take 8 MiB")
+
+
+def test_a_file_that_cannot_be_written_is_no_network_error(tmp_path):
+    from anfperf.runner.local import LocalConnection
+    from anfperf.runner.security import describe_error
+
+    with full_folder(tmp_path / "full") as mount, pytest.raises(OSError) as caught:
+        LocalConnection().put(io.BytesIO(b"x" * 65536), str(mount / "work" / "job.fio"))
+    # before: 'network error: No space left on device', for a folder on this machine
+    assert caught.value.errno == errno.ENOSPC
+    assert describe_error(caught.value) == "No space left on device"

@@ -23,13 +23,13 @@ import dataclasses
 import logging
 import math
 import os
-import textwrap
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 import pandas as pd
 
+from anfperf import wrapping
 from anfperf.analysis.sweep import load_sweep
 from anfperf.errors import AnfperfError, ModelError
 from anfperf.models.limits.client import (
@@ -542,12 +542,12 @@ class PlanView:
             "What to buy",
             buy.to_text(width, header=False, indent=2),
             "",
-            textwrap.fill(self.verdict_text().replace("**", ""), width),
+            wrapping.fill(self.verdict_text().replace("**", ""), width),
         ]
         if self.notes:
             parts.append("")
-            parts += [textwrap.fill(f"- {n}", width, subsequent_indent="  ") for n in self.notes]
-        parts += ["", textwrap.fill(self.inputs.prices_text(), width)]
+            parts += [wrapping.fill(f"- {n}", width, subsequent_indent="  ") for n in self.notes]
+        parts += ["", wrapping.fill(self.inputs.prices_text(), width)]
         storage = ["level", "volume_type", "quota_tib", "limit_mib_s", *self._cost_columns(),
                    "feasible"]  # fmt: skip
         clients = ["vm_size", "vcpus", "egress_mib_s", "vm_count", "total_vcpus", "vm_usd_month"]

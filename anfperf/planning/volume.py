@@ -10,12 +10,12 @@ its type's cap, what such a volume was seen to do), the client VMs and threads t
 from __future__ import annotations
 
 import os
-import textwrap
 from dataclasses import dataclass, field
 from typing import Any
 
 import pandas as pd
 
+from anfperf import wrapping
 from anfperf.azure.volume import AnfVolume
 from anfperf.models.limits.client import nfs_client_value
 from anfperf.models.limits.plan import Plan, plan
@@ -106,7 +106,7 @@ class VolumePlan:
         ]
         if self.notes:
             parts.append("")
-            parts += [textwrap.fill(f"- {n}", width, subsequent_indent="  ") for n in self.notes]
+            parts += [wrapping.fill(f"- {n}", width, subsequent_indent="  ") for n in self.notes]
         cols = [c for c in ("constraint", "bw_mib_s", "iops", "kind", "binding", "detail")
                 if c in self.constraints]  # fmt: skip
         table = page.table(self.constraints, cols, caption="Every limit of the volume and "

@@ -152,26 +152,36 @@ def _quota_card(quota: dict | None, out_cards: list[Card], sentences: list[str])
         sentences.append(f"No verdict against the ANF bandwidth model: {quota['skipped']}.")
         return
     share = quota["share_pct"]
-    over = share > findings.OVER_MODEL_PCT
+    allowed = (
+        f"{format_number(quota['predicted_bw_mib_s'])} MiB/s the {quota['binding']} allows on "
+        f"{quota['volume']}"
+    )
+    if share > findings.OVER_MODEL_PCT:
+        # far above every limit of the volume: nothing of it binds, the data are from elsewhere
+        out_cards.append(Card("ANF verdict", "not this volume", f"measured {format_number(share)}"
+                              f" % of the {allowed}: the data cannot come from such a volume",
+                              "bad", key="binding"))  # fmt: skip
+        sentences.append(
+            f"{quota['run_id']}'s {format_number(quota['measured_bw_mib_s'])} MiB/s is "
+            f"{format_number(share)} % of the {allowed}: these data cannot come from such a "
+            "volume, so no ANF verdict."
+        )
+        return
     out_cards.append(
         Card(
             "What binds",
             f"{quota['binding']}",
             f"{format_number(quota['predicted_bw_mib_s'])} MiB/s on {quota['volume']}; "
             f"measured {format_number(share)} %",
-            "bad" if over else "",
             key="binding",
             number=str(quota["binding"]),
         )
     )
-    text = (
+    sentences.append(
         f"On {quota['volume']} the {quota['binding']} binds at "
         f"{format_number(quota['predicted_bw_mib_s'])} MiB/s; {quota['run_id']}'s "
-        f"{format_number(quota['measured_bw_mib_s'])} MiB/s is {format_number(share)} % of it"
+        f"{format_number(quota['measured_bw_mib_s'])} MiB/s is {format_number(share)} % of it."
     )
-    if over:
-        text += ": these data are not from such a volume"
-    sentences.append(text + ".")
 
 
 #: Columns of the runs table, in order.

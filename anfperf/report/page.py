@@ -235,7 +235,9 @@ class Table:
         """The table for a terminal: no line wider than `width` where it can be helped.
 
         Numbers are right-aligned, text left-aligned; when the table is too wide, its widest
-        text columns are wrapped (at 16 characters at least), so prose is never cut.
+        text columns are wrapped (at 16 characters at least, and never narrower than a word,
+        a path or a number with its unit: :func:`anfperf.wrapping.wrap`), so prose is never
+        cut.
 
         Parameters
         ----------
@@ -246,7 +248,7 @@ class Table:
         indent : int
             Spaces before every line.
         """
-        import textwrap
+        from anfperf.wrapping import longest_unbreakable, wrap
 
         rows = [list(map(str, r)) for r in self.cells.itertuples(index=False)]
         heads = [str(h) for h in self.cells.columns]
@@ -262,16 +264,16 @@ class Table:
         if sum(widths) > room and text:
             # the widest text columns share what the others leave: one width caps them all
             fixed = sum(w for i, w in enumerate(widths) if i not in text)
+            # a column is never narrower than its longest word: wrap never cuts one
+            shown = ([heads] if header else []) + rows
+            least = {i: max(longest_unbreakable(r[i]) for r in shown) for i in text}
             cap = max(widths[i] for i in text)
-            while cap > 16 and fixed + sum(min(widths[i], cap) for i in text) > room:
+            while cap > 16 and fixed + sum(min(widths[i], max(cap, least[i])) for i in text) > room:
                 cap -= 1
-            widths = [min(w, cap) if i in text else w for i, w in enumerate(widths)]
+            widths = [min(w, max(cap, least[i])) if i in text else w for i, w in enumerate(widths)]
         lines = []
         for cells in ([heads] if header else []) + rows:
-            wrapped = [
-                textwrap.wrap(c, widths[i], break_on_hyphens=False) or [""]
-                for i, c in enumerate(cells)
-            ]
+            wrapped = [wrap(c, widths[i]) or [""] for i, c in enumerate(cells)]
             for k in range(max(map(len, wrapped))):
                 parts = []
                 for i, lines_i in enumerate(wrapped):
@@ -281,8 +283,8 @@ class Table:
                     )
                 lines.append(" " * indent + (" " * gap).join(parts).rstrip())
         pad = " " * indent
-        caption = textwrap.wrap(self.caption, width - indent, initial_indent=pad,
-                                subsequent_indent=pad) if self.caption else []  # fmt: skip
+        caption = wrap(self.caption, width - indent, initial_indent=pad,
+                       subsequent_indent=pad) if self.caption else []  # fmt: skip
         return "\n".join(caption + lines)
 
     def __repr__(self) -> str:

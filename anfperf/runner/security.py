@@ -10,6 +10,7 @@ trusts new hosts on first use.
 
 from __future__ import annotations
 
+import errno
 import logging
 import os
 import re
@@ -260,11 +261,20 @@ def host_key_policy(
         client.set_missing_host_key_policy(paramiko.RejectPolicy())
 
 
+#: Errors of a file written or read (the local executor's copies, SFTP's status codes), which
+#: are no network error: the disk is full, the folder read-only, missing or not allowed.
+_FILE_ERRNOS = frozenset({
+    errno.ENOSPC, errno.EDQUOT, errno.EROFS, errno.EACCES, errno.EPERM, errno.ENOENT,
+    errno.ENOTDIR, errno.EISDIR, errno.EFBIG, errno.ENAMETOOLONG,
+})  # fmt: skip
+
+
 def describe_error(exc: BaseException, secrets: Iterable[str] | None = None) -> str:
     """A short reason for a failed connection or command, with secrets blanked out.
 
     The reason names the kind of failure the user can act on: unreachable, authentication
-    refused, host key unknown or changed, connection lost, timed out.
+    refused, host key unknown or changed, connection lost, timed out; or a file that could
+    not be written (a full disk, a read-only or missing folder), in the system's words.
     """
     from invoke.exceptions import CommandTimedOut
     from paramiko.ssh_exception import NoValidConnectionsError
@@ -291,6 +301,9 @@ def describe_error(exc: BaseException, secrets: Iterable[str] | None = None) -> 
         isinstance(exc, paramiko.SSHException) and "not active" in str(exc)
     ):
         text = f"connection lost: {exc or type(exc).__name__}"
+    elif isinstance(exc, OSError) and exc.errno in _FILE_ERRNOS:  # a file, not the network
+        named = f" ({os.fsdecode(exc.filename)})" if exc.filename is not None else ""
+        text = f"{exc.strerror or exc}{named}"
     elif isinstance(exc, OSError):
         text = f"network error: {exc.strerror or exc}"
     else:

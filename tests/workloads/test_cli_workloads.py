@@ -94,6 +94,21 @@ def test_bad_requests_exit_2_with_a_clear_error(argv, words, capsys):
     assert err.startswith("anfperf: error:") and words in err
 
 
+@pytest.mark.parametrize("tool", ["fio", "vdbench"])
+@pytest.mark.parametrize("names", [["RndRead"], []])
+def test_a_relative_volume_is_refused_once_as_anfperf_run_refuses_it(tool, names, tmp_path,
+                                                                      capsys):  # fmt: skip
+    out = tmp_path / "out"
+    argv = ["workloads", *names, "--tool", tool, "--volume", "/mnt/vdb1", "--volume", "data/x"]
+    assert main([*argv, "--out", str(out)]) == 2
+    captured = capsys.readouterr()
+    assert captured.err == (
+        "anfperf: error: --volume 'data/x': not an absolute path (the mount point on the "
+        "clients, e.g. /mnt/vdb1, as anfperf run takes it)\n"
+    )
+    assert captured.out == "" and not out.exists()  # nothing rendered with directory=data/x
+
+
 def test_tool_options_are_offered_in_place_and_the_tools_load_only_for_workloads():
     """Each tool's own options (Vdbench's --user, --vdbench-dir) come from its adapter when
     `anfperf workloads` is parsed, at their place in the help; other commands (and

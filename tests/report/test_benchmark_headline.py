@@ -1,0 +1,87 @@
+"""The benchmark report's headline of the bundled samples: a rate far above the assumed volume's
+limit says the data cannot come from that volume, not what of it binds."""
+
+from __future__ import annotations
+
+import json
+import warnings
+
+import pytest
+
+from anfperf._bundled import SAMPLES
+from anfperf.analysis import findings, provenance
+from anfperf.analysis.inputs import load_inputs
+from anfperf.cli import ExitCode, main
+from anfperf.report import benchmark
+from tests.report.conftest import check_layout
+
+
+@pytest.fixture(scope="module")
+def samples():
+    """The bundled samples as the report reads them by default: frame, analysis, provenance."""
+    paths = [str(SAMPLES)]
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        frame = load_inputs(paths)
+    return findings.analyse(frame, lat_slo_ms=1.0), provenance.run_provenance(frame, paths)
+
+
+def _verdict_card(head: dict):
+    (card,) = [c for c in head["cards"] if c.key == "binding"]
+    return card
+
+
+def test_a_rate_far_above_the_assumed_volume_says_the_data_cannot_come_from_it(samples):
+    analysis, prov = samples
+    quota = benchmark.quota_verdict(analysis, prov)  # the default: Premium, 4 TiB, assumed
+    assert quota["share_pct"] == pytest.approx(1003.08, abs=0.01)  # SeqWrite's 2,568 MiB/s
+    head = benchmark.headline(analysis.numbers, quota)
+    card = _verdict_card(head)
+    assert (card.label, card.value, card.tone, card.number) == (
+        "ANF verdict", "not this volume", "bad", None,
+    )  # fmt: skip
+    assert card.note == (
+        "measured 1,003 % of the 256 MiB/s the volume quota allows on Premium, 4 TiB "
+        "(assumed): the data cannot come from such a volume"
+    )
+    verdict = head["verdict"]
+    assert (
+        "SeqWrite's 2,568 MiB/s is 1,003 % of the 256 MiB/s the volume quota allows on "
+        "Premium, 4 TiB (assumed): these data cannot come from such a volume, so no ANF "
+        "verdict."
+    ) in verdict
+    assert " binds " not in verdict  # nothing of a volume the data are not from binds
+
+
+def test_a_rate_within_the_volume_still_says_what_binds(samples):
+    analysis, prov = samples
+    quota = benchmark.quota_verdict(
+        analysis, prov, level="Ultra", quota_tib=100.0, volume_type="large"
+    )
+    assert quota["share_pct"] <= findings.OVER_MODEL_PCT
+    card = _verdict_card(benchmark.headline(analysis.numbers, quota))
+    assert (card.label, card.value, card.number) == ("What binds", quota["binding"],
+                                                      quota["binding"])  # fmt: skip
+    assert card.note.startswith(f"{quota['predicted_bw_mib_s']:,.0f} MiB/s on Ultra, 100 TiB;")
+
+
+@pytest.mark.slow  # a report kernel and chromium
+def test_the_report_of_the_samples_and_its_json_headline_agree(
+    samples, tmp_path, capsys, browser_page
+):
+    analysis, prov = samples
+    expected = _verdict_card(benchmark.headline(analysis.numbers,
+                                                benchmark.quota_verdict(analysis, prov)))  # fmt: skip
+    assert main(["report", "benchmark", "--out", str(tmp_path), "--json"]) == ExitCode.OK
+    (report,) = json.loads(capsys.readouterr().out)["reports"]
+    headline = report["headline"]
+    (card,) = [c for c in headline["cards"] if c["key"] == "binding"]
+    assert (card["label"], card["value"], card["note"]) == (
+        expected.label, expected.value, expected.note,
+    )  # fmt: skip
+    assert headline["numbers"]["binding"] is None
+    assert "these data cannot come from such a volume" in headline["verdict"]
+    check_layout(browser_page, report["html"], tmp_path / "samples",
+                 first_screen=[".anfperf-verdict", ".anfperf-cards"])  # fmt: skip
+    card_text = browser_page.locator(".anfperf-card.anfperf-bad").inner_text()
+    assert card_text.split("\n")[:2] == ["ANF verdict", "not this volume"]
