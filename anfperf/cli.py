@@ -656,6 +656,7 @@ def _report(args: argparse.Namespace) -> int:
         report_notebook,
         resolve_path_parameters,
     )
+    from anfperf.report._params import check_utf8_values
 
     given = {name: parse_value(value, name) for name, value in args.parameter or []}
     notebook = report_notebook(args.notebook)  # a report's name, or a path
@@ -668,6 +669,8 @@ def _report(args: argparse.Namespace) -> int:
     if notebook.is_file():  # else the report says "no such notebook"
         try:  # every input of every report is there, before any kernel starts
             sets = [resolve_path_parameters(notebook, s) for s in sets]
+            for s in sets:  # (what -f files give: -p values are checked as they are parsed)
+                check_utf8_values(notebook, s)
         except ReportError as exc:
             print(f"anfperf: error: report {args.notebook}: {exc.reason}", file=sys.stderr)
             return 2
