@@ -272,8 +272,9 @@ def resolve_path_parameters(
     Raises
     ------
     ReportError
-        A path that does not exist, a glob that matches no file, or a value that is not a path
-        (its reason names the parameter: ``paths: no such file or folder: /x/y``).
+        A path that does not exist, a glob that matches no file, an empty list, or a value
+        that is not a path (its reason names the parameter: ``paths: no such file or folder:
+        /x/y``).
     """
     base = os.path.abspath(cwd if cwd is not None else os.getcwd())
     resolved = dict(parameters)
@@ -295,6 +296,11 @@ def resolve_path_parameters(
             items = [_absolute(base, p) for p in path_list(value, name)]
         except AnfperfError as exc:  # an item that is not a path: path_list names it
             raise ReportError(notebook, str(exc)) from None
+        if not items:  # `-p paths '[]'`: a report of nothing, which failed inside the kernel
+            raise ReportError(
+                notebook, f"{name}: an empty list names no file or folder (leave {name} out "
+                "for its default)",
+            )  # fmt: skip
         missing = [p for p in items if not os.path.exists(p)]
         if missing:
             raise ReportError(notebook, f"{name}: no such file or folder: {', '.join(missing)}")
