@@ -51,55 +51,70 @@ def _exit_status_help() -> str:
     return "\n".join(lines)
 
 
-def _positive(text: str) -> float:
-    """argparse type: a finite number above zero."""
+#: The ranges of the options that take a count, a duration or a size (both ends included, but
+#: a size's 0): beyond them a value is a typo (a digit too many), and would overflow what it
+#: feeds (the open-files limit, a timer, a buffer) or run for ever.
+#: run --parallel: 4 open files a host at once, under the open-files limit.
+PARALLEL_HOSTS = (1, 4096)
+#: report --jobs: report processes at once, each with its kernel.
+REPORT_JOBS = (1, 256)
+#: demo --point-s: measured seconds per load point (an hour at most).
+POINT_S = (1, 3600)
+#: demo --file-size-mib: each data file on the local disk (64 GiB at most).
+DEMO_FILE_MIB = (1, 65536)
+#: ingest / runs --max-rows: rows printed (0: the totals line alone).
+MAX_ROWS = (0, 10**9)
+#: ingest --max-file-mib: the largest file read whole into memory (1 TiB), above 0.
+MAX_FILE_MIB = (0, 2**20)
+
+
+def _shown(bound: float) -> str:
+    """A range's end as people write it: 4096, 0.5, 1e+10."""
+    return str(int(bound)) if float(bound).is_integer() and abs(bound) < 1e9 else f"{bound:g}"
+
+
+def _whole(text: str) -> float:
+    """`text` as a whole number (``8``, ``1e3``, ``8.0``), NaN when it is not one."""
+    try:
+        return int(text)
+    except ValueError:
+        pass
     try:
         value = float(text)
     except ValueError:
-        value = float("nan")
-    if not 0 < value < float("inf"):
-        raise argparse.ArgumentTypeError(f"not a positive number: {text!r}")
-    return value
-
-
-def _positive_int(text: str) -> int:
-    """argparse type: a whole number above zero."""
-    try:
-        value = int(text)
-    except ValueError:
-        value = 0
-    if value < 1:
-        raise argparse.ArgumentTypeError(f"not a whole number above zero: {text!r}")
-    return value
-
-
-def _row_count(text: str) -> int:
-    """argparse type of --max-rows: a whole number >= 0 (0: the totals line alone)."""
-    try:
-        value = int(text)
-    except ValueError:
-        value = -1
-    if value < 0:
-        raise argparse.ArgumentTypeError(f"not a whole number >= 0: {text!r}")
-    return value
+        return math.nan
+    return int(value) if value.is_integer() else math.nan  # (inf, nan: not whole)
 
 
 def _number_in(
-    bounds: Callable[[], tuple[float, float]], *, whole: bool = False
+    bounds: Callable[[], tuple[float, float]] | tuple[float, float],
+    *,
+    whole: bool = False,
+    above: bool = False,
 ) -> Callable[[str], float]:
-    """argparse type: a number within ``bounds()`` (both included), so that an error names the
-    option and the value as typed. `bounds` is called when a value is given: the library's
-    ranges (pandas behind them) are not loaded for ``anfperf --version``."""
+    """argparse type: a number within ``bounds`` (both included; `above`: the low end
+    excluded), so that an error names the option, the range and the value as typed. `bounds`
+    may be a function, called when a value is given: the library's ranges (pandas behind them)
+    are not loaded for ``anfperf --version``."""
 
     def parse(text: str) -> float:
-        low, high = bounds()
-        try:
-            value = int(text) if whole else float(text)
-        except ValueError:
-            value = math.nan
-        if not low <= value <= high:
+        low, high = bounds() if callable(bounds) else bounds
+        if whole:
+            value = _whole(text)
+        else:
+            try:
+                value = float(text)
+            except ValueError:
+                value = math.nan
+        if not (low < value if above else low <= value) or not value <= high:
             kind = "a whole number" if whole else "a number"
-            raise argparse.ArgumentTypeError(f"not {kind} within {low:g} .. {high:g}: {text!r}")
+            if not above:
+                wanted = f"{kind} within {_shown(low)} .. {_shown(high)}"
+            elif low == 0:  # a size
+                wanted = f"a positive {kind[2:]} up to {_shown(high)}"
+            else:
+                wanted = f"{kind} above {_shown(low)} up to {_shown(high)}"
+            raise argparse.ArgumentTypeError(f"not {wanted}: {text!r}")
         return value
 
     return parse
@@ -676,6 +691,7 @@ def _report(args: argparse.Namespace) -> int:
         report_notebook,
         resolve_path_parameters,
     )
+    from anfperf.report._params import check_utf8_values
 
     given = {name: parse_value(value, name) for name, value in args.parameter or []}
     notebook = report_notebook(args.notebook)  # a report's name, or a path
@@ -688,6 +704,8 @@ def _report(args: argparse.Namespace) -> int:
     if notebook.is_file():  # else the report says "no such notebook"
         try:  # every input of every report is there, before any kernel starts
             sets = [resolve_path_parameters(notebook, s) for s in sets]
+            for s in sets:  # (what -f files give: -p values are checked as they are parsed)
+                check_utf8_values(notebook, s)
         except ReportError as exc:
             print(f"anfperf: error: report {args.notebook}: {exc.reason}", file=sys.stderr)
             return 2
@@ -768,7 +786,8 @@ def _add_report_parser(sub: argparse._SubParsersAction) -> None:
     )
     rep.add_argument("--out", default="reports", metavar="DIR", help="default reports/")
     rep.add_argument("--show-code", action="store_true", help="show the code cells")
-    rep.add_argument("--jobs", type=int, metavar="N", help="reports at once (default: CPUs)")
+    rep.add_argument("--jobs", type=_number_in(REPORT_JOBS, whole=True), metavar="N",
+                     help="reports at once (default: CPUs)")  # fmt: skip
     rep.add_argument(
         "--cwd", metavar="DIR", help="folder the notebook runs in (default: its own folder)"
     )
@@ -825,11 +844,11 @@ def _add_ingest_parser(sub: argparse._SubParsersAction) -> None:
     )
     ingest.add_argument("--run-id", help="run identifier for all rows (default: from the paths)")
     ingest.add_argument(
-        "--max-rows", type=_row_count, metavar="N",
+        "--max-rows", type=_number_in(MAX_ROWS, whole=True), metavar="N",
         help="summary rows shown at most (default: all; 0: the totals line alone)",
     )  # fmt: skip
     ingest.add_argument(
-        "--max-file-mib", type=_positive, metavar="MIB",
+        "--max-file-mib", type=_number_in(MAX_FILE_MIB, above=True), metavar="MIB",
         help="largest file read, stored or decompressed (default: 256; a larger one is skipped "
         "with a warning)",
     )  # fmt: skip
@@ -858,14 +877,14 @@ def _add_demo_parser(sub: argparse._SubParsersAction) -> None:
     )
     demo.add_argument(
         "--point-s",
-        type=_positive_int,
+        type=_number_in(POINT_S, whole=True),
         default=2,
         metavar="S",
         help="measured seconds per load point (default 2; 1 s warm-up each)",
     )
     demo.add_argument(
         "--file-size-mib",
-        type=_positive_int,
+        type=_number_in(DEMO_FILE_MIB, whole=True),
         default=64,
         metavar="MIB",
         help="size of each data file (default 64)",
@@ -889,8 +908,9 @@ def _add_runs_parser(sub: argparse._SubParsersAction) -> None:
         "loading their rows (DuckDB reads the store).",
     )
     runs.add_argument("store", metavar="STORE")
-    runs.add_argument("--max-rows", type=_row_count, default=200, metavar="N",
-                      help="rows shown at most (default 200; 0: the totals line alone)")  # fmt: skip
+    runs.add_argument("--max-rows", type=_number_in(MAX_ROWS, whole=True), default=200,
+                      metavar="N", help="rows shown at most (default 200; 0: the totals line "
+                      "alone)")  # fmt: skip
     _add_json_argument(runs, "every run: run_id, tool, workloads, hosts, start_utc, end_utc, rows")
     runs.set_defaults(func=_runs)
 
@@ -934,7 +954,8 @@ def _add_run_parser(sub: argparse._SubParsersAction) -> None:
         metavar="FIELD=VALUE",
         help="change a workload field for this run, e.g. --set duration_s=30 (repeatable)",
     )
-    run.add_argument("--max-iops", type=float, metavar="IOPS", help="maximum for fio load curves")
+    run.add_argument("--max-iops", type=_number_in(_plausible("iops")), metavar="IOPS",
+                     help="maximum for fio load curves")  # fmt: skip
     run.add_argument(
         "--force",
         action="store_true",
@@ -955,7 +976,7 @@ def _add_run_parser(sub: argparse._SubParsersAction) -> None:
     run.add_argument("--no-progress", action="store_true", help="no live progress bar")
     run.add_argument(
         "--parallel",
-        type=_positive_int,
+        type=_number_in(PARALLEL_HOSTS, whole=True),
         metavar="N",
         help="hosts that connect, or send their results, at once (default 32); all hosts "
         "still start each workload together",
@@ -1012,7 +1033,7 @@ def _add_workloads_parser(sub: argparse._SubParsersAction) -> None:
     wl.later(_add_tool_options)  # each tool's own (Vdbench's --user, ...), and what follows
     wl.add_argument(
         "--max-iops",
-        type=float,
+        type=_number_in(_plausible("iops")),
         metavar="IOPS",
         help="measured maximum over all hosts: turns a load curve into fio / DiskSpd rate steps",
     )

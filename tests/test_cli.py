@@ -141,7 +141,9 @@ def test_runs_max_rows(three_runs, capsys):
     with pytest.raises(SystemExit) as done:
         main(["runs", three_runs, "--max-rows", "-1"])
     assert done.value.code == 2
-    assert "argument --max-rows: not a whole number >= 0: '-1'" in capsys.readouterr().err
+    assert (
+        "argument --max-rows: not a whole number within 0 .. 1e+09: '-1'" in capsys.readouterr().err
+    )
 
 
 def test_format_table_refuses_a_negative_row_count():
@@ -182,6 +184,57 @@ def test_errors_name_the_option_and_the_value_typed(argv, option, typed, interna
     *usage, error = err.splitlines()  # argparse: the usage, then one line naming the option
     assert error.startswith(f"anfperf {argv[0]}: error: argument {option}: ")
     assert error.endswith(repr(typed)) and internal not in error and "Traceback" not in err
+
+
+#: Every option of every command that takes a count, a duration or a size, with a value out of
+#: its range, and the range its error names. Each command would do nothing if it ran (a dry
+#: run, an output folder no process can make, files that are not there).
+NOWHERE = ["--out", "/proc/anfperf-nowhere"]
+OUT_OF_RANGE = [
+    (["run", "RndRead", "--dry-run", "--parallel", "99999999999999999999"],
+     "a whole number within 1 .. 4096"),
+    (["run", "RndRead", "--dry-run", "--parallel", "0"], "a whole number within 1 .. 4096"),
+    (["run", "RndRead", "--dry-run", "--max-iops", "nan"], "a number within 1 .. 1e+10"),
+    (["workloads", "--max-iops", "-5"], "a number within 1 .. 1e+10"),
+    (["report", "benchmark", *NOWHERE, "--jobs", "0"], "a whole number within 1 .. 256"),
+    (["report", "benchmark", *NOWHERE, "--jobs", "-5"], "a whole number within 1 .. 256"),
+    (["report", "benchmark", *NOWHERE, "--jobs", "1e9"], "a whole number within 1 .. 256"),
+    (["demo", "--no-measure", *NOWHERE, "--point-s", "1e308"], "a whole number within 1 .. 3600"),
+    (["demo", "--no-measure", *NOWHERE, "--point-s", "2.5"], "a whole number within 1 .. 3600"),
+    (["demo", "--no-measure", *NOWHERE, "--file-size-mib", "1e9"],
+     "a whole number within 1 .. 65536"),
+    (["ingest", "nothing.json", "--max-file-mib", "1e308"], "a positive number up to 1048576"),
+    (["ingest", "nothing.json", "--max-rows", "1e10"], "a whole number within 0 .. 1e+09"),
+    (["runs", "nothing", "--max-rows", "99999999999999999999"], "a whole number within 0 .. 1e+09"),
+    ([*PLAN, "--nconnect", "8.5"], "a whole number within 1 .. 16"),
+]  # fmt: skip
+
+
+@pytest.mark.parametrize(("argv", "wanted"), OUT_OF_RANGE, ids=lambda v: "-".join(v)[:40])
+def test_counts_and_durations_outside_their_range_name_the_option_and_the_range(
+    argv, wanted, capsys
+):
+    # before: --parallel 1e20, --jobs 0 / -5, --max-iops nan / -5 were taken; --max-file-mib
+    # 1e308 an OverflowError (exit 3); --point-s 1e308 'not a whole number above zero'
+    with pytest.raises(SystemExit) as done:
+        main(argv)
+    assert done.value.code == 2  # before anything ran
+    option, typed = argv[-2:]
+    *usage, error = capsys.readouterr().err.splitlines()
+    assert error == f"anfperf {argv[0]}: error: argument {option}: not {wanted}: {typed!r}"
+
+
+def test_counts_and_durations_take_their_range_and_whole_numbers_as_written():
+    from anfperf.cli import build_parser
+
+    parse = build_parser().parse_args
+    assert parse(["demo", "--point-s", "1e1", "--file-size-mib", "65536"]).point_s == 10
+    assert parse(["report", "x", "--jobs", "256"]).jobs == 256
+    assert parse(["run", "--parallel", "4096.0"]).parallel == 4096
+    assert type(parse(["run", "--parallel", "4e3"]).parallel) is int
+    assert parse(["runs", "s", "--max-rows", "0"]).max_rows == 0
+    assert parse(["ingest", "x", "--max-file-mib", "0.0001"]).max_file_mib == 0.0001
+    assert parse(["workloads", "--max-iops", "1e10"]).max_iops == 1e10
 
 
 def test_a_tiny_file_limit_says_the_sizes(tmp_path, capsys):

@@ -20,6 +20,60 @@ from anfperf.errors import AnfperfError, ReportError
 #: ``[path|sample]``), ``[glob]`` (a glob pattern, ``**`` allowed).
 _PATH_MARKER = re.compile(r"#\s*help:\s*\[(path|glob)((?:\|[^\]|]+)*)\]")
 _ASSIGNED = re.compile(r"^([A-Za-z_]\w*)\s*(?::[^=#]*)?=")
+#: Why a name or value that is not UTF-8 is refused: papermill writes it into the notebook.
+_UTF8_ONLY = ", and a notebook holds UTF-8 only"
+
+
+def is_utf8(text: str) -> bool:
+    """Whether `text` can be written as UTF-8: not the lone surrogates Python makes of bytes
+    in another encoding (a file name, a command-line argument)."""
+    if text.isascii():
+        return True
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError:
+        return False
+    return True
+
+
+def printable(text: str | os.PathLike) -> str:
+    """`text` as it can be printed: its bytes that are not UTF-8 as ``\\xNN`` escapes."""
+    from anfperf.ingest._source import printable_path  # (an error's path: pandas may load)
+
+    return printable_path(text)
+
+
+def check_utf8_values(notebook: str | os.PathLike, parameters: Mapping[str, Any]) -> None:
+    """Refuse parameter values (and names) that are not UTF-8, before any kernel starts: a
+    file name in another encoding, a YAML escape of a lone surrogate.
+
+    Raises
+    ------
+    ReportError
+        Naming the parameter and the value, its bytes that are not UTF-8 as ``\\xNN``.
+    """
+    for name, value in parameters.items():
+        for text in (name, *_texts(value)):
+            if not is_utf8(text):
+                raise ReportError(
+                    notebook,
+                    f"{printable(name)}: '{printable(text)}' is not UTF-8 text{_UTF8_ONLY}",
+                )
+
+
+def _texts(value: Any, depth: int = 0) -> list[str]:
+    """The strings in a parameter's value (path names too), inside lists and mappings."""
+    if isinstance(value, os.PathLike):
+        value = os.fspath(value)
+    if isinstance(value, str):
+        return [value]
+    if depth > 100:  # a list that holds itself (from Python): deep enough to stop
+        return []
+    if isinstance(value, Mapping):
+        value = [*value.keys(), *value.values()]
+    if isinstance(value, list | tuple | set | frozenset):
+        return [t for v in value for t in _texts(v, depth + 1)]
+    return []
 
 
 def parse_value(text: str, name: str = "parameter") -> Any:
@@ -32,11 +86,14 @@ def parse_value(text: str, name: str = "parameter") -> Any:
     ------
     ReportError
         A value that opens a YAML list or mapping (``[`` or ``{``) and does not close it: a
-        list of paths with a typo must not become one path named ``[a, b``.
+        list of paths with a typo must not become one path named ``[a, b``; or text that is
+        not UTF-8 (no notebook can hold it).
     """
     from anfperf.errors import ParseError
     from anfperf.yamlsafe import load_yaml
 
+    if not is_utf8(text):  # bytes of another encoding, as the shell passed them
+        raise ReportError(f"-p {name}", f"'{printable(text)}' is not UTF-8 text{_UTF8_ONLY}")
     try:
         return load_yaml(text, "parameter")
     except ParseError:
@@ -215,8 +272,9 @@ def resolve_path_parameters(
     Raises
     ------
     ReportError
-        A path that does not exist, a glob that matches no file, or a value that is not a path
-        (its reason names the parameter: ``paths: no such file or folder: /x/y``).
+        A path that does not exist, a glob that matches no file, an empty list, or a value
+        that is not a path (its reason names the parameter: ``paths: no such file or folder:
+        /x/y``).
     """
     base = os.path.abspath(cwd if cwd is not None else os.getcwd())
     resolved = dict(parameters)
@@ -238,6 +296,11 @@ def resolve_path_parameters(
             items = [_absolute(base, p) for p in path_list(value, name)]
         except AnfperfError as exc:  # an item that is not a path: path_list names it
             raise ReportError(notebook, str(exc)) from None
+        if not items:  # `-p paths '[]'`: a report of nothing, which failed inside the kernel
+            raise ReportError(
+                notebook, f"{name}: an empty list names no file or folder (leave {name} out "
+                "for its default)",
+            )  # fmt: skip
         missing = [p for p in items if not os.path.exists(p)]
         if missing:
             raise ReportError(notebook, f"{name}: no such file or folder: {', '.join(missing)}")

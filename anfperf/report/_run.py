@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import concurrent.futures
+import contextlib
 import functools
 import logging
 import multiprocessing
@@ -16,7 +17,7 @@ from typing import Any
 
 from anfperf._bundled import report_notebook
 from anfperf.errors import AnfperfError, ReportError
-from anfperf.folders import output_folder
+from anfperf.folders import atomic_write_bytes, os_reason, output_folder
 from anfperf.report import _html, _params, _warm
 from anfperf.report._html import export_notebook
 
@@ -168,11 +169,15 @@ def _source_index(source_nb, executed_nb, cell) -> int | None:
 
 
 def _check_setup(
-    notebook: str | os.PathLike, out_dir: str | os.PathLike, cwd: str | os.PathLike | None
+    notebook: str | os.PathLike,
+    out_dir: str | os.PathLike,
+    cwd: str | os.PathLike | None,
+    names: Sequence[str] = (),
 ) -> None:
     """Refuse a notebook that cannot be read, an output folder that cannot be written and a
     working folder that is not one before any kernel starts: each would fail every report of
-    a batch alike, the first two after its run.
+    a batch alike, the first two after its run. So do names (of the notebook, the folders, the
+    reports) that are not UTF-8: they go into the notebook, which papermill could not write.
 
     Raises
     ------
@@ -180,17 +185,31 @@ def _check_setup(
         The notebook is missing, unreadable or not a notebook.
     anfperf.AnfperfError
         `out_dir` cannot be made or written (read-only, a file, no such parent), or `cwd` is
-        not a folder.
+        not a folder; a name is not UTF-8.
     """
     notebook = Path(notebook).absolute()
+    _check_utf8(notebook, "{}")
     if notebook.is_dir():
         raise ReportError(notebook, "a folder, not a notebook")
     if not notebook.is_file():
         raise ReportError(notebook, "no such notebook")
     _params.code_sources(notebook)  # readable, JSON, with cells
-    if cwd is not None and not Path(cwd).is_dir():
-        raise AnfperfError(f"{cwd}: no such folder to run the notebook in")
-    output_folder(Path(out_dir).absolute(), what="the report")
+    if cwd is not None:
+        _check_utf8(Path(cwd).absolute(), "{}: cannot run the notebook there")
+        if not Path(cwd).is_dir():
+            raise AnfperfError(f"{cwd}: no such folder to run the notebook in")
+    for name in names:
+        _check_utf8(name, "report {}")
+    out = Path(out_dir).absolute()
+    _check_utf8(out, "{}: cannot write the report there")  # (all of it, before it is made)
+    output_folder(out, what="the report")
+
+
+def _check_utf8(name: str | os.PathLike, what: str) -> None:
+    """Refuse `name` when it is not UTF-8; `what` says what it is (``{}``: where it goes)."""
+    if not _params.is_utf8(os.fspath(name)):
+        said = what.format(_params.printable(name))
+        raise AnfperfError(f"{said}: its name is not UTF-8 text, and a notebook holds UTF-8 only")
 
 
 def _unique_names(names: Sequence[str]) -> list[str]:
@@ -239,6 +258,7 @@ def _render(
     out = Path(out_dir).absolute()
     ipynb, html = out / f"{name}.ipynb", out / f"{name}.html"
     try:
+        _params.check_utf8_values(notebook, parameters)
         declared = _params.declared_parameters(notebook)
         _params.check_parameters(notebook, parameters, declared)
         sources = _params.code_sources(notebook)
@@ -272,14 +292,16 @@ def _render(
         target=_import_exporter, args=(show_code,), name="anfperf-report-imports", daemon=True
     )
     warm.start()
-    # provenance goes into the notebook before papermill writes it (one write, not two)
-    error, nb = _execute(
-        notebook, ipynb, parameters, workdir, name, kernel, timeout_s, start_timeout_s,
-        on_complete=lambda nb: _set_metadata(nb, notebook, None, run_info()),
+    error, ran = _execute(
+        notebook, ipynb, parameters, workdir, name, kernel, timeout_s, start_timeout_s
     )  # fmt: skip
     warm.join()
-    if nb is None and ipynb.is_file():
-        nb = _record(notebook, ipynb, html, error, run_info())
+    nb = ran.nb
+    if nb is not None:  # the notebook as the run ended, with its provenance: one write
+        _record(notebook, nb, ipynb, html, error, run_info())
+        error, written = _save(notebook, nb, ipynb, error, name, ran.wrote)
+        if not written:
+            nb = None  # no HTML of a notebook that is not there either
     if nb is not None:
         error, html = _export(notebook, nb, ipynb, html, error, name, show_code)
     else:
@@ -297,13 +319,17 @@ _ENGINE = "anfperf-report"
 
 @functools.cache
 def _register_engine() -> None:
-    """papermill's nbclient engine without a notebook write at every cell's start and end.
+    """papermill's nbclient engine, its notebook written whole and only where it is useful.
 
     papermill writes the whole output notebook (figures and all) twice per cell: 34 writes for
     the report of data/samples, 2.4 s of this process's CPU, competing with the kernels of a
-    batch. Here it is written when the run ends (also when the kernel dies or a cell times out:
-    the partial notebook is kept), and during a long run every ``autosave_cell_every`` seconds
-    (papermill's own autosave), so a report that hangs still shows how far it got.
+    batch; and it writes in place (truncate, then write): a full disk left an empty or half
+    notebook. Here papermill writes nothing (no output path); the manager writes the notebook
+    to ``save_to`` whole (:func:`_write_notebook`) as the run starts (a full disk or a folder
+    that takes no file stops it there, before any cell), and during a long run every
+    ``autosave_cell_every`` seconds (papermill's own autosave), so a report that hangs still
+    shows how far it got. The notebook as the run ended, also when the kernel died or a cell
+    timed out, is left in ``ran`` for the caller, who writes it once with its provenance.
     """
     from papermill.clientwrap import PapermillNotebookClient
     from papermill.engines import NBClientEngine, NotebookExecutionManager, papermill_engines
@@ -311,12 +337,29 @@ def _register_engine() -> None:
 
     class _Manager(NotebookExecutionManager):
         _cell_save = False
+        #: Where the notebook is written while it runs (None: nowhere).
+        save_to: Path | None = None
+        #: Written once (as the run started): a write failing later does not stop the run.
+        wrote = False
+        #: The run has ended: the final notebook is the caller's to write.
+        ended = False
 
         def save(self, **kw: Any) -> None:
             if self._cell_save:
                 self.autosave_cell()
-            else:
-                super().save(**kw)
+                return
+            self.last_save_time = self.now()
+            if self.save_to is None or self.ended:
+                return
+            try:
+                _write_notebook(self.nb, self.save_to)
+            except AnfperfError as exc:
+                if not self.wrote:  # the first write: nothing has run yet, stop here
+                    raise
+                # the run goes on: its end writes the notebook again (or says why it cannot)
+                logger.warning("%s (while the notebook runs)", exc)
+                return
+            self.wrote = True
 
         def autosave_cell(self) -> None:
             self._cell_save = False
@@ -339,30 +382,31 @@ def _register_engine() -> None:
             finally:
                 self._cell_save = False
 
+        def notebook_complete(self, **kw: Any) -> None:
+            self.ended = True
+            super().notebook_complete(**kw)
+
     class _ReportEngine(NBClientEngine):
         @classmethod
         def execute_notebook(
             cls, nb, kernel_name, output_path=None, progress_bar=True, log_output=False,
-            autosave_cell_every=30, on_complete=None, **kwargs,
+            autosave_cell_every=30, save_to=None, ran=None, **kwargs,
         ):  # fmt: skip
-            # Engine.execute_notebook with the manager above; `on_complete(nb)` runs before
-            # papermill writes the notebook that ran to its end
+            # Engine.execute_notebook with the manager above; `ran` (a _Run) is told the
+            # notebook and whether it was written, also when the run ends in an exception
             nb_man = _Manager(
-                nb, output_path=output_path, progress_bar=progress_bar, log_output=log_output,
+                nb, output_path=None, progress_bar=progress_bar, log_output=log_output,
                 autosave_cell_every=autosave_cell_every,
             )  # fmt: skip
-            nb_man.notebook_start()
+            nb_man.save_to = save_to
+            nb_man.notebook_start()  # (its first write failing: nothing ran, nothing to keep)
+            if ran is not None:
+                ran.nb, ran.manager = nb_man.nb, nb_man
             try:
                 cls.execute_managed_notebook(nb_man, kernel_name, log_output=log_output, **kwargs)
-            except BaseException:
+            finally:
                 nb_man.cleanup_pbar()
-                nb_man.notebook_complete()  # the partial notebook, written
-                raise
-            nb_man.cleanup_pbar()
-            nb_man.output_path = None  # papermill's execute_notebook writes it next
-            nb_man.notebook_complete()
-            if on_complete is not None:
-                on_complete(nb_man.nb)
+                nb_man.notebook_complete()
             return nb_man.nb
 
         @classmethod
@@ -384,6 +428,40 @@ def _register_engine() -> None:
     papermill_engines.register(_ENGINE, _ReportEngine)
 
 
+@dataclass
+class _Run:
+    """What the engine leaves of a run: its notebook (None until papermill got that far), and
+    its manager (whether it wrote the notebook while running)."""
+
+    nb: Any = None
+    manager: Any = None
+
+    @property
+    def wrote(self) -> bool:
+        return self.manager is not None and self.manager.wrote
+
+
+def _write_notebook(nb, path: Path) -> None:
+    """`nb` into `path`, whole: a reader sees the old file or the new one, never a part, and
+    a write that fails leaves no part behind.
+
+    Raises
+    ------
+    anfperf.AnfperfError
+        ``cannot write <path>: <why>`` (a full disk, text that is not UTF-8).
+    """
+    import nbformat
+
+    try:
+        data = (nbformat.writes(nb) + "\n").encode("utf-8")
+    except UnicodeEncodeError as exc:  # refused earlier, where it comes from; not to be lost
+        raise AnfperfError(f"cannot write {path}: {exc}") from None
+    try:
+        atomic_write_bytes(path, data)
+    except OSError as exc:
+        raise AnfperfError(f"cannot write {path}: {os_reason(exc, path)}") from None
+
+
 def _execute(
     notebook: Path,
     ipynb: Path,
@@ -393,18 +471,20 @@ def _execute(
     kernel: _Kernel,
     timeout_s: float | None,
     start_timeout_s: float,
-    on_complete=None,
-) -> tuple[ReportError | None, Any]:
-    """Run the notebook with papermill into `ipynb`: (what went wrong or None, the notebook
-    node when the run ended without an exception, else None)."""
+) -> tuple[ReportError | None, _Run]:
+    """Run the notebook with papermill: (what went wrong or None, what the run left: the
+    notebook as it ended, None when the run never got that far)."""
     import papermill
     from papermill.exceptions import PapermillExecutionError
 
     _register_engine()
+    ran = _Run()
     try:
-        nb = papermill.execute_notebook(
+        # no output path: papermill writes nothing (the engine writes `ipynb` whole, and the
+        # caller the final notebook); nor does it format the folder's name with the parameters
+        papermill.execute_notebook(
             str(notebook),
-            str(ipynb),
+            None,
             parameters=parameters,
             engine_name=_ENGINE,
             kernel_name=kernel.km.kernel_name,
@@ -413,40 +493,71 @@ def _execute(
             start_timeout=start_timeout_s,
             execution_timeout=timeout_s,
             km=kernel.km,
-            on_complete=on_complete,
+            save_to=ipynb,
+            ran=ran,
         )
     except PapermillExecutionError as exc:
+        # (`ran.nb` is the notebook papermill marked the failing cell in)
         return ReportError(
             notebook, f"{exc.ename}: {exc.evalue}", ename=exc.ename, evalue=exc.evalue,
             execution_count=exc.exec_count, name=name,
-        ), None  # fmt: skip
+        ), ran  # fmt: skip
+    except AnfperfError as exc:  # the notebook could not be written as the run started
+        return ReportError(notebook, str(exc), name=name), ran
     except Exception as exc:  # kernel died or did not start, cell timeout, ...
         # anything the run raises must end in this report's result, not in the batch
         return ReportError(
             notebook, f"{type(exc).__name__}: {exc}", ename=type(exc).__name__,
             evalue=str(exc), name=name,
-        ), None  # fmt: skip
+        ), ran  # fmt: skip
+    except BaseException:  # Ctrl-C: what ran is kept, as far as it got
+        if ran.nb is not None:
+            with contextlib.suppress(AnfperfError):
+                _write_notebook(ran.nb, ipynb)
+        raise
     finally:
         kernel.shutdown()  # nbclient has, unless the run never reached the kernel
-    return None, nb
+    return None, ran
 
 
-def _record(notebook: Path, ipynb: Path, html: Path, error: ReportError | None, run: dict):
-    """Write the run's provenance (and where it failed) into the executed notebook; return it."""
-    import nbformat
-
-    nb = nbformat.read(ipynb, as_version=4)
+def _record(notebook: Path, nb, ipynb: Path, html: Path, error: ReportError | None, run: dict):
+    """Write the run's provenance (and where it failed) into the executed notebook `nb`."""
     if error is not None:
         index, cell = _failing_cell(nb)
         if cell is not None:
+            import nbformat
+
             source = nbformat.read(notebook, as_version=4)
             error.cell_index = _source_index(source, nb, cell)
             error.execution_count = error.execution_count or cell.get("execution_count")
         error.ipynb, error.html = str(ipynb), str(html)
         error.args = (error._message(),)
+    nb.metadata.setdefault("papermill", {})["output_path"] = str(ipynb)  # (papermill had none)
     _set_metadata(nb, notebook, error, run)
-    nbformat.write(nb, ipynb)
-    return nb
+
+
+def _save(
+    notebook: Path, nb, ipynb: Path, error: ReportError | None, name: str, wrote: bool
+) -> tuple[ReportError | None, bool]:
+    """Write the final notebook: (the report's error, whether the notebook was written). A
+    failure to write becomes the report's error, or is added to the one it has.
+
+    The notebook written as the run started (`wrote`) is removed when the final one cannot
+    be written: a report that failed to end is not left looking like one still running.
+    """
+    try:
+        _write_notebook(nb, ipynb)
+    except AnfperfError as exc:
+        if wrote:
+            with contextlib.suppress(OSError):
+                ipynb.unlink()
+        if error is None:
+            return ReportError(notebook, str(exc), name=name), False
+        error.reason = f"{error.reason}; {exc}"
+        error.ipynb = error.html = None
+        error.args = (error._message(),)
+        return error, False
+    return error, True
 
 
 def _set_metadata(nb, notebook: Path, error: ReportError | None, run: dict) -> None:
@@ -478,9 +589,12 @@ def _export(
         export_notebook(nb, html, show_code=show_code, name=ipynb.stem)
     except Exception as exc:
         if error is None:
+            reason = f"HTML export failed: {type(exc).__name__}: {exc}"
+            if isinstance(exc, OSError):  # a full disk: the page is not there, nor a part
+                reason = f"cannot write {html}: {os_reason(exc, html)}"
             error = ReportError(
-                notebook, f"HTML export failed: {type(exc).__name__}: {exc}",
-                ename=type(exc).__name__, evalue=str(exc), name=name, ipynb=ipynb,
+                notebook, reason, ename=type(exc).__name__, evalue=str(exc), name=name,
+                ipynb=ipynb,
             )  # fmt: skip
         return error, None
     return error, html
@@ -562,11 +676,13 @@ def render_report(
     ReportError
         When a cell raises (``cell_index``, ``ename``, ``evalue``; the partial notebook and its
         HTML are written, see ``ipynb`` / ``html``), or the notebook cannot run at all: not a
-        report's name nor a notebook, or a path parameter names no file (no kernel started).
+        report's name nor a notebook, or a path parameter names no file (no kernel started);
+        or its notebook could not be written (a full disk: no part of it is left).
     anfperf.AnfperfError
-        `out_dir` cannot be written or `cwd` is not a folder (nothing ran).
+        `out_dir` cannot be written or `cwd` is not a folder, or a name is not UTF-8 (nothing
+        ran).
     """
-    _check_setup(report_notebook(notebook), out_dir, cwd)
+    _check_setup(report_notebook(notebook), out_dir, cwd, [name] if name is not None else [])
     result = _render(
         notebook, parameters, out_dir, name, show_code, cwd, kernel_name, timeout_s,
         start_timeout_s,
@@ -632,13 +748,13 @@ def render_reports(
     from tqdm.auto import tqdm
 
     notebook = report_notebook(notebook)
-    _check_setup(notebook, out_dir, cwd)
     n = len(parameter_sets)
     if names is None:
         names = [notebook.stem] if n == 1 else [f"{notebook.stem}-{i + 1}" for i in range(n)]
     if len(names) != n:
         raise ValueError(f"{len(names)} names for {n} parameter sets")
     names = _unique_names(list(names))
+    _check_setup(notebook, out_dir, cwd, names)
     jobs = [
         (notebook, dict(p), out_dir, nm, show_code, cwd, kernel_name, timeout_s, start_timeout_s)
         for p, nm in zip(parameter_sets, names, strict=True)

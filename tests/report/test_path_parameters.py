@@ -155,6 +155,25 @@ def test_a_missing_path_fails_before_any_kernel(tmp_path):
     assert sorted(p.name for p in tmp_path.iterdir()) == ["a.yaml", "b.yaml"]  # no reports/
 
 
+def test_an_empty_list_of_paths_fails_before_any_kernel(tmp_path):
+    # before: a kernel ran the report of nothing and failed in a cell, exit 1
+    run = _cli(tmp_path, "report", "benchmark", "-p", "paths", "[]", "--out", "out")
+    assert run.stdout.split() == ["2"]  # neither papermill nor a kernel client loaded
+    assert run.stderr == (
+        "anfperf: error: report benchmark: paths: an empty list names no file or folder "
+        "(leave paths out for its default)\n"
+    )
+    assert os.listdir(tmp_path) == []
+    # every parameter that names files, of every bundled report
+    for report, marked in PATH_PARAMETERS.items():
+        for name, spec in marked.items():
+            if spec.kind != "path":  # (a glob is one pattern, never a list)
+                continue
+            with pytest.raises(ReportError) as caught:
+                resolve_path_parameters(report_notebook(report), {name: []})
+            assert caught.value.reason.startswith(f"{name}: an empty list names no file"), report
+
+
 def test_an_unknown_report_lists_the_names(tmp_path):
     run = _cli(tmp_path, "report", "benchmrk")
     assert run.stdout.split() == ["2"]

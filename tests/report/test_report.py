@@ -319,24 +319,28 @@ def test_notebook_imports():
 
 
 def test_notebook_written_once_per_run(tmp_path, monkeypatch):
-    # papermill writes the whole notebook at every cell's start and end; reports write it when
-    # the run ends
-    import papermill.iorw
-
-    writes = []
-    real = papermill.iorw.write_ipynb
-    monkeypatch.setattr(
-        papermill.iorw, "write_ipynb", lambda nb, path: (writes.append(path), real(nb, path))
-    )
+    # papermill writes the whole notebook at every cell's start and end, in place; reports write
+    # it whole as the run starts and when it ends, and papermill writes nothing
     import papermill.engines
     import papermill.execute
+    import papermill.iorw
 
-    monkeypatch.setattr(papermill.execute, "write_ipynb", papermill.iorw.write_ipynb)
-    monkeypatch.setattr(papermill.engines, "write_ipynb", papermill.iorw.write_ipynb)
+    from anfperf.report import _run
+
+    papermill_writes, writes = [], []
+    real, ours = papermill.iorw.write_ipynb, _run._write_notebook
+    for module in (papermill.iorw, papermill.execute, papermill.engines):
+        monkeypatch.setattr(
+            module, "write_ipynb", lambda nb, path: (papermill_writes.append(path), real(nb, path))
+        )
+    monkeypatch.setattr(
+        _run, "_write_notebook", lambda nb, path: (writes.append(path), ours(nb, path))
+    )
     result = render_report(NOTEBOOK, parameters=PARAMETERS, out_dir=tmp_path)
     assert result.ok
     # the empty notebook as the run starts, the executed one at the end
-    assert len(writes) == 2, writes
+    assert writes == [result.ipynb, result.ipynb]
+    assert all(path is None for path in papermill_writes), papermill_writes
     nb = json.loads(result.ipynb.read_text())
     assert nb["metadata"]["anfperf"]["parameters"]
     assert all(
