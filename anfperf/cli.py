@@ -14,7 +14,7 @@ from collections.abc import Sequence as SequenceABC
 from typing import Any
 
 from anfperf import __version__
-from anfperf.errors import AnfperfError
+from anfperf.errors import AnfperfError, WorkloadError
 
 
 class ExitCode(enum.IntEnum):
@@ -375,14 +375,22 @@ def _workloads(args: argparse.Namespace) -> int:
 
 
 def _check_mount_points(volumes: Sequence[str], tool: str) -> None:
-    """``--volume`` of a tool ``anfperf run`` launches: absolute mount points, as run takes
-    them (a relative one would land in whatever folder the tool starts in), else the error."""
+    """``--volume`` checked once, naming the option, before any workload is rendered: paths of
+    safe characters (else every workload was skipped with the same sentence, exit 1), and for
+    a tool ``anfperf run`` launches, absolute mount points as run takes them (a relative one
+    would land in whatever folder the tool starts in)."""
     from anfperf.runner.inventory_fields import check_volumes
     from anfperf.tools import tool_names
+    from anfperf.workloads.spec import check_path
 
-    if tool not in tool_names(runnable=True):  # DiskSpd takes drives (T:); yaml, no volume
-        return
+    runnable = tool in tool_names(runnable=True)  # DiskSpd takes drives (T:); yaml, no volume
     for mount in volumes:
+        try:
+            check_path(mount, "--volume", windows=not runnable)
+        except WorkloadError as exc:
+            raise AnfperfError(f"--volume: {exc.reason}") from None
+        if not runnable:
+            continue
         try:
             check_volumes([mount])
         except ValueError:

@@ -132,3 +132,14 @@ def test_tool_options_are_offered_in_place_and_the_tools_load_only_for_workloads
     assert flags[flags.index("--volume") + 1 :][:4] == [
         "--user", "--vdbench-dir", "--max-iops", "--verbose"
     ]  # fmt: skip
+
+
+@pytest.mark.parametrize(("tool", "volume"), [("fio", "/mnt/a;b"), ("vdbench", "/mnt/$x"),
+                                              ("diskspd", "T:;x")])  # fmt: skip
+def test_an_unusable_volume_is_refused_once_before_any_workload(tool, volume, tmp_path, capsys):
+    """Every workload was skipped with the same sentence (24 lines, exit 1): one line, exit 2."""
+    out = tmp_path / "out"
+    assert main(["workloads", "--tool", tool, "--volume", volume, "--out", str(out)]) == 2
+    err = capsys.readouterr().err
+    assert err.startswith(f"anfperf: error: --volume: {volume!r} is not a usable path")
+    assert err.count("\n") == 1 and not out.exists()
