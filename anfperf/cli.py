@@ -212,7 +212,6 @@ def _ingest(args: argparse.Namespace) -> int:
     import pandas as pd
 
     from anfperf.analysis.summary import format_table, summary_table
-    from anfperf.errors import collected_warnings
     from anfperf.folders import output_folder
     from anfperf.ingest import Skipped, read_all
     from anfperf.schema import conform
@@ -225,12 +224,11 @@ def _ingest(args: argparse.Namespace) -> int:
     raw = [path for path in args.paths if path not in stores]
     frame, skipped, notes = read_all(raw, run_id=args.run_id, max_mib=args.max_file_mib)
     if stores:  # read back whole: saved again, a store is rewritten in this version's types
-        with collected_warnings() as damaged:  # a damaged part file leaves its run out, named
-            frames = [frame, *(load_store(store) for store in stores)]
+        damaged: list = []  # a damaged part file leaves its run out, named
+        frames = [frame, *(load_store(store, damaged=damaged) for store in stores)]
         frames = [f.assign(run_id=args.run_id) if args.run_id else f for f in frames if len(f)]
         frame = conform(pd.concat(frames, ignore_index=True)) if frames else frame
-        # DamagedPartWarning: '<part file>: damaged part file, run ... left out (...)'
-        skipped += [Skipped(*message.split(": ", 1)) for message, _ in damaged]
+        skipped += [Skipped(part.path, _damaged_reason(part)) for part in damaged]
     for note in notes:
         print(f"anfperf: warning: {note}", file=sys.stderr)
     for item in skipped:
@@ -261,15 +259,33 @@ def _ingest(args: argparse.Namespace) -> int:
         said["out"] = _save(frame, args.out, said["runs"], quiet=args.json)
         if said["out"]["error"] is not None:
             status = ExitCode.PARTIAL
+        # the store written into: its damaged parts (not named above already) leave runs out
+        named = {item.path for item in skipped}
+        for part in said["out"]["damaged_parts"]:
+            if part.path not in named:
+                print(f"anfperf: warning: {part}", file=sys.stderr)
+                status = ExitCode.PARTIAL
+        said["out"]["damaged_parts"] = [_damaged_json(p) for p in said["out"]["damaged_parts"]]
     if args.json:
         _print_json(said)
     return status
 
 
+def _damaged_reason(part) -> str:
+    """A damaged part file (:class:`anfperf.store.DamagedPart`) as a skipped input's reason."""
+    return f"damaged part file, run {part.run_id!r} left out ({part.reason})"
+
+
+def _damaged_json(part) -> dict:
+    """A damaged part file (:class:`anfperf.store.DamagedPart`) for ``--json``."""
+    return {"path": part.path, "run_id": part.run_id, "reason": part.reason}
+
+
 def _save(frame, out: str, runs: list[str], *, quiet: bool) -> dict:
-    """Save an ingested frame; what was saved: path, runs saved and not, the error if any."""
+    """Save an ingested frame; what was saved: path, runs saved and not, the error if any, and
+    the store's damaged part files (:func:`anfperf.store.check_parts`, a store folder only)."""
     from anfperf.errors import StoreWriteError
-    from anfperf.store import save_frame
+    from anfperf.store import check_parts, is_store, save_frame
 
     try:
         path = save_frame(frame, out)
@@ -281,10 +297,13 @@ def _save(frame, out: str, runs: list[str], *, quiet: bool) -> dict:
         print(f"  saved: {', '.join(map(repr, exc.saved))}", file=sys.stderr)
         print(f"  not saved: {', '.join(map(repr, exc.unsaved))}", file=sys.stderr)
         return {"path": exc.store, "runs_saved": exc.saved, "runs_not_saved": exc.unsaved,
-                "error": str(exc)}  # fmt: skip
+                "error": str(exc), "damaged_parts": check_parts(exc.store).damaged}  # fmt: skip
     if not quiet:
         print(f"saved to {path}")
-    return {"path": path, "runs_saved": runs, "runs_not_saved": [], "error": None}
+    # the runs saved read whole; the store's other runs may not
+    damaged = check_parts(path).damaged if is_store(path) else []
+    return {"path": path, "runs_saved": runs, "runs_not_saved": [], "error": None,
+            "damaged_parts": damaged}  # fmt: skip
 
 
 def _demo(args: argparse.Namespace) -> int:
@@ -314,18 +333,18 @@ def _demo(args: argparse.Namespace) -> int:
 
 def _runs(args: argparse.Namespace) -> int:
     from anfperf.analysis.summary import format_table
-    from anfperf.errors import collected_warnings
     from anfperf.store import list_runs
 
-    with collected_warnings() as said:  # damaged part files: their runs are left out
-        runs = list_runs(args.store)
-    for message, _ in said:
-        print(f"anfperf: warning: {message}", file=sys.stderr)
-    status = ExitCode.PARTIAL if said else ExitCode.OK
+    damaged: list = []  # damaged part files: their runs are left out
+    runs = list_runs(args.store, damaged=damaged)
+    for part in damaged:
+        print(f"anfperf: warning: {part}", file=sys.stderr)
+    status = ExitCode.PARTIAL if damaged else ExitCode.OK
     if args.json:
         listed = runs.rename(columns={"start": "start_utc", "end": "end_utc"})
         _print_json({"store": args.store, "runs": listed, "rows": int(runs["rows"].sum()),
-                     "warnings": [message for message, _ in said]})  # fmt: skip
+                     "warnings": [str(part) for part in damaged],
+                     "damaged_parts": [_damaged_json(part) for part in damaged]})  # fmt: skip
         return status
     for col in ("start", "end"):
         runs[col] = runs[col].dt.strftime("%Y-%m-%d %H:%M:%S")

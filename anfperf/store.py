@@ -8,20 +8,26 @@ import os
 import re
 import uuid
 from collections.abc import Iterable
+from dataclasses import dataclass
 from pathlib import Path
-from typing import BinaryIO
+from typing import BinaryIO, NamedTuple
 
 import numpy as np
 import pandas as pd
 import pyarrow as pa
 import pyarrow.parquet as pq
 
-from anfperf.errors import AnfperfError, StoreWriteError, warn
+from anfperf.errors import AnfperfError, ParseError, StoreWriteError, warn
 from anfperf.folders import atomic_write
+from anfperf.schema import KEY_COLUMNS
+from anfperf.userfiles import open_regular
 
 __all__ = [
     "save_frame",
     "DamagedPartWarning",
+    "DamagedPart",
+    "PartCheck",
+    "check_parts",
     "LOCK_NAME",
     "PART_NAME",
     "TMP_PREFIX",
@@ -255,7 +261,7 @@ def _write_part(table: pa.Table, folder: Path) -> None:
         folder.mkdir(exist_ok=True)
         atomic_write(
             folder / PART_NAME,
-            lambda f: pq.write_table(table, f),
+            lambda f: pq.write_table(table, f, write_page_checksum=True),
             temporary=lambda p: _locked_temporary(p.parent),
         )
     except OSError:
@@ -287,7 +293,8 @@ def _partitions(store: str | os.PathLike) -> dict[str, list[str]]:
     """Run id -> the Parquet files of its partition, or a clear error when `store` is not one.
 
     From the folder names alone (URI-decoded as pandas, pyarrow and DuckDB decode them): no file
-    is opened, so choosing runs costs nothing however large the store.
+    is opened here. Every entry named ``*.parquet`` counts, whatever it is (a folder, a link to
+    nothing, a FIFO): :func:`check_parts` names those, instead of their runs vanishing.
     """
     from urllib.parse import unquote
 
@@ -298,7 +305,8 @@ def _partitions(store: str | os.PathLike) -> dict[str, list[str]]:
         raise AnfperfError(f"{path}: is a file, not a store (a folder of run_id=<id>/ folders)")
     parts = {}
     for folder in sorted(path.glob("run_id=*")):
-        files = sorted(str(f) for f in folder.glob("*.parquet") if f.is_file())
+        # names starting with '.' are writers' temporaries
+        files = sorted(str(f) for f in folder.glob("*.parquet") if not f.name.startswith("."))
         if files:
             parts[unquote(folder.name.removeprefix("run_id="))] = files
     if not parts and (path / LOCK_NAME).exists():
@@ -320,127 +328,283 @@ def is_store(path: str | os.PathLike) -> bool:
 
 
 class DamagedPartWarning(UserWarning):
-    """A part file of a store cannot be read (truncated, overwritten): its run was left out."""
+    """A part file of a store cannot be read (truncated, overwritten, not a file, another
+    schema): its run was left out (:class:`DamagedPart` says which and why)."""
 
 
-def _query(
-    store: str | os.PathLike, sql: str, parts: dict[str, list[str]], *, leave_out: bool = True
-):
-    """Run `sql` over the partitions `parts` of the store (the view ``runs``); an Arrow table.
+@dataclass(frozen=True)
+class DamagedPart:
+    """A part file of a store that cannot be read as one: its run is left out.
 
-    Only these files are opened, and of them DuckDB reads only the columns and row groups the
-    query needs. A run whose part file cannot be read is left out with a
-    :class:`DamagedPartWarning` naming the file (`leave_out`), or is an error naming it.
+    Attributes
+    ----------
+    run_id : str
+        The run whose partition holds it.
+    path : str
+        The part file.
+    reason : str
+        Why it cannot be read: cut short, a page that does not decode or fails its checksum,
+        a folder, a link to nothing, a FIFO, a Parquet file of another schema, ...
     """
+
+    run_id: str
+    path: str
+    reason: str
+
+    def __str__(self) -> str:
+        return f"{self.path}: damaged part file, run {self.run_id!r} left out ({self.reason})"
+
+
+class PartCheck(NamedTuple):
+    """What :func:`check_parts` found: the runs whose parts read whole, and the damaged parts."""
+
+    good: dict[str, list[str]]  # run id -> its part files, each read whole
+    damaged: list[DamagedPart]  # in the order of the store's runs
+
+
+class _Damaged(Exception):
+    """A part file that cannot be read as one (the reason)."""
+
+
+#: Columns every part holds, whatever anfperf wrote it: the tidy frame's key without the run
+#: id (the partition folder says it) and `source` (stores written before it lack it).
+_PART_KEY_COLUMNS = [c for c in KEY_COLUMNS if c not in ("run_id", "source")]
+
+
+def check_parts(store: str | os.PathLike, run_ids: Iterable[str] | None = None) -> PartCheck:
+    """Check the part files of a store (or of some of its runs): the good ones and the damaged.
+
+    Each part is read whole, every page decoded (and its checksum verified, where the writer
+    put one: :func:`save_frame` does), for a part overwritten in the middle keeps its footer
+    intact; nothing is cached between calls. A part is damaged when it is not a regular file
+    (a folder, a link to nothing, a FIFO: opened without waiting), does not read whole, or is
+    a Parquet file of another schema (a column outside :func:`arrow_schema`, one of another
+    type, or none of the tidy frame's key columns). :func:`list_runs` and :func:`load_store`
+    make the same check as they read.
+
+    Parameters
+    ----------
+    store : str or os.PathLike
+        Folder written by :func:`save_frame`.
+    run_ids : iterable of str, optional
+        Only these runs (each must be in the store); every run when None.
+
+    Returns
+    -------
+    PartCheck
+        ``good``: run id -> its part files, all readable; ``damaged``: one
+        :class:`DamagedPart` per part that is not (a run with one is not in ``good``).
+
+    Raises
+    ------
+    anfperf.AnfperfError
+        `store` is missing or not a store, or a run of `run_ids` is not in it.
+    """
+    parts = _chosen(store, _partitions(store), run_ids)
+    good: dict[str, list[str]] = {}
+    damaged: list[DamagedPart] = []
+    for run_id, result in _read_parts(parts, arrow_schema(), columns=[]):
+        if isinstance(result, DamagedPart):
+            damaged.append(result)
+        else:
+            good[run_id] = parts[run_id]
+    return PartCheck(good, damaged)
+
+
+def _chosen(
+    store: str | os.PathLike, parts: dict[str, list[str]], run_ids: Iterable[str] | None
+) -> dict[str, list[str]]:
+    """The partitions of `run_ids` (all when None); an unknown run id is an error."""
+    if run_ids is None:
+        return parts
+    wanted = list(dict.fromkeys(run_ids))
+    missing = [r for r in wanted if r not in parts]
+    if missing:
+        raise AnfperfError(f"{store}: no run(s) {missing}; the store holds {sorted(parts)}")
+    return {r: parts[r] for r in wanted}
+
+
+def _read_parts(parts: dict[str, list[str]], schema: pa.Schema, columns: list[str] | None = None):
+    """(run id, its rows as an Arrow table with a `run_id` column) for each run of `parts`, in
+    their order, or (run id, :class:`DamagedPart`) for a run one of whose part files cannot be
+    read.
+
+    Each file is read whole (the check); of it, only `columns` are kept (all when None), so
+    that listing a store holds no more than the columns it lists. One run at a time: a pool
+    of threads gained nothing measurable on two cores.
+    """
+    for run_id, files in parts.items():
+        yield run_id, _read_run(run_id, files, schema, columns)
+
+
+def _read_run(
+    run_id: str, files: list[str], schema: pa.Schema, columns: list[str] | None
+) -> pa.Table | DamagedPart:
+    """The rows of one run's part files (`columns` of them), or its first damaged part."""
+    tables = []
+    for file in files:
+        try:
+            table = _read_part(file, schema)
+        except _Damaged as exc:
+            return DamagedPart(run_id, file, str(exc))
+        if columns is not None:
+            table = table.select([c for c in columns if c in table.column_names])
+        tables.append(table)
+    table = tables[0] if len(tables) == 1 else _concat(tables)
+    run = pa.repeat(pa.scalar(run_id, pa.string()), table.num_rows)
+    return table.append_column("run_id", run)
+
+
+def _read_part(file: str, schema: pa.Schema) -> pa.Table:
+    """The whole of one part file, every page decoded; :class:`_Damaged` says why not."""
+    try:  # without waiting: a FIFO in place of a part opens at once, and is refused
+        fd = open_regular(file)
+    except ParseError as exc:
+        link = os.path.islink(file) and not os.path.exists(file)
+        raise _Damaged("is a link to nothing" if link else exc.reason) from None
+    try:
+        with open(fd, "rb") as f:  # one read: the check decodes every byte of it anyway
+            data = f.read()
+    except OSError as exc:
+        raise _Damaged(f"cannot be read: {exc.strerror or exc}") from None
+    try:
+        parquet = pq.ParquetFile(pa.BufferReader(data), page_checksum_verification=True)
+        if (foreign := _foreign_schema(parquet.schema_arrow, schema)) is not None:
+            raise _Damaged(f"not a part of an anfperf store: {foreign}")
+        return parquet.read(use_threads=False)  # the file's columns: small, many files
+    except (OSError, pa.ArrowException, ValueError) as exc:
+        raise _Damaged(str(exc).splitlines()[0] or type(exc).__name__) from None
+
+
+def _foreign_schema(schema: pa.Schema, store: pa.Schema) -> str | None:
+    """Why a part of schema `schema` is not one of a store of schema `store` (None: it is).
+
+    Columns may be missing (stores written before them: the tidy frame's defaults fill them),
+    except the key columns; timestamps may be of any unit (stores of nanoseconds).
+    """
+    extra = [name for name in schema.names if store.get_field_index(name) < 0]
+    if extra:
+        return f"columns outside its schema {extra}"
+    missing = [name for name in _PART_KEY_COLUMNS if name not in schema.names]
+    if missing:
+        return f"no column(s) {missing}"
+    for field in schema:
+        expected = store.field(field.name).type
+        if not _same_kind(field.type, expected):
+            return f"column {field.name!r} is {field.type}, not {expected}"
+    return None
+
+
+def _same_kind(actual: pa.DataType, expected: pa.DataType) -> bool:
+    """Whether a column of type `actual` reads as one of type `expected` (an all-null column
+    reads as any; a dictionary as its values; text, integers, timestamps of any width)."""
+    if pa.types.is_dictionary(actual):
+        actual = actual.value_type
+    if pa.types.is_dictionary(expected):
+        expected = expected.value_type
+    if pa.types.is_null(actual):
+        return True
+    if pa.types.is_struct(expected):
+        names = [expected.field(i).name for i in range(expected.num_fields)]
+        return (
+            pa.types.is_struct(actual)
+            and [actual.field(i).name for i in range(actual.num_fields)] == names
+            and all(_same_kind(actual.field(n).type, expected.field(n).type) for n in names)
+        )
+    if pa.types.is_list(expected) or pa.types.is_large_list(expected):
+        lists = pa.types.is_list(actual) or pa.types.is_large_list(actual)
+        return lists and _same_kind(actual.value_type, expected.value_type)
+    kinds = (
+        pa.types.is_string, pa.types.is_large_string, pa.types.is_string_view,
+    )  # fmt: skip
+    if any(is_kind(expected) for is_kind in kinds):
+        return any(is_kind(actual) for is_kind in kinds)
+    for is_kind in (pa.types.is_integer, pa.types.is_timestamp, pa.types.is_boolean):
+        if is_kind(expected):
+            return is_kind(actual)
+    if pa.types.is_floating(expected):  # a number column some engine wrote as integers
+        return pa.types.is_floating(actual) or pa.types.is_integer(actual)
+    return actual == expected
+
+
+def _concat(tables: list[pa.Table]) -> pa.Table:
+    """Tables of parts written by different anfperf versions as one: columns some lack are
+    null there, timestamps of one unit."""
+    return pa.concat_tables(tables, promote_options="permissive")
+
+
+def _read_store(
+    store: str | os.PathLike,
+    parts: dict[str, list[str]],
+    damaged: list[DamagedPart] | None,
+    *,
+    leave_out: bool = True,
+    columns: list[str] | None = None,
+) -> pa.Table:
+    """The rows of the runs of `parts`, every part checked (:func:`check_parts`).
+
+    A damaged part leaves its run out (`leave_out`): added to `damaged` when it is a list,
+    else warned (:class:`DamagedPartWarning`); or is an error naming it.
+    """
+    tables = []
+    found: list[DamagedPart] = []
+    for run_id, result in _read_parts(parts, arrow_schema(), columns):
+        if not isinstance(result, DamagedPart):
+            tables.append(result)
+        elif not leave_out:
+            raise AnfperfError(
+                f"{result.path}: damaged part file, run {run_id!r} cannot be read ({result.reason})"
+            )
+        else:
+            found.append(result)
+    if found and not tables:
+        raise AnfperfError(
+            f"{store}: no readable run: {len(found)} damaged part files, e.g. {found[0].path} "
+            f"({found[0].reason})"
+        )
+    if damaged is not None:
+        damaged.extend(found)
+    else:
+        for part in found:
+            warn(str(part), DamagedPartWarning)
+    if not tables:  # no run asked for
+        return arrow_schema().append(pa.field("run_id", pa.string())).empty_table()
+    return _concat(tables)
+
+
+def _query(store: str | os.PathLike, sql: str, table: pa.Table) -> pa.Table:
+    """Run `sql` over `table` (the view ``runs``) in DuckDB; an Arrow table."""
     import duckdb
 
     con = duckdb.connect()
     try:
-        try:
-            return _execute(con, sql, parts)
-        except duckdb.Error as exc:
-            # names and syntax: the query's own fault, found before any data is read
-            if isinstance(exc, duckdb.BinderException | duckdb.ParserException):
-                raise AnfperfError(f"{store}: query failed: {exc}") from exc
-            failure = exc
-        # truncated, overwritten: told by their footers, cheaply; damaged pages by querying
-        damaged = _bad_footers(parts)
-        table = None
-        try:
-            if len(damaged) < len(parts):
-                table = _execute(con, sql, _leaving(parts, damaged))
-        except duckdb.Error:
-            damaged |= _damaged_parts(store, con, sql, _leaving(parts, damaged))
-        if not damaged:  # every run reads alone (a failure of DuckDB's at large)
-            raise AnfperfError(f"{store}: query failed: {failure}") from failure
-        run_id, (file, reason) = next(iter(damaged.items()))
-        if not leave_out:
-            raise AnfperfError(
-                f"{file}: damaged part file, run {run_id!r} cannot be read ({reason})"
-            )
-        readable = _leaving(parts, damaged)
-        if not readable:
-            raise AnfperfError(
-                f"{store}: no readable run: {len(damaged)} damaged part files, "
-                f"e.g. {file} ({reason})"
-            )
-        for run_id, (file, reason) in damaged.items():
-            warn(
-                f"{file}: damaged part file, run {run_id!r} left out ({reason})", DamagedPartWarning
-            )
-        if table is not None:
-            return table
-        try:
-            return _execute(con, sql, readable)
-        except duckdb.Error as exc:
-            raise AnfperfError(f"{store}: query failed: {exc}") from exc
+        con.register("runs", table)
+        return con.sql(sql).to_arrow_table()
+    except duckdb.Error as exc:  # the query's own fault: the rows were read and checked
+        raise AnfperfError(f"{store}: query failed: {exc}") from exc
     finally:
         con.close()
 
 
-def _execute(con, sql: str, parts: dict[str, list[str]]):
-    """`sql` over the files of `parts` on the DuckDB connection `con`; DuckDB's errors raised."""
-    # union_by_name: a store written by an older anfperf may lack newer columns
-    source = (
-        "WITH runs AS (SELECT * FROM read_parquet(?, hive_partitioning = true, "
-        "union_by_name = true, hive_types = {'run_id': VARCHAR})) "
-    )
-    files = [f for run_files in parts.values() for f in run_files]
-    return con.sql(source + sql, params=[files]).to_arrow_table()
+#: What :func:`list_runs` reads of each run, once its part is checked.
+_RUN_SOURCE_COLUMNS = ["tool", "workload", "host", "timestamp", "time_s", "runtime_s"]
 
 
-def _leaving(parts: dict[str, list[str]], runs: dict) -> dict[str, list[str]]:
-    """`parts` without `runs`."""
-    return {r: files for r, files in parts.items() if r not in runs}
+def list_runs(
+    store: str | os.PathLike, *, damaged: list[DamagedPart] | None = None
+) -> pd.DataFrame:
+    """The runs in a store, one row each.
 
+    Every part file is checked as it is read (:func:`check_parts`); of its rows, only what the
+    listing shows is kept.
 
-def _bad_footers(parts: dict[str, list[str]]) -> dict[str, tuple[str, str]]:
-    """Run id -> (its part file whose footer cannot be read, why): a file cut short or
-    overwritten. Only the footers are read."""
-    bad = {}
-    for run_id, files in parts.items():
-        for file in files:
-            try:
-                pq.read_metadata(file)
-            except (OSError, pa.ArrowException) as exc:
-                bad[run_id] = (file, str(exc).splitlines()[0])
-                break
-    return bad
-
-
-def _damaged_parts(
-    store: str | os.PathLike, con, sql: str, parts: dict[str, list[str]]
-) -> dict[str, tuple[str, str]]:
-    """Run id -> (its part file that cannot be read, why), found after `sql` failed.
-
-    Each run is queried alone, and the files of a run that fails are read whole: when they
-    read, the failure is the query's (a bad column or cast in `sql`), raised as such. Only on
-    the error path: each run costs a query.
-    """
-    import duckdb
-
-    damaged = {}
-    for run_id, files in parts.items():
-        try:
-            _execute(con, sql, {run_id: files})
-            continue
-        except duckdb.Error as exc:
-            failure = exc
-        for file in files:
-            try:
-                _execute(con, "SELECT * FROM runs", {run_id: [file]})
-            except duckdb.Error as exc:
-                # DuckDB names the file again: said once, first
-                reason = str(exc).splitlines()[0].replace(f" '{file}'", "")
-                damaged[run_id] = (file, reason)
-                break
-        else:  # the run's files read whole: the query is at fault, not them
-            raise AnfperfError(f"{store}: query failed: {failure}") from failure
-    return damaged
-
-
-def list_runs(store: str | os.PathLike) -> pd.DataFrame:
-    """The runs in a store, one row each, without loading their rows.
+    Parameters
+    ----------
+    store : str or os.PathLike
+        Folder written by :func:`save_frame`.
+    damaged : list, optional
+        When given, the damaged part files found (:class:`DamagedPart`) are added to it instead
+        of being warned.
 
     Returns
     -------
@@ -452,14 +616,15 @@ def list_runs(store: str | os.PathLike) -> pd.DataFrame:
     Warns
     -----
     DamagedPartWarning
-        A run's part file cannot be read (truncated, overwritten): the run is left out, the
-        file named; the other runs are listed.
+        A run's part file cannot be read (cut short, overwritten, not a file, another schema):
+        the run is left out, the file named; the other runs are listed.
 
     Raises
     ------
     anfperf.AnfperfError
         `store` is missing or not a store, or none of its part files can be read.
     """
+    rows = _read_store(store, _partitions(store), damaged, columns=_RUN_SOURCE_COLUMNS)
     table = _query(
         store,
         "SELECT run_id, string_agg(DISTINCT CAST(tool AS VARCHAR), ', ') AS tool, "
@@ -469,7 +634,7 @@ def list_runs(store: str | os.PathLike) -> pd.DataFrame:
         "min(timestamp - to_microseconds(CAST(1e6 * coalesce(time_s, runtime_s, 0) AS BIGINT))) "
         "AS start, max(timestamp) AS end, count(*) AS rows FROM runs "
         "GROUP BY run_id ORDER BY start, run_id",
-        _partitions(store),
+        rows,
     )
     out = table.to_pandas()
     out["hosts"] = out["hosts"].astype("int64").clip(lower=1)
@@ -483,6 +648,7 @@ def load_store(
     *,
     run_ids: str | list[str] | None = None,
     where: str | None = None,
+    damaged: list[DamagedPart] | None = None,
 ) -> pd.DataFrame:
     """A store (or some of its runs) back as the tidy frame, with the schema's dtypes.
 
@@ -494,7 +660,10 @@ def load_store(
         Only these runs; each must be in the store. Other runs' files are not read.
     where : str, optional
         A DuckDB SQL condition on the columns, e.g. ``"bs_kib >= 64 AND host <> 'all'"``,
-        evaluated by DuckDB while it reads (trusted text: it is run as SQL).
+        evaluated by DuckDB over the rows read (trusted text: it is run as SQL).
+    damaged : list, optional
+        When given, the damaged part files found (:class:`DamagedPart`) are added to it instead
+        of being warned.
 
     Returns
     -------
@@ -504,8 +673,9 @@ def load_store(
     Warns
     -----
     DamagedPartWarning
-        A run's part file cannot be read (truncated, overwritten): without `run_ids`, the run
-        is left out, the file named, and the other runs are loaded.
+        A run's part file cannot be read (cut short, overwritten, not a file, another schema:
+        :func:`check_parts`): without `run_ids`, the run is left out, the file named, and the
+        other runs are loaded.
 
     Raises
     ------
@@ -514,21 +684,17 @@ def load_store(
         of `run_ids` whose part file cannot be read (named), no readable part file at all, or
         a bad `where`.
     """
-    from anfperf.schema import conform, empty_frame
+    from anfperf.schema import conform
 
-    parts = _partitions(store)
-    if run_ids is not None:
-        wanted = [run_ids] if isinstance(run_ids, str) else list(dict.fromkeys(run_ids))
-        missing = [r for r in wanted if r not in parts]
-        if missing:
-            raise AnfperfError(f"{store}: no run(s) {missing}; the store holds {sorted(parts)}")
-        if not wanted:
-            return empty_frame()
-        # only the partitions asked for: the other runs' files are never opened
-        parts = {r: parts[r] for r in wanted}
-    sql = "SELECT * FROM runs" + (f" WHERE ({where})" if where else "")
+    if isinstance(run_ids, str):
+        run_ids = [run_ids]
+    # only the partitions asked for: the other runs' files are never opened
+    parts = _chosen(store, _partitions(store), run_ids)
     # runs asked for by name are never left out quietly: a damaged one is an error
-    frame = _query(store, sql, parts, leave_out=run_ids is None).to_pandas()
+    table = _read_store(store, parts, damaged, leave_out=run_ids is None)
+    if where:
+        table = _query(store, f"SELECT * FROM runs WHERE ({where})", table)
+    frame = table.to_pandas()
     if "lat_bins" in frame:
         frame["lat_bins"] = [_bins_dict(b) for b in frame["lat_bins"]]
     return conform(frame)

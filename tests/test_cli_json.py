@@ -94,7 +94,7 @@ def test_ingest_json_keeps_stdout_for_json_and_names_what_was_skipped(tmp_path, 
     assert [r["iops"] for r in doc["summary"]] == pytest.approx(table["iops"].tolist())
     assert doc["summary"][0]["bw_mib_s"] == pytest.approx(table["bw_mib_s"].iloc[0])
     assert doc["out"] == {"path": str(out), "runs_saved": ["run1"], "runs_not_saved": [],
-                          "error": None}  # fmt: skip
+                          "error": None, "damaged_parts": []}  # fmt: skip
 
 
 def test_ingest_json_of_nothing_readable(tmp_path, capsys):

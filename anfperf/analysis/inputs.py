@@ -15,7 +15,7 @@ from pathlib import Path
 
 import pandas as pd
 
-from anfperf.errors import AnfperfError, collected_warnings
+from anfperf.errors import AnfperfError
 from anfperf.paths import PathArg, path_list
 
 __all__ = [
@@ -119,9 +119,9 @@ def load_inputs(
         # DuckDB reads only the partitions of the runs asked for, and checks they are there
         if notes is None:
             return load_store(store, run_ids=run_ids)
-        with collected_warnings() as said:  # damaged part files, their runs left out
-            frame = load_store(store, run_ids=run_ids)
-        notes.extend(message for message, _ in said)
+        damaged: list = []  # damaged part files, their runs left out
+        frame = load_store(store, run_ids=run_ids, damaged=damaged)
+        notes.extend(str(part) for part in damaged)
         return frame
     frame = _read_paths(paths, notes)
     if frame.empty:
