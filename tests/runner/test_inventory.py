@@ -146,6 +146,10 @@ def test_bad_inventories_are_parse_errors(tmp_path, text, message):
         ("# all hosts\nhosts:\n  - vm1\n  - All\n", 4, "All"),
         ("hosts:\n  - name: vm1\n  - name: all\n    hostname: 10.0.0.5\n", 3, "all"),
         ("hosts: {vm1: 10.0.0.4, manifest.json: 10.0.0.5}\n", 1, "manifest.json"),
+        # issue 33, item 5: the run folder's own files (run.log became the host's folder)
+        ("hosts:\n  vm1: 10.0.0.4\n  run.log: {local: true}\n", 3, "run.log"),
+        ("hosts:\n  - vm1\n  - Run.LOG\n", 3, "Run.LOG"),
+        ("hosts:\n  vm1: {}\n  MANIFEST.JSON: {}\n", 3, "MANIFEST.JSON"),
     ],
 )
 def test_reserved_host_names_are_refused_with_their_line(tmp_path, text, line, host):
@@ -164,6 +168,38 @@ def test_reserved_host_names_are_refused_without_a_file(tmp_path):
         load_inventory(hosts=["vm1", "all"], ssh_config=tmp_path / "none")
     with pytest.raises(ParseError, match="host name 'all' is reserved"):
         local_inventory([str(tmp_path)], name="all")
+    # issue 33, item 5: --hosts vm1,run.log and this machine by a reserved name
+    with pytest.raises(ParseError, match="host name 'run.log' is reserved"):
+        load_inventory(hosts=["vm1", "run.log"], ssh_config=tmp_path / "none")
+    with pytest.raises(ParseError, match="host name 'Run.Log' is reserved"):
+        local_inventory([str(tmp_path)], name="Run.Log")
+
+
+def test_every_name_of_the_run_folder_is_reserved():
+    # derived from the constants the runner writes under: a new file there is reserved too
+    from anfperf.runner.manifest import RESERVE_NAME, RUN_FOLDER_NAMES
+    from anfperf.runner.runlock import LOCK_NAME
+    from anfperf.runner.runlog import RUN_LOG_NAME
+    from anfperf.schema import AGGREGATE_HOST, MANIFEST_JOURNAL_NAME, MANIFEST_NAME
+
+    own = {RUN_LOG_NAME, MANIFEST_NAME, MANIFEST_JOURNAL_NAME, LOCK_NAME, RESERVE_NAME}
+    assert set(RUN_FOLDER_NAMES) == {*own, AGGREGATE_HOST}
+
+
+@pytest.mark.parametrize(
+    ("text", "line", "message"),
+    [
+        ("hosts:\n  vm1: 10.0.0.4\n  VM1: 10.0.0.5\n", 3,
+         "host names 'vm1' and 'VM1' differ only in case"),
+        ("hosts:\n  - Vm2\n  - vm1\n  - vM2\n", 4, "host names 'Vm2' and 'vM2' differ"),
+    ],
+)  # fmt: skip
+def test_host_names_that_differ_only_in_case_are_refused(tmp_path, text, line, message):
+    # one folder <run_id>/vm1 on a case-insensitive file system: the hosts' outputs mixed
+    path = tmp_path / "inv.yml"
+    path.write_text(text)
+    with pytest.raises(ParseError, match=rf"^{path}:{line}: {message}"):
+        load_inventory(path)
 
 
 def test_unreadable_inventories(tmp_path):
