@@ -266,7 +266,8 @@ def plan_from_manifest(
             "from a manifest; resume it with the plan it was made from (resume_run(..., plan=))"
         )
     hosts = list(data.get("hosts") or [])
-    lacking = [h for h in hosts if h not in inventory.names]
+    known = set(inventory.names)
+    lacking = [h for h in hosts if h not in known]
     if lacking:
         raise AnfperfError(
             f"run {run_id} ran on {', '.join(hosts)}; the inventory {inventory.source} lacks "
