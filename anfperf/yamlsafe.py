@@ -102,10 +102,13 @@ def _check_keys(node: yaml.MappingNode, scalars: yaml.constructor.SafeConstructo
 
 def _check_size(root: yaml.Node, source: str | os.PathLike, max_nodes: int) -> None:
     """Count the nodes `root` stands for (each alias as often as it is used), without expanding;
-    refuse keys written twice (:func:`_check_keys`) on the way, each mapping once."""
+    refuse keys written twice (:func:`_check_keys`) on the way, each mapping once. Each node is
+    visited once, so the count costs what composing cost; past `max_nodes` the message says
+    whether aliases made it so (an alias bomb) or the document is just that large."""
     scalars = yaml.constructor.SafeConstructor()
     sizes: dict[int, int] = {}
     open_: set[int] = set()  # nodes whose children are being counted: the current path
+    aliased = False  # a node used more than once (*name)
     stack: list[tuple[yaml.Node, bool]] = [(root, False)]
     while stack:
         node, finished = stack.pop()
@@ -115,7 +118,7 @@ def _check_size(root: yaml.Node, source: str | os.PathLike, max_nodes: int) -> N
             if isinstance(node, yaml.MappingNode):
                 _check_keys(node, scalars)
             sizes[key] = 1 + sum(sizes[id(c)] for c in _children(node))
-            if sizes[key] > max_nodes:
+            if aliased and sizes[key] > max_nodes:  # stop before the numbers grow huge
                 raise ParseError(
                     source,
                     f"YAML stands for more than {max_nodes:,} values once its aliases (*name) "
@@ -123,9 +126,20 @@ def _check_size(root: yaml.Node, source: str | os.PathLike, max_nodes: int) -> N
                 )
             continue
         if key in sizes:
+            aliased = True
             continue
         if key in open_:
             raise ParseError(source, "YAML refers to itself through an alias")
         open_.add(key)
         stack.append((node, True))
-        stack.extend((c, False) for c in _children(node) if id(c) not in sizes)
+        for child in _children(node):
+            if id(child) in sizes:
+                aliased = True
+            else:
+                stack.append((child, False))
+    if sizes[id(root)] > max_nodes:  # no alias: every node is written in the file
+        raise ParseError(
+            source,
+            f"too many entries: {sizes[id(root)]:,} YAML values (keys, items and settings), "
+            f"more than the {max_nodes:,} anfperf reads in one file",
+        )

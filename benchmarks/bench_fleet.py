@@ -19,10 +19,16 @@ then the run, :func:`~anfperf.runner.workflow.run_workloads`), with preflight's 
 wall time; the same targets (issue 33, item 7: a host preflight found unreachable is not
 connected to again; before: 67 s for 1,000 hosts, 33.9 s of it in preflight).
 
-Prints the figures; exits 1 when a target is missed. Needs root (sshd) and fio.
+``plan``: ``anfperf run RndRead --dry-run`` of generated inventories of 3,000 and 30,000 hosts
+(read, planned, selected, rendered), and ``Inventory.select`` alone. Target (issue 33, item 8):
+30,000 hosts take <= 15 x the time of 3,000 (linear is 10; before, quadratic steps made the
+dry run of 30,000 hosts 110 s, 25 s of it in ``Inventory.select``). No sshd or fio needed.
 
-Usage: python benchmarks/bench_fleet.py [--mode sync|silent|both] [--runtime S] [--repeats N]
-       [--hosts N] [--silent N] [--parallel N] [--force-run]
+Prints the figures; exits 1 when a target is missed. Needs root (sshd) and fio (sync, silent).
+
+Usage: python benchmarks/bench_fleet.py [--mode sync|silent|plan|both|all] [--runtime S]
+       [--repeats N] [--hosts N] [--silent N] [--parallel N] [--plan-hosts N]
+       [--force-run]
 """
 
 from __future__ import annotations
@@ -60,6 +66,8 @@ TARGET_SILENT_TIME_EXTRA_S = 10.0
 TARGET_EXTRA_THREADS = 16
 TARGET_EXTRA_FILES = 24
 TARGET_MANIFEST_WRITE_FACTOR = 4
+#: Plan: the large inventory's time over the small one's (10 x the hosts: linear is 10).
+TARGET_PLAN_RATIO = 15
 
 
 def fio_job(data: Path, host: str, runtime_s: int) -> str:
@@ -87,7 +95,10 @@ def one_run(inventory, data: Path, out: Path, runtime_s: int, label: str) -> flo
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--mode", choices=("sync", "silent", "both"), default="both")
+    parser.add_argument(
+        "--mode", choices=("sync", "silent", "plan", "both", "all"), default="all",
+        help="both: sync and silent; all: every mode (default)",
+    )  # fmt: skip
     parser.add_argument("--runtime", type=int, default=3, help="fio runtime [s] (default 3)")
     parser.add_argument("--repeats", type=int, default=3, help="runs per fleet size (median)")
     parser.add_argument("--hosts", type=int, default=8, help="size of the large fleet")
@@ -99,14 +110,19 @@ def main(argv: list[str] | None = None) -> int:
         "--force-run", action="store_true",
         help="silent hosts through preflight and the run, as `anfperf run --force`",
     )  # fmt: skip
+    parser.add_argument(
+        "--plan-hosts", type=int, default=30_000, help="large inventory of the plan mode"
+    )
     args = parser.parse_args(argv)
-    if reason := sshd_missing():
+    ok = True
+    if args.mode in ("plan", "all"):
+        ok = bench_plan(args.plan_hosts) and ok
+    if args.mode != "plan" and (reason := sshd_missing()):
         print(f"bench_fleet: {reason}", file=sys.stderr)
         return 2
-    ok = True
-    if args.mode in ("sync", "both"):
+    if args.mode in ("sync", "both", "all"):
         ok = bench_sync(args) and ok
-    if args.mode in ("silent", "both"):
+    if args.mode in ("silent", "both", "all"):
         ok = bench_silent(args.silent, args.parallel, args.force_run) and ok
     print("targets met" if ok else "TARGET MISSED")
     return 0 if ok else 1
@@ -252,6 +268,54 @@ def forced_run(inventory, out: Path, parallel: int, preflight_s: list[float]):
         changes={"duration_s": 1, "warmup_s": 0, "file_size_gib": 4 / 1024, "threads": 2},
         on_preflight=lambda plan, reports: preflight_s.append(time.perf_counter()),
     )  # fmt: skip
+
+
+def write_inventory(path: Path, n_hosts: int) -> Path:
+    """An inventory of `n_hosts` addresses sharing one volume (nothing is contacted)."""
+    with path.open("w") as fh:
+        fh.write("user: azureuser\nvolumes: {vol1: /mnt/vol1}\nhosts:\n")
+        fh.writelines(
+            f"  vm{i}: 10.{i >> 16 & 255}.{i >> 8 & 255}.{i & 255}\n" for i in range(n_hosts)
+        )
+    return path
+
+
+def time_plan(inventory: Path, out: Path) -> tuple[float, float]:
+    """Seconds of ``anfperf run RndRead --dry-run`` on `inventory` (its text discarded), and
+    of ``Inventory.select`` of every host."""
+    import contextlib
+    import io
+
+    from anfperf.cli import main as cli
+
+    start = time.perf_counter()
+    with contextlib.redirect_stdout(io.StringIO()):
+        code = cli(["run", "RndRead", "--hosts", str(inventory), "--dry-run", "--out", str(out)])
+    whole_s = time.perf_counter() - start
+    if code != 0:
+        raise SystemExit(f"bench_fleet: the dry run of {inventory} exited {code}")
+    inv = load_inventory(inventory)
+    names = list(reversed(inv.names))
+    start = time.perf_counter()
+    inv.select(names)
+    return whole_s, time.perf_counter() - start
+
+
+def bench_plan(n_large: int) -> bool:
+    n_small = max(1, n_large // 10)
+    with tempfile.TemporaryDirectory() as tmp:
+        base = Path(tmp)
+        small = time_plan(write_inventory(base / "small.yml", n_small), base)
+        large = time_plan(write_inventory(base / "large.yml", n_large), base)
+    ratio = large[0] / small[0]
+    print_rows([
+        (f"dry run, {n_small:,} hosts", f"{small[0]:.2f} s", ""),
+        (f"dry run, {n_large:,} hosts", f"{large[0]:.2f} s", ""),
+        ("ratio", f"{ratio:.1f}", f"<= {TARGET_PLAN_RATIO} (linear: 10)"),
+        (f"Inventory.select, {n_small:,} hosts", f"{small[1] * 1e3:.1f} ms", ""),
+        (f"Inventory.select, {n_large:,} hosts", f"{large[1] * 1e3:.1f} ms", ""),
+    ])  # fmt: skip
+    return ratio <= TARGET_PLAN_RATIO
 
 
 if __name__ == "__main__":

@@ -65,8 +65,10 @@ def dry_run(plan: RunPlan, inventory: Any) -> DryRun:
                 "file_bytes": max(made.values(), default=0),
             }
         )
-    hosts = {h.name: _reached(h) for h in inventory.hosts if h.name in plan.hosts}
-    volumes = {h.name: dict(h.volumes) for h in inventory.hosts if h.name in plan.hosts}
+    planned = set(plan.hosts)  # once: the plan makes its list anew on each call
+    chosen = [h for h in inventory.hosts if h.name in planned]
+    hosts = {h.name: _reached(h) for h in chosen}
+    volumes = {h.name: dict(h.volumes) for h in chosen}
     return DryRun(
         run_id=plan.run_id, tool=tool.name, hosts=hosts, volumes=volumes, steps=steps,
         data_bytes_per_volume=sum(files.values()), duration_s=plan.duration_s,

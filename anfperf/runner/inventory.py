@@ -32,6 +32,7 @@ import os
 import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field, replace
+from functools import cached_property
 from pathlib import Path
 from typing import Any
 
@@ -45,9 +46,10 @@ from anfperf.runner.inventory_fields import (
     shown,
 )
 from anfperf.runner.local import LocalConnection
-from anfperf.runner.security import DEFAULT_KNOWN_HOSTS, check_folder_name, host_key_policy
-from anfperf.schema import AGGREGATE_HOST, RESERVED_HOST_NAMES
+from anfperf.runner.manifest import check_host_folder_name
+from anfperf.runner.security import DEFAULT_KNOWN_HOSTS, host_key_policy
 from anfperf.tools import inventory_keys
+from anfperf.userfiles import read_user_file
 from anfperf.yamlsafe import load_yaml
 
 #: Default remote folder for runs (one sub-folder per run id and host below it).
@@ -173,15 +175,18 @@ class Inventory:
     def names(self) -> list[str]:
         return [h.name for h in self.hosts]
 
+    @cached_property
+    def _by_name(self) -> dict[str, Host]:
+        """Host name -> host: a look-up costs the same for 30,000 hosts as for 3."""
+        return {h.name: h for h in self.hosts}
+
     def __getitem__(self, name: str) -> Host:
-        for host in self.hosts:
-            if host.name == name:
-                return host
-        raise KeyError(name)
+        return self._by_name[name]
 
     def select(self, names: Sequence[str]) -> Inventory:
         """The inventory restricted to `names` (in that order)."""
-        return replace(self, hosts=tuple(self[n] for n in names))
+        by_name = self._by_name
+        return replace(self, hosts=tuple(by_name[n] for n in names))
 
     def secrets(self) -> list[str]:
         return [s for h in self.hosts for s in h.secrets()]
@@ -295,8 +300,8 @@ def load_inventory(
     else:
         source = os.fspath(path)
         try:
-            text = Path(source).read_text(encoding="utf-8")
-        except (OSError, UnicodeDecodeError) as exc:
+            text = read_user_file(source, what="an inventory", max_mib=16).decode("utf-8")
+        except UnicodeDecodeError as exc:
             raise ParseError(source, f"cannot be read: {exc}") from None
         doc = load_yaml(text, source)  # aliases bounded: an alias bomb costs nothing
         if not isinstance(doc, dict):
@@ -321,16 +326,9 @@ def _build(
     config_path = ssh_config or doc.get("ssh_config") or "~/.ssh/config"
     lookup = _ssh_config(config_path, source)
     hosts = []
-    seen: dict[str, int] = {}
+    seen: dict[str, str] = {}  # lower case -> the name as written: one folder where case is lost
     for name, entry in entries:
-        nth = seen[name] = seen.get(name, -1) + 1
-        if nth:
-            raise where.error(f"host name {name!r} repeats", "hosts", name, nth=nth)
-        try:
-            check_folder_name(name, "host name")
-        except ValueError as exc:
-            raise where.error(str(exc), "hosts", name) from None
-        _check_not_reserved(name, source, text)
+        _check_new_name(name, seen, where)
         unknown = set(entry) - allowed
         if unknown:
             first = str(min(unknown, key=lambda k: where.line("hosts", name, str(k)) or 0))
@@ -368,18 +366,26 @@ def _checked(where: InventoryLines, key: str, value: Any, host: str | None = Non
         raise where.error(f"host {host}: {exc}", "hosts", host, key) from None
 
 
-def _check_not_reserved(name: str, source: str, text: str | None = None) -> None:
-    """Refuse a host name the results or the run's folder use for something else: 'all' would
-    be taken for the aggregate across hosts (its rows would replace the fleet's total).
-    `text`: the inventory file's, to name the line."""
-    if name.lower() in RESERVED_HOST_NAMES:
-        raise InventoryLines(source, text).error(
-            f"host name {name!r} is reserved ({', '.join(map(repr, RESERVED_HOST_NAMES))}, in "
-            f"any case: '{AGGREGATE_HOST}' names the aggregate across hosts in results): "
-            "rename the host",
+def _check_new_name(name: str, seen: dict[str, str], where: InventoryLines) -> None:
+    """Refuse a host name that repeats one of `seen` (in any case: their folders would be one
+    on a case-insensitive file system), is no safe folder name, or one the results or the run's
+    folder use for something else ('all' would be taken for the aggregate across hosts, a host
+    'run.log' would take the run log's place); `seen` takes `name`."""
+    first = seen.get(name.lower())
+    if first is not None:
+        if first == name:
+            raise where.error(f"host name {name!r} repeats", "hosts", name, nth=1)
+        raise where.error(
+            f"host names {first!r} and {name!r} differ only in case: their folders would be "
+            "one on a case-insensitive file system; rename one",
             "hosts",
             name,
         )
+    seen[name.lower()] = name
+    try:
+        check_host_folder_name(name)
+    except ValueError as exc:
+        raise where.error(str(exc), "hosts", name) from None
 
 
 def _host_entries(hosts: Any, where: InventoryLines) -> list[tuple[str, dict]]:
@@ -543,8 +549,8 @@ def local_inventory(
         os.makedirs(data, exist_ok=True)
         volumes = {"local": data}
     vols = _volumes(volumes if isinstance(volumes, Mapping) else list(volumes), "<local>")
-    name = check_folder_name(name or local_hostname(), "host name")
-    _check_not_reserved(name, "<local>")  # a machine called 'all': give another `name`
+    name = name or local_hostname()
+    _check_new_name(name, {}, InventoryLines("<local>"))  # a machine called 'all': give a `name`
     host = Host(
         name=name,
         hostname="localhost",

@@ -50,7 +50,16 @@ from typing import Any
 
 from anfperf.errors import AnfperfError, ParseError
 from anfperf.folders import atomic_write_bytes, fsync_folder
-from anfperf.schema import MANIFEST_JOURNAL_NAME, apply_journal, read_journal
+from anfperf.runner.runlock import LOCK_NAME
+from anfperf.runner.runlog import RUN_LOG_NAME
+from anfperf.runner.security import check_folder_name
+from anfperf.schema import (
+    AGGREGATE_HOST,
+    MANIFEST_JOURNAL_NAME,
+    RESERVED_HOST_NAMES,
+    apply_journal,
+    read_journal,
+)
 from anfperf.schema import MANIFEST_NAME as MANIFEST_NAME  # the runner writes what it names
 
 log = logging.getLogger(__name__)
@@ -58,6 +67,17 @@ log = logging.getLogger(__name__)
 #: manifests (a manifest of 24 hosts x 20 steps takes about 300 KiB, of 1,000 hosts 1.5 MB).
 RESERVE_NAME = ".anfperf-reserve"
 RESERVE_BYTES = 1 << 20
+#: Every name the run folder ``<out>/<run_id>/`` gives its own files beside the ``<host>/``
+#: folders, and the aggregate's (:data:`~anfperf.schema.RESERVED_HOST_NAMES`): no host may be
+#: called so, in any case (a case-insensitive file system takes 'Run.LOG' for 'run.log', and a
+#: host's folder there would take the log's place). Names starting with '.' (the journal, the
+#: lock, the reserve, the manifest's temporaries) are no folder names of hosts anyway.
+RUN_FOLDER_NAMES = tuple(
+    dict.fromkeys(
+        (*RESERVED_HOST_NAMES, RUN_LOG_NAME, MANIFEST_JOURNAL_NAME, LOCK_NAME, RESERVE_NAME)
+    )
+)
+_RESERVED_LOWER = frozenset(name.lower() for name in RUN_FOLDER_NAMES)
 #: The journal is folded into the manifest once it is as large as the manifest, or this.
 JOURNAL_MIN_BYTES = 256 << 10
 #: Errors that mean the local disk cannot take more data.
@@ -70,6 +90,22 @@ MANIFEST_VERSION = 1
 TASK_STATES = (
     "pending", "ok", "failed", "unreachable", "timeout", "lost", "interrupted", "skipped",
 )  # fmt: skip
+
+
+def check_host_folder_name(name: str) -> str:
+    """`name` when it can name a host's folder in a run folder, else ValueError (why).
+
+    A safe folder name (:func:`~anfperf.runner.security.check_folder_name`) and none of
+    :data:`RUN_FOLDER_NAMES`, in any case.
+    """
+    check_folder_name(name, "host name")
+    if name.lower() in _RESERVED_LOWER:
+        raise ValueError(
+            f"host name {name!r} is reserved ({', '.join(map(repr, RUN_FOLDER_NAMES))}, in any "
+            f"case: the run's folder names its own files so, and '{AGGREGATE_HOST}' is the "
+            "aggregate across hosts in results): rename the host"
+        )
+    return name
 
 
 def now_iso() -> str:

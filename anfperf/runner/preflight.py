@@ -20,7 +20,7 @@ from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from typing import Any
 
-from anfperf.runner.connect import ConnectError, open_connection
+from anfperf.runner.connect import ConnectError, connect_reason, is_local_limit, open_connection
 from anfperf.runner.fleet import named_connections
 from anfperf.runner.hostrun import MAX_PARALLEL_HOSTS
 from anfperf.runner.inventory import DEFAULT_WORKDIR
@@ -60,6 +60,8 @@ class HostReport:
         key                   unit   meaning
         ====================  =====  ===================================================
         reachable                    False when the host could not be reached at all
+        controller_limit             True when it was not tried: this machine ran out of
+                                     open files (``ulimit -n``), no fault of the host
         hostname, kernel, os         ``uname -n``, ``uname -r``, PRETTY_NAME
         cpus, mem_total_kib   -, KiB online CPUs, MemTotal
         fio_version                  e.g. 'fio-3.33'; None when fio is missing
@@ -421,21 +423,27 @@ def _preflight_host(
     try:
         open_connection(conn, timeout_s, secrets or ())
     except ConnectError as exc:
-        report.facts = {"reachable": False}
-        report.problems.append(f"unreachable: {exc.reason}")
-        return report
+        return _not_reached(report, exc.reason, exc.local)
     try:
         result = conn.run(script, hide=True, warn=True, in_stream=False, timeout=timeout_s)
         offset, uncertainty = clock_offset(conn)
     except Exception as exc:  # every failure to reach a host is reported, not raised
-        report.facts = {"reachable": False}
-        report.problems.append(f"unreachable: {describe_error(exc, secrets)}")
-        return report
+        if is_local_limit(exc):
+            return _not_reached(report, connect_reason(conn, exc, secrets or ()), True)
+        return _not_reached(report, describe_error(exc, secrets), False)
     report.facts = {"reachable": True, **parse_facts(result.stdout),
         "clock_offset_s": offset, "clock_uncertainty_s": uncertainty}  # fmt: skip
     report.problems, report.warnings = check(
         report.facts, volumes=vols, tool=tool, need_kib=need_kib
     )
+    return report
+
+
+def _not_reached(report: HostReport, reason: str, local: bool) -> HostReport:
+    """`report` of a host not reached: unreachable, or not checked at all when this machine
+    (the controller) ran out of open files -- no fault of the host (`local`)."""
+    report.facts = {"reachable": False, **({"controller_limit": True} if local else {})}
+    report.problems.append(f"{'not checked' if local else 'unreachable'}: {reason}")
     return report
 
 
@@ -466,7 +474,9 @@ def format_reports(reports: Mapping[str, HostReport]) -> str:
     lines = []
     for name, r in reports.items():
         f = r.facts
-        if not f.get("reachable"):
+        if f.get("controller_limit"):
+            lines.append(f"{name}: NOT CHECKED (this machine ran out of open files)")
+        elif not f.get("reachable"):
             lines.append(f"{name}: UNREACHABLE")
         else:
             nfs = ", ".join(

@@ -18,6 +18,7 @@ from datetime import UTC, datetime
 from typing import Any
 
 from anfperf.errors import AnfperfError, ParseError
+from anfperf.runner.manifest import check_host_folder_name
 from anfperf.runner.security import check_folder_name
 from anfperf.tools import ToolAdapter, find_tool, get_tool, tool_names
 from anfperf.tools.base import HostTask, slug
@@ -53,8 +54,15 @@ class RunStep:
         if not self.tasks:
             raise ValueError(f"step {self.name!r} has no hosts")
         object.__setattr__(self, "reaches", tuple(self.reaches))
+        folders: dict[str, str] = {}  # lower case -> host: one folder where case is lost
         for host in (*self.tasks, *self.reaches):
-            check_folder_name(host, "host name")
+            check_host_folder_name(host)  # not 'run.log': the host's folder would take its place
+            other = folders.setdefault(host.lower(), host)
+            if other != host:
+                raise ValueError(
+                    f"host names {other!r} and {host!r} differ only in case: their folders "
+                    "would be one on a case-insensitive file system"
+                )
 
     @property
     def duration_s(self) -> float:
@@ -258,7 +266,8 @@ def plan_from_manifest(
             "from a manifest; resume it with the plan it was made from (resume_run(..., plan=))"
         )
     hosts = list(data.get("hosts") or [])
-    lacking = [h for h in hosts if h not in inventory.names]
+    known = set(inventory.names)
+    lacking = [h for h in hosts if h not in known]
     if lacking:
         raise AnfperfError(
             f"run {run_id} ran on {', '.join(hosts)}; the inventory {inventory.source} lacks "

@@ -28,6 +28,15 @@ from anfperf.runner.steps import RunPlan, plan_from_manifest, plan_workloads
 OnPreflight = Callable[[RunPlan, Mapping[str, HostReport]], None]
 #: Called with the plan just before it runs (preflight passed, or was overruled).
 OnStart = Callable[[RunPlan], None]
+#: Hosts a one-line message names before it counts the rest.
+NAMED_HOSTS = 3
+
+
+def named(hosts: Sequence[str], first: int = NAMED_HOSTS) -> str:
+    """'vm1, vm2, vm3 ... and 997 more': a line that stays short for any fleet (each host's
+    problems are in the preflight reports and the run's log)."""
+    shown = ", ".join(hosts[:first])
+    return shown + (f" ... and {len(hosts) - first:,} more" if len(hosts) > first else "")
 
 
 def parse_changes(items: Sequence[str] | Mapping[str, Any]) -> dict[str, Any]:
@@ -208,7 +217,7 @@ def _preflight_and_run(
                 on_preflight(plan, reports)
             bad = {name: list(r.problems) for name, r in reports.items() if not r.ok}
             if bad and not force:
-                raise RemoteError(f"nothing ran: fix the problems on {', '.join(bad)}", bad)
+                raise RemoteError(f"nothing ran: fix the problems on {named(list(bad))}", bad)
             if on_start is not None:
                 on_start(plan)
             return run_inventory(

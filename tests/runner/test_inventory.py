@@ -146,6 +146,10 @@ def test_bad_inventories_are_parse_errors(tmp_path, text, message):
         ("# all hosts\nhosts:\n  - vm1\n  - All\n", 4, "All"),
         ("hosts:\n  - name: vm1\n  - name: all\n    hostname: 10.0.0.5\n", 3, "all"),
         ("hosts: {vm1: 10.0.0.4, manifest.json: 10.0.0.5}\n", 1, "manifest.json"),
+        # issue 33, item 5: the run folder's own files (run.log became the host's folder)
+        ("hosts:\n  vm1: 10.0.0.4\n  run.log: {local: true}\n", 3, "run.log"),
+        ("hosts:\n  - vm1\n  - Run.LOG\n", 3, "Run.LOG"),
+        ("hosts:\n  vm1: {}\n  MANIFEST.JSON: {}\n", 3, "MANIFEST.JSON"),
     ],
 )
 def test_reserved_host_names_are_refused_with_their_line(tmp_path, text, line, host):
@@ -164,10 +168,42 @@ def test_reserved_host_names_are_refused_without_a_file(tmp_path):
         load_inventory(hosts=["vm1", "all"], ssh_config=tmp_path / "none")
     with pytest.raises(ParseError, match="host name 'all' is reserved"):
         local_inventory([str(tmp_path)], name="all")
+    # issue 33, item 5: --hosts vm1,run.log and this machine by a reserved name
+    with pytest.raises(ParseError, match="host name 'run.log' is reserved"):
+        load_inventory(hosts=["vm1", "run.log"], ssh_config=tmp_path / "none")
+    with pytest.raises(ParseError, match="host name 'Run.Log' is reserved"):
+        local_inventory([str(tmp_path)], name="Run.Log")
+
+
+def test_every_name_of_the_run_folder_is_reserved():
+    # derived from the constants the runner writes under: a new file there is reserved too
+    from anfperf.runner.manifest import RESERVE_NAME, RUN_FOLDER_NAMES
+    from anfperf.runner.runlock import LOCK_NAME
+    from anfperf.runner.runlog import RUN_LOG_NAME
+    from anfperf.schema import AGGREGATE_HOST, MANIFEST_JOURNAL_NAME, MANIFEST_NAME
+
+    own = {RUN_LOG_NAME, MANIFEST_NAME, MANIFEST_JOURNAL_NAME, LOCK_NAME, RESERVE_NAME}
+    assert set(RUN_FOLDER_NAMES) == {*own, AGGREGATE_HOST}
+
+
+@pytest.mark.parametrize(
+    ("text", "line", "message"),
+    [
+        ("hosts:\n  vm1: 10.0.0.4\n  VM1: 10.0.0.5\n", 3,
+         "host names 'vm1' and 'VM1' differ only in case"),
+        ("hosts:\n  - Vm2\n  - vm1\n  - vM2\n", 4, "host names 'Vm2' and 'vM2' differ"),
+    ],
+)  # fmt: skip
+def test_host_names_that_differ_only_in_case_are_refused(tmp_path, text, line, message):
+    # one folder <run_id>/vm1 on a case-insensitive file system: the hosts' outputs mixed
+    path = tmp_path / "inv.yml"
+    path.write_text(text)
+    with pytest.raises(ParseError, match=rf"^{path}:{line}: {message}"):
+        load_inventory(path)
 
 
 def test_unreadable_inventories(tmp_path):
-    with pytest.raises(ParseError, match="cannot be read"):
+    with pytest.raises(ParseError, match="no such file"):
         load_inventory(tmp_path / "missing.yml")
     binary = tmp_path / "bin.yml"
     binary.write_bytes(b"\xff\xfe\x00garbage\x80")
@@ -239,3 +275,39 @@ def test_a_bad_port_in_the_ssh_config_names_that_file(tmp_path):
     with pytest.raises(ParseError, match=r"Host vm1: Port '0x16' is not a TCP port") as info:
         load_inventory(ssh_config=config, hosts=["vm1"])
     assert info.value.source == str(config)
+
+
+def test_an_inventory_file_past_16_mib_is_refused_before_it_is_read(tmp_path):
+    # issue 33, item 8: 50 MB (a million hosts) took 211-279 s and 5 GB, then was refused as
+    # "an alias bomb?" although it has none
+    path = tmp_path / "huge.yml"
+    line = "  vm{}: {{hostname: 10.0.0.4, port: 22}}\n"
+    with path.open("w") as fh:
+        fh.write("hosts:\n")
+        fh.writelines(line.format(i) for i in range(450_000))
+    mib = path.stat().st_size / 2**20
+    assert 17 < mib < 19
+    with pytest.raises(ParseError) as info:
+        load_inventory(path)
+    assert str(info.value) == (
+        f"{path}: {mib:.0f} MiB, more than the 16 MiB anfperf reads of an inventory: not an "
+        "inventory?"
+    )
+
+
+def test_too_many_entries_without_aliases_say_so_with_the_count_and_the_limit():
+    from anfperf.yamlsafe import load_yaml
+
+    text = "user: me\nhosts:\n" + "".join(f"  vm{i}: 10.0.0.{i}\n" for i in range(6))
+    # 1 document + 2 top keys + user + the hosts mapping + 6 x (name, address) = 17
+    with pytest.raises(ParseError) as info:
+        load_yaml(text, "inv.yml", max_nodes=16)
+    assert str(info.value) == (
+        "inv.yml: too many entries: 17 YAML values (keys, items and settings), more than "
+        "the 16 anfperf reads in one file"
+    )
+    assert load_yaml(text, "inv.yml", max_nodes=17)["hosts"]["vm5"] == "10.0.0.5"
+    # with aliases it is still the expansion that is refused
+    bomb = "a: &a [x, x, x]\nb: &b [*a, *a, *a]\nc: [*b, *b, *b]\n"
+    with pytest.raises(ParseError, match="once its aliases .* are expanded: refused"):
+        load_yaml(bomb, "bomb.yml", max_nodes=30)

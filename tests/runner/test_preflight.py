@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import os
 import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -239,3 +240,43 @@ def test_vdbench_named_by_its_folder_is_refused_with_the_script_to_name(ssh_flee
         assert r.ok, r.problems
         assert r.facts["vdbench_path"] == str(launcher)
         assert r.facts["vdbench_version"].startswith("vdbench5")
+
+
+#: Preflight of a host at a closed local port, run with this process out of open files: the
+#: limit lowered for real (soft and hard) and filled up to it; prints the reports.
+_OUT_OF_FILES = """
+import os, resource, socket, sys
+from anfperf.runner import format_reports, load_inventory, preflight_inventory
+folder = sys.argv[1]
+probe = socket.socket()
+probe.bind(("127.0.0.1", 0))
+port = probe.getsockname()[1]
+probe.close()  # nothing listens there now
+with open(os.path.join(folder, "inv.yml"), "w") as fh:
+    fh.write(f"known_hosts: {folder}/known_hosts\\nhosts:\\n  vm1: {{hostname: 127.0.0.1, port: {port}}}\\n")
+inventory = load_inventory(os.path.join(folder, "inv.yml"))
+conns = inventory.connect()
+import paramiko.client, paramiko.transport  # loaded before the files run out
+resource.setrlimit(resource.RLIMIT_NOFILE, (64, 64))
+held = []
+try:
+    while True:
+        held.append(os.open(os.devnull, os.O_RDONLY))
+except OSError:
+    pass
+print(format_reports(preflight_inventory(inventory, conns, timeout_s=5)))
+"""
+
+
+def test_preflight_out_of_open_files_blames_this_machine_not_the_host(tmp_path):
+    # issue 33, item 13: 'vm1: UNREACHABLE' when it was the controller that had no file left
+    env = {**os.environ, "PYTHONPATH": str(Path(__file__).parents[2])}
+    out = subprocess.run(
+        [sys.executable, "-c", _OUT_OF_FILES, str(tmp_path)], capture_output=True, text=True,
+        env=env, timeout=60, check=True,
+    ).stdout  # fmt: skip
+    assert out.splitlines() == [
+        "vm1: NOT CHECKED (this machine ran out of open files)",
+        "  PROBLEM: not checked: this machine ran out of open files (limit 64): raise it "
+        "(ulimit -n) or connect to fewer hosts at once (--parallel)",
+    ]

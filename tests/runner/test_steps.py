@@ -34,3 +34,26 @@ def test_plan_options_are_numbers_above_zero(tmp_path, option, value, unit):
     plan = plan_workloads([CATALOGUE["RndRead"]], inventory, timeout_s=30, max_iops=5000)
     assert plan.options == {"tool": "fio", "max_iops": 5000, "timeout_s": 30}
     assert plan.steps[0].tasks[inventory.hosts[0].name].effective_timeout_s == 30
+
+
+@pytest.mark.parametrize("name", ["run.log", "Run.LOG", "MANIFEST.json", "All"])
+def test_the_run_folders_own_names_cannot_be_a_host_of_a_real_run(tmp_path, name):
+    # issue 33, item 5: a host 'run.log' ran, its outputs in a folder run.log where the run's
+    # log should be: the log's handler raised in every thread, the run had no log and its
+    # manifest said 'complete'
+    from anfperf.runner import LocalConnection, RunPlan, RunStep, run_plan
+
+    conns = {h: LocalConnection(h) for h in ("vm1", name)}
+    task = HostTask(argv=("echo", "hello"))
+    with pytest.raises(ValueError, match=rf"^host name '{name}' is reserved \(.*'run.log'"):
+        plan = RunPlan(steps=(RunStep("hello", dict.fromkeys(conns, task), tool="echo"),))
+        run_plan(plan, conns, tmp_path / "raw", workdir=str(tmp_path / "wd"))
+    assert not (tmp_path / "raw").exists()
+
+
+def test_hosts_of_a_run_that_differ_only_in_case_are_refused():
+    from anfperf.runner import RunStep
+
+    task = HostTask(argv=("echo", "hello"))
+    with pytest.raises(ValueError, match="host names 'vm1' and 'VM1' differ only in case"):
+        RunStep("hello", {"vm1": task, "VM1": task}, tool="echo")

@@ -8,7 +8,14 @@ from __future__ import annotations
 import pytest
 
 from anfperf.errors import AnfperfError, RemoteError
-from anfperf.runner import Manifest, local_inventory, parse_changes, resume_workloads, run_workloads
+from anfperf.runner import (
+    Manifest,
+    load_inventory,
+    local_inventory,
+    parse_changes,
+    resume_workloads,
+    run_workloads,
+)
 
 pytestmark = pytest.mark.fio
 
@@ -56,3 +63,20 @@ def test_run_then_resume_what_is_missing(tmp_path, fio_bin):
     assert Manifest.load(tmp_path / "raw" / "both").task(1, "here")["attempts"] == 2
     with pytest.raises(AnfperfError, match="run id '../x' is not usable"):
         resume_workloads("../x", inv, tmp_path / "raw")
+
+
+def test_nothing_ran_names_the_first_hosts_and_counts_the_rest(tmp_path, fio_bin):
+    # issue 33, item 13: 1,000 hosts made one line of 5,946 characters
+    gone = tmp_path / "gone"
+    names = [f"vm{i}" for i in range(1, 13)]
+    inventory = tmp_path / "inv.yml"
+    inventory.write_text(
+        f"volumes: {{data: {gone}}}\nworkdir: {tmp_path}\nhosts:\n"
+        + "".join(f"  {name}: {{local: true}}\n" for name in names)
+    )
+    with pytest.raises(RemoteError) as err:
+        run_workloads(["RndRead"], load_inventory(inventory), tmp_path / "raw", changes=TINY)
+    assert str(err.value) == "nothing ran: fix the problems on vm1, vm2, vm3 ... and 9 more"
+    # each host's problems are all there still (printed with the reports, in the run's log)
+    assert list(err.value.problems) == names
+    assert err.value.problems["vm12"] == [f"volume data: {gone} does not exist"]
