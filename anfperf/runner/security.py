@@ -269,6 +269,15 @@ _FILE_ERRNOS = frozenset({
 })  # fmt: skip
 
 
+def _no_valid_connections(exc) -> str:
+    """Paramiko's failure to connect to every address of a host, by what the addresses said:
+    refused only when each refused (a host down or a network without a route is no refusal)."""
+    reasons = {err.errno: err.strerror or str(err) for err in exc.errors.values()}
+    if set(reasons) == {errno.ECONNREFUSED}:
+        return f"connection refused ({exc})"
+    return f"{'; '.join(dict.fromkeys(reasons.values()))} ({exc})"
+
+
 def describe_error(exc: BaseException, secrets: Iterable[str] | None = None) -> str:
     """A short reason for a failed connection or command, with secrets blanked out.
 
@@ -292,7 +301,7 @@ def describe_error(exc: BaseException, secrets: Iterable[str] | None = None) -> 
             "trust_on_first_use)"
         )
     elif isinstance(exc, NoValidConnectionsError):
-        text = f"connection refused ({exc})"
+        text = _no_valid_connections(exc)
     elif isinstance(exc, TimeoutError):  # socket.timeout is TimeoutError since 3.10
         text = f"no answer ({exc or 'timed out'})"
     elif isinstance(exc, CommandTimedOut):

@@ -10,6 +10,7 @@ a killed session left is removed by the next one.
 from __future__ import annotations
 
 import getpass
+import ipaddress
 import json
 import os
 import re
@@ -282,6 +283,27 @@ def test_vdbench_hosts_keep_their_names_mounts_and_corrected_addresses(netns_fle
     assert (per_host["outstanding"] == per_host["threads"]).all()  # one SD each
     total = runs[runs["host"] == "all"]
     assert (total["outstanding"] == 2 * total["threads"]).all()
+
+
+def test_a_host_no_one_answers_for_is_unreachable_not_refused(netns_fleet, tmp_path):
+    """An address of the lab's /24 that no namespace holds: ARP finds nobody, the kernel says
+    'No route to host'. Before, every failure to reach all of a host's addresses was called
+    'connection refused', which sends the user to look for a stopped sshd."""
+    subnet = ipaddress.ip_network(f"{netns_fleet.gateway}/24", strict=False)
+    nobody = str(subnet.network_address + 250)
+    path = netns_fleet.inventory(tmp_path / "inv.yml", workdir=str(tmp_path / "wd"))
+    doc = yaml.safe_load(path.read_text())
+    doc["hosts"] = {"ghost": {"hostname": nobody, "port": doc["hosts"]["vm1"]["port"]}}
+    path.write_text(yaml.safe_dump(doc, sort_keys=False))
+    inv = load_inventory(path)
+    conns = inv.connect()
+    try:
+        reports = preflight_inventory(inv.select(["ghost"]), conns, tool="fio")
+    finally:
+        close_all(conns)
+    (problem,) = reports["ghost"].problems
+    assert problem.startswith("unreachable: No route to host ("), problem
+    assert "refused" not in problem
 
 
 def test_multi_host_checks_hold_for_a_real_vdbench_run():
