@@ -131,7 +131,13 @@ def test_benchmark_report_of_a_real_local_fio_run(local_fio_run, tmp_path, brows
         out_dir=tmp_path / "given",
     )  # fmt: skip
     assert given.ok, given.error
-    assert "On Standard, 1 TiB the" in visible_text(given.html.read_text(encoding="utf-8"))
+    given_text = " ".join(visible_text(given.html.read_text(encoding="utf-8")).split())
+    # which verdict depends on this machine's disk: within 1.5 x of Standard 1 TiB's 16 MiB/s
+    # the quota binds; far above it (a local disk usually is) the data cannot be that volume's
+    assert (
+        "On Standard, 1 TiB the" in given_text
+        or "allows on Standard, 1 TiB: these data cannot come from such a volume" in given_text
+    )
 
 
 def test_samples_report_sets_the_page_cache_run_apart(tmp_path, browser_page):

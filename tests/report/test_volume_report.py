@@ -54,7 +54,9 @@ def test_quota_verdict_takes_the_volume_and_names_it():
     assert quota["binding"] == "volume throughput (manual QoS)"
     assert quota["predicted_bw_mib_s"] == 128.0 and quota["scenario"].manual_bw_mib_s == 128.0
     head = benchmark.headline(analysis.numbers, quota)
-    assert "On volume1 (Premium, 0.09766 TiB, 128 MiB/s) the volume throughput" in head["verdict"]
+    # the sample's 473 MiB/s is 370 % of it: not what binds, but that the data are from elsewhere
+    assert ("MiB/s the volume throughput (manual QoS) allows on volume1 (Premium, 0.09766 TiB, "
+            "128 MiB/s): these data cannot come from such a volume") in head["verdict"]  # fmt: skip
 
 
 @pytest.fixture(scope="module")
@@ -74,7 +76,9 @@ def test_benchmark_report_names_the_volume_in_headline_and_quota_chart(
     assert volume_report.ok, volume_report.error
     seen = check_report(browser_page, volume_report.html, tmp_path / "volume.png")
     text = " ".join(seen["text"].split())
-    assert "On sjc-netapp-ultra-vol (Ultra, 2 TiB, 256 MiB/s) the volume quota binds at 256" in text
+    # 473 MiB/s measured, 185 % of the volume's 256: named, and said to be no data of it
+    assert ("256 MiB/s the volume quota allows on sjc-netapp-ultra-vol (Ultra, 2 TiB, 256 MiB/s): "
+            "these data cannot come from such a volume") in text  # fmt: skip
     assert "(assumed)" not in text
     titles = [t for t in seen["chart_titles"] if t.startswith("Throughput vs quota")]
     assert titles and titles[0].startswith("Throughput vs quota (sjc-netapp-ultra-vol: regular")
