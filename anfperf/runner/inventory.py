@@ -48,12 +48,19 @@ from anfperf.runner.local import LocalConnection
 from anfperf.runner.security import DEFAULT_KNOWN_HOSTS, check_folder_name, host_key_policy
 from anfperf.schema import AGGREGATE_HOST, RESERVED_HOST_NAMES
 from anfperf.tools import inventory_keys
+from anfperf.userfiles import read_user_file
 from anfperf.yamlsafe import load_yaml
 
 #: Default remote folder for runs (one sub-folder per run id and host below it).
 DEFAULT_WORKDIR = "/tmp/anfperf"
 #: Seconds to wait for a TCP connection and the SSH handshake.
 DEFAULT_CONNECT_TIMEOUT_S = 10
+#: Largest inventory read [MiB], for its size: a host with hostname, user and a volume takes
+#: about 100 bytes of YAML (30,000 hosts: 2.8 MiB), so 16 MiB admits 30,000 hosts with several
+#: settings each; a file far larger is no inventory and is refused before it is read.
+MAX_INVENTORY_MIB = 16
+#: Largest SSH private key read to keep its text out of outputs [MiB] (a key is a few KiB).
+MAX_KEY_MIB = 1
 
 #: Keys allowed for a host (and, as defaults, at the top level), besides the registered tools'
 #: own (:func:`host_keys`).
@@ -141,9 +148,11 @@ class Host:
         """Secret values this host's connection uses (to keep them out of any text written)."""
         values = [os.environ.get(v or "", "") for v in (self.password_env, self.passphrase_env)]
         if self.key:
-            try:
-                values.append(Path(os.path.expanduser(self.key)).read_text().strip())
-            except (OSError, UnicodeDecodeError):
+            try:  # bounded, and only a regular file: a FIFO would block open() for ever
+                path = os.path.expanduser(self.key)
+                key = read_user_file(path, what="an SSH key", max_mib=MAX_KEY_MIB)
+                values.append(key.decode().strip())
+            except (ParseError, UnicodeDecodeError):
                 pass
         return [v for v in values if v]
 
@@ -294,9 +303,10 @@ def load_inventory(
         source = os.fspath(ssh_config or "~/.ssh/config")
     else:
         source = os.fspath(path)
+        data = read_user_file(source, what="an inventory", max_mib=MAX_INVENTORY_MIB)
         try:
-            text = Path(source).read_text(encoding="utf-8")
-        except (OSError, UnicodeDecodeError) as exc:
+            text = data.decode("utf-8")
+        except UnicodeDecodeError as exc:
             raise ParseError(source, f"cannot be read: {exc}") from None
         doc = load_yaml(text, source)  # aliases bounded: an alias bomb costs nothing
         if not isinstance(doc, dict):
