@@ -212,16 +212,21 @@ def _ingest(args: argparse.Namespace) -> int:
     import pandas as pd
 
     from anfperf.analysis.summary import format_table, summary_table
+    from anfperf.errors import ParseError
     from anfperf.folders import output_folder
     from anfperf.ingest import Skipped, read_all
     from anfperf.schema import conform
     from anfperf.store import is_store, load_store
+    from anfperf.userfiles import special_file_reason
 
     if args.out:  # before reading what may be thousands of files: a file's folder, or the store
         out = Path(args.out)
         output_folder(out.parent if out.suffix else out, what="the frame", make=False)
     stores = [path for path in args.paths if is_store(path)]
     raw = [path for path in args.paths if path not in stores]
+    for path in raw:  # named: refused (exit 2); met in a folder: skipped with a warning
+        if (reason := special_file_reason(path)) is not None:
+            raise ParseError(path, reason)
     frame, skipped, notes = read_all(raw, run_id=args.run_id, max_mib=args.max_file_mib)
     if stores:  # read back whole: saved again, a store is rewritten in this version's types
         damaged: list = []  # a damaged part file leaves its run out, named

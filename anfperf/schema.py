@@ -14,9 +14,13 @@ from pathlib import Path
 
 import pandas as pd
 
+from anfperf.errors import ParseError
+from anfperf.userfiles import read_user_file
+
 __all__ = [
     "MANIFEST_NAME",
     "MANIFEST_JOURNAL_NAME",
+    "MAX_MANIFEST_MIB",
     "read_journal",
     "apply_journal",
     "AGGREGATE_HOST",
@@ -52,6 +56,10 @@ MANIFEST_NAME = "manifest.json"
 #: appended and flushed to disk as a host reports; :func:`read_manifest` applies the entries
 #: numbered after the manifest's ``journal_seq``, in order.
 MANIFEST_JOURNAL_NAME = ".manifest.journal"
+#: Largest manifest, and journal, read [MiB], for the size of a large fleet's: a 1,000-host
+#: manifest is about 1.5 MB, so one of 30,000 hosts is some 45 MB and more with every step of
+#: a sweep (the journal is folded into the manifest when it grows as large as it).
+MAX_MANIFEST_MIB = 1024
 
 #: Host of the rows the tool wrote as an aggregate across hosts (fio's "All clients", the
 #: flatfile of a multi-host Vdbench run). A real host of that name is read as
@@ -86,12 +94,14 @@ def read_manifest(path: str | os.PathLike) -> dict | str:
     path = Path(path)
     try:
         journal = read_journal(path.with_name(MANIFEST_JOURNAL_NAME))
-    except OSError as exc:
-        return f"cannot be read ({MANIFEST_JOURNAL_NAME}: {exc.strerror or exc})"
+    except ParseError as exc:
+        return f"cannot be read ({MANIFEST_JOURNAL_NAME}: {exc.reason})"
     try:
-        doc = json.loads(path.read_text(encoding="utf-8"))
-    except (OSError, ValueError) as exc:  # (UnicodeDecodeError is a ValueError)
-        return f"cannot be read ({getattr(exc, 'strerror', None) or exc})"
+        doc = json.loads(read_user_file(path, what="a manifest", max_mib=MAX_MANIFEST_MIB))
+    except ParseError as exc:  # missing, a FIFO, a device, too large
+        return f"cannot be read ({exc.reason})"
+    except ValueError as exc:  # (UnicodeDecodeError is a ValueError)
+        return f"cannot be read ({exc})"
     problem = _manifest_problem(doc)
     return f"not an anfperf run manifest ({problem})" if problem else apply_journal(doc, journal)
 
@@ -102,13 +112,16 @@ def read_journal(path: str | os.PathLike) -> bytes:
 
     Raises
     ------
-    OSError
-        The journal exists but cannot be read.
+    anfperf.ParseError
+        The journal exists but cannot be read: unreadable, not a regular file (a FIFO, a
+        device), or larger than :data:`MAX_MANIFEST_MIB`.
     """
     try:
-        return Path(path).read_bytes()
-    except FileNotFoundError:
-        return b""
+        return read_user_file(path, what="a run's journal", max_mib=MAX_MANIFEST_MIB)
+    except ParseError:
+        if os.path.lexists(path):
+            raise
+        return b""  # none: the manifest was written whole (or never had one)
 
 
 def apply_journal(doc: dict, text: bytes) -> dict:

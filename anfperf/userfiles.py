@@ -16,7 +16,13 @@ import stat
 from anfperf.errors import ParseError
 from anfperf.units import BYTES_PER_MIB
 
-__all__ = ["MAX_DESCRIPTION_MIB", "not_regular_reason", "open_regular", "read_user_file"]
+__all__ = [
+    "MAX_DESCRIPTION_MIB",
+    "not_regular_reason",
+    "open_regular",
+    "read_user_file",
+    "special_file_reason",
+]
 
 #: Largest description file read whole by default [MiB]: volume, pool and price JSON, Azure
 #: Monitor metrics, inventories, workload files, manifests, report parameters. Real ones are
@@ -39,6 +45,19 @@ def not_regular_reason(mode: int) -> str | None:
         return "is a folder, not a file"
     kind = next((name for test, name in _KINDS if test(mode)), "not a regular file")
     return f"is {kind}, not a regular file"
+
+
+def special_file_reason(path: str | os.PathLike) -> str | None:
+    """Why `path` is neither a file to read nor a folder: a FIFO, a device, a socket.
+
+    None for a regular file, a folder, and a path that cannot be looked at (missing: whoever
+    opens it names that). Only ``stat``: nothing is opened, so a FIFO is never waited on.
+    """
+    try:
+        mode = os.stat(path).st_mode
+    except (OSError, ValueError):
+        return None
+    return None if stat.S_ISDIR(mode) else not_regular_reason(mode)
 
 
 def open_regular(path: str | os.PathLike, source: str | None = None) -> int:

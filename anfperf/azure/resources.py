@@ -19,6 +19,7 @@ import os
 from dataclasses import dataclass
 
 from anfperf.errors import ParseError
+from anfperf.userfiles import read_user_file
 
 __all__ = ["AzureResource", "read_resources"]
 
@@ -67,12 +68,12 @@ def read_resources(path: str | os.PathLike) -> list[AzureResource]:
     Raises
     ------
     anfperf.ParseError
-        The file is not UTF-8, holds no JSON, or a JSON document in it is malformed or truncated
+        The file is missing, not a regular file (a FIFO, a device), larger than
+        :data:`anfperf.userfiles.MAX_DESCRIPTION_MIB`, not UTF-8, holds no JSON, or a JSON document in it is malformed or truncated
         (naming the file and line).
     """
     source = os.fspath(path)
-    with open(source, "rb") as handle:
-        raw = handle.read()
+    raw = read_user_file(source, what="an Azure resource's JSON")
     try:
         text = raw.decode("utf-8-sig").replace("\r\n", "\n")
     except UnicodeDecodeError as exc:

@@ -39,6 +39,7 @@ from anfperf.ingest.registry import Format, folder_format, formats, register_for
 from anfperf.ingest.vdbench import read_vdbench, read_vdbench_histogram
 from anfperf.paths import PathArg, path_list
 from anfperf.schema import conform, empty_frame
+from anfperf.userfiles import open_regular
 
 __all__ = [
     "Format",
@@ -151,8 +152,9 @@ def _head(path: str) -> tuple[bytes, bytes | None]:
     both detection and parsing of the small files that are the bulk case."""
     whole = None
     try:
-        # os-level reads: a file object per file would cost more than reading the small file
-        fd = os.open(path, os.O_RDONLY)
+        # os-level reads: a file object per file would cost more than reading the small file;
+        # a regular file only (a named pipe would block open() for ever, a device never ends)
+        fd = open_regular(path, printable_path(path))
         try:
             head = _read_up_to(fd, _SNIFF_BYTES + 1)
             if head[:2] == GZIP_MAGIC:  # decompress the beginning only (a bomb stays small)

@@ -13,6 +13,7 @@ from typing import IO
 
 from anfperf.errors import ParseError
 from anfperf.units import BYTES_PER_MIB
+from anfperf.userfiles import open_regular
 
 PathOrBuffer = str | os.PathLike | IO[bytes] | IO[str]
 
@@ -101,13 +102,14 @@ def read_bytes(path_or_buffer: PathOrBuffer) -> tuple[bytes, str]:
     limit = int(limit_mib * BYTES_PER_MIB)
     try:
         if isinstance(path_or_buffer, str | os.PathLike):
-            with open(path_or_buffer, "rb") as fh:
+            # a regular file only: a named pipe would block open() for ever, a device never ends
+            with open(open_regular(path_or_buffer, source), "rb") as fh:
                 size = os.fstat(fh.fileno()).st_size
                 if size > limit:
                     raise _too_big(source, f"{_mib_text(size)}:", limit_mib)
                 # read(limit + 1) would allocate the whole limit for every small file
                 data = fh.read(size + 1)
-                if len(data) > size:  # it grew meanwhile (or st_size is 0: /proc, pipes)
+                if len(data) > size:  # it grew meanwhile (or st_size is 0: /proc)
                     data += fh.read(limit + 1 - len(data))
         else:
             data = path_or_buffer.read(limit + 1)

@@ -9,13 +9,14 @@ percentile table. Byte counts are bytes (converted here to MiB/s); latencies are
 from __future__ import annotations
 
 import logging
+import math
 import os
 import xml.etree.ElementTree as ET
 from typing import IO
 
 import pandas as pd
 
-from anfperf.errors import ParseError
+from anfperf.errors import ParseError, warn
 from anfperf.ingest._frame import finalize
 from anfperf.ingest._source import read_bytes
 from anfperf.ingest.registry import Format
@@ -230,9 +231,13 @@ def _number(node: ET.Element, path: str, source: str) -> float | None:
     if text is None:
         return None
     try:
-        return float(text)
+        value = float(text)
     except ValueError:
         raise ParseError(source, f"<{path}> is not a number: {text[:40]!r}") from None
+    if not math.isfinite(value):  # 'inf', 'nan', 1e999: missing, and said, never an inf
+        warn(f"{source}: <{path}> is {text[:40]!r}, not a finite number; read as missing (NaN)")
+        return math.nan
+    return value
 
 
 def _int(node: ET.Element, path: str) -> int | None:

@@ -58,10 +58,11 @@ import pyarrow.compute as pc
 import pyarrow.csv as pacsv
 
 from anfperf.errors import ParseError, warn
-from anfperf.ingest._source import GZIP_MAGIC, PathOrBuffer, read_bytes
+from anfperf.ingest._source import GZIP_MAGIC, PathOrBuffer, read_bytes, source_name
 from anfperf.ingest.fio_bins import PLAT_VAL, plat_idx_to_val
 from anfperf.ingest.registry import Format
 from anfperf.units import BYTES_PER_KIB, KIB_PER_MIB, MS_PER_S, NS_PER_MS, US_PER_MS
+from anfperf.userfiles import open_regular
 
 logger = logging.getLogger(__name__)
 
@@ -321,14 +322,15 @@ class _Input:
         self.data: pa.Buffer | None = None
         if isinstance(path_or_buffer, str | os.PathLike):
             self.source = os.fspath(path_or_buffer)
-            try:
-                with open(self.source, "rb") as fh:
+            try:  # a regular file only: a named pipe would block open() for ever
+                with open(open_regular(self.source, source_name(self.source)), "rb") as fh:
                     magic = fh.read(2)
+                    size = os.fstat(fh.fileno()).st_size
                 if magic and magic != GZIP_MAGIC:
-                    self.path, self.size = self.source, os.stat(self.source).st_size
+                    self.path, self.size = self.source, size
                     return
             except OSError:
-                pass  # read_bytes names the problem (missing, a folder, unreadable)
+                pass  # read_bytes names the problem (unreadable)
         data, self.source = read_bytes(path_or_buffer)
         self.data, self.size = pa.py_buffer(data), len(data)
 
@@ -336,7 +338,7 @@ class _Input:
         if self.data is not None:
             return self.data[offset : offset + n].to_pybytes()
         try:
-            with open(self.source, "rb") as fh:
+            with open(open_regular(self.source, source_name(self.source)), "rb") as fh:
                 fh.seek(offset)
                 return fh.read(n)
         except OSError as exc:

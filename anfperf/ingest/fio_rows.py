@@ -14,6 +14,7 @@ import logging
 import math
 import os
 import re
+from collections.abc import Iterable
 from typing import NamedTuple
 
 import orjson
@@ -193,7 +194,60 @@ def _documents(data: bytes, source: str, typed: bool = True) -> tuple[list[Doc],
     if docs:
         return docs, outside
     docs, outside = _json_documents(data, source)
+    for doc in docs:  # only JSON decoding lets them in: the typed decoding refuses them
+        _note_non_finite(doc, source)
     return [fio_doc.from_json(doc, source) for doc in docs], outside
+
+
+#: Fields named one by one in the note on numbers that are not finite; the rest are counted.
+_NON_FINITE_NAMED = 5
+#: The lists of job entries in a document (a field of theirs is named with its job).
+_JOB_LISTS = ("jobs", "client_stats")
+
+
+def _note_non_finite(doc: dict, source: str) -> None:
+    """Numbers of `doc` that are not finite (``1e999`` overflows to inf; ``NaN``, ``Infinity``
+    literals) made NaN, and named in a note: a figure that cannot be is missing, never an
+    infinite rate in the frame, and never silently."""
+    found: list[str] = []
+    for key in _JOB_LISTS:
+        for i, entry in enumerate(doc.get(key) or ()):
+            if isinstance(entry, dict):
+                name = entry.get("jobname")
+                job = f" of job {name!r}" if isinstance(name, str) else ""
+                found += [f"{field}{job} ({value})" for field, value in
+                          _non_finite(entry, f"{key}[{i}]", [])]  # fmt: skip
+    found += [f"{field} ({value})" for field, value in _non_finite(doc, "", [], skip=_JOB_LISTS)]
+    if found:
+        more = len(found) - _NON_FINITE_NAMED
+        warn(
+            f"{source}: not a finite number: {', '.join(found[:_NON_FINITE_NAMED])}"
+            + (f" and {more} more" if more > 0 else "")
+            + "; read as missing (NaN)"
+        )
+
+
+def _non_finite(
+    node: object, path: str, found: list[tuple[str, float]], skip: tuple[str, ...] = ()
+) -> list[tuple[str, float]]:
+    """(JSON field, value) of every number in `node` that is not finite, each replaced by NaN
+    (the top-level keys in `skip` are left out)."""
+    if isinstance(node, dict):
+        items: Iterable[tuple[object, object]] = node.items()
+    elif isinstance(node, list):
+        items = enumerate(node)
+    else:
+        return found
+    for key, value in items:
+        if key in skip:
+            continue
+        field = f"{path}[{key}]" if isinstance(node, list) else f"{path}.{key}" if path else key
+        if isinstance(value, float) and not math.isfinite(value):
+            found.append((field, value))
+            node[key] = _NAN  # type: ignore[index]
+        elif isinstance(value, dict | list):
+            _non_finite(value, field, found)
+    return found
 
 
 def _typed_documents(data: bytes) -> tuple[list[Doc], list[str]]:

@@ -323,12 +323,31 @@ def _line(table: pd.DataFrame, row: int) -> int | None:
 
 
 def _numbers(table: pd.DataFrame, name: str, source: str, strict: bool) -> np.ndarray:
-    """A column as float64 with 'n/a' / '?' as NaN; other text is an error if `strict`."""
+    """A column as float64 with 'n/a' / '?' as NaN; other text is an error if `strict`;
+    Java's 'Infinity' (a rate over no time) is NaN with a note naming the column and line."""
     col = table[name]
     if col.dtype == np.float64:
-        return col.to_numpy()  # no copy
-    if pd.api.types.is_numeric_dtype(col) and not pd.api.types.is_bool_dtype(col):
-        return col.to_numpy(dtype=np.float64, na_value=np.nan)
+        values = col.to_numpy()  # no copy
+    elif pd.api.types.is_numeric_dtype(col) and not pd.api.types.is_bool_dtype(col):
+        values = col.to_numpy(dtype=np.float64, na_value=np.nan)
+    else:
+        values = _text_numbers(table, name, source, strict)
+    infinite = np.isinf(values)
+    if infinite.any():
+        i = int(np.flatnonzero(infinite)[0])
+        where = "" if (line := _line(table, i)) is None else f", line {line} first"
+        shown = col.iat[i] if isinstance(col.iat[i], str) else f"{float(col.iat[i]):g}"
+        warn(
+            f"{source}: {name!r} is not a finite number ({shown}) in {int(infinite.sum())} "
+            f"row(s){where}; read as missing (NaN)"
+        )
+        values = np.where(infinite, np.nan, values)
+    return values
+
+
+def _text_numbers(table: pd.DataFrame, name: str, source: str, strict: bool) -> np.ndarray:
+    """A column of text as float64 ('n/a', '?', Java's NaN: NaN); see :func:`_numbers`."""
+    col = table[name]
     text = col.astype(str)
     na = text.isin(NA_VALUES) | text.str.lower().isin(("nan", "-nan"))  # Java prints NaN
     values = pd.to_numeric(text.where(~na), errors="coerce").to_numpy(dtype=np.float64)

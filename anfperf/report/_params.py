@@ -14,6 +14,7 @@ from pathlib import Path
 from typing import Any
 
 from anfperf.errors import AnfperfError, ReportError
+from anfperf.userfiles import special_file_reason
 
 #: How a parameter's ``# help:`` says that it names files: ``[path]`` (a file or folder, or a
 #: list of them), ``[path|word]`` (or one of these words, which are not paths, e.g.
@@ -115,11 +116,13 @@ def read_parameters(path: str | os.PathLike) -> dict[str, Any]:
         When the file cannot be read or is not a YAML mapping with string keys.
     """
     from anfperf.errors import ParseError
+    from anfperf.userfiles import read_user_file
     from anfperf.yamlsafe import load_yaml
 
-    try:
-        data = load_yaml(Path(path).read_text(encoding="utf-8"), path)
-    except (OSError, UnicodeDecodeError, ParseError) as exc:
+    try:  # bounded, and a regular file only (a FIFO would block open() for ever)
+        text = read_user_file(path, what="a parameters file").decode("utf-8")
+        data = load_yaml(text, path)
+    except (UnicodeDecodeError, ParseError) as exc:
         raise ReportError(path, f"cannot read the parameters: {exc}") from exc
     if data is None:
         return {}
@@ -272,9 +275,9 @@ def resolve_path_parameters(
     Raises
     ------
     ReportError
-        A path that does not exist, a glob that matches no file, an empty list, or a value
-        that is not a path (its reason names the parameter: ``paths: no such file or folder:
-        /x/y``).
+        A path that does not exist or is neither a file nor a folder (a FIFO, a device), a glob
+        that matches no file, an empty list, or a value that is not a path (its reason names the
+        parameter: ``paths: no such file or folder: /x/y``).
     """
     base = os.path.abspath(cwd if cwd is not None else os.getcwd())
     resolved = dict(parameters)
@@ -304,6 +307,9 @@ def resolve_path_parameters(
         missing = [p for p in items if not os.path.exists(p)]
         if missing:
             raise ReportError(notebook, f"{name}: no such file or folder: {', '.join(missing)}")
+        for item in items:  # the kernel would wait on a FIFO for ever, read a device without end
+            if (reason := special_file_reason(item)) is not None:
+                raise ReportError(notebook, f"{name}: {item} {reason}")
         resolved[name] = items[0] if isinstance(value, str | os.PathLike) else items
     return resolved
 

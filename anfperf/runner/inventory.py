@@ -56,6 +56,12 @@ from anfperf.yamlsafe import load_yaml
 DEFAULT_WORKDIR = "/tmp/anfperf"
 #: Seconds to wait for a TCP connection and the SSH handshake.
 DEFAULT_CONNECT_TIMEOUT_S = 10
+#: Largest inventory read [MiB], for its size: a host with hostname, user and a volume takes
+#: about 100 bytes of YAML (30,000 hosts: 2.8 MiB), so 16 MiB admits 30,000 hosts with several
+#: settings each; a file far larger is no inventory and is refused before it is read.
+MAX_INVENTORY_MIB = 16
+#: Largest SSH private key read to keep its text out of outputs [MiB] (a key is a few KiB).
+MAX_KEY_MIB = 1
 
 #: Keys allowed for a host (and, as defaults, at the top level), besides the registered tools'
 #: own (:func:`host_keys`).
@@ -143,9 +149,11 @@ class Host:
         """Secret values this host's connection uses (to keep them out of any text written)."""
         values = [os.environ.get(v or "", "") for v in (self.password_env, self.passphrase_env)]
         if self.key:
-            try:
-                values.append(Path(os.path.expanduser(self.key)).read_text().strip())
-            except (OSError, UnicodeDecodeError):
+            try:  # bounded, and only a regular file: a FIFO would block open() for ever
+                path = os.path.expanduser(self.key)
+                key = read_user_file(path, what="an SSH key", max_mib=MAX_KEY_MIB)
+                values.append(key.decode().strip())
+            except (ParseError, UnicodeDecodeError):
                 pass
         return [v for v in values if v]
 
@@ -299,8 +307,9 @@ def load_inventory(
         source = os.fspath(ssh_config or "~/.ssh/config")
     else:
         source = os.fspath(path)
+        data = read_user_file(source, what="an inventory", max_mib=MAX_INVENTORY_MIB)
         try:
-            text = read_user_file(source, what="an inventory", max_mib=16).decode("utf-8")
+            text = data.decode("utf-8")
         except UnicodeDecodeError as exc:
             raise ParseError(source, f"cannot be read: {exc}") from None
         doc = load_yaml(text, source)  # aliases bounded: an alias bomb costs nothing

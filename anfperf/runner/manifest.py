@@ -56,11 +56,13 @@ from anfperf.runner.security import check_folder_name
 from anfperf.schema import (
     AGGREGATE_HOST,
     MANIFEST_JOURNAL_NAME,
+    MAX_MANIFEST_MIB,
     RESERVED_HOST_NAMES,
     apply_journal,
     read_journal,
 )
 from anfperf.schema import MANIFEST_NAME as MANIFEST_NAME  # the runner writes what it names
+from anfperf.userfiles import read_user_file
 
 log = logging.getLogger(__name__)
 #: Space kept free for the ledger while a run is going: at least this, and more for large
@@ -171,14 +173,10 @@ class Manifest:
         """Read the manifest of an earlier run with its journal (for ``--resume``)."""
         path = Path(run_dir) / MANIFEST_NAME
         journal = path.with_name(MANIFEST_JOURNAL_NAME)
+        text = read_journal(journal)  # first: see read_journal
+        raw = read_user_file(path, what="a manifest", max_mib=MAX_MANIFEST_MIB)
         try:
-            text = read_journal(journal)  # first: see read_journal
-        except OSError as exc:
-            raise ParseError(journal, f"cannot be read: {exc.strerror or exc}") from None
-        try:
-            data = json.loads(path.read_text(encoding="utf-8"))
-        except OSError as exc:
-            raise ParseError(path, f"cannot be read: {exc.strerror or exc}") from None
+            data = json.loads(raw)
         except (ValueError, UnicodeDecodeError) as exc:
             raise ParseError(path, f"not a valid manifest: {exc}") from None
         if not isinstance(data, dict) or not isinstance(data.get("steps"), list):

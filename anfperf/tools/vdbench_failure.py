@@ -15,6 +15,9 @@ import re
 from collections.abc import Iterable
 from pathlib import Path
 
+from anfperf.errors import ParseError
+from anfperf.userfiles import read_user_file
+
 #: Vdbench's console lines: ``HH:MM:SS.mmm message``.
 _STAMPED = re.compile(r"^\d\d:\d\d:\d\d\.\d{3} ?(.*)$")
 #: Messages that say what failed (case-insensitive), in the order Vdbench prints them.
@@ -47,9 +50,9 @@ def _slave_detail(slave: str, folders: Iterable[Path]) -> str | None:
     """The last line a slave printed (``<slave>.stdout.html`` in an output folder)."""
     for folder in folders:
         path = Path(folder) / f"{slave}.stdout.html"
-        try:
-            text = path.read_text(errors="replace")
-        except OSError:
+        try:  # bounded, and a regular file only (a FIFO would block open() for ever)
+            text = read_user_file(path, what="a Vdbench stdout").decode(errors="replace")
+        except ParseError:
             continue
         lines = _messages(text)
         if lines:

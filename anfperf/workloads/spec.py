@@ -29,6 +29,7 @@ from __future__ import annotations
 
 import dataclasses
 import difflib
+import io
 import math
 import os
 import re
@@ -537,6 +538,12 @@ def _entries(document: object, source: str) -> list[object]:
     return document
 
 
+def _named_buffer(data: bytes, name: str) -> io.BytesIO:
+    buffer = io.BytesIO(data)
+    buffer.name = name  # read_bytes names its source after it
+    return buffer
+
+
 def load_workloads(path_or_buffer: str | os.PathLike | IO[bytes] | IO[str]) -> list[Workload]:
     """Read workloads from a YAML file.
 
@@ -555,9 +562,15 @@ def load_workloads(path_or_buffer: str | os.PathLike | IO[bytes] | IO[str]) -> l
     WorkloadError
         Naming the file, the workload and the field, for anything unreadable or invalid.
     """
-    from anfperf.ingest._source import read_bytes  # shared path/buffer/gzip handling
+    from anfperf.ingest._source import printable_path, read_bytes  # path/buffer/gzip handling
+    from anfperf.userfiles import read_user_file
 
     try:
+        if isinstance(path_or_buffer, str | os.PathLike):  # bounded as a description, not a result
+            source = printable_path(path_or_buffer)
+            path_or_buffer = _named_buffer(
+                read_user_file(path_or_buffer, what="a workloads file", source=source), source
+            )
         data, source = read_bytes(path_or_buffer)
     except ParseError as exc:
         raise WorkloadError(exc.reason, source=exc.source) from None

@@ -70,3 +70,23 @@ def test_truncated_public_file_raises_parse_error():
     raw = XML.read_bytes()
     with pytest.raises(ParseError, match="truncated"):
         read_diskspd_xml(io.BytesIO(raw[: len(raw) // 2]))
+
+
+def test_non_finite_number_is_nan_with_a_note(tmp_path):
+    # issue 33 item 12: float('inf') took '1e999' / 'inf' as an infinite CPU load, silently
+    require_corpus()
+    text = XML.read_text()
+    average = text.index("<Average>")
+    user = text.index("<UserPercent>", average)
+    end = text.index("</UserPercent>", user)
+    target = tmp_path / "inf.xml"
+    target.write_text(text[: user + len("<UserPercent>")] + "1e999" + text[end:])
+    with pytest.warns(UserWarning) as said:
+        frame = read_diskspd_xml(target)
+    notes = [str(w.message) for w in said if "a finite number" in str(w.message)]
+    assert notes == [
+        f"{target}: <CpuUtilization/Average/UserPercent> is '1e999', not a finite number; "
+        "read as missing (NaN)"
+    ]
+    assert frame["cpu_user_pct"].isna().all()
+    assert frame["cpu_sys_pct"].tolist() == read_diskspd_xml(XML)["cpu_sys_pct"].tolist()

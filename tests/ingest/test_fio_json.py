@@ -646,3 +646,26 @@ def test_a_fio_server_named_all_is_not_all_clients(tmp_path):
     assert hosts.str.startswith("all (host):").sum() == 2 and hosts.eq("all").sum() == 1
     each = whole.loc[hosts.ne("all"), "iops"].sum()
     assert whole.loc[hosts.eq("all"), "iops"].item() == pytest.approx(each, rel=1e-3)
+
+
+@pytest.mark.parametrize("prefix", ["", "fio: some text fio printed first\n"])
+def test_non_finite_figure_is_nan_with_a_note_naming_file_and_field(tmp_path, prefix):
+    # issue 33 item 12: "iops": 1e999 was read as inf, silently, and the job's latency was
+    # lost from its total row
+    text = (FIO_DATA / "randread_qd4.json").read_text()
+    edited = re.sub(r'"iops" : [0-9.]+', '"iops" : 1e999', text, count=1)
+    assert edited != text
+    target = tmp_path / "huge.json"
+    target.write_text(prefix + edited)
+    with pytest.warns(UserWarning) as said:
+        frame = read_fio_json(target)
+    notes = [str(w.message) for w in said if "a finite number" in str(w.message)]
+    assert notes == [
+        f"{target}: not a finite number: jobs[0].read.iops of job 'randread-qd4' (inf); "
+        "read as missing (NaN)"
+    ]
+    read = frame[frame["direction"] == "read"].iloc[0]
+    assert math.isnan(read["iops"])
+    assert read["bw_mib_s"] == pytest.approx(frame_of("randread_qd4.json")["bw_mib_s"].iloc[0])
+    numbers = frame.select_dtypes("number").to_numpy(dtype=float)
+    assert not np.isinf(numbers).any()

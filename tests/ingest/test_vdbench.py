@@ -673,3 +673,25 @@ def test_non_utf8_run_names_are_latin1(tmp_path):
     frame = read_vdbench(tmp_path / "flatfile.html")
     assert set(frame["job"]) == {"Rnd\u00e9Read"}
     assert len(totals(frame)) == len(raw_flatfile_rows(DATA / "RndRead" / "flatfile.html")) - 1
+
+
+def test_infinity_in_a_flatfile_is_nan_with_a_note(tmp_path):
+    # issue 33 item 12: Java prints a rate over no time as 'Infinity'; read as inf before
+    run = tmp_path / "RndRead"
+    shutil.copytree(DATA / "RndRead", run)
+    flat = run / "flatfile.html"
+    lines = flat.read_text().split("\n")
+    row = next(i for i, line in enumerate(lines) if re.match(r"\d\d:\d\d:\d\d\.\d+ ", line))
+    lines[row] = lines[row].replace("29742.0000", "  Infinity", 1)
+    assert "Infinity" in lines[row]
+    flat.write_text("\n".join(lines))
+    with pytest.warns(UserWarning, match="finite") as said:
+        frame = read_vdbench(run)
+    notes = [str(w.message) for w in said if "a finite number" in str(w.message)]
+    assert notes == [
+        f"{flat}: 'rate' is not a finite number (inf) in 1 row(s), line {row + 1} first; "
+        "read as missing (NaN)"
+    ]
+    numbers = frame.select_dtypes("number").to_numpy(dtype=float)
+    assert not np.isinf(numbers).any()
+    assert frame["iops"].isna().sum() >= 1

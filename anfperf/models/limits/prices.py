@@ -43,6 +43,7 @@ from anfperf.errors import AnfperfError, ParseError
 from anfperf.models.tables import table_value
 from anfperf.paths import PathArg, path_list
 from anfperf.units import GIB_PER_TIB
+from anfperf.userfiles import read_user_file
 from anfperf.values import is_number
 
 __all__ = [
@@ -150,8 +151,7 @@ def read_retail_prices(paths: PathArg) -> pd.DataFrame:
 def _read_file(path: str) -> pd.DataFrame:
     """The items of one file, checked."""
     try:
-        with open(path, encoding="utf-8-sig") as fh:
-            text = fh.read()
+        text = read_user_file(path, what="a prices file").decode("utf-8-sig")
     except UnicodeDecodeError as exc:
         raise ParseError(path, f"not text (JSON of the Azure Retail Prices API): {exc}") from None
     items = [item for page in _pages(path, text) for item in page]
