@@ -251,8 +251,10 @@ def test_report_paths_parameter_fifo_refused(fio_folder):
 
 
 def test_store_and_vdbench_companions_pass_fifos_by(tmp_path, deadline):
-    """Read-only checks: a FIFO where a part file, a run folder or a Vdbench companion would
-    be is never opened (they look with is_file() first)."""
+    """Read-only checks: a FIFO where a part file or a Vdbench companion would be is never
+    waited on: the store names it as a damaged part (its run left out, tests/test_store_damage.py
+    for all its readers), a FIFO of a run folder's name is no run, a companion is not read."""
+    from anfperf.errors import AnfperfError
     from anfperf.ingest import read
     from anfperf.ingest.vdbench_companions import load_companions
     from anfperf.store import load_store, save_frame
@@ -260,9 +262,13 @@ def test_store_and_vdbench_companions_pass_fifos_by(tmp_path, deadline):
     store = tmp_path / "store"
     save_frame(read(FIO_DATA / "randread_qd4.json"), store)
     part = next(store.glob("run_id=*"))
-    os.mkfifo(part / "zz.parquet")
     os.mkfifo(store / "run_id=fifo")
     assert len(load_store(store)) == 2
+    os.mkfifo(part / "zz.parquet")
+    with pytest.raises(
+        AnfperfError, match=r"zz\.parquet \(is a named pipe \(FIFO\), not a regular"
+    ):
+        load_store(store)
     vdbench = tmp_path / "vd"
     vdbench.mkdir()
     flatfile = vdbench / "flatfile.html"
