@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import contextlib
+import errno
 import json
 import os
 import re
@@ -20,7 +21,7 @@ import pyarrow.parquet as pq
 from anfperf.errors import AnfperfError, ParseError, StoreWriteError, warn
 from anfperf.folders import atomic_write
 from anfperf.schema import KEY_COLUMNS
-from anfperf.userfiles import open_regular
+from anfperf.userfiles import not_regular_reason, open_regular
 
 __all__ = [
     "save_frame",
@@ -233,7 +234,7 @@ def _save_dataset(frame: pd.DataFrame, path: Path) -> None:
     schema = arrow_schema()
     try:
         path.mkdir(parents=True, exist_ok=True)
-        lock = open(path / LOCK_NAME, "a")
+        lock = _open_lock(path / LOCK_NAME)
     except OSError as exc:
         raise AnfperfError(f"{path}: cannot write to the store: {exc}") from exc
     with lock:
@@ -252,6 +253,26 @@ def _save_dataset(frame: pd.DataFrame, path: Path) -> None:
                     unsaved=unsaved,
                 ) from exc  # fmt: skip
             saved[str(run_id)] = None
+
+
+def _open_lock(path: Path) -> BinaryIO:
+    """The store's lock file, opened for appending without waiting: a FIFO in its place (which
+    an open for writing would wait on for a reader, forever) or any other file that is not
+    regular is refused."""
+    try:
+        fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_APPEND | os.O_NONBLOCK, 0o644)
+    except OSError as exc:  # a FIFO without a reader, a socket: ENXIO
+        if exc.errno == errno.ENXIO and (reason := not_regular_reason(os.stat(path).st_mode)):
+            raise AnfperfError(f"{path}: the store's lock file {reason}") from None
+        raise
+    try:
+        if (reason := not_regular_reason(os.fstat(fd).st_mode)) is not None:
+            raise AnfperfError(f"{path}: the store's lock file {reason}")
+        os.set_blocking(fd, True)
+        return os.fdopen(fd, "ab")
+    except BaseException:
+        os.close(fd)
+        raise
 
 
 def _write_part(table: pa.Table, folder: Path) -> None:

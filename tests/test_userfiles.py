@@ -276,3 +276,17 @@ def test_store_and_vdbench_companions_pass_fifos_by(tmp_path, deadline):
     for name in ("parmfile.html", "summary.html", "logfile.html"):
         os.mkfifo(vdbench / name)
     assert load_companions(flatfile).paths == {}
+
+
+def test_a_fifo_in_place_of_the_stores_lock_is_refused_not_waited_on(tmp_path, deadline):
+    """Saving opened the lock for appending, which waits for a reader of a FIFO forever."""
+    from anfperf.errors import AnfperfError
+    from anfperf.ingest import read
+    from anfperf.store import LOCK_NAME, save_frame
+
+    store = tmp_path / "store"
+    store.mkdir()
+    os.mkfifo(store / LOCK_NAME)
+    with pytest.raises(AnfperfError, match=r"lock file is a named pipe \(FIFO\)"):
+        save_frame(read(FIO_DATA / "randread_qd4.json"), store)
+    assert [p.name for p in store.iterdir()] == [LOCK_NAME]  # nothing written
