@@ -95,15 +95,20 @@ def read_manifest(path: str | os.PathLike) -> dict | str:
     try:
         journal = read_journal(path.with_name(MANIFEST_JOURNAL_NAME))
     except ParseError as exc:
-        return f"cannot be read ({MANIFEST_JOURNAL_NAME}: {exc.reason})"
+        return f"cannot be read ({MANIFEST_JOURNAL_NAME}: {_why(exc)})"
     try:
         doc = json.loads(read_user_file(path, what="a manifest", max_mib=MAX_MANIFEST_MIB))
     except ParseError as exc:  # missing, a FIFO, a device, too large
-        return f"cannot be read ({exc.reason})"
+        return f"cannot be read ({_why(exc)})"
     except ValueError as exc:  # (UnicodeDecodeError is a ValueError)
         return f"cannot be read ({exc})"
     problem = _manifest_problem(doc)
     return f"not an anfperf run manifest ({problem})" if problem else apply_journal(doc, journal)
+
+
+def _why(exc: ParseError) -> str:
+    """A reading error's reason inside "cannot be read (...)": not said twice."""
+    return exc.reason.removeprefix("cannot be read: ")
 
 
 def read_journal(path: str | os.PathLike) -> bytes:

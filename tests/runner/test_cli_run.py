@@ -73,7 +73,7 @@ def test_run_command_usage_errors(tmp_path, capsys):
     assert "did you mean RndRead" in capsys.readouterr().err
     assert main(["run", "RndRead", "--set", "duration_s", *local]) == 2
     assert main(["run", "--resume", "no-such-run", *local]) == 2
-    assert "manifest.json: cannot be read" in capsys.readouterr().err
+    assert "no-such-run/manifest.json: no such file" in capsys.readouterr().err
 
 
 def test_run_verbose_after_the_command_logs_every_host_event(ssh_fleet, tmp_path, fio_bin):
