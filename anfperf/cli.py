@@ -66,6 +66,9 @@ DEMO_FILE_MIB = (1, 65536)
 MAX_ROWS = (0, 10**9)
 #: ingest --max-file-mib: the largest file read whole into memory (1 TiB), above 0.
 MAX_FILE_MIB = (0, 2**20)
+#: plan --capacity-tib: what the volume must hold (1 EiB: far above every ANF volume's maximum,
+#: so that too large a capacity is the planner's "above the maximum", never an overflow).
+CAPACITY_TIB = (0, 2**20)
 
 
 def _shown(bound: float) -> str:
@@ -540,7 +543,7 @@ def _add_plan_parser(sub: argparse._SubParsersAction) -> None:
     planner.add_argument("--lat-ms", type=_number_in(_plausible("lat_ms")), metavar="MS",
                          help="latency expected at the target [ms]")  # fmt: skip
     planner.add_argument(
-        "--capacity-tib", type=_number_in(lambda: (0, math.inf)), default=0.0, metavar="TIB",
+        "--capacity-tib", type=_number_in(CAPACITY_TIB), default=0.0, metavar="TIB",
         help="capacity the volume must hold [TiB]",
     )  # fmt: skip
     planner.add_argument("--pattern", choices=["sequential", "random"], help="access pattern")

@@ -207,6 +207,9 @@ OUT_OF_RANGE = [
     (["ingest", "nothing.json", "--max-rows", "1e10"], "a whole number within 0 .. 1e+09"),
     (["runs", "nothing", "--max-rows", "99999999999999999999"], "a whole number within 0 .. 1e+09"),
     ([*PLAN, "--nconnect", "8.5"], "a whole number within 1 .. 16"),
+    # before: 1e300 TiB printed as 301 digits, six times; inf the library's 'capacity_tib'
+    ([*PLAN, "--capacity-tib", "1e300"], "a number within 0 .. 1048576"),
+    ([*PLAN, "--capacity-tib", "inf"], "a number within 0 .. 1048576"),
 ]  # fmt: skip
 
 
@@ -235,6 +238,7 @@ def test_counts_and_durations_take_their_range_and_whole_numbers_as_written():
     assert parse(["runs", "s", "--max-rows", "0"]).max_rows == 0
     assert parse(["ingest", "x", "--max-file-mib", "0.0001"]).max_file_mib == 0.0001
     assert parse(["workloads", "--max-iops", "1e10"]).max_iops == 1e10
+    assert parse([*PLAN, "--capacity-tib", "2048"]).capacity_tib == 2048
 
 
 def test_a_tiny_file_limit_says_the_sizes(tmp_path, capsys):

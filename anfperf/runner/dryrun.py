@@ -128,7 +128,10 @@ def _volume_names(d: DryRun) -> set[str]:
 
 
 def _size(nbytes: float) -> str:
+    """A size as people read it: three digits, or whole units with thousands separators from
+    100 on (20,300 TiB, never 2.03e+04 TiB)."""
     for unit, scale in (("TiB", 2**40), ("GiB", _GIB), ("MiB", 2**20), ("KiB", 2**10)):
         if nbytes >= scale:
-            return f"{nbytes / scale:,.3g} {unit}"
+            value = nbytes / scale
+            return f"{value:,.0f} {unit}" if value >= 100 else f"{value:.3g} {unit}"
     return f"{nbytes:,.0f} B"

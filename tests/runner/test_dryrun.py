@@ -37,6 +37,11 @@ def test_a_dry_run_says_what_a_fleet_run_would_write_and_contacts_nobody(tmp_pat
     assert "each host writes 16 GiB to each of its volumes, 64 GiB on a volume 4 hosts share" in out
     assert "128 GiB in all" in out
     assert not (tmp_path / "raw").exists()
+    # sizes past 1,000 TiB in whole units (they were '4.88e+03 TiB')
+    assert main([*argv, "--dry-run", "--set", "file_size_gib=5000000"]) == 0
+    out = capsys.readouterr().out
+    assert "4 x 4,883 TiB files per host and volume" in out and "156,250 TiB in all" in out
+    assert "e+0" not in out
 
 
 @pytest.mark.fio
