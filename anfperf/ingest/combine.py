@@ -235,16 +235,22 @@ def combine_measures(
     """
     out: dict[str, object] = {}
     iops = values("iops")
-    active = iops > 0
-    out["iops"] = groups.sum_or_nan(iops)
-    out["bw_mib_s"] = groups.sum_or_nan(values("bw_mib_s"))
-    weight = groups.sum(np.where(active, iops, 0.0))
     mean = values("lat_mean_ms")
     std = values("lat_std_ms")
+    # A row whose IOPS is unknown (a figure that was not a finite number: NaN, with a reading
+    # note) but whose latency was measured did I/O: alone in its group, its latency is the
+    # group's whatever its weight; beside other rows that did I/O it cannot be weighed.
+    active = (iops > 0) | (np.isnan(iops) & ~np.isnan(mean))
+    unweighed = active & ~(iops > 0)
+    out["iops"] = groups.sum_or_nan(iops)
+    out["bw_mib_s"] = groups.sum_or_nan(values("bw_mib_s"))
+    w = np.where(iops > 0, iops, np.where(unweighed, 1.0, 0.0))
+    weight = groups.sum(w)
     with np.errstate(invalid="ignore", divide="ignore"):
-        unknown = groups.any(active & np.isnan(mean)) | (weight <= 0)
-        mu = groups.sum(np.where(active, iops * mean, 0.0)) / weight
-        ex2 = groups.sum(np.where(active, iops * (std**2 + mean**2), 0.0)) / weight
+        cannot_weigh = groups.any(unweighed) & (groups.sum(active.astype(float)) > 1)
+        unknown = groups.any(active & np.isnan(mean)) | (weight <= 0) | cannot_weigh
+        mu = groups.sum(np.where(active, w * mean, 0.0)) / weight
+        ex2 = groups.sum(np.where(active, w * (std**2 + mean**2), 0.0)) / weight
     out["lat_mean_ms"] = np.where(unknown, np.nan, mu)
     unknown_sd = unknown | groups.any(active & np.isnan(std))
     out["lat_std_ms"] = np.where(unknown_sd, np.nan, np.sqrt(np.maximum(ex2 - mu**2, 0.0)))

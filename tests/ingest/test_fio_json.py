@@ -648,6 +648,21 @@ def test_a_fio_server_named_all_is_not_all_clients(tmp_path):
     assert whole.loc[hosts.eq("all"), "iops"].item() == pytest.approx(each, rel=1e-3)
 
 
+def test_a_direction_of_unknown_iops_beside_another_leaves_the_mean_unknown(tmp_path):
+    """A 70/30 mix whose read IOPS is not a finite number: the total's mean latency cannot be
+    weighed (NaN), never the write's alone passed off as the job's."""
+    text = (FIO_DATA / "randrw70_numjobs2_gr.json").read_text()
+    edited = re.sub(r'"iops" : [0-9.]+', '"iops" : 1e999', text, count=1)
+    target = tmp_path / "mix.json"
+    target.write_text(edited)
+    with pytest.warns(UserWarning, match="jobs\\[0\\].read.iops"):
+        frame = read_fio_json(target)
+    first = frame[frame["job"] == frame["job"].iloc[0]]
+    by = first.set_index("direction")
+    assert by.loc["read", "lat_mean_ms"] > 0 and by.loc["write", "lat_mean_ms"] > 0
+    assert math.isnan(by.loc["total", "lat_mean_ms"]) and math.isnan(by.loc["total", "iops"])
+
+
 @pytest.mark.parametrize("prefix", ["", "fio: some text fio printed first\n"])
 def test_non_finite_figure_is_nan_with_a_note_naming_file_and_field(tmp_path, prefix):
     # issue 33 item 12: "iops": 1e999 was read as inf, silently, and the job's latency was
@@ -669,3 +684,10 @@ def test_non_finite_figure_is_nan_with_a_note_naming_file_and_field(tmp_path, pr
     assert read["bw_mib_s"] == pytest.approx(frame_of("randread_qd4.json")["bw_mib_s"].iloc[0])
     numbers = frame.select_dtypes("number").to_numpy(dtype=float)
     assert not np.isinf(numbers).any()
+    # the read direction did all the I/O: the job's total keeps its latency, whatever its IOPS
+    total = frame[frame["direction"] == "total"].iloc[0]
+    measured = frame_of("randread_qd4.json")
+    known = measured[measured["direction"] == "total"].iloc[0]
+    assert math.isnan(total["iops"])
+    for column in ("lat_mean_ms", "lat_std_ms", "lat_p99_ms", "lat_max_ms"):
+        assert total[column] == pytest.approx(known[column]), column
