@@ -283,7 +283,8 @@ class Table:
                     )
                 lines.append(" " * indent + (" " * gap).join(parts).rstrip())
         pad = " " * indent
-        caption = wrap(self.caption, width - indent, initial_indent=pad,
+        # (the width counts the indent already)
+        caption = wrap(self.caption, width, initial_indent=pad,
                        subsequent_indent=pad) if self.caption else []  # fmt: skip
         return "\n".join(caption + lines)
 

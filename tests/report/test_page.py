@@ -139,6 +139,16 @@ def test_a_table_as_terminal_text_fits_its_width_and_cuts_no_prose():
     assert cards.to_text(header=False, indent=2) == "  Quota  35.2 TiB"
 
 
+def test_an_indented_caption_takes_the_whole_width():
+    """The caption was wrapped to the width less the indent, and indented again: narrower."""
+    caption = "Each host writes 16 GiB to each of its volumes, 64 GiB on a volume 4 hosts share"
+    table = page.Table(pd.DataFrame({"a": ["x"]}), [False], caption=caption)
+    lines = table.to_text(40, header=False, indent=4).splitlines()[:-1]
+    assert all(line.startswith("    ") and len(line) <= 40 for line in lines)
+    assert lines[0] == "    Each host writes 16 GiB to each of"  # 36 of 40 (was 28)
+    assert " ".join(" ".join(lines).split()) == caption
+
+
 def test_the_headline_is_read_back_from_an_executed_notebook(tmp_path):
     from IPython.core.formatters import DisplayFormatter
 
