@@ -57,6 +57,27 @@ def _shown(value: object) -> str:
     return f"{type(value).__name__} {text[:60]}{'...' if len(text) > 60 else ''}"
 
 
+def is_utf8(text: str) -> bool:
+    """Whether `text` can be written as UTF-8: not the lone surrogates Python makes of bytes
+    in another encoding (a file name, a command-line argument)."""
+    if text.isascii():  # (the bulk case: checked for thousands of files)
+        return True
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError:
+        return False
+    return True
+
+
+def printable_path(path: str | os.PathLike) -> str:
+    """A path as text that can be stored and printed: bytes that are not UTF-8 (a file system
+    allows any) become ``\\xNN`` escapes instead of lone surrogates no encoder accepts."""
+    text = os.fsdecode(path)
+    if is_utf8(text):
+        return text
+    return text.encode("utf-8", "surrogateescape").decode("utf-8", "backslashreplace")
+
+
 def check_relative(path: str, what: str = "path") -> str:
     """`path` when it is a plain relative POSIX path that stays below its folder."""
     if not isinstance(path, str) or not path or "\0" in path or "\\" in path:

@@ -12,25 +12,13 @@ from collections.abc import Iterator
 from typing import IO
 
 from anfperf.errors import ParseError
+from anfperf.paths import printable_path
 from anfperf.units import BYTES_PER_MIB
 from anfperf.userfiles import open_regular
 
 PathOrBuffer = str | os.PathLike | IO[bytes] | IO[str]
 
 GZIP_MAGIC = b"\x1f\x8b"
-
-
-def printable_path(path: str | os.PathLike) -> str:
-    """A path as text that can be stored and printed: bytes that are not UTF-8 (a file system
-    allows any) become ``\\xNN`` escapes instead of lone surrogates no encoder accepts."""
-    text = os.fsdecode(path)
-    if text.isascii():  # (the bulk case: checked for thousands of files)
-        return text
-    try:
-        text.encode("utf-8")
-    except UnicodeEncodeError:
-        return text.encode("utf-8", "surrogateescape").decode("utf-8", "backslashreplace")
-    return text
 
 
 def source_name(path_or_buffer: PathOrBuffer) -> str:

@@ -14,6 +14,7 @@ from pathlib import Path
 from typing import Any
 
 from anfperf.errors import AnfperfError, ReportError
+from anfperf.paths import is_utf8, printable_path
 from anfperf.userfiles import special_file_reason
 
 #: How a parameter's ``# help:`` says that it names files: ``[path]`` (a file or folder, or a
@@ -23,25 +24,6 @@ _PATH_MARKER = re.compile(r"#\s*help:\s*\[(path|glob)((?:\|[^\]|]+)*)\]")
 _ASSIGNED = re.compile(r"^([A-Za-z_]\w*)\s*(?::[^=#]*)?=")
 #: Why a name or value that is not UTF-8 is refused: papermill writes it into the notebook.
 _UTF8_ONLY = ", and a notebook holds UTF-8 only"
-
-
-def is_utf8(text: str) -> bool:
-    """Whether `text` can be written as UTF-8: not the lone surrogates Python makes of bytes
-    in another encoding (a file name, a command-line argument)."""
-    if text.isascii():
-        return True
-    try:
-        text.encode("utf-8")
-    except UnicodeEncodeError:
-        return False
-    return True
-
-
-def printable(text: str | os.PathLike) -> str:
-    """`text` as it can be printed: its bytes that are not UTF-8 as ``\\xNN`` escapes."""
-    from anfperf.ingest._source import printable_path  # (an error's path: pandas may load)
-
-    return printable_path(text)
 
 
 def check_utf8_values(notebook: str | os.PathLike, parameters: Mapping[str, Any]) -> None:
@@ -58,7 +40,7 @@ def check_utf8_values(notebook: str | os.PathLike, parameters: Mapping[str, Any]
             if not is_utf8(text):
                 raise ReportError(
                     notebook,
-                    f"{printable(name)}: '{printable(text)}' is not UTF-8 text{_UTF8_ONLY}",
+                    f"{printable_path(name)}: '{printable_path(text)}' is not UTF-8 text{_UTF8_ONLY}",
                 )
 
 
@@ -94,7 +76,7 @@ def parse_value(text: str, name: str = "parameter") -> Any:
     from anfperf.yamlsafe import load_yaml
 
     if not is_utf8(text):  # bytes of another encoding, as the shell passed them
-        raise ReportError(f"-p {name}", f"'{printable(text)}' is not UTF-8 text{_UTF8_ONLY}")
+        raise ReportError(f"-p {name}", f"'{printable_path(text)}' is not UTF-8 text{_UTF8_ONLY}")
     try:
         return load_yaml(text, "parameter")
     except ParseError:

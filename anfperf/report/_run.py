@@ -18,6 +18,7 @@ from typing import Any
 from anfperf._bundled import report_notebook
 from anfperf.errors import AnfperfError, ReportError
 from anfperf.folders import atomic_write_bytes, os_reason, output_folder
+from anfperf.paths import is_utf8, printable_path
 from anfperf.report import _html, _params, _warm
 from anfperf.report._html import export_notebook
 
@@ -207,8 +208,8 @@ def _check_setup(
 
 def _check_utf8(name: str | os.PathLike, what: str) -> None:
     """Refuse `name` when it is not UTF-8; `what` says what it is (``{}``: where it goes)."""
-    if not _params.is_utf8(os.fspath(name)):
-        said = what.format(_params.printable(name))
+    if not is_utf8(os.fspath(name)):
+        said = what.format(printable_path(name))
         raise AnfperfError(f"{said}: its name is not UTF-8 text, and a notebook holds UTF-8 only")
 
 

@@ -562,7 +562,8 @@ def load_workloads(path_or_buffer: str | os.PathLike | IO[bytes] | IO[str]) -> l
     WorkloadError
         Naming the file, the workload and the field, for anything unreadable or invalid.
     """
-    from anfperf.ingest._source import printable_path, read_bytes  # path/buffer/gzip handling
+    from anfperf.ingest._source import read_bytes  # shared path/buffer/gzip handling
+    from anfperf.paths import printable_path
     from anfperf.userfiles import read_user_file
 
     try:
