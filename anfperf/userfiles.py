@@ -12,14 +12,17 @@ from __future__ import annotations
 import errno
 import os
 import stat
+from collections.abc import Callable
 
 from anfperf.errors import ParseError
 from anfperf.units import BYTES_PER_MIB
 
 __all__ = [
     "MAX_DESCRIPTION_MIB",
+    "mib_text",
     "not_regular_reason",
     "open_regular",
+    "read_regular",
     "read_user_file",
     "special_file_reason",
 ]
@@ -118,25 +121,49 @@ def read_user_file(
     """
     source = source if source is not None else os.fsdecode(path)
     limit = int(max_mib * BYTES_PER_MIB)
-    fd = open_regular(path, source)
-    try:
-        size = os.fstat(fd).st_size
-        if size > limit:
-            raise ParseError(source, _too_big(size, max_mib, what))
-        with open(fd, "rb", closefd=False) as fh:
-            data = fh.read(size + 1)
-            if len(data) > size:  # it grew meanwhile
-                data += fh.read(limit + 1 - len(data))
-    except OSError as exc:
-        raise ParseError(source, f"cannot be read: {exc.strerror or exc}") from None
-    finally:
-        os.close(fd)
-    if len(data) > limit:
-        raise ParseError(source, _too_big(len(data), max_mib, what))
+
+    def too_big(n_bytes: int) -> ParseError:
+        why = f"{mib_text(n_bytes)}, more than the {max_mib:g} MiB anfperf reads of {what}"
+        return ParseError(source, f"{why}: not {what}?")
+
+    data = read_regular(path, limit, source=source, too_big=too_big)
+    if len(data) > limit:  # it grew while it was read
+        raise too_big(len(data))
     return data
 
 
-def _too_big(n_bytes: int, max_mib: float, what: str) -> str:
+def read_regular(
+    path: str | os.PathLike,
+    limit_bytes: int,
+    *,
+    source: str,
+    too_big: Callable[[int], ParseError],
+) -> bytes:
+    """A regular file's bytes, refused by its size before it is read: at most `limit_bytes`
+    plus one (more means it grew meanwhile: the caller says so).
+
+    Raises
+    ------
+    anfperf.ParseError
+        :func:`open_regular`'s, ``too_big(size)`` for a file larger than `limit_bytes`, or
+        "cannot be read".
+    """
+    fd = open_regular(path, source)
+    try:
+        with open(fd, "rb") as fh:
+            size = os.fstat(fd).st_size
+            if size > limit_bytes:
+                raise too_big(size)
+            # read(limit + 1) would allocate the whole limit for every small file
+            data = fh.read(size + 1)
+            if len(data) > size:  # it grew meanwhile (or st_size is 0: /proc)
+                data += fh.read(limit_bytes + 1 - len(data))
+    except OSError as exc:
+        raise ParseError(source, f"cannot be read: {exc.strerror or exc}") from None
+    return data
+
+
+def mib_text(n_bytes: int) -> str:
+    """A size in MiB as a person reads it: 2,048 MiB; 0.000286 MiB (never a bare '0 MiB')."""
     mib = n_bytes / BYTES_PER_MIB
-    shown = f"{mib:,.0f} MiB" if mib >= 10 else f"{mib:.3g} MiB"
-    return f"{shown}, more than the {max_mib:g} MiB anfperf reads of {what}: not {what}?"
+    return f"{mib:,.0f} MiB" if mib >= 10 else f"{mib:.3g} MiB"

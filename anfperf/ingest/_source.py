@@ -14,7 +14,7 @@ from typing import IO
 from anfperf.errors import ParseError
 from anfperf.paths import printable_path
 from anfperf.units import BYTES_PER_MIB
-from anfperf.userfiles import open_regular
+from anfperf.userfiles import mib_text, read_regular
 
 PathOrBuffer = str | os.PathLike | IO[bytes] | IO[str]
 
@@ -67,12 +67,6 @@ def _too_big(source: str, what: str, limit_mib: float) -> ParseError:
     return ParseError(source, f"{what} more than {limit}")
 
 
-def _mib_text(n_bytes: int) -> str:
-    """A size in MiB as a person reads it: 2,048 MiB; 0.000286 MiB (never a bare '0 MiB')."""
-    mib = n_bytes / BYTES_PER_MIB
-    return f"{mib:,.0f} MiB" if mib >= 10 else f"{mib:.3g} MiB"
-
-
 def read_bytes(path_or_buffer: PathOrBuffer) -> tuple[bytes, str]:
     """Read a whole input as bytes, un-gzipping when it is gzip (by content, not by name).
 
@@ -88,27 +82,19 @@ def read_bytes(path_or_buffer: PathOrBuffer) -> tuple[bytes, str]:
     source = source_name(path_or_buffer)
     limit_mib = _max_input_mib.get()
     limit = int(limit_mib * BYTES_PER_MIB)
-    try:
-        if isinstance(path_or_buffer, str | os.PathLike):
-            # a regular file only: a named pipe would block open() for ever, a device never ends
-            with open(open_regular(path_or_buffer, source), "rb") as fh:
-                size = os.fstat(fh.fileno()).st_size
-                if size > limit:
-                    raise _too_big(source, f"{_mib_text(size)}:", limit_mib)
-                # read(limit + 1) would allocate the whole limit for every small file
-                data = fh.read(size + 1)
-                if len(data) > size:  # it grew meanwhile (or st_size is 0: /proc)
-                    data += fh.read(limit + 1 - len(data))
-        else:
+    if isinstance(path_or_buffer, str | os.PathLike):
+        # a regular file only: a named pipe would block open() for ever, a device never ends
+        data = read_regular(
+            path_or_buffer, limit, source=source,
+            too_big=lambda size: _too_big(source, f"{mib_text(size)}:", limit_mib),
+        )  # fmt: skip
+    else:
+        try:
             data = path_or_buffer.read(limit + 1)
-            if isinstance(data, str):
-                data = data.encode("utf-8")
-    except IsADirectoryError:
-        raise ParseError(source, "is a folder, not a file") from None
-    except FileNotFoundError:
-        raise ParseError(source, "no such file") from None
-    except OSError as exc:
-        raise ParseError(source, f"cannot be read: {exc.strerror or exc}") from None
+        except OSError as exc:
+            raise ParseError(source, f"cannot be read: {exc.strerror or exc}") from None
+        if isinstance(data, str):
+            data = data.encode("utf-8")
     if len(data) > limit:  # a file that grew, or a buffer
         raise _too_big(source, "it holds", limit_mib)
     if data[:2] == GZIP_MAGIC:
