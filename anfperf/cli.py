@@ -11,6 +11,7 @@ import signal
 import sys
 from collections.abc import Callable, Sequence
 from collections.abc import Sequence as SequenceABC
+from dataclasses import asdict
 from typing import Any
 
 from anfperf import __version__
@@ -236,7 +237,7 @@ def _ingest(args: argparse.Namespace) -> int:
         frames = [frame, *(load_store(store, damaged=damaged) for store in stores)]
         frames = [f.assign(run_id=args.run_id) if args.run_id else f for f in frames if len(f)]
         frame = conform(pd.concat(frames, ignore_index=True)) if frames else frame
-        skipped += [Skipped(part.path, _damaged_reason(part)) for part in damaged]
+        skipped += [Skipped(part.path, part.left_out) for part in damaged]
     for note in notes:
         print(f"anfperf: warning: {note}", file=sys.stderr)
     for item in skipped:
@@ -273,20 +274,10 @@ def _ingest(args: argparse.Namespace) -> int:
             if part.path not in named:
                 print(f"anfperf: warning: {part}", file=sys.stderr)
                 status = ExitCode.PARTIAL
-        said["out"]["damaged_parts"] = [_damaged_json(p) for p in said["out"]["damaged_parts"]]
+        said["out"]["damaged_parts"] = [asdict(p) for p in said["out"]["damaged_parts"]]
     if args.json:
         _print_json(said)
     return status
-
-
-def _damaged_reason(part) -> str:
-    """A damaged part file (:class:`anfperf.store.DamagedPart`) as a skipped input's reason."""
-    return f"damaged part file, run {part.run_id!r} left out ({part.reason})"
-
-
-def _damaged_json(part) -> dict:
-    """A damaged part file (:class:`anfperf.store.DamagedPart`) for ``--json``."""
-    return {"path": part.path, "run_id": part.run_id, "reason": part.reason}
 
 
 def _save(frame, out: str, runs: list[str], *, quiet: bool) -> dict:
@@ -352,7 +343,7 @@ def _runs(args: argparse.Namespace) -> int:
         listed = runs.rename(columns={"start": "start_utc", "end": "end_utc"})
         _print_json({"store": args.store, "runs": listed, "rows": int(runs["rows"].sum()),
                      "warnings": [str(part) for part in damaged],
-                     "damaged_parts": [_damaged_json(part) for part in damaged]})  # fmt: skip
+                     "damaged_parts": [asdict(part) for part in damaged]})  # fmt: skip
         return status
     for col in ("start", "end"):
         runs[col] = runs[col].dt.strftime("%Y-%m-%d %H:%M:%S")

@@ -372,8 +372,13 @@ class DamagedPart:
     path: str
     reason: str
 
+    @property
+    def left_out(self) -> str:
+        """What became of it, in words: ``damaged part file, run '<id>' left out (<why>)``."""
+        return f"damaged part file, run {self.run_id!r} left out ({self.reason})"
+
     def __str__(self) -> str:
-        return f"{self.path}: damaged part file, run {self.run_id!r} left out ({self.reason})"
+        return f"{self.path}: {self.left_out}"
 
 
 class PartCheck(NamedTuple):
