@@ -69,8 +69,8 @@ def read_resources(path: str | os.PathLike) -> list[AzureResource]:
     ------
     anfperf.ParseError
         The file is missing, not a regular file (a FIFO, a device), larger than
-        :data:`anfperf.userfiles.MAX_DESCRIPTION_MIB`, not UTF-8, holds no JSON, or a JSON document in it is malformed or truncated
-        (naming the file and line).
+        :data:`anfperf.userfiles.MAX_DESCRIPTION_MIB`, not UTF-8, holds no JSON, or a JSON
+        document in it is malformed or truncated (naming the file and line).
     """
     source = os.fspath(path)
     raw = read_user_file(source, what="an Azure resource's JSON")

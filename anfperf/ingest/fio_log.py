@@ -330,7 +330,7 @@ class _Input:
                     self.path, self.size = self.source, size
                     return
             except OSError:
-                pass  # read_bytes names the problem (unreadable)
+                pass  # read_bytes reads it again and names the problem
         data, self.source = read_bytes(path_or_buffer)
         self.data, self.size = pa.py_buffer(data), len(data)
 

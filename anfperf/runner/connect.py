@@ -30,8 +30,6 @@ KEEPALIVE_S = 15
 CLOSE_WAIT_S = 2.0
 #: Errors of this machine, not of the host: out of open files (the process's, the system's).
 LOCAL_LIMIT_ERRORS = (errno.EMFILE, errno.ENFILE)
-#: How the reason of a local-limit failure begins (:func:`connect_reason`).
-LOCAL_LIMIT_REASON = "this machine ran out of open files"
 
 
 class ConnectError(Exception):
@@ -69,7 +67,7 @@ def connect_reason(conn: Any, exc: BaseException, secrets: Iterable[str] = ()) -
     if is_local_limit(exc):
         soft, _ = resource.getrlimit(resource.RLIMIT_NOFILE)
         return (
-            f"{LOCAL_LIMIT_REASON} (limit {soft}): raise it (ulimit -n) or "
+            f"this machine ran out of open files (limit {soft}): raise it (ulimit -n) or "
             "connect to fewer hosts at once (--parallel)"
         )
     transport = _transport(conn)

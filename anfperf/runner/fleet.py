@@ -46,7 +46,7 @@ from pathlib import Path
 from typing import Any
 
 from anfperf.errors import AnfperfError
-from anfperf.runner.connect import LOCAL_LIMIT_REASON, close_quietly, raise_open_files_limit
+from anfperf.runner.connect import close_quietly, raise_open_files_limit
 from anfperf.runner.hostrun import (
     ANSWER_TIMEOUT_S,
     KILL_GRACE_S,
@@ -340,14 +340,15 @@ def run_inventory(
 def unreachable_at_preflight(reports: Mapping[str, Any]) -> dict[str, str]:
     """Host -> why preflight could not reach it, for the hosts of `reports` it could not.
 
-    A host is left out when the fault was this machine's (out of open files): it may be fine.
+    A host preflight did not check because this machine ran out of open files
+    (``controller_limit``) is left out: it may be fine.
     """
     unreachable = {}
     for name, report in reports.items():
-        if getattr(report, "facts", {}).get("reachable") is not False:
+        facts = getattr(report, "facts", {})
+        if facts.get("reachable") is not False or facts.get("controller_limit"):
             continue
         said = [p for p in getattr(report, "problems", []) if p.startswith("unreachable: ")]
         reason = said[0].removeprefix("unreachable: ") if said else "unreachable"
-        if not reason.startswith(LOCAL_LIMIT_REASON):
-            unreachable[name] = f"{reason} (at preflight; not tried again)"
+        unreachable[name] = f"{reason} (at preflight; not tried again)"
     return unreachable
