@@ -380,19 +380,10 @@ def _check_new_name(name: str, seen: dict[str, str], where: InventoryLines) -> N
     on a case-insensitive file system), is no safe folder name, or one the results or the run's
     folder use for something else ('all' would be taken for the aggregate across hosts, a host
     'run.log' would take the run log's place); `seen` takes `name`."""
-    first = seen.get(name.lower())
-    if first is not None:
-        if first == name:
-            raise where.error(f"host name {name!r} repeats", "hosts", name, nth=1)
-        raise where.error(
-            f"host names {first!r} and {name!r} differ only in case: their folders would be "
-            "one on a case-insensitive file system; rename one",
-            "hosts",
-            name,
-        )
-    seen[name.lower()] = name
+    if seen.get(name.lower()) == name:
+        raise where.error(f"host name {name!r} repeats", "hosts", name, nth=1)
     try:
-        check_host_folder_name(name)
+        check_host_folder_name(name, seen)
     except ValueError as exc:
         raise where.error(str(exc), "hosts", name) from None
 

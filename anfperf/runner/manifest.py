@@ -94,11 +94,13 @@ TASK_STATES = (
 )  # fmt: skip
 
 
-def check_host_folder_name(name: str) -> str:
+def check_host_folder_name(name: str, seen: dict[str, str] | None = None) -> str:
     """`name` when it can name a host's folder in a run folder, else ValueError (why).
 
-    A safe folder name (:func:`~anfperf.runner.security.check_folder_name`) and none of
-    :data:`RUN_FOLDER_NAMES`, in any case.
+    A safe folder name (:func:`~anfperf.runner.security.check_folder_name`), none of
+    :data:`RUN_FOLDER_NAMES` in any case, and, given the names `seen` so far (lower case ->
+    name; `name` is added), none that differs from it only in case: their folders would be
+    one on a case-insensitive file system.
     """
     check_folder_name(name, "host name")
     if name.lower() in _RESERVED_LOWER:
@@ -106,6 +108,11 @@ def check_host_folder_name(name: str) -> str:
             f"host name {name!r} is reserved ({', '.join(map(repr, RUN_FOLDER_NAMES))}, in any "
             f"case: the run's folder names its own files so, and '{AGGREGATE_HOST}' is the "
             "aggregate across hosts in results): rename the host"
+        )
+    if seen is not None and (first := seen.setdefault(name.lower(), name)) != name:
+        raise ValueError(
+            f"host names {first!r} and {name!r} differ only in case: their folders would be "
+            "one on a case-insensitive file system; rename one"
         )
     return name
 

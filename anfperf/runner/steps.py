@@ -55,14 +55,8 @@ class RunStep:
             raise ValueError(f"step {self.name!r} has no hosts")
         object.__setattr__(self, "reaches", tuple(self.reaches))
         folders: dict[str, str] = {}  # lower case -> host: one folder where case is lost
-        for host in (*self.tasks, *self.reaches):
-            check_host_folder_name(host)  # not 'run.log': the host's folder would take its place
-            other = folders.setdefault(host.lower(), host)
-            if other != host:
-                raise ValueError(
-                    f"host names {other!r} and {host!r} differ only in case: their folders "
-                    "would be one on a case-insensitive file system"
-                )
+        for host in dict.fromkeys((*self.tasks, *self.reaches)):
+            check_host_folder_name(host, folders)  # not 'run.log', nor 'VM1' beside 'vm1'
 
     @property
     def duration_s(self) -> float:
