@@ -20,6 +20,7 @@ DATA_FILES = {
     "anf_benchmarks": "anf_benchmarks.csv",
     "cool_access": "cool_access.csv",
     "planning": "planning.csv",
+    "anf_latency": "anf_latency.csv",
 }
 
 
@@ -65,7 +66,7 @@ def load_table(name: str) -> pd.DataFrame:
     Parameters
     ----------
     name : {'service_levels', 'volume_limits', 'vm_network', 'nfs_client', 'anf_benchmarks',
-            'cool_access', 'planning'}
+            'cool_access', 'planning', 'anf_latency'}
         Table name; every table has a `source` (article file name) and a `date` column.
     """
     return _table(name).copy()

@@ -1,0 +1,35 @@
+"""Predictions past the data that use what is known about the volume and say what they cannot
+know.
+
+- :mod:`~anfperf.models.forecast.known`: the volume's and clients' limit (:func:`known_limits`
+  of a :class:`~anfperf.models.QuotaScenario`) and ANF's published load-latency shape;
+- :mod:`~anfperf.models.forecast.latency`: latency against load (:func:`forecast_latency`),
+  a planned volume's latency (:func:`planned_latency`), the load at a latency objective;
+- :mod:`~anfperf.models.forecast.throughput`: throughput against concurrency
+  (:func:`forecast_throughput`): bounded by the limit and Little's law, held past a plateau
+  with the fall an over-driven system shows, or no number when the data cannot tell;
+- :mod:`~anfperf.models.forecast.judge`: the hold-out judgement (fit the lower half, predict
+  the rest, against holding the last value flat).
+
+Every function returns a :class:`~anfperf.models.forecast.result.Forecast`: estimate, band,
+basis and notes; ``predictable`` False and an estimate of NaN where the data cannot tell.
+"""
+
+from anfperf.models.forecast.judge import TARGETS, judge_forecast
+from anfperf.models.forecast.known import KnownLimits, LatencyShape, known_limits, published_shape
+from anfperf.models.forecast.latency import forecast_latency, iops_at_latency, planned_latency
+from anfperf.models.forecast.result import NOT_PREDICTABLE, Forecast
+
+__all__ = [
+    "NOT_PREDICTABLE",
+    "TARGETS",
+    "Forecast",
+    "KnownLimits",
+    "LatencyShape",
+    "forecast_latency",
+    "iops_at_latency",
+    "judge_forecast",
+    "known_limits",
+    "planned_latency",
+    "published_shape",
+]
