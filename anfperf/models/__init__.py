@@ -16,6 +16,9 @@
 - :mod:`~anfperf.models.curves.mix`: throughput across read/write ratios.
 - :mod:`~anfperf.models.limits.predict`: the least of all limits, and which one binds, for a
   :class:`~anfperf.models.limits.scenario.QuotaScenario` (volume, clients, I/O).
+- :mod:`~anfperf.models.forecast`: predictions past the data bounded by the volume's known
+  limit, Little's law and ANF's published load-latency shape, with honest bands (no number
+  where the data cannot tell), judged against holding the last value flat.
 - :mod:`~anfperf.models.limits.plan`: from a target to a service level, quota, VMs and threads;
   :mod:`~anfperf.models.limits.prices`: what they cost, from files of the Azure Retail Prices API.
 
@@ -51,6 +54,15 @@ from anfperf.models.curves.usl import (
     usl_throughput_at_latency,
 )
 from anfperf.models.curves.validation import holdout_check
+from anfperf.models.forecast import (
+    Forecast,
+    KnownLimits,
+    forecast_latency,
+    forecast_throughput,
+    judge_forecast,
+    known_limits,
+    planned_latency,
+)
 from anfperf.models.limits.client import (
     client_constraints,
     nconnect_ceiling,
@@ -92,6 +104,8 @@ from anfperf.models.tables import data_dir, load_table
 __all__ = [
     "FewPointsWarning",
     "FitResult",
+    "Forecast",
+    "KnownLimits",
     "Plan",
     "QuotaScenario",
     "SaturationWarning",
@@ -108,11 +122,15 @@ __all__ = [
     "fit_throughput_curve",
     "fit_usl",
     "flexible_pool_throughput",
+    "forecast_latency",
+    "forecast_throughput",
     "gib_to_tib",
     "holdout_check",
     "iops_at_concurrency",
     "iops_to_bw",
+    "judge_forecast",
     "kneedle",
+    "known_limits",
     "latency_at_concurrency",
     "level_rate",
     "littles_law_iops",
@@ -129,6 +147,7 @@ __all__ = [
     "nfs_inflight_limit",
     "outstanding_io",
     "plan",
+    "planned_latency",
     "pool_throughput_limit",
     "predict_achievable",
     "predict_band",

@@ -19,6 +19,7 @@ from anfperf.models.forecast.judge import TARGETS, judge_forecast
 from anfperf.models.forecast.known import KnownLimits, LatencyShape, known_limits, published_shape
 from anfperf.models.forecast.latency import forecast_latency, iops_at_latency, planned_latency
 from anfperf.models.forecast.result import NOT_PREDICTABLE, Forecast
+from anfperf.models.forecast.throughput import forecast_throughput
 
 __all__ = [
     "NOT_PREDICTABLE",
@@ -27,6 +28,7 @@ __all__ = [
     "KnownLimits",
     "LatencyShape",
     "forecast_latency",
+    "forecast_throughput",
     "iops_at_latency",
     "judge_forecast",
     "known_limits",

@@ -1,0 +1,245 @@
+"""Throughput against concurrency past the data, bounded by what is known.
+
+Three things bound what more I/Os in flight can give, whatever curve is fitted:
+
+- Little's law with the lowest latency measured: ``X(N) <= N / R_min`` (operational analysis:
+  latency never falls below its light-load value);
+- the volume's and clients' least documented limit (:func:`~.known.known_limits`);
+- the sweep itself: once it has levelled, more concurrency only lengthens queues. An
+  over-driven system also loses throughput (client CPU, lock contention, retransmits): past
+  a plateau the band allows a fall of :data:`FALL_PER_DOUBLING` per doubling of concurrency,
+  up to :data:`FALL_CAP` (real sweeps: fio 4 KiB reads here fall 20 % at 8x past their plateau).
+
+:func:`forecast_throughput` reads the sweep's end: levelled (hold the best rate reached, the
+flat line, with that fall in the band), still rising with curvature (the default stacked curve
+of :mod:`anfperf.models.curves.blend` and its band, capped by the bounds), or rising without
+curvature: no number unless a limit is known, since nothing in the data says where it stops.
+"""
+
+from __future__ import annotations
+
+import math
+import warnings
+
+import numpy as np
+
+from anfperf.errors import ModelError
+from anfperf.models.curves.band import predict_band
+from anfperf.models.curves.blend import fit_throughput_curve
+from anfperf.models.forecast.known import KnownLimits
+from anfperf.models.forecast.result import NOT_PREDICTABLE, Forecast, refused
+from anfperf.units import MS_PER_S
+
+#: Fewest distinct concurrencies a throughput forecast takes.
+MIN_POINTS = 4
+#: Elasticity d log X / d log N over the last points below which a sweep has levelled.
+LEVEL_SLOPE = 0.2
+#: Drop of that elasticity from the sweep's start to its end that shows curvature.
+CURVATURE = 0.15
+#: Points at the sweep's end the elasticity and the level are read from.
+TAIL_POINTS = 3
+#: Fall allowed past a plateau per doubling of concurrency [-], and at most [-].
+FALL_PER_DOUBLING = 0.08
+FALL_CAP = 0.4
+#: Share of a known limit at which a levelled sweep is taken to be held by that limit.
+AT_LIMIT = 0.85
+#: Share below the best rate of its last points at which a sweep's last point shows a fall.
+FALLEN = 0.1
+#: Measured rates above a limit given by more than this share show that it does not bind.
+LIMIT_SLACK = 0.02
+
+
+def _slope(n: np.ndarray, x: np.ndarray) -> float:
+    """Least-squares slope of log X against log N."""
+    return float(np.polyfit(np.log(n), np.log(x), 1)[0])
+
+
+def _fall(ratio: np.ndarray) -> np.ndarray:
+    """Share of a plateau an over-driven system may lose at `ratio` x the last concurrency."""
+    return np.minimum(FALL_CAP, FALL_PER_DOUBLING * np.log2(np.maximum(ratio, 1.0)))
+
+
+def forecast_throughput(
+    concurrency: object,
+    iops: object,
+    at: object,
+    known: KnownLimits | None = None,
+    *,
+    level: float = 0.95,
+) -> Forecast:
+    """Throughput at new concurrencies, from a measured sweep and what is known.
+
+    Parameters
+    ----------
+    concurrency, iops : array-like
+        Measured I/Os in flight [-] and throughput [IOPS], one per point (repeats are
+        averaged).
+    at : array-like
+        Concurrencies to predict at [-].
+    known : KnownLimits, optional
+        The volume's and clients' limit [IOPS at the workload's block size].
+    level : float
+        Share of new measurements the band should hold.
+
+    Returns
+    -------
+    Forecast
+        basis 'plateau' (levelled: the best rate reached held, the flat line being the best
+        answer), 'held at the known limit', 'fitted curve' (rising with curvature: the
+        default stacked curve), 'fitted curve capped by the known limit', or no number
+        (rising without curvature and no limit known; fewer than 4 concurrencies).
+
+    Raises
+    ------
+    anfperf.ModelError
+        Mismatched lengths or non-positive values.
+    """
+    n, x = _mean_per_n(concurrency, iops)
+    at_arr = np.atleast_1d(np.asarray(at, float))
+    known = known or KnownLimits()
+    if n.size < MIN_POINTS:
+        why = f"{n.size} concurrencies measured, {MIN_POINTS} needed to read a curve's shape"
+        return refused(at_arr, 0.0, NOT_PREDICTABLE, why)
+    if known.known and float(np.max(x)) > known.iops_max * (1.0 + LIMIT_SLACK):
+        left_out = (
+            f"measured rates reach {float(np.max(x)):,.0f}, above the limit given "
+            f"({known.iops_max:,.0f}, {known.limit}): that limit does not bind here and is left out"
+        )
+        known = KnownLimits(lat_light_ms=known.lat_light_ms, shape=known.shape)
+    else:
+        left_out = None
+    r_min_ms = float(np.min(n / x)) * MS_PER_S
+    cap = np.minimum(at_arr / r_min_ms * MS_PER_S, known.iops_max)
+    notes = [
+        f"Little's law bound: {np.max(n):g} .. in flight over the lowest latency {r_min_ms:.3g} ms"
+    ]
+    if left_out:
+        notes.append(left_out)
+    if known.known:
+        notes.append(
+            f"known limit {known.iops_max:,.0f} IOPS ({known.limit}); the knee is near "
+            f"N* = limit x R_min = {known.iops_max * r_min_ms / MS_PER_S:,.1f} in flight"
+        )
+    tail = slice(-TAIL_POINTS, None)
+    late, early = _slope(n[tail], x[tail]), _slope(n[:TAIL_POINTS], x[:TAIL_POINTS])
+    best = float(np.max(x[tail]))
+    scatter = float(np.max(1.0 - x[tail] / best))
+    ratio = at_arr / float(n[-1])
+    if late < LEVEL_SLOPE:
+        if x[-1] < best * (1.0 - FALLEN) and late < 0:
+            return _past_peak(at_arr, ratio, best, float(x[-1]), late, cap, notes)
+        return _plateau(at_arr, ratio, best, scatter, late, cap, known, notes)
+    if late > early - CURVATURE and not known.known:
+        why = (
+            f"throughput still grows as fast as at the start (elasticity {late:.2f} at "
+            f"N={n[-1]:g}, {early:.2f} at N={n[0]:g}) and no limit of the volume or its "
+            "clients is known: nothing says where it stops; measure higher or give the volume"
+        )
+        return refused(at_arr, float(x[-1]), NOT_PREDICTABLE, why)
+    return _fitted(n, x, at_arr, ratio, cap, known, notes, level)
+
+
+def _mean_per_n(concurrency: object, iops: object) -> tuple[np.ndarray, np.ndarray]:
+    n, x = np.asarray(concurrency, float).ravel(), np.asarray(iops, float).ravel()
+    if n.size != x.size:
+        raise ModelError(f"{n.size} concurrencies and {x.size} rates: give one rate per point")
+    keep = np.isfinite(n) & np.isfinite(x)
+    n, x = n[keep], x[keep]
+    if np.any((n <= 0) | (x <= 0)):
+        raise ModelError("concurrencies and rates must be > 0")
+    levels = np.unique(n)
+    return levels, np.array([float(np.mean(x[n == v])) for v in levels])
+
+
+def _plateau(
+    at: np.ndarray,
+    ratio: np.ndarray,
+    best: float,
+    scatter: float,
+    late: float,
+    cap: np.ndarray,
+    known: KnownLimits,
+    notes: list[str],
+) -> Forecast:
+    """A levelled sweep: the best rate reached, held; the band allows an over-driven fall."""
+    if known.known and best >= AT_LIMIT * known.iops_max:
+        est = np.minimum(np.full(at.size, best), cap)
+        lower = np.minimum(est * (1.0 - scatter), cap)
+        notes.append(
+            f"levelled at {best:,.0f}, {best / known.iops_max:.0%} of the known limit: held there "
+            "(a QoS limit throttles, it does not fall)"
+        )
+        return Forecast(at, est, lower, cap.copy(), "held at the known limit", True,
+                        tuple(notes), known.limit)  # fmt: skip
+    grow = ratio ** max(late, 0.0)
+    est = np.minimum(np.full(at.size, best), cap)
+    upper = np.minimum(best * (1.0 + scatter) * grow, cap)
+    lower = np.minimum(best * (1.0 - scatter) * (1.0 - _fall(ratio)), est)
+    notes.append(
+        f"levelled: elasticity {late:.2f} over the last {TAIL_POINTS} points; the best rate "
+        f"reached, {best:,.0f}, held (the flat line is the best answer here); past it the band "
+        f"allows {FALL_PER_DOUBLING:.0%} less per doubling of concurrency, at most "
+        f"{FALL_CAP:.0%} (an over-driven system), and the scatter of those points, {scatter:.0%}"
+    )
+    return Forecast(at, est, lower, upper, "plateau", True, tuple(notes),
+                    known.limit if np.any(upper >= cap) and known.known else None)  # fmt: skip
+
+
+def _past_peak(
+    at: np.ndarray,
+    ratio: np.ndarray,
+    best: float,
+    last: float,
+    late: float,
+    cap: np.ndarray,
+    notes: list[str],
+) -> Forecast:
+    """A sweep that has fallen past its peak: the fall goes on at its measured rate."""
+    floor = best * (1.0 - FALL_CAP)
+    est = np.minimum(np.maximum(last * ratio**late, floor), cap)
+    upper = np.minimum(np.full(at.size, best), cap)
+    lower = np.minimum(est * (1.0 - _fall(ratio)), est)
+    notes.append(
+        f"past its peak: {best:,.0f} at best, {last:,.0f} at the last point (elasticity "
+        f"{late:.2f}); the fall is carried on at that rate, down to {1 - FALL_CAP:.0%} of the "
+        "peak, and the band reaches from a further fall to the peak"
+    )
+    return Forecast(at, est, lower, upper, "past its peak", True, tuple(notes))
+
+
+def _fitted(
+    n: np.ndarray,
+    x: np.ndarray,
+    at: np.ndarray,
+    ratio: np.ndarray,
+    cap: np.ndarray,
+    known: KnownLimits,
+    notes: list[str],
+    level: float,
+) -> Forecast:
+    """A sweep still rising with curvature: the stacked curve and its band, within the bounds."""
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        fit = fit_throughput_curve(n, x)
+        band = predict_band(fit, at, level)
+    est = np.minimum(band["estimate"].to_numpy(float), cap)
+    upper = np.minimum(band["upper"].to_numpy(float), cap)
+    # past the data the sweep may level at once and then be over-driven; lower than that it
+    # does not go (a bootstrap draw of a retrograde curve can crash to zero: not physical)
+    floor = float(x[-1]) * (1.0 - _fall(ratio))
+    lower = np.minimum(np.maximum(band["lower"].to_numpy(float), floor), est)
+    capped = bool(np.any(band["estimate"].to_numpy(float) > cap))
+    notes += list(fit.notes)
+    basis = "fitted curve capped by the known limit" if capped else "fitted curve"
+    bound = known.limit if capped and known.known else None
+    if capped and not known.known:
+        basis, bound = "fitted curve capped by Little's law", "Little's law (lowest latency)"
+    return Forecast(at, est, lower, np.where(np.isfinite(upper), upper, cap), basis, True,
+                    tuple(notes), bound, params=dict(fit))  # fmt: skip
+
+
+def knee_concurrency(known: KnownLimits, r_min_ms: float) -> float:
+    """Where the bounds meet: N* = limit x lowest latency [-] (the knee of a closed system)."""
+    if not known.known or not r_min_ms > 0:
+        return math.nan
+    return known.iops_max * r_min_ms / MS_PER_S

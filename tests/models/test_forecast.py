@@ -1,0 +1,143 @@
+"""Predictions past the data bounded by what is known (issue 34): real sweeps, real limits."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from anfperf.errors import ModelError
+from anfperf.models import (
+    KnownLimits,
+    QuotaScenario,
+    forecast_latency,
+    forecast_throughput,
+    judge_forecast,
+    known_limits,
+)
+from anfperf.models.forecast import NOT_PREDICTABLE, TARGETS, iops_at_latency
+from anfperf.models.forecast.throughput import FALL_CAP
+from tests.models.realdata import SPEC_BREAKTHROUGH, SPEC_LARGE, fio_qd_sweep
+
+# SPEC's MB/s are decimal: its op size in MiB, and each volume's limit in ops/s
+MIB = 2**20 / 1e6
+
+
+def spec_limit(data: np.ndarray, mb_s: float, limit_mib_s: float, name: str) -> KnownLimits:
+    """The limit of a SPEC result's volume in its own ops/s (op size = MB/s over ops/s)."""
+    op_mb = mb_s / data[-1, 2]
+    return KnownLimits.of_iops(limit_mib_s * MIB / op_mb, name)
+
+
+LARGE = spec_limit(SPEC_LARGE, 12780, 12800, "large volume cap 12,800 MiB/s")
+BREAKTHROUGH = spec_limit(SPEC_BREAKTHROUGH, 20910, 21202, "published write 21,202 MiB/s")
+
+
+@pytest.mark.parametrize("data,known", [(SPEC_LARGE, LARGE), (SPEC_BREAKTHROUGH, BREAKTHROUGH)])
+def test_spec_latency_from_the_flat_lower_half_with_the_limit_given(data, known):
+    check = judge_forecast(
+        data[:, 2], data[:, 1],
+        lambda x, y, at: forecast_latency(x, y, at, known, resolution_ms=0.05),
+        resolution=0.05,
+    )  # fmt: skip
+    assert check["predictable"]
+    assert check["coverage"] >= TARGETS["coverage"]
+    assert check["median_err_pct"] <= 15.0
+    assert check["median_rel_width"] <= TARGETS["rel_width"]
+    # better than holding the last fitted value, on the median and the largest error
+    assert check["median_err_pct"] < check["flat_median_err_pct"]
+    assert check["max_err_pct"] < check["flat_max_err_pct"]
+    fc = check["forecast"]
+    assert fc.basis == "queueing at the known limit" and fc.bound == known.limit
+    assert "published curves" in fc.notes[0]  # the lower half is flat: the shape is published
+
+
+def test_spec_ops_at_1_and_2_ms_within_10_pct_of_the_measured():
+    lower = np.arange(len(SPEC_LARGE)) < 8
+    fc = forecast_latency(SPEC_LARGE[lower, 2], SPEC_LARGE[lower, 1], [1e5], LARGE)
+    est_1, low_1, high_1 = iops_at_latency(fc, 1.0)
+    assert est_1 == pytest.approx(742_541, rel=0.10)  # measured 1.0 ms at 742,541 ops/s
+    assert low_1 <= 742_541 <= high_1
+    est_2, _, _ = iops_at_latency(fc, 2.0)
+    measured_2 = np.interp(2.0, SPEC_LARGE[-2:, 1], SPEC_LARGE[-2:, 2])  # 1.0 -> 2.3 ms
+    assert est_2 == pytest.approx(measured_2, rel=0.10)
+
+
+def test_latency_without_a_limit_from_a_flat_lower_half_gives_no_number():
+    fc = forecast_latency(SPEC_LARGE[:8, 2], SPEC_LARGE[:8, 1], SPEC_LARGE[8:, 2])
+    assert not fc.predictable
+    assert np.isnan(fc.estimate).all() and np.isinf(fc.upper).all()
+    assert fc.says().startswith(NOT_PREDICTABLE + ": latency has not risen")
+    assert "0.3 .. 0.4 ms up to 396,022" in fc.says()
+
+
+def test_a_limit_the_measured_loads_exceed_is_left_out_with_a_note():
+    wrong = KnownLimits.of_iops(300_000, "too low")
+    fc = forecast_latency(SPEC_LARGE[:8, 2], SPEC_LARGE[:8, 1], [5e5], wrong)
+    assert not fc.predictable
+    assert "above the limit given" in fc.notes[-1]
+
+
+def test_fio_sweep_levelled_before_the_holdout_holds_the_plateau_and_its_band_holds_the_fall():
+    depth, iops = fio_qd_sweep()
+    check = judge_forecast(depth, iops, forecast_throughput)
+    fc = check["forecast"]
+    assert fc.basis == "plateau"
+    # the flat line at the best rate reached (QD 12: 115,073) is the answer, said so
+    assert check["median_err_pct"] == pytest.approx(check["flat_median_err_pct"])
+    assert "the flat line is the best answer" in fc.notes[-1]
+    assert check["coverage"] == 1.0  # QD 96 and 128 fall by a fifth: inside the band
+    at_96 = fc.frame().set_index("x").loc[96.0]
+    assert at_96["lower"] < iops[depth == 96][0] < at_96["estimate"]
+
+
+def test_fio_sweep_that_has_fallen_is_recognised_past_its_peak():
+    depth, iops = fio_qd_sweep()
+    fc = forecast_throughput(depth, iops, [256.0])
+    assert fc.basis == "past its peak"
+    peak = iops[-3:].max()
+    assert fc.estimate[0] < iops[-1] < peak == fc.upper[0]
+    assert fc.estimate[0] >= (1 - FALL_CAP) * peak
+
+
+def test_a_known_limit_caps_every_prediction_and_narrows_the_band():
+    depth, iops = fio_qd_sweep()
+    # 4 KiB on a Standard volume of 24 TiB: 384 MiB/s = 98,304 IOPS, below the sweep's plateau
+    known = known_limits(QuotaScenario(bs_kib=4, level="Standard", quota_tib=24))
+    assert known.iops_max == pytest.approx(98_304)
+    rising = depth <= 4  # 36k .. 92k IOPS: still rising
+    fc = forecast_throughput(depth[rising], iops[rising], depth[~rising], known)
+    assert fc.basis == "fitted curve capped by the known limit"
+    assert np.all(fc.estimate <= known.iops_max) and np.all(fc.upper <= known.iops_max)
+    assert fc.frame()["rel_width"].median() <= TARGETS["rel_width"]
+    # without the limit the same four points, still rising as at the start, say nothing
+    unbounded = forecast_throughput(depth[rising], iops[rising], depth[~rising])
+    assert not unbounded.predictable and "still grows" in unbounded.says()
+
+
+def test_vdbench_threads_still_rising_beat_the_flat_line():
+    from benchmarks.bench_models import judged_cases
+
+    threads, iops = judged_cases()["Vdbench forthreads 2..128 in flight"]
+    check = judge_forecast(threads, iops, forecast_throughput)
+    assert check["forecast"].basis == "fitted curve"
+    assert check["median_err_pct"] < check["flat_median_err_pct"]
+    assert check["max_err_pct"] < check["flat_max_err_pct"]
+    assert check["coverage"] == 1.0
+
+
+def test_straight_line_without_a_limit_or_too_few_points_gives_no_number():
+    fc = forecast_throughput(SPEC_LARGE[:8, 0], SPEC_LARGE[:8, 2], [1760.0])
+    assert not fc.predictable and "still grows as fast as at the start" in fc.says()
+    few = forecast_throughput([1, 2, 4], [10.0, 19.0, 30.0], [8.0])
+    assert not few.predictable and "3 concurrencies measured, 4 needed" in few.says()
+
+
+def test_bad_points_are_refused():
+    with pytest.raises(ModelError, match="give one rate per point"):
+        forecast_throughput([1, 2, 3, 4], [1.0, 2.0], [8])
+    with pytest.raises(ModelError, match="must be > 0"):
+        forecast_latency([1, 2, 3], [0.3, 0.0, 0.4], [4])
+    with pytest.raises(ModelError, match="3 or more points"):
+        forecast_latency([1, 2], [0.3, 0.4], [4])
+    with pytest.raises(ModelError, match="must be > 0 IOPS"):
+        KnownLimits.of_iops(0, "none")
