@@ -115,9 +115,9 @@ def test_a_known_limit_caps_every_prediction_and_narrows_the_band():
 
 
 def test_vdbench_threads_still_rising_beat_the_flat_line():
-    from benchmarks.bench_models import judged_cases
+    from benchmarks.bench_models import throughput_cases
 
-    threads, iops = judged_cases()["Vdbench forthreads 2..128 in flight"]
+    threads, iops = throughput_cases()["Vdbench forthreads 2..128 in flight"]
     check = judge_forecast(threads, iops, forecast_throughput)
     assert check["forecast"].basis == "fitted curve"
     assert check["median_err_pct"] < check["flat_median_err_pct"]

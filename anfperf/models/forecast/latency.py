@@ -84,6 +84,7 @@ def forecast_latency(
     known: KnownLimits | None = None,
     *,
     resolution_ms: float = 0.0,
+    outstanding: float | None = None,
     level: float = 0.95,
 ) -> Forecast:
     """Mean latency at new loads, from measured (load, latency) points and what is known.
@@ -100,6 +101,10 @@ def forecast_latency(
     resolution_ms : float
         How finely the latencies were written (SPEC prints 0.1 ms: give 0.05): differences
         within it are not errors of the fit.
+    outstanding : float, optional
+        Most I/Os the load generator keeps in flight (Vdbench threads x SDs, fio iodepth x
+        numjobs): a closed loop's latency at rate X is at most ``outstanding / X`` (Little's
+        law), which caps the curve and its band.
     level : float
         Share of new measurements the band should hold (0.95; the published shape's range is
         about 95 %).
@@ -131,7 +136,9 @@ def forecast_latency(
     if known.known:
         out = _under_limit(x, y, at_arr, known, rel_res)
     else:
-        out = _without_limit(x, y, at_arr, level)
+        out = _without_limit(x, y, at_arr, level, outstanding)
+    if outstanding is not None and out.predictable:
+        out = _little_capped(out, float(outstanding))
     if note:
         out = Forecast(**{**out.__dict__, "notes": (*out.notes, note)})
     return out
@@ -184,7 +191,19 @@ def _under_limit(
     )  # fmt: skip
 
 
-def _without_limit(x: np.ndarray, y: np.ndarray, at: np.ndarray, level: float) -> Forecast:
+def _little_capped(fc: Forecast, outstanding: float) -> Forecast:
+    """A closed loop of `outstanding` I/Os cannot wait longer than ``outstanding / X``."""
+    bound = outstanding / fc.x * 1000.0
+    return Forecast(**{
+        **fc.__dict__, "estimate": np.minimum(fc.estimate, bound),
+        "lower": np.minimum(fc.lower, bound), "upper": np.minimum(fc.upper, bound),
+        "notes": (*fc.notes, f"at most {outstanding:g} in flight / load (Little's law)"),
+    })  # fmt: skip
+
+
+def _without_limit(
+    x: np.ndarray, y: np.ndarray, at: np.ndarray, level: float, outstanding: float | None
+) -> Forecast:
     """A fitted queueing curve when the data show the rise; no number when they do not."""
     floor = float(np.min(y))
     if float(np.max(y)) < RISE_FACTOR * floor or x.size < 4:
@@ -197,7 +216,7 @@ def _without_limit(x: np.ndarray, y: np.ndarray, at: np.ndarray, level: float) -
         return refused(at, floor, NOT_PREDICTABLE, why)
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
-        fit = fit_queueing_latency(x, y)
+        fit = fit_queueing_latency(x, y, outstanding=outstanding)
         band = predict_band(fit, at, level)
     return Forecast(
         x=at, estimate=band["estimate"].to_numpy(), lower=band["lower"].to_numpy(),
