@@ -49,9 +49,16 @@ FALLEN = 0.1
 LIMIT_SLACK = 0.02
 
 
-def _slope(n: np.ndarray, x: np.ndarray) -> float:
-    """Least-squares slope of log X against log N."""
-    return float(np.polyfit(np.log(n), np.log(x), 1)[0])
+def _elasticity(n: np.ndarray, x: np.ndarray) -> tuple[float, float, float]:
+    """Slope of log X against log N (least squares), its standard error and the largest
+    relative distance of a point from that line."""
+    log_n, log_x = np.log(n), np.log(x)
+    slope, intercept = np.polyfit(log_n, log_x, 1)
+    resid = log_x - (slope * log_n + intercept)
+    spread = float(np.sum((log_n - log_n.mean()) ** 2))
+    dof = max(n.size - 2, 1)
+    se = float(np.sqrt(np.sum(resid**2) / dof / spread)) if spread > 0 else math.inf
+    return float(slope), se, float(np.expm1(np.max(np.abs(resid))))
 
 
 def _fall(ratio: np.ndarray) -> np.ndarray:
@@ -110,9 +117,7 @@ def forecast_throughput(
         left_out = None
     r_min_ms = float(np.min(n / x)) * MS_PER_S
     cap = np.minimum(at_arr / r_min_ms * MS_PER_S, known.iops_max)
-    notes = [
-        f"Little's law bound: {np.max(n):g} .. in flight over the lowest latency {r_min_ms:.3g} ms"
-    ]
+    notes = [f"Little's law: at most N / {r_min_ms:.3g} ms in flight (the lowest latency measured)"]
     if left_out:
         notes.append(left_out)
     if known.known:
@@ -120,15 +125,17 @@ def forecast_throughput(
             f"known limit {known.iops_max:,.0f} IOPS ({known.limit}); the knee is near "
             f"N* = limit x R_min = {known.iops_max * r_min_ms / MS_PER_S:,.1f} in flight"
         )
-    tail = slice(-TAIL_POINTS, None)
-    late, early = _slope(n[tail], x[tail]), _slope(n[:TAIL_POINTS], x[:TAIL_POINTS])
-    best = float(np.max(x[tail]))
-    scatter = float(np.max(1.0 - x[tail] / best))
+    # the sweep's upper and lower half (by point, at least TAIL_POINTS each): how fast it
+    # grows at its end against its start, and how much its end scatters about that growth
+    half = max(TAIL_POINTS, (n.size + 1) // 2)
+    late, late_se, scatter = _elasticity(n[-half:], x[-half:])
+    early = _elasticity(n[:half], x[:half])[0]
+    best = float(np.max(x[-half:]))
     ratio = at_arr / float(n[-1])
     if late < LEVEL_SLOPE:
         if x[-1] < best * (1.0 - FALLEN) and late < 0:
             return _past_peak(at_arr, ratio, best, float(x[-1]), late, cap, notes)
-        return _plateau(at_arr, ratio, best, scatter, late, cap, known, notes)
+        return _plateau(at_arr, ratio, best, scatter, late + late_se, cap, known, notes)
     if late > early - CURVATURE and not known.known:
         why = (
             f"throughput still grows as fast as at the start (elasticity {late:.2f} at "
@@ -156,12 +163,13 @@ def _plateau(
     ratio: np.ndarray,
     best: float,
     scatter: float,
-    late: float,
+    growth: float,
     cap: np.ndarray,
     known: KnownLimits,
     notes: list[str],
 ) -> Forecast:
-    """A levelled sweep: the best rate reached, held; the band allows an over-driven fall."""
+    """A levelled sweep: the best rate reached, held; the band allows an over-driven fall and
+    growth at the largest elasticity the sweep's end allows (`growth`, slope + 1 s.e.)."""
     if known.known and best >= AT_LIMIT * known.iops_max:
         est = np.minimum(np.full(at.size, best), cap)
         lower = np.minimum(est * (1.0 - scatter), cap)
@@ -171,12 +179,12 @@ def _plateau(
         )
         return Forecast(at, est, lower, cap.copy(), "held at the known limit", True,
                         tuple(notes), known.limit)  # fmt: skip
-    grow = ratio ** max(late, 0.0)
+    grow = ratio ** max(growth, 0.0)
     est = np.minimum(np.full(at.size, best), cap)
     upper = np.minimum(best * (1.0 + scatter) * grow, cap)
     lower = np.minimum(best * (1.0 - scatter) * (1.0 - _fall(ratio)), est)
     notes.append(
-        f"levelled: elasticity {late:.2f} over the last {TAIL_POINTS} points; the best rate "
+        f"levelled: elasticity at most {growth:.2f} over the sweep's upper half; the best rate "
         f"reached, {best:,.0f}, held (the flat line is the best answer here); past it the band "
         f"allows {FALL_PER_DOUBLING:.0%} less per doubling of concurrency, at most "
         f"{FALL_CAP:.0%} (an over-driven system), and the scatter of those points, {scatter:.0%}"
