@@ -35,9 +35,13 @@ import pandas as pd
 from anfperf.analysis.sweep import summary_rows
 from anfperf.errors import AnfperfError, ModelError
 from anfperf.models import (
+    KnownLimits,
     QuotaScenario,
     fit_queueing_latency,
     fit_usl,
+    forecast_latency,
+    forecast_throughput,
+    known_limits,
     nfs_client_value,
     predict_achievable,
     queueing_iops_at_latency,
@@ -48,6 +52,7 @@ from anfperf.models import (
     usl_throughput_at_latency,
 )
 from anfperf.models.curves.queueing import KNEE_FACTOR
+from anfperf.models.forecast import iops_at_latency
 from anfperf.models.littles_law import latency_at_concurrency
 
 __all__ = [
@@ -153,7 +158,9 @@ def trusted(numbers: pd.DataFrame) -> pd.DataFrame:
     return numbers[~cached_runs(numbers)]
 
 
-def analyse(frame: pd.DataFrame, *, lat_slo_ms: float = 1.0) -> Analysis:
+def analyse(
+    frame: pd.DataFrame, *, lat_slo_ms: float = 1.0, scenario: QuotaScenario | None = None
+) -> Analysis:
     """Whole-run rows, run kinds and key numbers of a frame, the rows computed once.
 
     A report asks for these many times (the headline, each chart, the conclusions); computing
@@ -166,6 +173,9 @@ def analyse(frame: pd.DataFrame, *, lat_slo_ms: float = 1.0) -> Analysis:
         Tidy frame (:mod:`anfperf.schema`).
     lat_slo_ms : float
         Latency objective [ms] (mean response time) of the key numbers.
+    scenario : QuotaScenario, optional
+        The volume and clients measured (a report's level and quota, or volume): their
+        limits bound the IOPS at the SLO past the measured points (:func:`key_numbers`).
 
     Returns
     -------
@@ -178,7 +188,7 @@ def analyse(frame: pd.DataFrame, *, lat_slo_ms: float = 1.0) -> Analysis:
     """
     rows = summary_rows(frame)
     kinds = run_kinds(frame, rows=rows)
-    numbers = key_numbers(frame, lat_slo_ms=lat_slo_ms, rows=rows, kinds=kinds)
+    numbers = key_numbers(frame, lat_slo_ms=lat_slo_ms, rows=rows, kinds=kinds, scenario=scenario)
     return Analysis(frame, rows, kinds, numbers, float(lat_slo_ms))
 
 
@@ -323,6 +333,7 @@ def key_numbers(
     lat_slo_ms: float = 1.0,
     rows: pd.DataFrame | None = None,
     kinds: pd.DataFrame | None = None,
+    scenario: QuotaScenario | None = None,
 ) -> pd.DataFrame:
     """The headline numbers of every run: peak, knee, IOPS at the latency SLO.
 
@@ -335,6 +346,11 @@ def key_numbers(
     rows, kinds : pandas.DataFrame, optional
         :func:`anfperf.analysis.summary_rows` and :func:`run_kinds` of `frame`, when already
         worked out (:func:`analyse`).
+    scenario : QuotaScenario, optional
+        The volume and clients measured. Where the SLO lies past the measured points, the
+        model's IOPS at it comes from :mod:`anfperf.models.forecast`, bounded by their limit
+        at each run's block size; NaN, with the reason in `notes`, where the data cannot
+        tell (a flat latency curve and no limit known).
 
     Returns
     -------
@@ -357,7 +373,7 @@ def key_numbers(
     kinds = kinds.set_index("run_id")
     out = []
     for run_id, run in rows.groupby("run_id", sort=True):
-        numbers = _run_numbers(run, str(kinds.loc[run_id, "kind"]), lat_slo_ms)
+        numbers = _run_numbers(run, str(kinds.loc[run_id, "kind"]), lat_slo_ms, scenario)
         numbers["cached"] = bool(kinds.loc[run_id, "cached"])
         numbers["cache_reason"] = str(kinds.loc[run_id, "cache_reason"])
         out.append(numbers)
@@ -389,7 +405,9 @@ def peak_run(numbers: pd.DataFrame, *, by: str = "peak_iops") -> pd.Series | Non
     return kept.loc[values.idxmax()]
 
 
-def _run_numbers(run: pd.DataFrame, kind: str, lat_slo_ms: float) -> dict:
+def _run_numbers(
+    run: pd.DataFrame, kind: str, lat_slo_ms: float, scenario: QuotaScenario | None = None
+) -> dict:
     iops = pd.to_numeric(run["iops"], errors="coerce").to_numpy(float)
     bw = pd.to_numeric(run["bw_mib_s"], errors="coerce").to_numpy(float)
     lat = pd.to_numeric(run["lat_mean_ms"], errors="coerce").to_numpy(float)
@@ -421,8 +439,60 @@ def _run_numbers(run: pd.DataFrame, kind: str, lat_slo_ms: float) -> dict:
             f"the {lat_slo_ms:g} ms SLO lies outside the measured latencies "
             f"({np.nanmin(lat):.3g}..{np.nanmax(lat):.3g} ms): IOPS at the SLO is the model's"
         )
+        notes += _slo_past_the_data(run, kind, numbers, iops, lat, ok, lat_slo_ms, scenario)
     numbers["notes"] = "; ".join(notes)
     return numbers
+
+
+def _run_known(run: pd.DataFrame, scenario: QuotaScenario | None) -> KnownLimits:
+    """The limits of `scenario` at the run's block size and read share (none without one)."""
+    bs = pd.to_numeric(run["bs_kib"], errors="coerce").dropna()
+    if scenario is None or bs.empty or bs.nunique() != 1:
+        return KnownLimits()
+    read = pd.to_numeric(run["read_pct"], errors="coerce").dropna()
+    fields = {"bs_kib": float(bs.iloc[0])}
+    if read.nunique() == 1:
+        fields["read_pct"] = float(read.iloc[0])
+    return known_limits(QuotaScenario.of(scenario, **fields))
+
+
+def _slo_past_the_data(
+    run: pd.DataFrame,
+    kind: str,
+    numbers: dict,
+    iops: np.ndarray,
+    lat: np.ndarray,
+    ok: np.ndarray,
+    lat_slo_ms: float,
+    scenario: QuotaScenario | None,
+) -> list[str]:
+    """The model's IOPS at an SLO the data do not reach: from a forecast that knows the
+    volume's limit, or none where the data cannot tell."""
+    if not ok.sum() >= 3 or math.isnan(numbers["iops_at_slo_model"]) and kind != KIND_RATE:
+        return []
+    known = _run_known(run, scenario)
+    conc = pd.to_numeric(run["configured"], errors="coerce").to_numpy(float)
+    try:
+        if kind == KIND_CONCURRENCY:
+            fc = forecast_throughput(conc[ok], iops[ok], [float(np.nanmax(conc[ok]))], known)
+        else:
+            flight = conc[ok][np.isfinite(conc[ok])]
+            fc = forecast_latency(iops[ok], lat[ok], [float(np.max(iops[ok]))], known,
+                                  outstanding=float(flight.max()) if flight.size else None)  # fmt: skip
+    except ModelError as exc:
+        numbers["iops_at_slo_model"] = math.nan
+        return [f"IOPS at the {lat_slo_ms:g} ms SLO: no forecast ({exc})"]
+    if not fc.predictable:
+        numbers["iops_at_slo_model"] = math.nan
+        return [f"IOPS at the {lat_slo_ms:g} ms SLO: {fc.says()}"]
+    if kind == KIND_RATE and known.known:
+        est, low, high = iops_at_latency(fc, lat_slo_ms)
+        numbers["iops_at_slo_model"] = est
+        return [
+            f"IOPS at the {lat_slo_ms:g} ms SLO from the queueing curve of the known limit: "
+            f"{est:,.0f} ({low:,.0f} .. {high:,.0f}; {known.limit})"
+        ]
+    return []
 
 
 def _load_axis(run: pd.DataFrame, kind: str, iops: np.ndarray) -> np.ndarray:
@@ -616,6 +686,11 @@ def operating_point(
     rows, kinds : pandas.DataFrame, optional
         :func:`anfperf.analysis.summary_rows` and :func:`run_kinds` of `frame`, when already
         worked out (:func:`analyse`).
+    scenario : QuotaScenario, optional
+        The volume and clients measured. Where the SLO lies past the measured points, the
+        model's IOPS at it comes from :mod:`anfperf.models.forecast`, bounded by their limit
+        at each run's block size; NaN, with the reason in `notes`, where the data cannot
+        tell (a flat latency curve and no limit known).
 
     Returns
     -------
