@@ -108,7 +108,9 @@ def mix_cases() -> list[dict]:
             parts = [[], [], [], [], []]
             for pick in itertools.combinations(inner, extra):
                 # predict the same held-out points as the two endpoints alone would be judged on
-                for part, values in zip(parts, _mix_predictions(x, y, [*ends, *pick], limit)):
+                for part, values in zip(
+                    parts, _mix_predictions(x, y, [*ends, *pick], limit), strict=True
+                ):
                     part.extend(np.asarray(values, float))
             out.append(
                 _case(
@@ -148,7 +150,9 @@ def _measured_mix_cases() -> list[dict]:
                     warnings.simplefilter("ignore")
                     f = read_vdbench(vdb / name)
                 runs = f[f["is_summary"] & (f["direction"] == "total")]
-                pts += list(zip(runs["read_pct"].to_numpy(float), runs[col].to_numpy(float)))
+                pts += list(
+                    zip(runs["read_pct"].to_numpy(float), runs[col].to_numpy(float), strict=True)
+                )
             x = np.array([p[0] for p in pts])
             y = np.array([p[1] for p in pts])
             ends = list(np.flatnonzero((x == 0) | (x == 100)))
