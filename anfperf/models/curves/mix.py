@@ -52,8 +52,8 @@ _EXPONENT_BOUNDS = (-5.0, 5.0)
 #: anfperf/samples/fio/sweeps/mix_sweep_randrw8k.json (nine mixes, -6.3 .. +14.5 %): 0.103.
 DEFAULT_SPREAD = 0.10
 #: Scatter of a repeated run at one read share [-] (sd of log throughput): a new measurement at
-#: a measured endpoint is not the old one. The passes of the repository's real fio sweeps
-#: (tests/data/fio_sweeps) scatter about this much once the device is busy.
+#: a measured endpoint is not the old one. An assumption (a quiet volume, runs of minutes), not
+#: a measurement: the band's edges at the endpoints rest on it alone.
 REPEAT_NOISE = 0.02
 #: Weight of DEFAULT_SPREAD against measured interior mixes [points]: it counts as this many.
 PRIOR_POINTS = 4
