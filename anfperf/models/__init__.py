@@ -31,7 +31,7 @@ from anfperf.models.curves._fitting import kneedle
 from anfperf.models.curves.band import band_draws, predict_band
 from anfperf.models.curves.blend import fit_throughput_curve, throughput_curve
 from anfperf.models.curves.bootstrap import bootstrap_params
-from anfperf.models.curves.mix import fit_mix, mix_sweep, mix_throughput
+from anfperf.models.curves.mix import fit_mix, mix_band, mix_sweep, mix_throughput
 from anfperf.models.curves.mva import fit_mva_throughput, mva_throughput
 from anfperf.models.curves.queueing import (
     fit_queueing_latency,
@@ -139,6 +139,7 @@ __all__ = [
     "manual_qos_range_mib_s",
     "mbps_to_mib_s",
     "mdape_pct",
+    "mix_band",
     "mix_sweep",
     "mix_throughput",
     "mva_throughput",

@@ -120,7 +120,11 @@ def predict_band(
     if not 0 < level < 1:
         raise ModelError(f"level must be between 0 and 1, got {level!r}")
     at = np.atleast_1d(np.asarray(x, float))
-    low, high = _edges(band_draws(fit, at, draws=draws, seed=seed), level)
+    own = None if fit.weights else get_model(fit.model, purpose="band").band
+    if own is not None:  # the model knows its band (e.g. a mix from two endpoints)
+        low, high = (np.asarray(edge, float) for edge in own(fit, at, level))
+    else:
+        low, high = _edges(band_draws(fit, at, draws=draws, seed=seed), level)
     estimate = np.asarray(model_function(fit)(at, **fit), float)
     return pd.DataFrame(
         {"x": at, "estimate": estimate, "lower": low, "upper": high,

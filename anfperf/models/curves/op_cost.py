@@ -31,8 +31,19 @@ from anfperf.units import KIB_PER_MIB, US_PER_S
 RECOMMENDED_POINTS = 4
 
 
-def op_cost_iops(bs_kib: object, op_us: float, bw_mib_s: float) -> np.ndarray | float:
+def op_cost_iops(
+    bs_kib: object,
+    op_us: float,
+    bw_mib_s: float,
+    limit_mib_s: float = math.inf,
+    client_mib_s: float = math.inf,
+    max_iops: float = math.inf,
+) -> np.ndarray | float:
     """I/O rate at a block size when each operation costs ``op_us + bs / bw_mib_s``.
+
+    The time-shared path's rate is then held to the separate ceilings: the volume's throughput
+    limit and the clients' egress (byte rates, divided by the block size) and a published
+    operation-rate ceiling.
 
     Parameters
     ----------
@@ -42,6 +53,12 @@ def op_cost_iops(bs_kib: object, op_us: float, bw_mib_s: float) -> np.ndarray | 
         Fixed cost of one operation [us] (``1e6 / op_us`` is the small-block IOPS ceiling).
     bw_mib_s : float
         Byte rate the transfers share [MiB/s] (the large-block ceiling).
+    limit_mib_s : float
+        The volume's throughput limit [MiB/s]; inf (default) for none.
+    client_mib_s : float
+        What the clients can move [MiB/s] (their egress, for writes); inf for none.
+    max_iops : float
+        A published operation-rate ceiling [1/s]; inf for none.
 
     Returns
     -------
@@ -50,9 +67,16 @@ def op_cost_iops(bs_kib: object, op_us: float, bw_mib_s: float) -> np.ndarray | 
     """
     if not (op_us >= 0 and bw_mib_s > 0 and math.isfinite(op_us)):
         raise ModelError(f"op_us must be >= 0 and bw_mib_s > 0, got {op_us!r}, {bw_mib_s!r}")
+    caps = {"limit_mib_s": limit_mib_s, "client_mib_s": client_mib_s, "max_iops": max_iops}
+    for name, value in caps.items():
+        if not float(value) > 0:
+            raise ModelError(f"{name} must be > 0 (inf for none), got {value!r}")
     bs = np.asarray(bs_kib, dtype=float)
+    if np.any(~(bs > 0)):
+        raise ModelError("bs_kib must be > 0")
     t_s = op_us / US_PER_S + bs / KIB_PER_MIB / bw_mib_s
-    out = 1.0 / t_s
+    byte_cap = min(float(limit_mib_s), float(client_mib_s)) * KIB_PER_MIB / bs
+    out = np.minimum(np.minimum(1.0 / t_s, byte_cap), float(max_iops))
     return float(out) if out.ndim == 0 else out
 
 
@@ -67,49 +91,91 @@ def binding_rate(bs_kib: float, op_us: float, bw_mib_s: float) -> str:
     return "operation rate" if op_share(bs_kib, op_us, bw_mib_s) > 0.5 else "byte rate"
 
 
-def fit_op_cost(bs_kib: object, iops: object) -> FitResult:
+def fit_op_cost(
+    bs_kib: object,
+    iops: object,
+    *,
+    limit_mib_s: float | None = None,
+    client_mib_s: float | None = None,
+    max_iops: float | None = None,
+) -> FitResult:
     """Fit :func:`op_cost_iops` to a transfer-size sweep: (block size, IOPS) points.
 
     ``1 / IOPS = op_us / 1e6 + bs / (1024 bw_mib_s)`` is linear in the block size; the fit
     minimises the relative error of the time per operation (each point counts alike, whatever
-    its size), with op_us >= 0.
+    its size), with op_us >= 0. A point that ran at a ceiling given here (within 2 %) says only
+    that the path is at least that fast, so it is left out of the two costs; where the points
+    cannot show a fixed cost (large blocks alone: op_us would be 0), the published
+    operation-rate ceiling `max_iops` is taken as the fixed cost, ``1e6 / max_iops``.
 
     Parameters
     ----------
     bs_kib, iops : array-like
         Block sizes [KiB] (at least two distinct) and the I/O rates measured at each [1/s],
         at one concurrency.
+    limit_mib_s : float, optional
+        The volume's throughput limit [MiB/s].
+    client_mib_s : float, optional
+        What the clients can move [MiB/s] (the sum of their VM egress limits, for writes).
+    max_iops : float, optional
+        A published operation-rate ceiling of the volume [1/s], e.g. from
+        :func:`published_op_cost`'s table.
 
     Returns
     -------
     FitResult
-        op_us [us] and bw_mib_s [MiB/s], with covariance-based intervals.
+        op_us [us] and bw_mib_s [MiB/s] (and the ceilings given, held fixed), with
+        covariance-based intervals; notes say which points a ceiling bound and where a prior
+        stood in for the data.
     """
     bs, x = check_points(
         bs_kib, iops, x_name="bs_kib", y_name="iops", n_params=2, recommended=RECOMMENDED_POINTS
     )
-    t = 1.0 / x  # seconds per operation
-    # weighted least squares on t / t_measured - 1: rows divided by t
-    design = np.column_stack([np.ones_like(bs), bs]) / t[:, None]
-    coef, *_ = np.linalg.lstsq(design, np.ones_like(t), rcond=None)
-    a, b = float(coef[0]), float(coef[1])
-    if a < 0:  # the fixed cost cannot be negative: the byte rate alone
-        a = 0.0
-        b = float(np.sum(bs / t) / np.sum((bs / t) ** 2))
+    caps = {
+        name: _checked_cap(name, value)
+        for name, value in (
+            ("limit_mib_s", limit_mib_s),
+            ("client_mib_s", client_mib_s),
+            ("max_iops", max_iops),
+        )
+        if value is not None
+    }
+    notes: list[str] = []
+    byte_cap = min(caps.get("limit_mib_s", math.inf), caps.get("client_mib_s", math.inf))
+    bound = (x * bs / KIB_PER_MIB >= AT_CEILING * byte_cap) | (
+        x >= AT_CEILING * caps.get("max_iops", math.inf)
+    )
+    if np.any(bound):
+        notes.append(
+            f"{int(bound.sum())} point(s) at a ceiling given ({', '.join(f'{b:g}' for b in bs[bound])}"
+            " KiB): left out of the two costs"
+        )
+    free = ~bound if np.unique(bs[~bound]).size >= 2 else np.ones_like(bound)
+    if free.all() and np.any(bound):
+        notes.append("fewer than two block sizes below the ceilings: all points fitted")
+    a, b, cov_ab = _wls(bs[free], 1.0 / x[free])
+    if a <= 0 and "max_iops" in caps:
+        a = 1.0 / caps["max_iops"]
+        rest = 1.0 / x[free] - a
+        if np.all(rest > 0):
+            b = float(np.exp(np.mean(np.log(rest / bs[free]))))
+        notes.append(
+            "the points show no fixed cost per operation: it is the published ceiling's, "
+            f"1e6 / {caps['max_iops']:,.0f} IOPS = {a * US_PER_S:.2f} us"
+        )
+    elif a <= 0:
+        notes.append(
+            "the points show no fixed cost per operation (op_us 0): small blocks are not "
+            "predicted; give max_iops, a published operation-rate ceiling"
+        )
     if not b > 0:
         raise ModelError("the sweep does not slow down with block size: no byte rate to fit")
-    params = {"op_us": a * US_PER_S, "bw_mib_s": 1.0 / (b * KIB_PER_MIB)}
+    params = {"op_us": max(a, 0.0) * US_PER_S, "bw_mib_s": 1.0 / (b * KIB_PER_MIB), **caps}
     fitted = op_cost_iops(bs, **params)
-    resid = np.asarray(t * fitted - 1.0)  # relative residual of the time per op
-    dof = max(len(bs) - 2, 1)
-    s2 = float(resid @ resid) / dof
-    try:
-        cov_ab = s2 * np.linalg.inv(design.T @ design)
-    except np.linalg.LinAlgError:
-        cov_ab = np.full((2, 2), np.nan)
     # to (op_us, bw_mib_s): d op_us / da = 1e6; d bw / db = -1 / (1024 b^2)
     jac = np.diag([US_PER_S, -1.0 / (KIB_PER_MIB * b * b)])
-    cov = jac @ cov_ab @ jac.T
+    cov = np.zeros((len(params), len(params)))
+    cov[:2, :2] = jac @ cov_ab @ jac.T
     return FitResult(
         params,
         model="op_cost_iops",
@@ -117,8 +183,40 @@ def fit_op_cost(bs_kib: object, iops: object) -> FitResult:
         y=x,
         y_fit=np.asarray(fitted),
         cov=cov,
+        notes=notes,
+        fixed=dict(caps),
         bounds={"op_us": (0.0, math.inf), "bw_mib_s": (0.0, math.inf)},
     )
+
+
+#: A point within this share of a ceiling ran at it [-].
+AT_CEILING = 0.98
+
+
+def _checked_cap(name: str, value: object) -> float:
+    if isinstance(value, bool) or not isinstance(value, (int, float, np.integer, np.floating)):
+        raise ModelError(f"{name} must be a number, got {value!r}")
+    if not float(value) > 0:
+        raise ModelError(f"{name} must be > 0, got {value!r}")
+    return float(value)
+
+
+def _wls(bs: np.ndarray, t: np.ndarray) -> tuple[float, float, np.ndarray]:
+    """Weighted least squares of t = a + b bs on t / t_measured - 1: a, b, cov(a, b)."""
+    design = np.column_stack([np.ones_like(bs), bs]) / t[:, None]
+    coef, *_ = np.linalg.lstsq(design, np.ones_like(t), rcond=None)
+    a, b = float(coef[0]), float(coef[1])
+    if a < 0:  # the fixed cost cannot be negative: the byte rate alone
+        a = 0.0
+        b = float(np.sum(bs / t) / np.sum((bs / t) ** 2))
+    resid = (a + b * bs) / t - 1.0  # relative residual of the time per op
+    dof = max(len(bs) - 2, 1)
+    s2 = float(resid @ resid) / dof
+    try:
+        cov_ab = s2 * np.linalg.inv(design.T @ design)
+    except np.linalg.LinAlgError:
+        cov_ab = np.full((2, 2), np.nan)
+    return a, b, cov_ab
 
 
 def published_op_cost(volume_type: str, direction: str) -> tuple[float, float, str]:
@@ -159,7 +257,7 @@ def published_op_cost(volume_type: str, direction: str) -> tuple[float, float, s
 
 
 def _refit(x: np.ndarray, y: np.ndarray, start: FitResult) -> dict[str, float]:
-    return dict(fit_op_cost(x, y))
+    return dict(fit_op_cost(x, y, **start.fixed))
 
 
 SPEC = register_model(ModelSpec("op_cost_iops", op_cost_iops, refit=_refit, fit=fit_op_cost))

@@ -67,6 +67,10 @@ class ModelSpec:
     latency_at_rate_ms : callable, optional
         ``latency_at_rate_ms(params, rate) -> (latency [ms], how)``: the mean latency at an I/O
         rate on the curve; a :class:`~anfperf.ModelError` when the curve does not reach it.
+    band : callable, optional
+        ``band(fit, x, level) -> (lower, upper)``: the model's own prediction band, for a model
+        whose fits may have no residuals to resample (the read/write mix from its two
+        endpoints); :func:`~anfperf.models.predict_band` uses it instead of the bootstrap.
     """
 
     name: str
@@ -76,6 +80,7 @@ class ModelSpec:
     params: tuple[str, ...] = ()
     rate_at: Reader | None = None
     latency_at_rate_ms: Reader | None = None
+    band: Callable[[FitResult, np.ndarray, float], tuple[np.ndarray, np.ndarray]] | None = None
 
     def __post_init__(self) -> None:
         if not self.params:
