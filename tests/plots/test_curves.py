@@ -298,6 +298,8 @@ def test_scaling_draws_littles_law_at_each_measured_latency(frame, numbers, qd_j
         "measured",
         "95 % prediction band",
         "fitted curve",
+        "95 % forecast band",
+        "forecast: plateau",
         "Little's law at the measured latency",
         "ideal: latency stays 0.070 ms",
     ]
@@ -318,7 +320,7 @@ def test_scaling_draws_littles_law_at_each_measured_latency(frame, numbers, qd_j
     assert_no_nan_only_traces(fig)
 
 
-def test_scaling_draws_the_default_curve_and_its_band_past_the_data(frame, qd_jobs):
+def test_scaling_draws_the_default_curve_and_its_band_over_the_data(frame, qd_jobs):
     fig = curves.scaling(frame, run_id="qd_sweep_randread4k")
     t = traces(fig)
     depths = np.array([float(j["job options"]["iodepth"]) for j in qd_jobs])
@@ -327,7 +329,8 @@ def test_scaling_draws_the_default_curve_and_its_band_past_the_data(frame, qd_jo
         warnings.simplefilter("ignore")
         fit = fit_throughput_curve(depths, iops)
     curve = t["fitted curve"]
-    assert curve.x[0] == 1 and curve.x[-1] == 2 * depths.max()
+    # over the depths measured: past them the forecast takes over
+    assert curve.x[0] == 1 and curve.x[-1] == depths.max()
     np.testing.assert_allclose(curve.y, throughput_curve(np.asarray(curve.x), **fit))
     band = t["95 % prediction band"]
     half = len(band.x) // 2
