@@ -233,7 +233,7 @@ def latency_curve(
     for p, note in missing:
         subtitle(fig, note, prefix=p)
     for value, bound in limits.items():
-        _add_limit_line(fig, value, bound, horizontal=False)
+        _add_limit_line(fig, value, bound, horizontal=False, span=(0.0, 1.3 * top))
     rule(fig, y=lat_slo_ms, color=SLO_COLOR, width=1.5)
     fig.add_annotation(
         x=0.0, xref="paper", xanchor="left", y=lat_slo_ms, yanchor="bottom",
@@ -610,11 +610,12 @@ def scaling(
     # the ideal line climbs far above the data: keep the measured points readable, and the
     # band's upper edge in view unless it runs far above them; a known limit is always in view
     y_top = max(1.15 * top, min(1.05 * band_top, 1.6 * top))
+    n_all = np.concatenate(concurrencies)
+    span = (min(1.0, float(np.nanmin(n_all))), max(reach, float(np.nanmax(n_all))))
     for value, bound in limits.items():
-        _add_limit_line(fig, value, bound, horizontal=True)
+        _add_limit_line(fig, value, bound, horizontal=True, span=span)
         y_top = max(y_top, 1.12 * value)
     fig.update_yaxes(range=[0, y_top])
-    n_all = np.concatenate(concurrencies)
     log_axis(fig, "x", [*n_all, max(reach, float(n_all.max()))], base=2)
     fit_legend(fig)
     return fig
@@ -785,8 +786,17 @@ def limit_label(known: KnownLimits) -> str:
     return f"{_limit_name(known)} {bw} MiB/s = {known.iops_max:,.0f} IOPS at {bs_kib:g} KiB"
 
 
-def _add_limit_line(fig: go.Figure, value: float, known: KnownLimits, *, horizontal: bool) -> None:
+def _add_limit_line(
+    fig: go.Figure,
+    value: float,
+    known: KnownLimits,
+    *,
+    horizontal: bool,
+    span: tuple[float, float],
+) -> None:
     """The known limit at `value` (in the axis's unit) as a line, a legend entry and a label.
+
+    `span`: where along the other axis the line's trace runs (its hover and legend entry).
 
     Horizontal (throughput): the whole label above the line, 'known limit' in the legend.
     Vertical (latency): the whole label in the legend, the limit's name and rate beside the
@@ -798,16 +808,16 @@ def _add_limit_line(fig: go.Figure, value: float, known: KnownLimits, *, horizon
     if horizontal:
         rule(fig, y=value, color=SLO_COLOR, dash="dashdot", width=2)
         # a trace too: the legend names the line, and its hover says how it was worked out
-        fig.add_scatter(x=[None], y=[None], mode="lines", line=line, name="known limit",
-                        hovertemplate=tip, meta={"limit": value})  # fmt: skip
+        fig.add_scatter(x=list(span), y=[value, value], mode="lines", line=line,
+                        name="known limit", hovertemplate=tip, meta={"limit": value})  # fmt: skip
         fig.add_annotation(
             x=0.0, xref="paper", xanchor="left", y=value, yref="y", yanchor="bottom",
             text=label, showarrow=False, font={"color": SLO_COLOR},
         )  # fmt: skip
         return
     rule(fig, x=value, color=SLO_COLOR, dash="dashdot", width=2)
-    fig.add_scatter(x=[None], y=[None], mode="lines", line=line, name=f"limit: {label}",
-                    hovertemplate=tip, meta={"limit": value})  # fmt: skip
+    fig.add_scatter(x=[value, value], y=list(span), mode="lines", line=line,
+                    name=f"limit: {label}", hovertemplate=tip, meta={"limit": value})  # fmt: skip
     unit = "IOPS" if value == known.iops_max else "MiB/s"
     fig.add_annotation(
         x=value, xref="x", xanchor="left", y=0.5, yref="paper", yanchor="middle",
