@@ -28,10 +28,18 @@ from anfperf.analysis import findings
 from anfperf.analysis.sweep import summary_rows
 from anfperf.errors import ModelError
 from anfperf.models.curves.band import case_band, predict_band
-from anfperf.models.curves.blend import PARTING_NOTE, fit_throughput_curve, throughput_curve
+from anfperf.models.curves.blend import fit_throughput_curve, throughput_curve
 from anfperf.models.curves.mix import fit_mix, mix_throughput
 from anfperf.models.curves.queueing import queueing_latency, refit_queueing_latency
 from anfperf.models.curves.usl import refit_usl, usl_latency_at_rate_ms
+from anfperf.models.forecast.known import KnownLimits
+from anfperf.models.forecast.latency import RISE_FACTOR, forecast_latency
+from anfperf.models.forecast.result import NOT_PREDICTABLE, Forecast
+from anfperf.models.forecast.throughput import (
+    LIMIT_SLACK,
+    forecast_throughput,
+    knee_concurrency,
+)
 from anfperf.models.littles_law import iops_at_concurrency
 from anfperf.plots._style import (
     BAND_COLOR,
@@ -40,6 +48,7 @@ from anfperf.plots._style import (
     MODEL_COLOR,
     SLO_COLOR,
     figure,
+    fit_legend,
     hover,
     log_axis,
     plot_text,
@@ -47,7 +56,7 @@ from anfperf.plots._style import (
     subtitle,
     throughput_column,
 )
-from anfperf.units import KIB_PER_MIB
+from anfperf.units import KIB_PER_MIB, MS_PER_S
 
 __all__ = ["latency_curve", "mix", "scaling"]
 
@@ -96,8 +105,10 @@ def latency_curve(
     numbers: pd.Series | None = None,
     x: str | None = None,
     require_curve: bool = False,
+    known: KnownLimits | None = None,
 ) -> go.Figure:
-    """Mean latency against throughput of load sweeps, with the fitted curve, knee and SLO.
+    """Mean latency against throughput of load sweeps, with the fitted curve, knee and SLO, and
+    the latency up to the volume's limit where that is known.
 
     Per sweep (concurrency sweep or load curve): the measured points; the curve
     :func:`anfperf.analysis.findings.key_numbers` reads its numbers from -- the USL (latency by Little's
@@ -105,7 +116,11 @@ def latency_curve(
     case bootstrap, :func:`anfperf.models.curves.band.case_band`, seeded: the same inputs give the
     same figure); the knee and the IOPS at the SLO where key_numbers names them. The SLO is a
     horizontal line. A sweep of fewer than 3 loads is drawn without a curve (findings fits none);
-    why a curve is missing is said under the title.
+    why a curve is missing is said under the title. With a known limit (`known`), the fitted
+    curve ends at the data and the forecast (:func:`anfperf.models.forecast.forecast_latency`:
+    a queueing curve whose maximum rate is the limit) takes over up to it, dashed, with its
+    95 % band, and the limit is a vertical line, labelled; without one, a sweep whose latency
+    has not risen says under the title that where it will is not predictable from its data.
 
     Parameters
     ----------
@@ -136,13 +151,18 @@ def latency_curve(
     require_curve : bool
         Raise, rather than draw the points alone, when no sweep gets a curve (for a report
         whose scaling chart already shows those points).
+    known : KnownLimits, optional
+        The volume's and clients' limit in IOPS at the sweep's block size
+        (:func:`anfperf.models.forecast.known_limits`); None: nothing known.
 
     Returns
     -------
     plotly.graph_objects.Figure
         Traces per sweep (prefixed with the run and workload when there are several):
-        'measured', '<model> fit (R² r)', '95 % band', 'knee'; the SLO and the IOPS at the SLO
-        as lines with annotations ('SLO 1 ms', '80,528 IOPS at the SLO (fitted curve)').
+        'measured', '<model> fit (R² r)', '95 % band', 'knee', and with a known limit
+        'forecast: queueing at the known limit' and '95 % forecast band'; the SLO and the IOPS
+        at the SLO as lines with annotations ('SLO 1 ms', '80,528 IOPS at the SLO (fitted
+        curve)'); the known limit as a vertical line ('known limit', labelled).
 
     Raises
     ------
@@ -167,6 +187,7 @@ def latency_curve(
     fig = figure(_title("Latency vs throughput", sweeps, workload), THROUGHPUT_TITLES[x],
                  "Mean latency [ms]")  # fmt: skip
     top, missing, curves_drawn = lat_slo_ms, [], 0
+    limits: dict[float, KnownLimits] = {}
     for i, sweep in enumerate(sweeps):
         color = COLORWAY[i % len(COLORWAY)]
         sweep_rows, p = sweep.rows, sweep.label
@@ -189,7 +210,17 @@ def latency_curve(
             sweep_numbers = findings.key_numbers(
                 _tidy_rows(frame, sweep.part), lat_slo_ms=lat_slo_ms
             ).iloc[0]
-        note = _add_latency_fit(fig, sweep, sweep_numbers, color, seed, resamples, scale, unit)
+        iops = _floats(sweep_rows, "iops")
+        bound = _binding(known, iops)
+        note = _add_latency_fit(fig, sweep, sweep_numbers, color, seed, resamples, scale, unit,
+                                past_data=bound is None)  # fmt: skip
+        if bound is not None:
+            limits[scale * bound.iops_max] = bound
+        elif known is not None and known.known:
+            subtitle(fig, _left_out(known, iops), prefix=p)
+        forecast_note = _add_latency_forecast(fig, p, iops, y, color, bound, scale, unit)
+        if forecast_note:
+            subtitle(fig, forecast_note, prefix=p)
         if note:
             missing.append((p, note))
         else:
@@ -201,6 +232,8 @@ def latency_curve(
         )
     for p, note in missing:
         subtitle(fig, note, prefix=p)
+    for value, bound in limits.items():
+        _add_limit_line(fig, value, bound, horizontal=False, span=(0.0, 1.3 * top))
     rule(fig, y=lat_slo_ms, color=SLO_COLOR, width=1.5)
     fig.add_annotation(
         x=0.0, xref="paper", xanchor="left", y=lat_slo_ms, yanchor="bottom",
@@ -208,7 +241,11 @@ def latency_curve(
     )  # fmt: skip
     # the curve and its band rise steeply past the data: show the measured range and the SLO
     fig.update_yaxes(range=[0, 1.3 * top])
-    fig.update_xaxes(rangemode="tozero")
+    if limits:  # the limit's label is past its line: room for it
+        fig.update_xaxes(range=[0, LIMIT_ROOM * max(limits)])
+    else:
+        fig.update_xaxes(rangemode="tozero")
+    fit_legend(fig)
     return fig
 
 
@@ -240,10 +277,14 @@ def _add_latency_fit(
     resamples: int,
     scale: float = 1.0,
     unit: str = "IOPS",
+    *,
+    past_data: bool = True,
 ) -> str:
     """The fitted curve, its band and the knee of one sweep; returns why there is none, or "".
 
     The fit is in IOPS; it is drawn at `scale` `unit` per IOPS (1 for IOPS, MiB per I/O).
+    `past_data` False ends it at the highest load measured (a forecast to the known limit
+    takes over there).
     """
     rows, p = sweep.rows, sweep.label
     kind = numbers["kind"]
@@ -259,9 +300,9 @@ def _add_latency_fit(
         return f"no curve drawn: it fits poorly (R² {fit.r2:.2f} < {findings.MIN_R2})"
     # up to where the curve meets the SLO, when that is not far past the data: the dashed line
     # of the IOPS at the SLO then ends on the curve
-    reach = 1.1 * float(x.max())
+    reach = 1.1 * float(x.max()) if past_data else float(x.max())
     at_slo = float(numbers["iops_at_slo_model"])
-    if math.isfinite(at_slo):
+    if math.isfinite(at_slo) and past_data:
         reach = max(reach, min(1.05 * at_slo, SLO_REACH * float(x.max())))
     grid = np.linspace(0.0, reach, GRID_POINTS)
     curve = np.asarray(model(grid, **fit), float)
@@ -287,6 +328,67 @@ def _add_latency_fit(
             x=knee_x, y=knee_y, text=f"{p}knee {knee_x:{fmt}} {unit}", showarrow=True,
             arrowhead=2, ax=-40, ay=-35, font={"color": MODEL_COLOR},
         )  # fmt: skip
+    return ""
+
+
+#: A latency forecast is drawn up to this share of the known limit (latency is unbounded at it).
+LIMIT_REACH = 0.995
+#: The latency chart's throughput axis ends this far past the known limit (its label is there).
+LIMIT_ROOM = 1.06
+
+
+def _add_latency_forecast(
+    fig: go.Figure,
+    prefix: str,
+    iops: np.ndarray,
+    lat_ms: np.ndarray,
+    color: str,
+    known: KnownLimits | None,
+    scale: float = 1.0,
+    unit: str = "IOPS",
+) -> str:
+    """Latency from the highest load measured up to the known limit: band and dashed estimate.
+
+    Without a limit nothing is drawn: the fitted curve is all the data say, and where latency
+    has not risen yet that they cannot say where it will is returned, to be said under the
+    title. Returns that line, or "".
+    """
+    ok = np.isfinite(iops) & np.isfinite(lat_ms) & (iops > 0) & (lat_ms > 0)
+    iops, lat_ms = iops[ok], lat_ms[ok]
+    if iops.size < 3:
+        return ""
+    largest = float(iops.max())
+    if known is not None and known.known:
+        grid = np.linspace(largest, LIMIT_REACH * known.iops_max, GRID_POINTS)
+    elif float(lat_ms.max()) >= RISE_FACTOR * float(lat_ms.min()):
+        return ""  # risen: the fitted curve is the forecast's own (no need to fit it again)
+    else:
+        grid = np.array([2.0 * largest])  # only to hear why it cannot tell
+    try:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            fc = forecast_latency(iops, lat_ms, grid, known)
+    except ModelError:
+        return ""
+    if not fc.predictable:
+        return f"past {scale * largest:,.0f} {unit}: {_not_predictable(fc, known)}"
+    if known is None or not known.known:
+        return ""
+    band = np.isfinite(fc.lower) & np.isfinite(fc.upper)
+    if band.any():
+        fig.add_scatter(
+            x=scale * np.concatenate([grid[band], grid[band][::-1]]),
+            y=np.concatenate([fc.upper[band], fc.lower[band][::-1]]),
+            fill="toself", fillcolor=FORECAST_BAND_COLOR, line={"width": 0}, hoverinfo="skip",
+            mode="lines", name=f"{prefix}95 % forecast band", legendgroup=prefix,
+        )  # fmt: skip
+    fmt = ",.0f" if unit == "IOPS" else ",.1f"
+    fig.add_scatter(
+        x=scale * grid, y=fc.estimate, mode="lines", legendgroup=prefix,
+        name=f"{prefix}forecast: {fc.basis}",
+        line={"color": color, "width": 2, "dash": "longdash"},
+        hovertemplate=f"forecast: %{{x:{fmt}}} {unit}, %{{y:.3f}} ms<extra></extra>",
+    )  # fmt: skip
     return ""
 
 
@@ -376,8 +478,10 @@ def scaling(
     rows: pd.DataFrame | None = None,
     y: str | None = None,
     draws: int | None = None,
+    known: KnownLimits | None = None,
 ) -> go.Figure:
-    """Throughput against configured outstanding I/O, with Little's law and the fitted curve.
+    """Throughput against configured outstanding I/O, with Little's law, the fitted curve and
+    what more outstanding I/O would give on this volume.
 
     Per concurrency sweep: the measured throughput at each configured concurrency (threads,
     iodepth x numjobs, over all hosts), Little's law at the measured latency of each point
@@ -386,10 +490,15 @@ def scaling(
     the latency of the lowest concurrency (the rate if latency stayed unloaded; the gap to it is
     queueing). Rate-limited points are left out: they show the rate asked for. A sweep of 4 or
     more concurrencies also gets the default throughput curve
-    (:func:`anfperf.models.fit_throughput_curve`) to twice its largest concurrency, with its
-    95 % prediction band (:func:`anfperf.models.predict_band`): past the data the band shows
-    how far the models part. Concurrency is on a log2 axis (1, 2, 4, ... 256), so that queue
-    depths 1 to 16 get as much room as 16 to 256.
+    (:func:`anfperf.models.fit_throughput_curve`) over the concurrencies measured, with its
+    95 % prediction band (:func:`anfperf.models.predict_band`), and past them the forecast
+    (:func:`anfperf.models.forecast.forecast_throughput`, bounded by Little's law and the
+    volume's known limit) to :data:`FORECAST_REACH` times the largest concurrency, or to the
+    knee ``N* = limit x lowest latency`` where that is further (at most
+    :data:`FORECAST_MAX_REACH` times): its estimate dashed, named by its basis, and its 95 %
+    band; the known limit is a horizontal line, labelled. Where the data cannot tell, no
+    curve is drawn past them and the reason is said under the title. Concurrency is on a log2
+    axis (1, 2, 4, ... 256), so that queue depths 1 to 16 get as much room as 16 to 256.
 
     Parameters
     ----------
@@ -408,13 +517,21 @@ def scaling(
         IOPS. Models are fitted in IOPS and drawn at the sweep's measured MiB/s per IOPS.
     draws : int, optional
         Draws of the prediction band (default :data:`BAND_DRAWS`; 0: no band).
+    known : KnownLimits, optional
+        The volume's and clients' limit in IOPS at the sweep's block size
+        (:func:`anfperf.models.forecast.known_limits`); None: nothing known (the forecast is
+        bounded by Little's law alone, or says it cannot tell).
 
     Returns
     -------
     plotly.graph_objects.Figure
         Traces per sweep: 'measured' (latency in its hover), 'fitted curve' and '95 %
-        prediction band' (4 or more concurrencies), "Little's law at the measured latency",
-        'ideal: latency stays <ms> ms'. Why a curve is missing is said under the title.
+        prediction band' (4 or more concurrencies, over the concurrencies measured),
+        'forecast: <basis>' and '95 % forecast band' (past them), "Little's law at the
+        measured latency", 'ideal: latency stays <ms> ms'; 'known limit' (a horizontal line,
+        its annotation 'volume quota: 1,280 MiB/s = 327,680 IOPS at 4 KiB') when a limit is
+        known and the rates measured do not pass it. Why a curve is missing is said under the
+        title.
 
     Raises
     ------
@@ -436,7 +553,9 @@ def scaling(
     fig = figure(_title("Scaling with outstanding I/O", sweeps, workload),
                  "Outstanding I/O [threads x queue depth]", THROUGHPUT_TITLES[y])  # fmt: skip
     top = band_top = 0.0
+    reach = 0.0
     concurrencies: list[np.ndarray] = []
+    limits: dict[float, KnownLimits] = {}
     for i, sweep in enumerate(sweeps):
         color = COLORWAY[i % len(COLORWAY)]
         sweep_rows, p = sweep.rows, sweep.label
@@ -458,6 +577,15 @@ def scaling(
             fig, p, n, iops, color, seed, scale=scale, unit=unit,
             draws=BAND_DRAWS if draws is None else draws,
         ))  # fmt: skip
+        bound = _binding(known, iops)
+        if bound is not None:
+            limits[scale * bound.iops_max] = bound
+        elif known is not None and known.known:
+            subtitle(fig, _left_out(known, iops), prefix=p)
+        forecast_top, forecast_reach = _add_throughput_forecast(
+            fig, p, n, iops, lat, color, known, scale=scale, unit=unit
+        )
+        band_top, reach = max(band_top, forecast_top), max(reach, forecast_reach)
         ok = np.isfinite(lat) & (lat > 0)
         if not ok.any():
             subtitle(fig, "no latency measured: no Little's-law lines", prefix=p)
@@ -480,11 +608,16 @@ def scaling(
             hovertemplate=f"ideal: {fmt} {unit} at %{{x:,.0f}}<extra></extra>",
         )  # fmt: skip
     # the ideal line climbs far above the data: keep the measured points readable, and the
-    # band's upper edge in view unless it runs far above them
-    fig.update_yaxes(range=[0, max(1.15 * top, min(1.05 * band_top, 1.6 * top))])
+    # band's upper edge in view unless it runs far above them; a known limit is always in view
+    y_top = max(1.15 * top, min(1.05 * band_top, 1.6 * top))
     n_all = np.concatenate(concurrencies)
-    reach = CURVE_REACH * float(n_all.max()) if band_top > 0 else float(n_all.max())
-    log_axis(fig, "x", [*n_all, reach], base=2)
+    span = (min(1.0, float(np.nanmin(n_all))), max(reach, float(np.nanmax(n_all))))
+    for value, bound in limits.items():
+        _add_limit_line(fig, value, bound, horizontal=True, span=span)
+        y_top = max(y_top, 1.12 * value)
+    fig.update_yaxes(range=[0, y_top])
+    log_axis(fig, "x", [*n_all, max(reach, float(n_all.max()))], base=2)
+    fit_legend(fig)
     return fig
 
 
@@ -492,8 +625,10 @@ def scaling(
 #: the draws: 100 put each within about 1.5 percentage points of its level, a band's width on a
 #: chart drawn as well as with 200 (the report's time went into them).
 BAND_DRAWS = 100
-#: How far past the largest concurrency measured the fitted curve is drawn.
-CURVE_REACH = 2.0
+#: How far past the largest concurrency measured the forecast is drawn, at least ...
+FORECAST_REACH = 4.0
+#: ... and at most (when the knee N* = limit x lowest latency is further than FORECAST_REACH).
+FORECAST_MAX_REACH = 16.0
 #: Points of the fitted curve's grid (log-spaced, plus the concurrencies measured).
 CURVE_POINTS = 40
 
@@ -510,10 +645,11 @@ def _add_throughput_model(
     unit: str = "IOPS",
     draws: int = BAND_DRAWS,
 ) -> float:
-    """The default throughput curve and its prediction band, to twice the data's reach.
+    """The default throughput curve and its prediction band over the concurrencies measured.
 
     Fitted in IOPS, drawn at `scale` `unit` per IOPS. Returns the band's highest point [unit]
-    (0 when none is drawn).
+    (0 when none is drawn). Past the data the forecast takes over
+    (:func:`_add_throughput_forecast`).
     """
     if np.unique(n).size < 4:
         subtitle(
@@ -526,7 +662,9 @@ def _add_throughput_model(
             fit = fit_throughput_curve(n, iops)
         # the depths measured are on the grid: the band is read off exactly where the data are
         grid = np.unique(
-            np.concatenate([np.geomspace(1.0, CURVE_REACH * float(n.max()), CURVE_POINTS), n])
+            np.concatenate(
+                [np.geomspace(min(1.0, float(n.min())), float(n.max()), CURVE_POINTS), n]
+            )
         )
         band = predict_band(fit, grid, draws=draws, seed=seed) if draws > 0 else None
     except ModelError as exc:
@@ -551,9 +689,150 @@ def _add_throughput_model(
         hovertemplate=f"fitted ({weights}): {fmt} {unit} at %{{x:,.0f}}<extra></extra>",
     )  # fmt: skip
     rule(fig, x=float(n.max()), color="#999", dash="dot")
-    if any(note.startswith(PARTING_NOTE) for note in fit.notes):
-        subtitle(fig, f"past {n.max():g} in flight the models part: the band widens", prefix=prefix)
     return max(top, float(np.nanmax(curve)))
+
+
+def _add_throughput_forecast(
+    fig: go.Figure,
+    prefix: str,
+    n: np.ndarray,
+    iops: np.ndarray,
+    lat_ms: np.ndarray,
+    color: str,
+    known: KnownLimits | None,
+    *,
+    scale: float = 1.0,
+    unit: str = "IOPS",
+) -> tuple[float, float]:
+    """The forecast past the largest concurrency measured: its 95 % band and dashed estimate.
+
+    Fitted in IOPS, drawn at `scale` `unit` per IOPS. Where the data cannot tell, nothing is
+    drawn and the reason is said under the title. Returns the band's highest point [unit] and
+    the largest concurrency drawn (0, 0 when nothing is).
+    """
+    ok = np.isfinite(n) & np.isfinite(iops) & (n > 0) & (iops > 0)
+    n, iops = n[ok], iops[ok]
+    if np.unique(n).size < 4:
+        return 0.0, 0.0  # the fitted curve's note says so
+    largest = float(n.max())
+    reach = FORECAST_REACH * largest
+    r_min_ms = float(np.min(n / iops)) * MS_PER_S
+    knee = knee_concurrency(known, r_min_ms) if known is not None else math.nan
+    if math.isfinite(knee):
+        reach = min(max(reach, knee), FORECAST_MAX_REACH * largest)
+    grid = np.geomspace(largest, reach, CURVE_POINTS)
+    try:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            fc = forecast_throughput(n, iops, grid, known)
+    except ModelError as exc:
+        subtitle(fig, f"no forecast past {largest:g} in flight: {exc}", prefix=prefix)
+        return 0.0, 0.0
+    if not fc.predictable:
+        subtitle(fig, f"past {largest:g} in flight: {_not_predictable(fc, known)}", prefix=prefix)
+        return 0.0, 0.0
+    band = np.isfinite(fc.lower) & np.isfinite(fc.upper)
+    top = 0.0
+    if band.any():
+        fig.add_scatter(
+            x=np.concatenate([grid[band], grid[band][::-1]]),
+            y=scale * np.concatenate([fc.upper[band], fc.lower[band][::-1]]),
+            fill="toself", fillcolor=FORECAST_BAND_COLOR, line={"width": 0}, hoverinfo="skip",
+            mode="lines", name=f"{prefix}95 % forecast band", legendgroup=prefix,
+        )  # fmt: skip
+        top = scale * float(fc.upper[band].max())
+    fmt = "%{y:,.0f}" if unit == "IOPS" else "%{y:,.1f}"
+    fig.add_scatter(
+        x=grid, y=scale * fc.estimate, mode="lines", legendgroup=prefix,
+        name=f"{prefix}forecast: {fc.basis}",
+        line={"color": color, "width": 2, "dash": "longdash"},
+        hovertemplate=f"forecast ({plot_text(fc.basis)}): {fmt} {unit} at %{{x:,.0f}} in flight"
+                      "<extra></extra>",
+    )  # fmt: skip
+    return max(top, scale * float(np.nanmax(fc.estimate))), reach
+
+
+#: Fill of a forecast's band past the data (lighter than the fitted band over the data).
+FORECAST_BAND_COLOR = "rgba(0, 114, 178, 0.12)"
+
+
+def _binding(known: KnownLimits | None, iops: np.ndarray) -> KnownLimits | None:
+    """`known` when it names a limit the rates measured do not pass (the forecasts' rule)."""
+    if known is None or not known.known:
+        return None
+    measured = iops[np.isfinite(iops)]
+    if measured.size and float(measured.max()) > known.iops_max * (1.0 + LIMIT_SLACK):
+        return None
+    return known
+
+
+def _left_out(known: KnownLimits, iops: np.ndarray) -> str:
+    """Why a known limit is not drawn: the rates measured pass it."""
+    return (
+        f"the limit given, {known.iops_max:,.0f} IOPS ({_limit_name(known)}), is below the "
+        f"{float(np.nanmax(iops)):,.0f} IOPS measured: it does not bind here, not drawn"
+    )
+
+
+def _limit_name(known: KnownLimits) -> str:
+    """The limit's name without how it was worked out: 'volume quota'."""
+    return (known.limit or "known limit").split(":")[0]
+
+
+def limit_label(known: KnownLimits) -> str:
+    """The known limit in words: 'volume quota 1,280 MiB/s = 327,680 IOPS at 4 KiB'."""
+    bs_kib = known.bw_mib_s / known.iops_max * KIB_PER_MIB
+    bw = f"{known.bw_mib_s:,.0f}" if known.bw_mib_s >= 10 else f"{known.bw_mib_s:.3g}"
+    return f"{_limit_name(known)} {bw} MiB/s = {known.iops_max:,.0f} IOPS at {bs_kib:g} KiB"
+
+
+def _add_limit_line(
+    fig: go.Figure,
+    value: float,
+    known: KnownLimits,
+    *,
+    horizontal: bool,
+    span: tuple[float, float],
+) -> None:
+    """The known limit at `value` (in the axis's unit) as a line, a legend entry and a label.
+
+    `span`: where along the other axis the line's trace runs (its hover and legend entry).
+
+    Horizontal (throughput): the whole label above the line, 'known limit' in the legend.
+    Vertical (latency): the whole label in the legend, the limit's name and rate beside the
+    line, past it, where nothing else is drawn (no load past a limit is sustained).
+    """
+    label = plot_text(limit_label(known))
+    tip = f"{label}<br>{plot_text(known.limit or '')}<extra></extra>"
+    line = {"color": SLO_COLOR, "width": 2, "dash": "dashdot"}
+    if horizontal:
+        rule(fig, y=value, color=SLO_COLOR, dash="dashdot", width=2)
+        # a trace too: the legend names the line, and its hover says how it was worked out
+        fig.add_scatter(x=list(span), y=[value, value], mode="lines", line=line,
+                        name="known limit", hovertemplate=tip, meta={"limit": value})  # fmt: skip
+        fig.add_annotation(
+            x=0.0, xref="paper", xanchor="left", y=value, yref="y", yanchor="bottom",
+            text=label, showarrow=False, font={"color": SLO_COLOR},
+        )  # fmt: skip
+        return
+    rule(fig, x=value, color=SLO_COLOR, dash="dashdot", width=2)
+    fig.add_scatter(x=[value, value], y=list(span), mode="lines", line=line,
+                    name=f"limit: {label}", hovertemplate=tip, meta={"limit": value})  # fmt: skip
+    unit = "IOPS" if value == known.iops_max else "MiB/s"
+    fig.add_annotation(
+        x=value, xref="x", xanchor="left", y=0.5, yref="paper", yanchor="middle",
+        textangle=-90, showarrow=False, font={"color": SLO_COLOR},
+        text=f"{plot_text(_limit_name(known))} {value:,.0f} {unit}",
+    )  # fmt: skip
+
+
+def _not_predictable(fc: Forecast, known: KnownLimits | None) -> str:
+    """Why a forecast gives no number, in a line: 'not predictable from these data: ...'."""
+    why = fc.notes[0] if fc.notes else "too little data"
+    short = why.split(" (")[0].split(":")[0].split(";")[0]
+    if (known is None or not known.known) and "limit" not in short:
+        short += "; no limit of the volume is known"
+    return f"{NOT_PREDICTABLE}: {short}"
 
 
 # --------------------------------------------------------------------------------------------

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import os
 import warnings
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Mapping
 from pathlib import Path
 from typing import NamedTuple
 
@@ -22,6 +22,7 @@ import plotly.graph_objects as go
 from anfperf.analysis import findings
 from anfperf.analysis.sweep import summary_rows
 from anfperf.errors import AnfperfError
+from anfperf.models.forecast.known import KnownLimits
 from anfperf.plots import curves, timeseries
 
 #: Chart kinds of :class:`Chart`, in the order a run's charts are shown, with their headings.
@@ -73,6 +74,7 @@ def report_charts(
     rows: pd.DataFrame | None = None,
     kinds: pd.DataFrame | None = None,
     numbers: pd.DataFrame | None = None,
+    known: Mapping[str, KnownLimits] | None = None,
 ) -> list[Chart]:
     """Every chart that applies to the runs of `frame`, grouped by run, in order of importance.
 
@@ -96,6 +98,10 @@ def report_charts(
     numbers : pandas.DataFrame, optional
         :func:`anfperf.analysis.findings.key_numbers` of `frame` at `lat_slo_ms`, if already made: the
         latency curves read their knee and IOPS at the SLO from it instead of working them out.
+    known : mapping of str to KnownLimits, optional
+        The volume's and clients' limit per run id, in IOPS at the run's block size
+        (:func:`anfperf.report.benchmark.known_limits_of_runs`): the latency and scaling charts
+        draw their forecasts up to it and the limit as a line. A run not in it: nothing known.
 
     Returns
     -------
@@ -128,16 +134,19 @@ def report_charts(
             if numbers_of is not None and run_id in numbers_of.index
             else None
         )
+        limit = (known or {}).get(str(run_id))
         wanted: list[tuple[str, Callable[[], go.Figure]]] = []
         if kind in (findings.KIND_CONCURRENCY, findings.KIND_RATE):
             # a concurrency sweep's points are on its scaling chart: without a curve, a latency
             # chart would only repeat them
-            wanted.append(("latency_curve", lambda r=run, i=run_id, s=run_rows, n=num, k=kind:
+            wanted.append(("latency_curve", lambda r=run, i=run_id, s=run_rows, n=num, k=kind,
+                           lim=limit:
                 curves.latency_curve(r, run_id=i, lat_slo_ms=lat_slo_ms, seed=seed, rows=s,
-                                     numbers=n, require_curve=k == findings.KIND_CONCURRENCY)))  # fmt: skip
+                                     numbers=n, require_curve=k == findings.KIND_CONCURRENCY,
+                                     known=lim)))  # fmt: skip
         if kind == findings.KIND_CONCURRENCY:
-            wanted.append(("scaling", lambda r=run, i=run_id, s=run_rows:
-                           curves.scaling(r, run_id=i, seed=seed, rows=s)))  # fmt: skip
+            wanted.append(("scaling", lambda r=run, i=run_id, s=run_rows, lim=limit:
+                           curves.scaling(r, run_id=i, seed=seed, rows=s, known=lim)))  # fmt: skip
         if kind == findings.KIND_MIX:
             wanted.append(
                 ("mix", lambda r=run, i=run_id, s=run_rows: curves.mix(r, run_id=i, rows=s))

@@ -320,6 +320,53 @@ def quota_verdict(
     }  # fmt: skip
 
 
+def known_limits_of_runs(quota: dict, rows: pd.DataFrame) -> dict:
+    """The volume's and clients' limit for each run, at the run's own block size.
+
+    The scenario :func:`quota_verdict` set against the model (the volume given, its clients)
+    with each run's block size, read pattern and read share: the least documented limit
+    (:func:`anfperf.models.forecast.known_limits`) in IOPS at that block size, which the
+    latency and scaling charts draw their forecasts up to (``report_charts(known=...)``).
+
+    Parameters
+    ----------
+    quota : dict
+        :func:`quota_verdict`'s dict.
+    rows : pandas.DataFrame
+        The report's summary rows (``analysis.rows``): run_id, bs_kib, read_pct, pattern.
+
+    Returns
+    -------
+    dict of str to anfperf.models.forecast.KnownLimits
+        Per run id. Empty when there is no verdict or the volume is assumed (an assumed limit
+        is no limit known); a run of several block sizes is left out (nothing known: one limit
+        in IOPS cannot hold for all of them).
+    """
+    from anfperf.errors import ModelError
+    from anfperf.models.forecast import known_limits
+
+    scenario = quota.get("scenario")
+    if quota.get("skipped") or quota.get("assumed") or scenario is None or rows.empty:
+        return {}
+    out = {}
+    for run_id, run in rows.groupby(rows["run_id"].astype(str), sort=False):
+        fields = {}
+        for col in ("bs_kib", "read_pct"):
+            values = pd.to_numeric(run[col], errors="coerce").dropna().unique()
+            if len(values) == 1:
+                fields[col] = float(values[0])
+        if "bs_kib" not in fields:
+            continue
+        patterns = run["pattern"].dropna().astype(str).unique() if "pattern" in run else []
+        if len(patterns) == 1 and patterns[0] in ("random", "sequential"):
+            fields["pattern"] = str(patterns[0])
+        try:
+            out[str(run_id)] = known_limits(QuotaScenario.of(scenario, **fields))
+        except ModelError:  # a block size or read share the model does not take: none known
+            continue
+    return out
+
+
 def measured_volume(
     path=None, name: str | None = None, notes: list[str] | None = None, prov: dict | None = None
 ):

@@ -18,6 +18,7 @@ import anfperf
 from anfperf.analysis import findings
 from anfperf.errors import AnfperfError, ModelError
 from anfperf.models import (
+    QuotaScenario,
     fit_mix,
     fit_throughput_curve,
     mix_throughput,
@@ -29,6 +30,7 @@ from anfperf.models.curves.queueing import (
     queueing_latency,
     refit_queueing_latency,
 )
+from anfperf.models.forecast import NOT_PREDICTABLE, known_limits
 from anfperf.plots import curves
 from tests.conftest import DATA, TESTS
 
@@ -298,6 +300,8 @@ def test_scaling_draws_littles_law_at_each_measured_latency(frame, numbers, qd_j
         "measured",
         "95 % prediction band",
         "fitted curve",
+        "95 % forecast band",
+        "forecast: plateau",
         "Little's law at the measured latency",
         "ideal: latency stays 0.070 ms",
     ]
@@ -318,7 +322,7 @@ def test_scaling_draws_littles_law_at_each_measured_latency(frame, numbers, qd_j
     assert_no_nan_only_traces(fig)
 
 
-def test_scaling_draws_the_default_curve_and_its_band_past_the_data(frame, qd_jobs):
+def test_scaling_draws_the_default_curve_and_its_band_over_the_data(frame, qd_jobs):
     fig = curves.scaling(frame, run_id="qd_sweep_randread4k")
     t = traces(fig)
     depths = np.array([float(j["job options"]["iodepth"]) for j in qd_jobs])
@@ -327,7 +331,8 @@ def test_scaling_draws_the_default_curve_and_its_band_past_the_data(frame, qd_jo
         warnings.simplefilter("ignore")
         fit = fit_throughput_curve(depths, iops)
     curve = t["fitted curve"]
-    assert curve.x[0] == 1 and curve.x[-1] == 2 * depths.max()
+    # over the depths measured: past them the forecast takes over
+    assert curve.x[0] == 1 and curve.x[-1] == depths.max()
     np.testing.assert_allclose(curve.y, throughput_curve(np.asarray(curve.x), **fit))
     band = t["95 % prediction band"]
     half = len(band.x) // 2
@@ -439,3 +444,107 @@ def test_charts_say_what_the_data_lack(frame):
         curves.mix(frame, y="lat_mean_ms")
     with pytest.raises(ModelError, match="lat_slo_ms must be > 0"):
         curves.latency_curve(frame, lat_slo_ms=0)
+
+
+# --------------------------------------------------------------------------------------------
+# forecasts past the data, bounded by the volume's known limit
+
+QD_RANDREAD = DATA / "fio_sweeps" / "qd_randread"  # make_sweeps.sh: 3 passes, iodepth 1 .. 128
+
+
+def _rising_sweep() -> pd.DataFrame:
+    """Pass 2 of the real iodepth sweep at depths 1 .. 4 (36k .. 92k IOPS), one run: rising."""
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        frame = anfperf.read_many([QD_RANDREAD / f"pass2_qd{d}.json" for d in (1, 2, 3, 4)])
+    return frame.assign(run_id="pass2")
+
+
+def _limit_trace(fig):
+    (limit,) = [t for t in fig.data if t.meta and "limit" in t.meta]
+    return limit
+
+
+@pytest.mark.parametrize(
+    ("level", "quota_tib", "basis"),
+    [("Ultra", 10.0, "forecast: plateau"), ("Standard", 20.0, "forecast: held at the known limit")],
+)
+def test_scaling_forecasts_past_the_data_up_to_the_known_limit(frame, level, quota_tib, basis):
+    known = known_limits(QuotaScenario(bs_kib=4, level=level, quota_tib=quota_tib))
+    fig = curves.scaling(frame, run_id="qd_sweep_randread4k", known=known)
+    t = traces(fig)
+    assert basis in t and "95 % forecast band" in t
+    estimate = t[basis]
+    # from the largest depth measured to 4 times it, never above the limit
+    assert estimate.x[0] == 64 and estimate.x[-1] == pytest.approx(256)
+    assert np.all(np.asarray(estimate.y) <= known.iops_max)
+    band = np.asarray(t["95 % forecast band"].y, float)
+    assert np.all(band <= known.iops_max * (1 + 1e-9))
+    # the limit is a line at its value, in the legend, labelled with its rate and block size
+    assert _limit_trace(fig).meta["limit"] == pytest.approx(known.iops_max)
+    assert any(s.y0 == s.y1 == pytest.approx(known.iops_max) for s in fig.layout.shapes)
+    label = curves.limit_label(known)
+    assert label == (
+        f"volume quota {known.bw_mib_s:,.0f} MiB/s = {known.iops_max:,.0f} IOPS at 4 KiB"
+    )
+    assert label in [a.text for a in fig.layout.annotations]
+    assert fig.layout.yaxis.range[1] > known.iops_max  # the limit and its label are in view
+    assert "not predictable" not in fig.layout.title.text
+    assert_no_nan_only_traces(fig)
+
+
+def test_scaling_of_a_still_rising_sweep_says_it_cannot_tell_without_a_limit():
+    rising = _rising_sweep()
+    fig = curves.scaling(rising, run_id="pass2")
+    names = [t.name for t in fig.data]
+    assert not any(n.startswith("forecast") or n == "95 % forecast band" for n in names)
+    assert "known limit" not in names
+    assert f"past 4 in flight: {NOT_PREDICTABLE}: throughput still grows" in fig.layout.title.text
+    # with the volume's limit (Standard 24 TiB: 98,304 IOPS at 4 KiB) it can, capped by it
+    known = known_limits(QuotaScenario(bs_kib=4, level="Standard", quota_tib=24))
+    fig = curves.scaling(rising, run_id="pass2", known=known)
+    t = traces(fig)
+    estimate = t["forecast: fitted curve capped by the known limit"]
+    assert np.max(estimate.y) == pytest.approx(known.iops_max)
+    assert np.all(np.asarray(estimate.y) <= known.iops_max)
+    assert NOT_PREDICTABLE not in fig.layout.title.text
+
+
+def test_a_limit_below_the_rates_measured_is_said_not_drawn(frame):
+    known = known_limits(QuotaScenario(bs_kib=4, level="Standard", quota_tib=1.0))  # 4,096 IOPS
+    for chart in (curves.scaling, curves.latency_curve):
+        fig = chart(frame, run_id="qd_sweep_randread4k", known=known)
+        assert not [t for t in fig.data if t.meta and "limit" in t.meta]
+        assert "4,096 IOPS (volume quota), is below the" in fig.layout.title.text
+
+
+def test_latency_curve_forecasts_up_to_the_known_limit(frame):
+    known = known_limits(QuotaScenario(bs_kib=4, level="Ultra", quota_tib=10.0))
+    fig = curves.latency_curve(frame, run_id="qd_sweep_randread4k", known=known,
+                               resamples=RESAMPLES)  # fmt: skip
+    t = traces(fig)
+    estimate = t["forecast: queueing at the known limit"]
+    x = np.asarray(estimate.x, float)
+    top_measured = max(t["measured"].x)
+    assert x[0] == pytest.approx(top_measured) and x[-1] < known.iops_max
+    assert np.all(np.diff(np.asarray(estimate.y, float)) > 0)  # latency rises toward the limit
+    assert "95 % forecast band" in t
+    # the fitted curve ends at the data: the forecast takes over there
+    assert max(t["USL fit (R² 1.00)"].x) == pytest.approx(top_measured)
+    # the limit: a vertical line at its value, named in full in the legend
+    assert _limit_trace(fig).meta["limit"] == pytest.approx(known.iops_max)
+    assert _limit_trace(fig).name == f"limit: {curves.limit_label(known)}"
+    assert any(s.x0 == s.x1 == pytest.approx(known.iops_max) for s in fig.layout.shapes)
+    assert fig.layout.xaxis.range[1] > known.iops_max
+    assert fig.layout.title.text == "Latency vs throughput: qd_sweep_randread4k"
+
+
+def test_latency_curve_of_a_flat_sweep_without_a_limit_says_it_cannot_tell(frame):
+    # depths 1, 2, 4: 0.070 .. 0.104 ms, latency has not risen
+    flat = frame[frame["job"].isin(["qd1", "qd2", "qd4"])]
+    fig = curves.latency_curve(flat, run_id="qd_sweep_randread4k", resamples=0)
+    assert not any(str(t.name).startswith("forecast") for t in fig.data)
+    assert f"{NOT_PREDICTABLE}: latency has not risen" in fig.layout.title.text
+    # a sweep that has risen gets no such note: its fitted curve is what it says
+    risen = curves.latency_curve(frame, run_id="qd_sweep_randread4k", resamples=0)
+    assert NOT_PREDICTABLE not in risen.layout.title.text

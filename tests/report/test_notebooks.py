@@ -220,3 +220,27 @@ def test_capacity_planning_report_from_parameters(tmp_path, browser_page):
     assert verdict in text
     assert view.plan.reasoning["why"].iloc[1][:40] in text
     assert seen["graphs"] == 3  # quota, clients, threads; no widget in a static report
+
+
+def test_benchmark_report_draws_forecasts_up_to_the_volume_limit(
+    sweep_report, browser_page, tmp_path
+):
+    # Ultra, 10 TiB at 4 KiB: the limit the 4 KiB sweeps' charts draw, as a labelled line
+    html = sweep_report.html.read_text(encoding="utf-8")
+    assert "volume quota 1,280 MiB/s = 327,680 IOPS at 4 KiB" in html
+    assert "forecast: queueing at the known limit" in html and "95 % forecast band" in html
+    check_layout(browser_page, sweep_report.html, tmp_path / "bounded",
+                 first_screen=[".anfperf-verdict", ".anfperf-cards", ".plotly-graph-div"])  # fmt: skip
+
+
+def test_known_limits_of_runs_are_at_each_runs_block_size():
+    frame, analysis = _analysis(SWEEPS)
+    prov = provenance.run_provenance(frame, SWEEPS)
+    quota = benchmark.quota_verdict(analysis, prov, level="Ultra", quota_tib=10.0)
+    known = benchmark.known_limits_of_runs(quota, analysis.rows)
+    # 1,280 MiB/s: 327,680 IOPS of 4 KiB
+    assert known["RndReadThreads"].iops_max == known["qd_sweep_randread4k"].iops_max == 327_680
+    assert known["RndReadThreads"].bw_mib_s == 1280
+    # an assumed volume is no limit known
+    assumed = benchmark.quota_verdict(analysis, {"hosts": {}})
+    assert assumed.get("skipped") or benchmark.known_limits_of_runs(assumed, analysis.rows) == {}
