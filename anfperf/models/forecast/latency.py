@@ -21,6 +21,7 @@ from anfperf.errors import ModelError
 from anfperf.models.curves.band import predict_band
 from anfperf.models.curves.queueing import (
     fit_queueing_latency,
+    queueing_closed_max,
     queueing_iops_at_latency,
     queueing_latency,
 )
@@ -29,6 +30,8 @@ from anfperf.models.forecast.result import NOT_PREDICTABLE, Forecast, refused
 
 #: Latency this many times its light-load value shows the rise toward saturation.
 RISE_FACTOR = 1.5
+#: A fitted maximum rate below this share of the known limit: something else binds.
+OTHER_BINDS = 0.85
 #: Fewest measured loads a latency forecast takes.
 MIN_POINTS = 3
 #: z of a two-sided 95 % band (the scatter of the fit's residuals widens the band by it).
@@ -134,7 +137,7 @@ def forecast_latency(
     else:
         note = None
     if known.known:
-        out = _under_limit(x, y, at_arr, known, rel_res)
+        out = _under_limit(x, y, at_arr, known, rel_res, level, outstanding)
     else:
         out = _without_limit(x, y, at_arr, level, outstanding)
     if outstanding is not None and out.predictable:
@@ -150,13 +153,26 @@ def _under_limit(
     at: np.ndarray,
     known: KnownLimits,
     rel_res: np.ndarray,
+    level: float,
+    outstanding: float | None,
 ) -> Forecast:
-    """The queueing curve whose maximum rate is the known limit."""
+    """The queueing curve whose maximum rate is the known limit; the fitted one where the
+    data rise toward a lower rate (then the clients or the device bind, not the volume)."""
     shape = known.shape
     u, u_at = x / known.iops_max, at / known.iops_max
     notes = []
     light0, _ = _light_latency(u, y, shape.typical, rel_res)
-    if float(np.max(y)) >= RISE_FACTOR * light0 and x.size >= 4:
+    risen = float(np.max(y)) >= RISE_FACTOR * light0 and x.size >= 4
+    if risen:
+        fitted = _fitted(x, y, at, level, outstanding, "queueing fit (the volume does not bind)")
+        top = fitted.params["iops_max"]
+        if top < OTHER_BINDS * known.iops_max:
+            note = (
+                f"latency rises toward {top:,.0f}, {top / known.iops_max:.0%} of the known "
+                f"limit ({known.limit}): something else binds (the clients or the device), "
+                "so the fitted curve is used"
+            )
+            return Forecast(**{**fitted.__dict__, "notes": (*fitted.notes, note)})
         light, m, se = _fit_shape(u, y, shape.typical)
         shapes = (max(m - _Z95 * se, 0.5), m, m + _Z95 * se)
         notes.append(f"shape {m:.2f} +- {se:.2f} fitted: the data show latency rising")
@@ -192,12 +208,23 @@ def _under_limit(
 
 
 def _little_capped(fc: Forecast, outstanding: float) -> Forecast:
-    """A closed loop of `outstanding` I/Os cannot wait longer than ``outstanding / X``."""
+    """A closed loop of `outstanding` I/Os waits at most ``outstanding / X``; the most load it
+    drives by the fitted curve is kept as params['reach'] (a chart stops there)."""
     bound = outstanding / fc.x * 1000.0
+    p = fc.params
+    light = p.get("lat_light_ms", p.get("lat_min_ms"))
+    reach = queueing_closed_max(light, p["iops_max"], p.get("shape", p.get("servers", 1.0)),
+                                outstanding)  # fmt: skip
+    notes = [f"at most {outstanding:g} in flight / load (Little's law)"]
+    if np.any(fc.x > reach):
+        notes.append(
+            f"by the fitted curve {outstanding:g} in flight drive at most {reach:,.0f}; past "
+            "it the latency is the loop's bound, had it got there"
+        )
     return Forecast(**{
         **fc.__dict__, "estimate": np.minimum(fc.estimate, bound),
         "lower": np.minimum(fc.lower, bound), "upper": np.minimum(fc.upper, bound),
-        "notes": (*fc.notes, f"at most {outstanding:g} in flight / load (Little's law)"),
+        "notes": (*fc.notes, *notes), "params": {**p, "reach": reach},
     })  # fmt: skip
 
 
@@ -214,14 +241,25 @@ def _without_limit(
             "JSON) or measure closer to saturation"
         )
         return refused(at, floor, NOT_PREDICTABLE, why)
+    return _fitted(x, y, at, level, outstanding, "queueing fit (no limit known)")
+
+
+def _fitted(
+    x: np.ndarray,
+    y: np.ndarray,
+    at: np.ndarray,
+    level: float,
+    outstanding: float | None,
+    basis: str,
+) -> Forecast:
+    """The queueing curve fitted to the points (its maximum rate too) and its band."""
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         fit = fit_queueing_latency(x, y, outstanding=outstanding)
         band = predict_band(fit, at, level)
     return Forecast(
         x=at, estimate=band["estimate"].to_numpy(), lower=band["lower"].to_numpy(),
-        upper=band["upper"].to_numpy(), basis="queueing fit (no limit known)",
-        notes=tuple(fit.notes), params=dict(fit),
+        upper=band["upper"].to_numpy(), basis=basis, notes=tuple(fit.notes), params=dict(fit),
     )  # fmt: skip
 
 
