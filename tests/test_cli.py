@@ -345,8 +345,11 @@ def test_plan_ranks_by_the_monthly_cost_of_pool_and_clients_from_retail_prices(c
     assert "\nPrices: list prices of eastus from retail_prices_anf_vm.json" in out
     assert re.search(r"^  Monthly cost +2,781 USD +4 TiB pool 2,451 \+ 1 x D8ds_v4 330 USD", out,
                      re.M)  # fmt: skip
-    assert re.search(r"^Flexible +regular .* 4 +2,451 +2,781 +yes$", out, re.M)
-    assert re.search(r"^Ultra +regular .* 16 +6,435 +6,765 +yes$", out, re.M)
+    # each option's expected mean latency at the target before "yes" (both at their limit)
+    assert re.search(r"^Flexible +regular .* 4 +2,451 +2,781 +at the limit; +yes$", out, re.M)
+    assert re.search(r"^Ultra +regular .* 16 +6,435 +6,765 +at the limit; +yes$", out, re.M)
+    assert re.search(r"^Premium +large .* 50 +15,063 +15,392 +0\.41 ms \(0\.38 \.\. +yes$", out,
+                     re.M)  # fmt: skip
     assert re.search(r"^Standard_D8ds_v4 .* 330$", out, re.M)
 
 

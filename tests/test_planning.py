@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import dataclasses
 import math
+import re
 
 import numpy as np
 import pandas as pd
@@ -13,6 +14,7 @@ from anfperf import models
 from anfperf.analysis.sweep import SAMPLE_SWEEP, load_sweep, sweep_xy
 from anfperf.errors import AnfperfError, ModelError
 from anfperf.models import plan, predict_achievable
+from anfperf.models.forecast import NOT_PREDICTABLE
 from anfperf.models.limits import quota
 from anfperf.models.limits.plan import OBSERVED_MARGIN
 from anfperf.planning import (
@@ -23,6 +25,7 @@ from anfperf.planning import (
     control_values,
     controls,
     convert_target,
+    explain_plan,
     plan_view,
     what_if_figures,
 )
@@ -226,7 +229,8 @@ def test_the_plan_block_says_what_to_buy():
     assert view.cost_usd_month == pytest.approx(16 * 400)
     cards = {c.label: c for c in view.cards()}
     assert list(cards) == ["Service level", "Volume type", "Quota", "Throughput limit",
-                           "Monthly cost", "Client VMs", "Threads per VM", "Binds"]  # fmt: skip
+                           "Expected latency", "Monthly cost", "Client VMs", "Threads per VM",
+                           "Binds"]  # fmt: skip
     assert cards["Service level"].value == "Ultra"
     assert cards["Volume type"].value == "regular"
     assert cards["Quota"].value == "15.6 TiB"
@@ -470,3 +474,66 @@ def test_a_target_nothing_meets_is_the_plans_error():
     with pytest.raises(ModelError, match="no service level / volume type meets the target"):
         plan_view(PlanInputs(target_mib_s=20_000, levels=("Ultra",)))
     assert SAMPLE_SWEEP.is_dir()
+
+
+# --------------------------------------------------------------------------------------------
+# Before buying: the latency of a planned volume (issue 34, item 6)
+
+
+def test_the_plan_states_the_expected_latency_at_the_target_with_its_band():
+    # 40 TiB asked for: an Ultra regular volume at its 4,500 MiB/s cap, the target at 2/3 of it
+    view = plan_view(PlanInputs(target_mib_s=3000, capacity_tib=40, levels=("Ultra",)),
+                     figures=False)  # fmt: skip
+    assert view.plan.throughput_limit_mib_s == 4500
+    lat = view.latency
+    assert (lat.lat_ms, lat.lat_low_ms, lat.lat_high_ms) == pytest.approx(
+        (0.4496, 0.4004, 0.5450), abs=5e-4
+    )
+    card = {c.label: c for c in view.cards()}["Expected latency"]
+    assert (card.value, card.key) == ("0.45 ms", "lat_expected_ms")
+    assert card.note.startswith("0.40 .. 0.55 ms at 3,000 MiB/s")
+    text = view.text()
+    assert "Expected mean latency at 3,000 MiB/s: 0.45 ms (0.40 .. 0.55 ms)." in text
+    assert re.search(r"^Ultra +regular +40 +4,500 +0\.45 ms \(0\.40 \.\. 0\.55\) +yes$", text,
+                     re.M)  # fmt: skip
+    assert max(len(line) for line in text.split("\n\nStorage options")[0].splitlines()) <= 100
+    doc = view.as_dict()
+    assert doc["latency"] == "Expected mean latency at 3,000 MiB/s: 0.45 ms (0.40 .. 0.55 ms)."
+    assert doc["buy"]["lat_expected_ms"] == pytest.approx(0.4496, abs=5e-4)
+    assert doc["buy"]["lat_expected_low_ms"] == pytest.approx(0.4004, abs=5e-4)
+    assert doc["buy"]["lat_expected_high_ms"] == pytest.approx(0.5450, abs=5e-4)
+    assert doc["buy"]["bw_within_objective_mib_s"] == pytest.approx(4256.5, abs=0.5)
+    assert doc["storage_options"][0]["latency"] == "0.45 ms (0.40 .. 0.55)"
+    cells = view.options_table().cells
+    assert cells["Expected mean latency at the target"].iloc[0] == "0.45 ms (0.40 .. 0.55)"
+
+
+def test_an_option_at_its_limit_says_so_and_what_it_carries_within_the_slo():
+    view = plan_view(PlanInputs(target_mib_s=2000, lat_slo_ms=1.0), figures=False)
+    assert view.plan.throughput_limit_mib_s == 2000  # sized to the target exactly
+    assert view.latency.at_limit
+    card = {c.label: c for c in view.cards()}["Expected latency"]
+    assert (card.value, card.tone) == ("at the limit", "warn")
+    # within the 1 ms SLO: 2,000 x (1 - 0.3275 / 1) ** (1 / 3.215) = 1,768 MiB/s
+    assert view.latency.bw_at_objective_mib_s == pytest.approx(1768, abs=1)
+    assert "within 1 ms up to 1,768 MiB/s" in card.note
+    assert "none finite, the target is at the 2,000 MiB/s limit" in view.text()
+    doc = view.as_dict()
+    assert doc["buy"]["lat_expected_ms"] is None and doc["buy"]["at_limit"] is True
+
+
+def test_breakthrough_mode_is_not_predictable_from_these_data():
+    inputs = PlanInputs(target_mib_s=3000, levels=("Premium",))
+    chosen = plan(bs_kib=64, bw_mib_s=3000, levels=["Premium"], volume_types=["breakthrough"])
+    view = explain_plan(inputs, chosen)
+    assert view.plan.volume_type == "breakthrough"
+    card = {c.label: c for c in view.cards()}["Expected latency"]
+    assert card.value == "not predictable"
+    assert "no QoS throughput limit" in card.note
+    text = view.text()
+    assert f"Expected mean latency at 3,000 MiB/s: {NOT_PREDICTABLE}: breakthrough mode" in text
+    # the cell wraps: "not predictable from" / "these data"
+    assert re.search(r"^Premium +breakthrough .* not predictable from +yes$", text, re.M)
+    doc = view.as_dict()
+    assert doc["buy"]["latency_predictable"] is False and doc["buy"]["lat_expected_ms"] is None
+    assert doc["latency"].startswith(f"Expected mean latency at 3,000 MiB/s: {NOT_PREDICTABLE}")

@@ -20,6 +20,7 @@ why (reasoning, limits), what if (charts), the options considered; tables are
 from __future__ import annotations
 
 import dataclasses
+import functools
 import logging
 import math
 import os
@@ -32,6 +33,7 @@ import pandas as pd
 from anfperf import wrapping
 from anfperf.analysis.sweep import load_sweep
 from anfperf.errors import AnfperfError, ModelError
+from anfperf.models.forecast.option import OptionLatency, option_latency, options_latency
 from anfperf.models.limits.client import (
     nfs_client_value,
     nfs_inflight_limit,
@@ -334,6 +336,38 @@ class PlanView:
     notes: list[str] = field(default_factory=list)
     figures: dict[str, go.Figure] = field(default_factory=dict, repr=False)
 
+    @functools.cached_property
+    def latency(self) -> OptionLatency:
+        """Expected mean latency of the planned volume at the target, with its band
+        (:func:`anfperf.models.forecast.option_latency` at its own limit)."""
+        p = self.plan
+        return option_latency(p.bw_mib_s, p.throughput_limit_mib_s, self.inputs.bs_kib,
+                              volume_type=p.volume_type, objective_ms=self.inputs.lat_slo_ms)  # fmt: skip
+
+    @functools.cached_property
+    def storage_options(self) -> pd.DataFrame:
+        """Every storage option of the plan with the mean latency it gives at the target
+        (:func:`anfperf.models.forecast.options_latency`: lat_ms, lat_low_ms, lat_high_ms,
+        bw_at_objective_mib_s, latency)."""
+        p = self.plan
+        return options_latency(p.storage_options, p.bw_mib_s, self.inputs.bs_kib,
+                               objective_ms=self.inputs.lat_slo_ms)  # fmt: skip
+
+    def _latency_card(self) -> Card:
+        lat = self.latency
+        if not lat.predictable:
+            return Card("Expected latency", "not predictable", lat.why, "warn",
+                        key="lat_expected_ms", number=None)  # fmt: skip
+        if lat.at_limit:
+            return Card("Expected latency", "at the limit",
+                        f"no finite mean at {lat.bw_mib_s:,.0f} MiB/s, its limit; within "
+                        f"{lat.objective_ms:g} ms up to {lat.bw_at_objective_mib_s:,.0f} MiB/s",
+                        "warn", key="lat_expected_ms", number=None)  # fmt: skip
+        return Card("Expected latency", f"{lat.lat_ms:.2f} ms",
+                    f"{lat.lat_low_ms:.2f} .. {lat.lat_high_ms:.2f} ms at "
+                    f"{lat.bw_mib_s:,.0f} MiB/s (queueing at the limit, SPECstorage 2020 "
+                    "curves of ANF)", key="lat_expected_ms", number=lat.lat_ms)  # fmt: skip
+
     @property
     def vm_count(self) -> int:
         """Client VMs: the user's `clients`, else the plan's count."""
@@ -460,6 +494,7 @@ class PlanView:
             Card("Throughput limit", f"{p.throughput_limit_mib_s:,.0f} MiB/s",
                  f"target {p.bw_mib_s:,.0f} MiB/s = {p.iops:,.0f} IOPS of {i.bs_kib:g} KiB",
                  key="throughput_limit_mib_s", number=p.throughput_limit_mib_s),
+            self._latency_card(),
         ]  # fmt: skip
         if math.isfinite(self.cost_usd_month):
             cards.append(Card("Monthly cost", f"{self.cost_usd_month:,.0f} USD",
@@ -543,13 +578,15 @@ class PlanView:
             buy.to_text(width, header=False, indent=2),
             "",
             wrapping.fill(self.verdict_text().replace("**", ""), width),
+            "",
+            wrapping.fill(_sentence(self.latency.text()), width),
         ]
         if self.notes:
             parts.append("")
             parts += [wrapping.fill(f"- {n}", width, subsequent_indent="  ") for n in self.notes]
         parts += ["", wrapping.fill(self.inputs.prices_text(), width)]
         storage = ["level", "volume_type", "quota_tib", "limit_mib_s", *self._cost_columns(),
-                   "feasible"]  # fmt: skip
+                   "latency", "feasible"]  # fmt: skip
         clients = ["vm_size", "vcpus", "egress_mib_s", "vm_count", "total_vcpus", "vm_usd_month"]
         tables = []
         if all_options:
@@ -562,8 +599,9 @@ class PlanView:
             clients.remove("egress_mib_s")  # the why says it
             clients.append("why")
         tables += [
-            page.table(self.plan.storage_options, storage, labels=_OPTION_LABELS,
-                       caption="Storage options (first: the plan)"),
+            page.table(self.storage_options, storage, labels=_OPTION_LABELS,
+                       caption="Storage options (first: the plan), with the expected mean latency "
+                       "at the target and its band"),
             page.table(self.client_options, clients, labels=_OPTION_LABELS,
                        caption=f"Client VM sizes (first: the plan, {self._clients_ranked()})"),
         ]  # fmt: skip
@@ -594,13 +632,21 @@ class PlanView:
                 "threads_per_vm": self.threads_per_vm, "outstanding_io": p.outstanding,
                 "lat_ms": p.lat_ms, "nconnect": i.nconnect, "binding": self.binding,
                 "binding_mib_s": self.binding_mib_s, "headroom_pct": self.headroom_pct,
+                "lat_expected_ms": self.latency.lat_ms,
+                "lat_expected_low_ms": self.latency.lat_low_ms,
+                "lat_expected_high_ms": self.latency.lat_high_ms,
+                "bw_within_objective_mib_s": self.latency.bw_at_objective_mib_s,
+                "latency_objective_ms": self.latency.objective_ms,
+                "latency_predictable": self.latency.predictable,
+                "at_limit": self.latency.at_limit,
             },
+            "latency": _sentence(self.latency.text()),
             "verdict": self.verdict_text().replace("**", ""),
             "prices": self.inputs.prices_text(),
             "notes": self.notes,
             "reasoning": p.reasoning[["step", "decision", "why"]],
             "constraints": self.constraints,
-            "storage_options": p.storage_options,
+            "storage_options": self.storage_options,
             "client_options": p.client_options,
         })  # fmt: skip
 
@@ -623,10 +669,13 @@ class PlanView:
     def options_table(self) -> page.Table:
         """Every service level and volume type considered, with the cost when priced."""
         cols = ["level", "volume_type", "quota_tib", "limit_mib_s", *self._cost_columns(),
-                "feasible", "why"]  # fmt: skip
-        return page.table(self.plan.storage_options, cols, labels=_OPTION_LABELS,
+                "latency", "feasible", "why"]  # fmt: skip
+        return page.table(self.storage_options, cols, labels=_OPTION_LABELS,
                           caption="Every service level and volume type considered, feasible "
-                          "or not, and why (first: the plan). " + self.inputs.prices_text())  # fmt: skip
+                          "or not, and why (first: the plan), with the mean latency each "
+                          "gives at the target (queueing at its own limit, the light-load "
+                          "latency and shape of ANF's SPECstorage 2020 curves). "
+                          + self.inputs.prices_text())  # fmt: skip
 
     def client_options_table(self) -> page.Table:
         """Every client VM size considered, with the VMs it would need."""
@@ -680,6 +729,7 @@ _OPTION_LABELS = {
     "pool_tib": "Pool [TiB]",
     "cost_usd_month": "Pool cost [USD/month]",
     "total_usd_month": "Monthly cost [USD]",
+    "latency": "Expected mean latency at the target",
     "vm_usd_month": "VMs [USD/month]",
     "feasible": "Feasible",
     "vm_size": "VM size",
@@ -692,6 +742,11 @@ _OPTION_LABELS = {
 
 def _count(n: int, what: str) -> str:
     return f"{n} {what}" if n == 1 else f"{n} {what}s"
+
+
+def _sentence(text: str) -> str:
+    """`text` as a sentence: capitalised, with a full stop."""
+    return text[:1].upper() + text[1:] + ("" if text.endswith(".") else ".")
 
 
 def _level_note(level: str) -> str:

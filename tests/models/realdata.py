@@ -91,6 +91,49 @@ SPEC_BREAKTHROUGH = np.array([
 ])  # fmt: skip
 
 
+#: Held-out ANF load-latency curves: SPECstorage Solution 2020 eda_blended results that
+#: anfperf/data/anf_latency.csv was *not* fitted to (its shape comes from 00143 and 00147
+#: alone). Columns: load (job sets), average latency [ms], ops/s, MB/s (decimal MB).
+#: storage2020-20250929-00142 'Azure NetApp Files large volume scale' (spec.org, tested August
+#: 2025): six large volumes, one per availability zone; latency printed with one decimal.
+SPEC_LARGE_SCALE = np.array([
+    (704, 0.3, 316817, 5111), (1408, 0.3, 633634, 10223), (2112, 0.3, 950453, 15336),
+    (2816, 0.3, 1267250, 20448), (3520, 0.4, 1584076, 25558), (4224, 0.4, 1900875, 30672),
+    (4928, 0.4, 2217683, 35784), (5632, 0.4, 2534490, 40893), (6336, 0.4, 2851300, 46005),
+    (7040, 0.5, 3168158, 51118), (7744, 0.5, 3484890, 56230), (8448, 0.6, 3801696, 61344),
+    (9152, 0.8, 4118539, 66453), (9856, 1.5, 4435382, 71570), (10560, 3.8, 4745453, 76487),
+])  # fmt: skip
+#: storage2020-20260227-00148 'Azure NetApp Files large volume breakthrough mode scale'
+#: (spec.org, tested January 2026): six large volumes in breakthrough mode; the HTML page
+#: prints latency with three decimals. Its curve never reaches 2 ms (1.699 ms at the top).
+SPEC_BREAKTHROUGH_SCALE = np.array([
+    (1152, 0.299, 518429, 8365), (2304, 0.346, 1036851, 16729), (3456, 0.396, 1555278, 25097),
+    (4608, 0.425, 2073716, 33464), (5760, 0.450, 2592130, 41827), (6912, 0.472, 3110496, 50194),
+    (8064, 0.430, 3628989, 58557), (9216, 0.435, 4147431, 66927), (10368, 0.483, 4665806, 75282),
+    (11520, 0.578, 5184205, 83653), (12672, 0.753, 5702678, 92013),
+    (13824, 0.796, 6221125, 100379), (14976, 0.753, 6738728, 108728),
+    (16128, 1.026, 7257993, 117113), (17280, 1.699, 7776147, 125474),
+])  # fmt: skip
+#: The EDA article's regular volumes (solutions-benefits-azure-netapp-files-electronic-design-
+#: automation.md, ms.date 2025-10-13): ops/s and MiB/s at 2 ms and at the performance edge,
+#: no curve. One regular volume: 39,601 ops/s and 692 MiB/s at 2 ms, 49,502 and 866 at the
+#: edge; six: 255,613 and 4,577 at 2 ms, 317,000 and 5,688 at the edge.
+EDA_REGULAR = {
+    1: {"ops_2ms": 39601, "mib_s_2ms": 692, "ops_edge": 49502, "mib_s_edge": 866},
+    6: {"ops_2ms": 255613, "mib_s_2ms": 4577, "ops_edge": 317000, "mib_s_edge": 5688},
+}
+
+
+def ops_at_latency(curve: np.ndarray, lat_ms: float) -> float:
+    """Ops/s where a published curve reaches `lat_ms`, interpolated between its load points
+    (the first crossing; linear in ops between the two points either side)."""
+    lat, ops = curve[:, 1], curve[:, 2]
+    above = np.flatnonzero(lat >= lat_ms)
+    assert above.size and above[0] > 0, f"the curve does not cross {lat_ms} ms"
+    i = int(above[0])
+    return float(np.interp(lat_ms, lat[i - 1 : i + 1], ops[i - 1 : i + 1]))
+
+
 def fio_qd_sweep() -> tuple[np.ndarray, np.ndarray]:
     """The real fio iodepth sweep of tests/data/fio_sweeps/qd_randread (make_sweeps.sh).
 

@@ -177,10 +177,19 @@ def test_report_in_chromium(default_report, browser_page, tmp_path):
         tmp_path / "capacity",
         first_screen=[".anfperf-cards", ".anfperf-verdict"],
     )
-    assert browser_page.locator(".anfperf-card").count() == 7  # no prices: no cost card
-    for i in range(7):
+    assert browser_page.locator(".anfperf-card").count() == 8  # no prices: no cost card
+    for i in range(8):
         box = browser_page.locator(".anfperf-card").nth(i).bounding_box()
         assert box["y"] + box["height"] <= 1080
+    # the expected latency of the planned volume at the target, on the first screen at 1366x768
+    browser_page.set_viewport_size({"width": 1366, "height": 768})
+    card = browser_page.locator(".anfperf-card", has_text="Expected latency")
+    box = card.bounding_box()
+    assert box["y"] + box["height"] <= 768
+    # the default plan is sized to the target exactly: at its limit, what it carries within 2 ms
+    assert "at the limit" in card.inner_text() and "within 2 ms up to 1,892 MiB/s" in (
+        card.inner_text().replace("\n", " ")
+    )
     traces = browser_page.evaluate(
         "() => [...document.querySelectorAll('.plotly-graph-div')].map("
         "d => d.querySelectorAll('g.trace').length)"
@@ -195,7 +204,7 @@ def test_report_with_prices_in_chromium(report, browser_page, tmp_path):
         browser_page, report.html, tmp_path / "prices",
         first_screen=[".anfperf-cards", ".anfperf-card:last-child"],
     )  # fmt: skip
-    assert browser_page.locator(".anfperf-card").count() == 8  # with the monthly cost
+    assert browser_page.locator(".anfperf-card").count() == 9  # with the monthly cost
 
 
 def test_report_with_a_prices_file_shows_cost_per_option_and_a_cost_what_if(retail_report):
@@ -229,7 +238,7 @@ def test_report_with_a_prices_file_in_chromium(retail_report, browser_page, tmp_
         browser_page, retail_report.html, tmp_path / "retail",
         first_screen=[".anfperf-cards", ".anfperf-verdict"],
     )  # fmt: skip
-    assert browser_page.locator(".anfperf-card").count() == 8  # with the monthly cost
+    assert browser_page.locator(".anfperf-card").count() == 9  # with the monthly cost
     legend = browser_page.evaluate(
         "() => [...document.querySelectorAll('.plotly-graph-div')].map("
         "d => [...d.querySelectorAll('.legendtext')].map(t => t.textContent))"

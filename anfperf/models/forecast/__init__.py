@@ -8,6 +8,8 @@ know.
 - :mod:`~anfperf.models.forecast.throughput`: throughput against concurrency
   (:func:`forecast_throughput`): bounded by the limit and Little's law, held past a plateau
   with the fall an over-driven system shows, or no number when the data cannot tell;
+- :mod:`~anfperf.models.forecast.option`: the latency of a planned option at the target, with
+  its band, from its own limit (:func:`option_latency`, :func:`options_latency`);
 - :mod:`~anfperf.models.forecast.judge`: the hold-out judgement (fit the lower half, predict
   the rest, against holding the last value flat).
 
@@ -18,6 +20,7 @@ basis and notes; ``predictable`` False and an estimate of NaN where the data can
 from anfperf.models.forecast.judge import TARGETS, judge_forecast
 from anfperf.models.forecast.known import KnownLimits, LatencyShape, known_limits, published_shape
 from anfperf.models.forecast.latency import forecast_latency, iops_at_latency, planned_latency
+from anfperf.models.forecast.option import OptionLatency, option_latency, options_latency
 from anfperf.models.forecast.result import NOT_PREDICTABLE, Forecast
 from anfperf.models.forecast.throughput import forecast_throughput
 
@@ -27,11 +30,14 @@ __all__ = [
     "Forecast",
     "KnownLimits",
     "LatencyShape",
+    "OptionLatency",
     "forecast_latency",
     "forecast_throughput",
     "iops_at_latency",
     "judge_forecast",
     "known_limits",
+    "option_latency",
+    "options_latency",
     "planned_latency",
     "published_shape",
 ]

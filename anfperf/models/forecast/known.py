@@ -41,6 +41,9 @@ class LatencyShape:
         Their range [ms].
     sources : str
         The results the numbers come from.
+    light_basis : str
+        Which results the light-load latency comes from (a volume type's own, or all of them
+        when none of that type is published).
     """
 
     typical: float
@@ -50,14 +53,39 @@ class LatencyShape:
     lat_light_low_ms: float
     lat_light_high_ms: float
     sources: str
+    light_basis: str = "all published curves"
 
 
 @functools.cache
-def published_shape() -> LatencyShape:
-    """The load-latency shape of ANF's published curves (``anfperf/data/anf_latency.csv``)."""
+def published_shape(volume_type: str | None = None) -> LatencyShape:
+    """The load-latency shape of ANF's published curves (``anfperf/data/anf_latency.csv``).
+
+    Parameters
+    ----------
+    volume_type : str, optional
+        'regular', 'large' or 'breakthrough': the light-load latency of that volume type's
+        curves when any is published (the shape is always every curve's: it is how the rise
+        goes, which the volume types share within their ranges); None or a type without a
+        published curve: every curve's.
+
+    Returns
+    -------
+    LatencyShape
+        `light_basis` says which curves the light-load latency comes from.
+    """
     table = load_table("anf_latency")
     m, se = table["shape_servers"].astype(float), table["shape_se"].astype(float)
-    light = table["lat_light_ms"].astype(float)
+    own = table
+    basis = "all published curves"
+    if volume_type is not None:
+        kind = str(volume_type).strip().lower()
+        rows = table[table["volume_type"].astype(str).str.lower() == kind]
+        if not rows.empty:
+            own = rows
+            basis = f"{kind} volumes' published curves ({', '.join(rows['result'].astype(str))})"
+        else:
+            basis = f"all published curves (none of a {kind} volume is published)"
+    light = own["lat_light_ms"].astype(float)
     return LatencyShape(
         typical=float(m.mean()),
         low=float((m - SHAPE_SPREAD_SE * se).min()),
@@ -66,6 +94,7 @@ def published_shape() -> LatencyShape:
         lat_light_low_ms=float(light.min()),
         lat_light_high_ms=float(light.max()),
         sources="; ".join(f"{r.source} ({r.date})" for r in table.itertuples()),
+        light_basis=basis,
     )
 
 

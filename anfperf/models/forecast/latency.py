@@ -301,7 +301,8 @@ def planned_latency(load: object, known: KnownLimits) -> Forecast:
         x=at, estimate=est, lower=low, upper=high, basis="queueing at the known limit",
         notes=(f"light-load latency {light[1]:.3g} ms and shape {s.typical:.2f} from {s.sources}",),
         bound=known.limit,
-        params={"lat_light_ms": light[1], "iops_max": known.iops_max, "shape": s.typical},
+        params={"lat_light_ms": light[1], "iops_max": known.iops_max, "shape": s.typical,
+                "shape_low": s.low, "shape_high": s.high},
     )  # fmt: skip
 
 
