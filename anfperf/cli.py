@@ -419,12 +419,14 @@ def _check_mount_points(volumes: Sequence[str], tool: str) -> None:
 
 
 def _plan(args: argparse.Namespace) -> int:
+    from anfperf.analysis.sweep import load_sweep
     from anfperf.errors import ModelError
-    from anfperf.models import nfs_client_value, plan
+    from anfperf.models import nfs_client_value
     from anfperf.models.limits.plan import checked_prices
     from anfperf.models.limits.prices import per_month, retail_prices
     from anfperf.models.limits.quota import PLANNED_LEVELS
     from anfperf.planning import PlanInputs, explain_plan
+    from anfperf.planning.threads import plan_on_sweep, sweep_curve
 
     if bool(args.prices) != bool(args.region):
         raise ModelError("--prices FILE and --region REGION go together (the region's "
@@ -450,7 +452,11 @@ def _plan(args: argparse.Namespace) -> int:
     whatif = checked_prices(prices) or {}
     # --price LEVEL=USD are what-ifs over the file's prices
     plan_prices = {**(retail.plan_prices() if retail else {}), **whatif}
-    result = plan(
+    sweep = None
+    if args.sweep:
+        sweep = sweep_curve(*load_sweep(args.sweep))
+    result, threads_basis = plan_on_sweep(
+        sweep,
         bs_kib=args.bs_kib,
         bw_mib_s=args.bw_mib_s,
         iops=args.iops,
@@ -476,7 +482,7 @@ def _plan(args: argparse.Namespace) -> int:
         prices_usd_per_tib_month=per_month(whatif) or None,
     )  # fmt: skip
     view = explain_plan(asked, result, pattern=args.pattern, rule=args.rule,
-                        nfs_version=args.nfs_version)  # fmt: skip
+                        nfs_version=args.nfs_version, threads_basis=threads_basis)  # fmt: skip
     if args.json:
         _print_json(view.as_dict())
         return ExitCode.OK
@@ -533,6 +539,11 @@ def _add_plan_parser(sub: argparse._SubParsersAction) -> None:
                          metavar="MS", help="latency objective [ms]")  # fmt: skip
     planner.add_argument("--lat-ms", type=_number_in(_plausible("lat_ms")), metavar="MS",
                          help="latency expected at the target [ms]")  # fmt: skip
+    planner.add_argument(
+        "--sweep", action="append", metavar="PATH", help="raw outputs of a concurrency sweep "
+        "of the system (repeat for more): threads per VM from its fitted curve at the target "
+        "instead of Little's law at the SLO",
+    )  # fmt: skip
     planner.add_argument(
         "--capacity-tib", type=_number_in(CAPACITY_TIB), default=0.0, metavar="TIB",
         help="capacity the volume must hold [TiB]",

@@ -296,6 +296,24 @@ def test_plan_prints_what_to_buy_first_in_100_columns(capsys):
         assert internal not in out
 
 
+def test_plan_sizes_threads_on_a_sweeps_fitted_curve_and_says_so(capsys):
+    import json
+
+    from anfperf._bundled import samples_path
+
+    sweep = samples_path("vdbench", "RndReadThreads")
+    args = ["plan", "--iops", "50000", "--bs-kib", "8", "--lat-slo-ms", "1"]
+    assert main([*args, "--sweep", str(sweep), "--json"]) == 0
+    buy = json.loads(capsys.readouterr().out)["buy"]
+    # the measured system runs 50,000 IOPS at 0.089 ms: 5 in flight, not the SLO's 50
+    assert buy["threads_per_vm"] == 5 and buy["lat_ms"] == pytest.approx(0.0887, abs=0.002)
+    assert buy["threads_basis"].startswith("threads per VM from the fitted curve of the sweep")
+    assert main(args) == 0
+    assert "Threads per VM by Little's law: 1 ms at the target" in capsys.readouterr().out.replace(
+        "\n", " "
+    )
+
+
 def test_plan_prints_the_monthly_cost_with_prices(capsys):
     from anfperf.models import plan
 

@@ -44,13 +44,13 @@ from anfperf.models.limits.plan import (
     FLEXIBLE_THROUGHPUT_PRICE,
     LARGE_BLOCK_KIB,
     Plan,
-    plan,
     price_key,
 )
 from anfperf.models.limits.predict import PUBLISHED_BENCHMARK, predict_achievable
 from anfperf.models.limits.prices import RetailPrices, hours_per_month, per_hour, retail_prices
 from anfperf.models.limits.quota import PLANNED_LEVELS, bw_to_iops, iops_to_bw, level_name
 from anfperf.paths import PathArg
+from anfperf.planning.threads import SweepCurve, plan_on_sweep, sweep_curve
 from anfperf.report import page
 from anfperf.report.page import Card, Section
 from anfperf.values import is_number, is_whole_number
@@ -328,6 +328,9 @@ class PlanView:
         What the user should know beyond the plan (too few clients, NFS in-flight limits).
     figures : dict of str to plotly.graph_objects.Figure
         :func:`what_if_figures`, empty when not drawn.
+    threads_basis : str
+        How the threads per VM were sized: on a measured sweep's fitted curve, or by Little's
+        law at the SLO (:func:`anfperf.planning.threads.plan_on_sweep`).
     """
 
     inputs: PlanInputs
@@ -335,6 +338,7 @@ class PlanView:
     constraints: pd.DataFrame = field(repr=False)
     notes: list[str] = field(default_factory=list)
     figures: dict[str, go.Figure] = field(default_factory=dict, repr=False)
+    threads_basis: str = ""
 
     @functools.cached_property
     def latency(self) -> OptionLatency:
@@ -506,8 +510,8 @@ class PlanView:
                  f"nconnect={i.nconnect}", "bad" if self.vm_count < p.vm_count else "",
                  key="vm_count", number=self.vm_count),
             Card("Threads per VM", f"{self.threads_per_vm:,}",
-                 f"or iodepth x numjobs; {p.iops:,.0f} IOPS x {p.lat_ms:g} ms over "
-                 f"{_count(self.vm_count, 'VM')}", key="threads_per_vm",
+                 f"or iodepth x numjobs; {p.iops:,.0f} IOPS x {p.lat_ms:.3g} ms over "
+                 f"{_count(self.vm_count, 'VM')}{self._threads_source()}", key="threads_per_vm",
                  number=self.threads_per_vm),
             Card("Binds", self.binding, self._margin(), "bad" if short else "", key="binding",
                  number=self.binding),
@@ -520,6 +524,12 @@ class PlanView:
         if self.headroom_pct > 0:
             return f"{self.binding_mib_s:,.0f} MiB/s: {self.headroom_pct:.0f} % above the target"
         return f"{self.binding_mib_s:,.0f} MiB/s: {-self.headroom_pct:.0f} % short of the target"
+
+    def _threads_source(self) -> str:
+        """Where the card's latency comes from, in a few words."""
+        if self.threads_basis.startswith("threads per VM from the fitted curve"):
+            return " (the sweep's curve)"
+        return " (Little's law)"
 
     def verdict_text(self) -> str:
         """What to buy in one sentence (``**bold**`` for :func:`anfperf.report.page.verdict`)."""
@@ -547,8 +557,9 @@ class PlanView:
     def headline(self) -> list:
         """The first screen: the cards, the verdict and the notes."""
         items: list = [page.cards(self.cards()), page.verdict(self.verdict_text())]
-        if self.notes:
-            items.append(page.bullets(self.notes))
+        notes = [*self.notes, *([_sentence(self.threads_basis)] if self.threads_basis else [])]
+        if notes:
+            items.append(page.bullets(notes))
         return items
 
     def text(self, *, all_options: bool = False, width: int = 100) -> str:
@@ -581,6 +592,8 @@ class PlanView:
             "",
             wrapping.fill(_sentence(self.latency.text()), width),
         ]
+        if self.threads_basis:
+            parts += ["", wrapping.fill(_sentence(self.threads_basis), width)]
         if self.notes:
             parts.append("")
             parts += [wrapping.fill(f"- {n}", width, subsequent_indent="  ") for n in self.notes]
@@ -630,6 +643,7 @@ class PlanView:
                 "clients_cost_usd_month": self.clients_cost_usd_month, "vm_size": p.vm_size,
                 "vm_count": self.vm_count, "vcpus_per_vm": vcpus,
                 "threads_per_vm": self.threads_per_vm, "outstanding_io": p.outstanding,
+                "threads_basis": self.threads_basis or None,
                 "lat_ms": p.lat_ms, "nconnect": i.nconnect, "binding": self.binding,
                 "binding_mib_s": self.binding_mib_s, "headroom_pct": self.headroom_pct,
                 "lat_expected_ms": self.latency.lat_ms,
@@ -757,15 +771,15 @@ def _level_note(level: str) -> str:
     return f"auto QoS, {auto_qos_rate(level):g} MiB/s per TiB"
 
 
-def _view(inputs: PlanInputs) -> PlanView:
-    """The plan and its binding constraint, without charts."""
-    chosen = plan(
-        bs_kib=inputs.bs_kib, bw_mib_s=inputs.target_mib_s, iops=inputs.target_iops,
+def _view(inputs: PlanInputs, sweep: SweepCurve | None = None) -> PlanView:
+    """The plan and its binding constraint, without charts; threads on `sweep`'s curve."""
+    chosen, basis = plan_on_sweep(
+        sweep, bs_kib=inputs.bs_kib, bw_mib_s=inputs.target_mib_s, iops=inputs.target_iops,
         read_pct=inputs.read_pct, lat_slo_ms=inputs.lat_slo_ms, levels=list(inputs.levels),
         vm_sizes=[inputs.vm_size] if inputs.vm_size else None, nconnect=inputs.nconnect,
         capacity_tib=inputs.capacity_tib, prices=inputs.plan_prices, vm_prices=inputs.vm_prices,
     )  # fmt: skip
-    return explain_plan(inputs, chosen)
+    return explain_plan(inputs, chosen, threads_basis=basis)
 
 
 def explain_plan(
@@ -775,6 +789,7 @@ def explain_plan(
     pattern: str | None = None,
     rule: str = "current",
     nfs_version: str = "3",
+    threads_basis: str = "",
 ) -> PlanView:
     """The view of a plan made already: its binding constraint and what the user should know.
 
@@ -795,6 +810,8 @@ def explain_plan(
         Volume-limit rules the plan was made with.
     nfs_version : {'3', '4.1'}
         NFS version of the clients.
+    threads_basis : str
+        How its threads were sized (:func:`anfperf.planning.threads.plan_on_sweep`).
 
     Returns
     -------
@@ -831,7 +848,7 @@ def explain_plan(
             f"{threads} outstanding I/O per VM is more than NFSv{nfs_version} with nconnect="
             f"{inputs.nconnect} keeps in flight ({inflight}): add clients or connections"
         )
-    return PlanView(inputs, chosen, constraints, notes)
+    return PlanView(inputs, chosen, constraints, notes, threads_basis=threads_basis)
 
 
 def what_if_figures(
@@ -931,7 +948,8 @@ def plan_view(
     anfperf.ModelError
         No level, quota or client meets the target (the error says why).
     """
-    view = _view(inputs)
+    sweep = sweep_curve(curve, source or "the sweep") if isinstance(curve, pd.DataFrame) else None
+    view = _view(inputs, sweep)
     if figures:
         view.figures = what_if_figures(inputs, curve=curve, source=source, view=view)
     return view

@@ -100,12 +100,16 @@ class OptionLatency:
         if not self.predictable:
             return f"{at}: {NOT_PREDICTABLE}: {self.why}"
         if self.at_limit:
+            # the load at the objective is a fixed share of the limit: scale the limit by it
+            needed = self.limit_mib_s * self.bw_mib_s / self.bw_at_objective_mib_s
             return (
                 f"{at}: none finite, the target is at the {self.limit_mib_s:,.0f} MiB/s limit "
                 f"(latency is then the outstanding I/O over the rate); within "
                 f"{self.objective_ms:g} ms up to {self.bw_at_objective_mib_s:,.0f} MiB/s "
                 f"({self.bw_at_objective_low_mib_s:,.0f} .. "
-                f"{self.bw_at_objective_high_mib_s:,.0f} MiB/s)"
+                f"{self.bw_at_objective_high_mib_s:,.0f} MiB/s): {self.objective_ms:g} ms at "
+                f"the target needs a limit of {needed:,.0f} MiB/s "
+                f"({needed / self.limit_mib_s - 1:+.0%})"
             )
         return (f"{at}: {_ms(self.lat_ms)} ms ({_ms(self.lat_low_ms)} .. "
                 f"{_ms(self.lat_high_ms)} ms)")  # fmt: skip
