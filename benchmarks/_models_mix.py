@@ -22,7 +22,7 @@ import pandas as pd
 
 from anfperf.ingest import read_fio_json, read_vdbench
 from anfperf.models import fit_mix, predict_band
-from anfperf.models.curves.op_cost import fit_op_cost, op_cost_iops
+from anfperf.models.forecast.block import forecast_block_size
 from anfperf.units import KIB_PER_MIB
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -193,16 +193,19 @@ def _learn_sweep(direction: str) -> tuple[np.ndarray, np.ndarray]:
 def _block_case(name, bs, iops, known, caps):
     known = np.asarray(known)
     rest = ~known
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore")
-        fit = fit_op_cost(bs[known], iops[known], **caps)
-        band = predict_band(fit, bs[rest])
+    fc = forecast_block_size(bs[known], iops[known], bs[rest], **caps)
     # the flat baseline: the MiB/s of the nearest measured block size held
     near = [np.argmin(np.abs(np.log(bs[known] / b))) for b in bs[rest]]
     flat = iops[known][near] * bs[known][near] / bs[rest]
-    pred = op_cost_iops(bs[rest], **fit)
-    return _case(name, iops[rest], pred, flat, band["lower"], band["upper"],
-                 BLOCK_TARGET_PCT, BLOCK_TARGET_PCT)  # fmt: skip
+    given = np.isfinite(fc.estimate)
+    if not given.any():  # no number anywhere: the forecast says the data cannot tell
+        case = _case(name, iops[rest], flat, flat, fc.lower, fc.upper,
+                     BLOCK_TARGET_PCT, BLOCK_TARGET_PCT)  # fmt: skip
+        return {**case, "median_err_pct": math.nan, "max_err_pct": math.nan,
+                "median_rel_width": math.inf, "met": False, "refused": int(rest.sum())}  # fmt: skip
+    case = _case(name, iops[rest][given], fc.estimate[given], flat[given], fc.lower[given],
+                 fc.upper[given], BLOCK_TARGET_PCT, BLOCK_TARGET_PCT)  # fmt: skip
+    return {**case, "refused": int((~given).sum())}
 
 
 def block_cases() -> list[dict]:

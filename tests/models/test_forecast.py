@@ -141,3 +141,28 @@ def test_bad_points_are_refused():
         forecast_latency([1, 2], [0.3, 0.4], [4])
     with pytest.raises(ModelError, match="must be > 0 IOPS"):
         KnownLimits.of_iops(0, "none")
+
+
+def test_block_size_bounds_hold_the_published_sizes_and_far_unseen_regimes_give_no_number():
+    from anfperf.models.forecast import forecast_block_size
+
+    # Microsoft Learn, regular volume without client cache: reads at 4, 8 KiB (388,000 and
+    # 293,000 IOPS) and 64, 256 KiB (3,600 and 3,500 MiB/s)
+    bs = np.array([4.0, 8.0, 64.0, 256.0])
+    iops = np.array([388_000.0, 293_000.0, 3600 * 1024 / 64, 3500 * 1024 / 256])
+    small = bs <= 8
+    capped = forecast_block_size(bs[small], iops[small], bs[~small], limit_mib_s=4500)
+    assert capped.predictable
+    assert np.all((capped.lower <= iops[~small]) & (iops[~small] <= capped.upper))
+    assert np.all(capped.estimate * bs[~small] / 1024 <= 4500 + 1e-6)  # the volume's limit
+    # the line from 4 and 8 KiB, capped: +15 % at 64 KiB, +29 % at 256 KiB (not yet within 15 %)
+    err = capped.estimate / iops[~small] - 1
+    assert err == pytest.approx([0.148, 0.286], abs=0.01)
+    # without the limit, 32x past 8 KiB, where 51 % of each I/O's time is fixed: no number
+    blind = forecast_block_size(bs[small], iops[small], [64.0, 256.0])
+    assert not blind.predictable and np.isnan(blind.estimate).all()
+    assert "the byte rate larger blocks meet is not in the data" in " ".join(blind.notes)
+    # from the large sizes down to 4 and 8 KiB: inside the bounds (IOPS no fewer than at 64 KiB,
+    # MiB/s no more), the published 4 KiB read ceiling given
+    down = forecast_block_size(bs[~small], iops[~small], bs[small], max_iops=460_000)
+    assert np.all((down.lower <= iops[small]) & (iops[small] <= down.upper))

@@ -10,6 +10,8 @@ know.
   with the fall an over-driven system shows, or no number when the data cannot tell;
 - :mod:`~anfperf.models.forecast.option`: the latency of a planned option at the target, with
   its band, from its own limit (:func:`option_latency`, :func:`options_latency`);
+- :mod:`~anfperf.models.forecast.block`: IOPS at other block sizes (:func:`forecast_block_size`)
+  within the bounds of the sizes measured, none far into a regime the data do not show;
 - :mod:`~anfperf.models.forecast.judge`: the hold-out judgement (fit the lower half, predict
   the rest, against holding the last value flat).
 
@@ -17,6 +19,7 @@ Every function returns a :class:`~anfperf.models.forecast.result.Forecast`: esti
 basis and notes; ``predictable`` False and an estimate of NaN where the data cannot tell.
 """
 
+from anfperf.models.forecast.block import forecast_block_size
 from anfperf.models.forecast.judge import TARGETS, judge_forecast
 from anfperf.models.forecast.known import KnownLimits, LatencyShape, known_limits, published_shape
 from anfperf.models.forecast.latency import forecast_latency, iops_at_latency, planned_latency
@@ -31,6 +34,7 @@ __all__ = [
     "KnownLimits",
     "LatencyShape",
     "OptionLatency",
+    "forecast_block_size",
     "forecast_latency",
     "forecast_throughput",
     "iops_at_latency",

@@ -1,0 +1,129 @@
+"""Block size past the sizes measured: the per-operation and per-byte cost, within bounds.
+
+Each I/O costs a fixed time and a time per byte (:mod:`anfperf.models.curves.op_cost`), so
+a sweep of block sizes is a line in ``1 / IOPS``. Past the sizes measured two bounds hold
+whatever the line says:
+
+- larger blocks: an operation never gets cheaper for carrying more bytes (IOPS at most those
+  of the largest size measured), and the byte rate does not collapse (MiB/s at least that of
+  the largest size, less the fall an over-driven byte path shows:
+  :data:`~anfperf.models.forecast.throughput.FALL_PER_DOUBLING` per doubling, at most
+  :data:`~anfperf.models.forecast.throughput.FALL_CAP`); the volume's limit and the clients'
+  egress cap the byte rate;
+- smaller blocks: IOPS at least those of the smallest size measured, and the byte rate at most
+  its MiB/s (small transfers move fewer bytes a second), under a published operation ceiling.
+
+:func:`forecast_block_size` gives the line's value inside those bounds. Far past the sizes
+measured (more than :data:`FAR` times) into a regime the data do not show (large blocks from a
+sweep bound by its operation rate, and no byte ceiling known; small blocks from one bound by
+its byte rate, and no operation ceiling known) it gives no number: the cost that will bind
+there is not in the data.
+"""
+
+from __future__ import annotations
+
+import math
+import warnings
+
+import numpy as np
+
+from anfperf.errors import ModelError
+from anfperf.models.curves.op_cost import fit_op_cost, op_cost_iops, op_share
+from anfperf.models.forecast.result import NOT_PREDICTABLE, Forecast
+from anfperf.models.forecast.throughput import _fall
+from anfperf.units import KIB_PER_MIB
+
+#: Past the sizes measured by more than this factor, the regime there must be in the data.
+FAR = 4.0
+#: A measured point's repeat scatter the band allows at least [-].
+NOISE_FLOOR = 0.05
+
+
+def forecast_block_size(
+    bs_kib: object,
+    iops: object,
+    at: object,
+    *,
+    limit_mib_s: float | None = None,
+    client_mib_s: float | None = None,
+    max_iops: float | None = None,
+) -> Forecast:
+    """IOPS at new block sizes from a measured block-size sweep and what is known.
+
+    Parameters
+    ----------
+    bs_kib, iops : array-like
+        Measured block sizes [KiB] (two or more) and the IOPS at each [1/s].
+    at : array-like
+        Block sizes to predict at [KiB].
+    limit_mib_s, client_mib_s : float, optional
+        The volume's throughput limit and the clients' egress [MiB/s].
+    max_iops : float, optional
+        A published operation-rate ceiling [1/s].
+
+    Returns
+    -------
+    Forecast
+        Estimate and band [IOPS]; at sizes far past the measured ones into a regime the data
+        do not show, NaN with the reason in `notes` (then `predictable` is False when no
+        size can be given).
+
+    Raises
+    ------
+    anfperf.ModelError
+        Fewer than two block sizes, or a sweep that does not slow down with block size.
+    """
+    caps = {k: v for k, v in (("limit_mib_s", limit_mib_s), ("client_mib_s", client_mib_s),
+                              ("max_iops", max_iops)) if v is not None}  # fmt: skip
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        fit = fit_op_cost(bs_kib, iops, **caps)
+    bs, x = fit.x, fit.y
+    at_arr = np.atleast_1d(np.asarray(at, float))
+    if np.any(~(at_arr > 0)):
+        raise ModelError("block sizes to predict at must be > 0 KiB")
+    lo, hi = float(bs.min()), float(bs.max())
+    x_lo, x_hi = float(np.median(x[bs == lo])), float(np.median(x[bs == hi]))
+    byte_cap = min(caps.get("limit_mib_s", math.inf), caps.get("client_mib_s", math.inf))
+    op_cap = caps.get("max_iops", math.inf)
+    scatter = max(NOISE_FLOOR, float(np.max(np.abs(fit.y_fit / x - 1.0))))
+    est = np.asarray(op_cost_iops(at_arr, **fit), float)
+    lower, upper = est * (1 - scatter), est * (1 + scatter)
+    notes = list(fit.notes)
+    up, down = at_arr > hi, at_arr < lo
+    ratio_up, ratio_down = at_arr / hi, lo / at_arr
+    # larger blocks: IOPS no more than at the largest size, MiB/s no less (less a fall)
+    upper = np.where(up, np.minimum(x_hi * (1 + scatter), byte_cap * KIB_PER_MIB / at_arr), upper)
+    lower = np.where(up, x_hi * hi / at_arr * (1 - scatter) * (1 - _fall(ratio_up)), lower)
+    # smaller blocks: IOPS no fewer than at the smallest size, MiB/s no more
+    upper = np.where(down, np.minimum(x_lo * lo / at_arr * (1 + scatter), op_cap), upper)
+    lower = np.where(down, np.minimum(x_lo * (1 - scatter), op_cap), lower)
+    est = np.clip(est, lower, upper)
+    share_hi = op_share(hi, fit["op_us"], fit["bw_mib_s"])
+    share_lo = op_share(lo, fit["op_us"], fit["bw_mib_s"])
+    blind = np.zeros(at_arr.size, bool)
+    if share_hi > 0.5 and not math.isfinite(byte_cap):
+        blind |= up & (ratio_up > FAR)
+        if np.any(blind):
+            notes.append(
+                f"{NOT_PREDICTABLE} past {FAR * hi:g} KiB: at {hi:g} KiB {share_hi:.0%} of each "
+                "I/O's time is its fixed cost, so the byte rate larger blocks meet is not in "
+                "the data, and no volume or client limit is known"
+            )
+    if share_lo < 0.5 and not math.isfinite(op_cap):
+        far_down = down & (ratio_down > FAR)
+        if np.any(far_down):
+            notes.append(
+                f"{NOT_PREDICTABLE} below {lo / FAR:g} KiB: at {lo:g} KiB {1 - share_lo:.0%} "
+                "of each I/O's time moves bytes, so the fixed cost small blocks meet is not "
+                "in the data, and no operation ceiling is known"
+            )
+        blind |= far_down
+    est = np.where(blind, np.nan, est)
+    upper = np.where(blind, np.inf, upper)
+    return Forecast(
+        x=at_arr, estimate=est, lower=lower, upper=upper,
+        basis="per-operation and per-byte cost within the bounds of the sizes measured",
+        predictable=not blind.all(), notes=tuple(notes), params=dict(fit),
+        bound="the volume's or clients' byte rate" if math.isfinite(byte_cap) else None,
+    )  # fmt: skip
