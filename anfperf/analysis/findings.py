@@ -456,6 +456,10 @@ def _run_known(run: pd.DataFrame, scenario: QuotaScenario | None) -> KnownLimits
     return known_limits(QuotaScenario.of(scenario, **fields))
 
 
+#: Bootstrap draws of a forecast whose number, not its band, a key number needs.
+DECISION_DRAWS = 20
+
+
 def _slo_past_the_data(
     run: pd.DataFrame,
     kind: str,
@@ -474,10 +478,12 @@ def _slo_past_the_data(
     conc = pd.to_numeric(run["configured"], errors="coerce").to_numpy(float)
     try:
         if kind == KIND_CONCURRENCY:
-            fc = forecast_throughput(conc[ok], iops[ok], [float(np.nanmax(conc[ok]))], known)
+            fc = forecast_throughput(conc[ok], iops[ok], [float(np.nanmax(conc[ok]))], known,
+                                     draws=DECISION_DRAWS)  # fmt: skip
         else:
             flight = conc[ok][np.isfinite(conc[ok])]
             fc = forecast_latency(iops[ok], lat[ok], [float(np.max(iops[ok]))], known,
+                                  draws=DECISION_DRAWS,
                                   outstanding=float(flight.max()) if flight.size else None)  # fmt: skip
     except ModelError as exc:
         numbers["iops_at_slo_model"] = math.nan

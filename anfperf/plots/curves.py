@@ -367,7 +367,7 @@ def _add_latency_forecast(
     try:
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")
-            fc = forecast_latency(iops, lat_ms, grid, known)
+            fc = forecast_latency(iops, lat_ms, grid, known, draws=BAND_DRAWS)
     except ModelError:
         return ""
     if not fc.predictable:
@@ -724,7 +724,7 @@ def _add_throughput_forecast(
     try:
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")
-            fc = forecast_throughput(n, iops, grid, known)
+            fc = forecast_throughput(n, iops, grid, known, draws=BAND_DRAWS)
     except ModelError as exc:
         subtitle(fig, f"no forecast past {largest:g} in flight: {exc}", prefix=prefix)
         return 0.0, 0.0

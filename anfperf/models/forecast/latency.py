@@ -18,7 +18,7 @@ import numpy as np
 from scipy.optimize import least_squares
 
 from anfperf.errors import ModelError
-from anfperf.models.curves.band import predict_band
+from anfperf.models.curves.band import DEFAULT_DRAWS, predict_band
 from anfperf.models.curves.queueing import (
     fit_queueing_latency,
     queueing_closed_max,
@@ -89,6 +89,7 @@ def forecast_latency(
     resolution_ms: float = 0.0,
     outstanding: float | None = None,
     level: float = 0.95,
+    draws: int = DEFAULT_DRAWS,
 ) -> Forecast:
     """Mean latency at new loads, from measured (load, latency) points and what is known.
 
@@ -111,6 +112,8 @@ def forecast_latency(
     level : float
         Share of new measurements the band should hold (0.95; the published shape's range is
         about 95 %).
+    draws : int
+        Bootstrap draws of a fitted curve's band (:func:`anfperf.models.predict_band`).
 
     Returns
     -------
@@ -137,9 +140,9 @@ def forecast_latency(
     else:
         note = None
     if known.known:
-        out = _under_limit(x, y, at_arr, known, rel_res, level, outstanding)
+        out = _under_limit(x, y, at_arr, known, rel_res, (level, draws), outstanding)
     else:
-        out = _without_limit(x, y, at_arr, level, outstanding)
+        out = _without_limit(x, y, at_arr, (level, draws), outstanding)
     if outstanding is not None and out.predictable:
         out = _little_capped(out, float(outstanding))
     if note:
@@ -153,7 +156,7 @@ def _under_limit(
     at: np.ndarray,
     known: KnownLimits,
     rel_res: np.ndarray,
-    level: float,
+    band: tuple[float, int],
     outstanding: float | None,
 ) -> Forecast:
     """The queueing curve whose maximum rate is the known limit; the fitted one where the
@@ -164,7 +167,7 @@ def _under_limit(
     light0, _ = _light_latency(u, y, shape.typical, rel_res)
     risen = float(np.max(y)) >= RISE_FACTOR * light0 and x.size >= 4
     if risen:
-        fitted = _fitted(x, y, at, level, outstanding, "queueing fit (the volume does not bind)")
+        fitted = _fitted(x, y, at, band, outstanding, "queueing fit (the volume does not bind)")
         top = fitted.params["iops_max"]
         if top < OTHER_BINDS * known.iops_max:
             note = (
@@ -229,7 +232,7 @@ def _little_capped(fc: Forecast, outstanding: float) -> Forecast:
 
 
 def _without_limit(
-    x: np.ndarray, y: np.ndarray, at: np.ndarray, level: float, outstanding: float | None
+    x: np.ndarray, y: np.ndarray, at: np.ndarray, band: tuple[float, int], outstanding: float | None
 ) -> Forecast:
     """A fitted queueing curve when the data show the rise; no number when they do not."""
     floor = float(np.min(y))
@@ -241,22 +244,24 @@ def _without_limit(
             "JSON) or measure closer to saturation"
         )
         return refused(at, floor, NOT_PREDICTABLE, why)
-    return _fitted(x, y, at, level, outstanding, "queueing fit (no limit known)")
+    return _fitted(x, y, at, band, outstanding, "queueing fit (no limit known)")
 
 
 def _fitted(
     x: np.ndarray,
     y: np.ndarray,
     at: np.ndarray,
-    level: float,
+    band_of: tuple[float, int],
     outstanding: float | None,
     basis: str,
 ) -> Forecast:
-    """The queueing curve fitted to the points (its maximum rate too) and its band."""
+    """The queueing curve fitted to the points (its maximum rate too) and its band
+    (`band_of`: its level and bootstrap draws)."""
+    level, draws = band_of
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         fit = fit_queueing_latency(x, y, outstanding=outstanding)
-        band = predict_band(fit, at, level)
+        band = predict_band(fit, at, level, draws=draws)
     return Forecast(
         x=at, estimate=band["estimate"].to_numpy(), lower=band["lower"].to_numpy(),
         upper=band["upper"].to_numpy(), basis=basis, notes=tuple(fit.notes), params=dict(fit),

@@ -24,7 +24,7 @@ import warnings
 import numpy as np
 
 from anfperf.errors import ModelError
-from anfperf.models.curves.band import predict_band
+from anfperf.models.curves.band import DEFAULT_DRAWS, predict_band
 from anfperf.models.curves.blend import fit_throughput_curve
 from anfperf.models.forecast.known import KnownLimits
 from anfperf.models.forecast.result import NOT_PREDICTABLE, Forecast, refused
@@ -73,6 +73,7 @@ def forecast_throughput(
     known: KnownLimits | None = None,
     *,
     level: float = 0.95,
+    draws: int = DEFAULT_DRAWS,
 ) -> Forecast:
     """Throughput at new concurrencies, from a measured sweep and what is known.
 
@@ -87,6 +88,8 @@ def forecast_throughput(
         The volume's and clients' limit [IOPS at the workload's block size].
     level : float
         Share of new measurements the band should hold.
+    draws : int
+        Bootstrap draws of a fitted curve's band (:func:`anfperf.models.predict_band`).
 
     Returns
     -------
@@ -143,7 +146,7 @@ def forecast_throughput(
             "clients is known: nothing says where it stops; measure higher or give the volume"
         )
         return refused(at_arr, float(x[-1]), NOT_PREDICTABLE, why)
-    return _fitted(n, x, at_arr, ratio, cap, known, notes, level)
+    return _fitted(n, x, at_arr, ratio, cap, known, notes, level, draws)
 
 
 def _mean_per_n(concurrency: object, iops: object) -> tuple[np.ndarray, np.ndarray]:
@@ -224,12 +227,13 @@ def _fitted(
     known: KnownLimits,
     notes: list[str],
     level: float,
+    draws: int,
 ) -> Forecast:
     """A sweep still rising with curvature: the stacked curve and its band, within the bounds."""
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         fit = fit_throughput_curve(n, x)
-        band = predict_band(fit, at, level)
+        band = predict_band(fit, at, level, draws=draws)
     est = np.minimum(band["estimate"].to_numpy(float), cap)
     upper = np.minimum(band["upper"].to_numpy(float), cap)
     # past the data the sweep may level at once and then be over-driven; lower than that it
