@@ -17,6 +17,7 @@ import pandas as pd
 
 from anfperf import wrapping
 from anfperf.azure.volume import AnfVolume
+from anfperf.models.forecast.option import OptionLatency, option_latency
 from anfperf.models.limits.client import nfs_client_value
 from anfperf.models.limits.plan import Plan, plan
 from anfperf.models.limits.predict import predict_achievable
@@ -46,6 +47,8 @@ class VolumePlan:
         :func:`anfperf.models.predict_achievable` of the volume with those clients.
     notes : list of str
         What the user should know (the file's own inconsistencies, a target out of reach).
+    lat_slo_ms : float, optional
+        The latency objective asked for [ms] (the expected latency is read at it).
     """
 
     volume: AnfVolume
@@ -56,6 +59,7 @@ class VolumePlan:
     plan: Plan = field(repr=False)
     constraints: pd.DataFrame = field(repr=False)
     notes: list[str] = field(default_factory=list)
+    lat_slo_ms: float | None = None
 
     @property
     def binding(self) -> str:
@@ -71,6 +75,15 @@ class VolumePlan:
     def iops(self) -> float:
         """The same as an I/O rate at the block size [1/s]."""
         return float(self.constraints.attrs["iops"])
+
+    @property
+    def latency(self) -> OptionLatency:
+        """Expected mean latency at the target on this volume's limit, from ANF's published
+        load-latency curves (:func:`anfperf.models.forecast.option.option_latency`)."""
+        return option_latency(
+            self.target_mib_s, self.volume_mib_s, self.bs_kib,
+            volume_type=self.volume.volume_type, objective_ms=self.lat_slo_ms,
+        )  # fmt: skip
 
     def text(self, width: int = 100) -> str:
         """The answer for a terminal: the volume, what it does, the clients, every limit."""
@@ -103,6 +116,8 @@ class VolumePlan:
         parts = [
             f"What this volume would do (from {os.path.basename(v.source)})",
             page.Table(facts, [False, False, False]).to_text(width, header=False, indent=2),
+            "",
+            wrapping.fill(_sentence(self.latency.text()), width),
         ]
         if self.notes:
             parts.append("")
@@ -131,9 +146,17 @@ class VolumePlan:
             "clients": {"vm_size": p.vm_size, "vm_count": p.vm_count,
                         "threads_per_vm": p.threads_per_vm, "outstanding_io": p.outstanding,
                         "lat_ms": p.lat_ms},
+            "latency": {"lat_expected_ms": self.latency.lat_ms,
+                        "lat_expected_low_ms": self.latency.lat_low_ms,
+                        "lat_expected_high_ms": self.latency.lat_high_ms,
+                        "predictable": self.latency.predictable, "text": self.latency.text()},
             "notes": self.notes,
             "constraints": self.constraints,
         })  # fmt: skip
+
+
+def _sentence(text: str) -> str:
+    return text[:1].upper() + text[1:] + ("" if text.endswith(".") else ".")
 
 
 def _limit_note(volume: AnfVolume) -> str:
@@ -219,7 +242,7 @@ def plan_volume(
         vm_count=sized.vm_count, nconnect=nconnect, nfs_version=nfs_version, **args,
     )  # fmt: skip
     return VolumePlan(volume, float(bs_kib), float(read_pct), most, target, sized, constraints,
-                      notes)  # fmt: skip
+                      notes, lat_slo_ms)  # fmt: skip
 
 
 def __dir__() -> list[str]:

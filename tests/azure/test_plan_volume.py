@@ -87,3 +87,22 @@ def test_plan_volume_says_what_does_not_add_up_once_in_its_notes(capsys):
     assert (f"- {path}:1: account1/pool1/volume1: a Premium volume of 100 GiB with 128 MiB/s is "
             "only possible on a manual-QoS pool") in text  # fmt: skip
     assert "binds volume throughput (manual QoS) assigned 128 MiB/s" in text
+
+
+def test_plan_volume_states_the_expected_latency_at_the_target(capsys):
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        volume = read_volume(corpus(S01))
+    # 100 of its 128 MiB/s: 78 % of the limit on ANF's published curve, light load 0.33 ms
+    answer = plan_volume(volume, bs_kib=64, bw_mib_s=100)
+    lat = answer.latency
+    assert lat.predictable and not lat.at_limit
+    assert lat.lat_low_ms < lat.lat_ms < lat.lat_high_ms
+    assert lat.lat_ms == pytest.approx(0.33 / (1 - (100 / 128) ** 3.215), rel=0.03)
+    assert "Expected mean latency at 100 MiB/s: 0.60 ms (0.51 .. 0.76 ms)." in answer.text()
+    # the whole limit asked: no finite mean there, and what the objective needs
+    code = main(["plan", "--volume", str(corpus(S01)), "--bs-kib", "64", "--lat-slo-ms", "2",
+                 "--json"])  # fmt: skip
+    data = json.loads(capsys.readouterr().out)
+    assert code == 0 and data["latency"]["lat_expected_ms"] is None
+    assert "2 ms at the target needs a limit of 135 MiB/s" in data["latency"]["text"]
