@@ -45,6 +45,8 @@ FALL_CAP = 0.4
 AT_LIMIT = 0.85
 #: Share below the best rate of its last points at which a sweep's last point shows a fall.
 FALLEN = 0.1
+#: Share below the best rate within which a point has saturated (the fall counts from it).
+SATURATED = 0.1
 #: Measured rates above a limit given by more than this share show that it does not bind.
 LIMIT_SLACK = 0.02
 
@@ -138,7 +140,12 @@ def forecast_throughput(
     if late < LEVEL_SLOPE:
         if x[-1] < best * (1.0 - FALLEN) and late < 0:
             return _past_peak(at_arr, ratio, best, float(x[-1]), late, cap, notes)
-        return _plateau(at_arr, ratio, best, scatter, late + late_se, cap, known, notes)
+        # an over-driven system loses throughput from where it saturated, not from where the
+        # measurements stop: the fall is counted from the first point near the best rate
+        saturated = float(n[np.argmax(x >= (1.0 - SATURATED) * best)])
+        fall_ratio = at_arr / saturated
+        return _plateau(at_arr, (ratio, fall_ratio), best, scatter, late + late_se, cap, known,
+                        notes)  # fmt: skip
     if late > early - CURVATURE and not known.known:
         why = (
             f"throughput still grows as fast as at the start (elasticity {late:.2f} at "
@@ -163,7 +170,7 @@ def _mean_per_n(concurrency: object, iops: object) -> tuple[np.ndarray, np.ndarr
 
 def _plateau(
     at: np.ndarray,
-    ratio: np.ndarray,
+    ratios: tuple[np.ndarray, np.ndarray],
     best: float,
     scatter: float,
     growth: float,
@@ -172,7 +179,9 @@ def _plateau(
     notes: list[str],
 ) -> Forecast:
     """A levelled sweep: the best rate reached, held; the band allows an over-driven fall and
-    growth at the largest elasticity the sweep's end allows (`growth`, slope + 1 s.e.)."""
+    growth at the largest elasticity the sweep's end allows (`growth`, slope + 1 s.e.);
+    `ratios`: the concurrencies over the last measured and over the first saturated one."""
+    ratio, fall_ratio = ratios
     if known.known and best >= AT_LIMIT * known.iops_max:
         est = np.minimum(np.full(at.size, best), cap)
         lower = np.minimum(est * (1.0 - scatter), cap)
@@ -185,11 +194,12 @@ def _plateau(
     grow = ratio ** max(growth, 0.0)
     est = np.minimum(np.full(at.size, best), cap)
     upper = np.minimum(best * (1.0 + scatter) * grow, cap)
-    lower = np.minimum(best * (1.0 - scatter) * (1.0 - _fall(ratio)), est)
+    lower = np.minimum(best * (1.0 - scatter) * (1.0 - _fall(fall_ratio)), est)
     notes.append(
         f"levelled: elasticity at most {growth:.2f} over the sweep's upper half; the best rate "
         f"reached, {best:,.0f}, held (the flat line is the best answer here); past it the band "
-        f"allows {FALL_PER_DOUBLING:.0%} less per doubling of concurrency, at most "
+        f"allows {FALL_PER_DOUBLING:.0%} less per doubling of concurrency from where it "
+        f"saturated, at most "
         f"{FALL_CAP:.0%} (an over-driven system), and the scatter of those points, {scatter:.0%}"
     )
     return Forecast(at, est, lower, upper, "plateau", True, tuple(notes),
