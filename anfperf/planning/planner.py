@@ -365,7 +365,9 @@ class PlanView:
         if lat.at_limit:
             return Card("Expected latency", "at the limit",
                         f"no finite mean at {lat.bw_mib_s:,.0f} MiB/s, its limit; within "
-                        f"{lat.objective_ms:g} ms up to {lat.bw_at_objective_mib_s:,.0f} MiB/s",
+                        f"{lat.objective_ms:g} ms up to {lat.bw_at_objective_mib_s:,.0f} MiB/s; "
+                        f"{lat.objective_ms:g} ms at the target needs a "
+                        f"{lat.limit_for_objective_mib_s:,.0f} MiB/s limit",
                         "warn", key="lat_expected_ms", number=None)  # fmt: skip
         return Card("Expected latency", f"{lat.lat_ms:.2f} ms",
                     f"{lat.lat_low_ms:.2f} .. {lat.lat_high_ms:.2f} ms at "

@@ -94,14 +94,19 @@ class OptionLatency:
                     f"{self.bw_at_objective_mib_s:,.0f} MiB/s")  # fmt: skip
         return f"{_ms(self.lat_ms)} ms ({_ms(self.lat_low_ms)} .. {_ms(self.lat_high_ms)})"
 
+    @property
+    def limit_for_objective_mib_s(self) -> float:
+        """The limit an option needs for the objective at the target [MiB/s]: the load at the
+        objective is a fixed share of the limit, so the limit scales by target / that load."""
+        return self.limit_mib_s * self.bw_mib_s / self.bw_at_objective_mib_s
+
     def text(self) -> str:
         """In a sentence: 'expected mean latency at 3,000 MiB/s: 0.45 ms (0.38 .. 0.61 ms)'."""
         at = f"expected mean latency at {self.bw_mib_s:,.0f} MiB/s"
         if not self.predictable:
             return f"{at}: {NOT_PREDICTABLE}: {self.why}"
         if self.at_limit:
-            # the load at the objective is a fixed share of the limit: scale the limit by it
-            needed = self.limit_mib_s * self.bw_mib_s / self.bw_at_objective_mib_s
+            needed = self.limit_for_objective_mib_s
             return (
                 f"{at}: none finite, the target is at the {self.limit_mib_s:,.0f} MiB/s limit "
                 f"(latency is then the outstanding I/O over the rate); within "
