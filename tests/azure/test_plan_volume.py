@@ -106,3 +106,15 @@ def test_plan_volume_states_the_expected_latency_at_the_target(capsys):
     data = json.loads(capsys.readouterr().out)
     assert code == 0 and data["latency"]["lat_expected_ms"] is None
     assert "2 ms at the target needs a limit of 135 MiB/s" in data["latency"]["text"]
+
+
+def test_a_volume_azure_describes_is_a_known_limit_of_the_forecasts():
+    from anfperf.models import known_limits
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        volume = read_volume(corpus(S01))
+    known = known_limits(bs_kib=64, **volume.model_args())
+    # its manual-QoS 128 MiB/s at 64 KiB: 2,048 IOPS
+    assert known.iops_max == 2048 and known.bw_mib_s == 128
+    assert known.limit == "volume throughput (manual QoS): assigned 128 MiB/s"
