@@ -141,6 +141,15 @@ class FleetFigures:
         follows its last status one by a few ms, and rates over a few ms say little.
     clock : callable
         Seconds of a monotonic clock (tests give their own).
+
+    Attributes
+    ----------
+    latest : dict of str to Interval
+        Each host's latest interval.
+    events : list of Alarm
+        Every alarm raised, in order.
+    start_s : float
+        The clock when the figures started: alarms' `at_s` count from it.
     """
 
     def __init__(
@@ -176,7 +185,7 @@ class FleetFigures:
         self.silent_after_s = silent_after_s
         self.min_span_s = min_span_s
         self._clock = clock
-        self._start = clock()
+        self.start_s = clock()
         self.latest: dict[str, Interval] = {}
         self.events: list[Alarm] = []  # every alarm raised, in order
         self._heard: dict[str, float] = {}  # host -> clock of its last interval (or the start)
@@ -188,7 +197,7 @@ class FleetFigures:
         self._pinned_run = 0
         self._unread = 0  # events not yet returned by alarms()
         for host in hosts:
-            self._heard.setdefault(host, self._start)
+            self._heard.setdefault(host, self.start_s)
 
     # ------------------------------------------------------------------ what arrives
 
@@ -333,7 +342,7 @@ class FleetFigures:
         if (kind, host) in self._raised:
             return  # raised already; again only after it clears
         self._raised.add((kind, host))
-        self.events.append(Alarm(kind, host, now - self._start, value, threshold, text))
+        self.events.append(Alarm(kind, host, now - self.start_s, value, threshold, text))
         self._unread += 1
 
 
