@@ -353,7 +353,10 @@ def live_line(fleet: FleetFigures, width: int = LINE_WIDTH) -> str:
     """
     t = fleet.totals()
     lat = f"{t.lat_mean_ms:.2f} ms" if math.isfinite(t.lat_mean_ms) else "- ms"
-    parts = [f"fleet {_count(t.iops)} IOPS {_count(t.bw_mib_s)} MiB/s {lat}", f"{t.hosts} hosts"]
+    parts = [
+        f"fleet {_count(t.iops)} IOPS {_count(t.bw_mib_s)} MiB/s {lat}",
+        f"{t.hosts} host" + ("" if t.hosts == 1 else "s"),
+    ]
     if t.slowest is not None and t.hosts > 1:
         unit = _RATE_UNITS[fleet.rate]
         parts.append(
