@@ -353,7 +353,8 @@ PUBLIC_MODULES = (
     "azure", "azure.resources", "azure.volume", "analysis.compare", "analysis.concurrency",
     "analysis.findings", "analysis.inputs", "analysis.provenance", "analysis.server_metrics",
     "analysis.summary", "analysis.sweep", "demo", "planning", "planning.planner", "planning.volume",
-    "schema", "store", "ingest", "models", "plots", "report", "runner", "tools", "workloads",
+    "schema", "store", "ingest", "live", "models", "plots", "report", "runner", "tools",
+    "workloads",
 )  # fmt: skip
 
 
