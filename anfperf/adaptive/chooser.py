@@ -258,7 +258,7 @@ class AdaptiveSweep:
     def _pinned(self, below: Point, above: Point) -> str | None:
         """Why the crossing between `below` and `above` needs no more steps; None if it does."""
         slo = self.until_lat_ms
-        name = f"the {slo:g} ms crossing"
+        name = f"the {slo:.3g} ms crossing"
         for p in (below, above):
             if abs(p.lat_ms - slo) <= PINNED * slo:
                 return f"{name} is pinned: {_at(p)} is within {PINNED:.0%} of it"
@@ -294,7 +294,7 @@ class AdaptiveSweep:
         # (the higher of its ends: an over-driven end has fallen) meets the objective
         rate = max(below.iops, above.iops)
         guess = float(outstanding_io(rate, self.until_lat_ms))
-        how = f"Little's law: {rate:,.0f} IOPS x {self.until_lat_ms:g} ms = {guess:.1f}"
+        how = f"Little's law: {rate:,.0f} IOPS x {self.until_lat_ms:.3g} ms = {guess:.1f}"
         # kept off the bracket's ends, where it would move the bracket by a step at a time;
         # outside the bracket the curve is not what Little's law assumes: the geometric mean
         margin = math.sqrt(BRACKET)
@@ -306,7 +306,7 @@ class AdaptiveSweep:
         n = min(max(round(guess), lo + 1), hi - 1)
         if n in done:
             return None  # cannot happen between two neighbours measured; kept for safety
-        return Choice(n, f"qd {n}: bisects the {self.until_lat_ms:g} ms crossing between "
+        return Choice(n, f"qd {n}: bisects the {self.until_lat_ms:.3g} ms crossing between "
                       f"{_at(below)} and {_at(above)} ({how})")  # fmt: skip
 
     def _ended_going_up(self, points: list[Point]) -> str | None:
@@ -317,7 +317,7 @@ class AdaptiveSweep:
             return f"max_outstanding {self.max_outstanding} reached"
         past = [p for p in points if p.lat_ms >= (1 + PAST) * slo]
         if past:
-            return f"latency past the {slo:g} ms SLO by {PAST:.0%} or more at {_at(past[0])}"
+            return f"latency past the {slo:.3g} ms SLO by {PAST:.0%} or more at {_at(past[0])}"
         best = max(points, key=lambda p: p.iops)
         if (
             self.known is not None
@@ -346,8 +346,8 @@ class AdaptiveSweep:
         n = min(2 * top.outstanding, self.max_outstanding)
         what = (
             "past the "
-            + (f"{self.until_lat_ms:g} ms crossing" if self._crossing(points) else
-               f"highest step, the {self.until_lat_ms:g} ms SLO not yet crossed")
+            + (f"{self.until_lat_ms:.3g} ms crossing" if self._crossing(points) else
+               f"highest step, the {self.until_lat_ms:.3g} ms SLO not yet crossed")
         )  # fmt: skip
         return Choice(n, f"qd {n}: one point {what} ({_at(top)}, {top.iops:,.0f} IOPS)")
 
@@ -357,9 +357,9 @@ class AdaptiveSweep:
         if bracket is not None:
             crossing = self._pinned(*bracket)
         elif points[0].lat_ms >= slo:
-            crossing = f"the light load {_at(points[0])} is already past the {slo:g} ms SLO"
+            crossing = f"the light load {_at(points[0])} is already past the {slo:.3g} ms SLO"
         else:
-            crossing = f"the {slo:g} ms SLO is not crossed up to qd {points[-1].outstanding}"
+            crossing = f"the {slo:.3g} ms SLO is not crossed up to qd {points[-1].outstanding}"
         return f"stop: {crossing}; {self._ended_going_up(points) or 'nothing more to find'}"
 
 

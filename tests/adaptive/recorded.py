@@ -21,13 +21,23 @@ QD_DENSE = SWEEPS / "qd_dense"
 _QD = re.compile(r"_qd(\d+)\.json$")
 
 
-def fio_sweep(folder: Path) -> dict[int, Point]:
-    """Median rate [1/s] and mean latency [ms] per iodepth of the fio JSON files in `folder`."""
+def fio_sweep(folder: Path, pick: str = "median") -> dict[int, Point]:
+    """Rate [1/s] and mean latency [ms] per iodepth of the fio JSON files in `folder`.
+
+    `pick` 'median': the median rate and the median latency over the passes; 'best': the pass
+    of the highest rate (of the lowest latency among equal rates), the least disturbed one: on
+    a machine other work shares, a step is only ever slowed down, never sped up.
+    """
     by_qd: dict[int, list[tuple[float, float]]] = {}
     for path in folder.glob("*.json"):
         read = json.loads(path.read_text())["jobs"][0]["read"]
         qd = int(_QD.search(path.name).group(1))
         by_qd.setdefault(qd, []).append((read["iops"], read["lat_ns"]["mean"] / 1e6))
+    if pick == "best":
+        return {
+            qd: Point(qd, *max(vals, key=lambda v: (v[0], -v[1])))
+            for qd, vals in sorted(by_qd.items())
+        }
     return {
         qd: Point(qd, statistics.median(v[0] for v in vals), statistics.median(v[1] for v in vals))
         for qd, vals in sorted(by_qd.items())
