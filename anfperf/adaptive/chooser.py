@@ -363,7 +363,11 @@ class AdaptiveSweep:
         return f"stop: {crossing}; {self._ended_going_up(points) or 'nothing more to find'}"
 
 
-def answers(measured: list[Point] | list[tuple], until_lat_ms: float) -> dict[str, float]:
+def answers(
+    measured: list[Point] | list[tuple],
+    until_lat_ms: float,
+    known: KnownLimits | None = None,
+) -> dict[str, float]:
     """What a sweep's points say, read as the benchmark report reads any concurrency sweep.
 
     Parameters
@@ -372,13 +376,18 @@ def answers(measured: list[Point] | list[tuple], until_lat_ms: float) -> dict[st
         (outstanding, iops, lat_ms) of each step.
     until_lat_ms : float
         The latency objective [ms].
+    known : KnownLimits, optional
+        The volume's limit: where no point reaches the objective but one within it has
+        reached the limit (within :data:`AT_LIMIT`), that rate is the rate at the objective
+        (the limit allows no more, the point shows no less).
 
     Returns
     -------
     dict
         ``peak_iops`` [1/s] and the ``peak_outstanding`` it was measured at;
         ``iops_at_slo`` [1/s]: :func:`anfperf.analysis.findings.iops_at_latency_measured`
-        (NaN when the points do not bracket the objective); ``knee_outstanding`` [-]: the
+        (NaN when the points do not bracket the objective, unless they reached the known
+        limit within it); ``knee_outstanding`` [-]: the
         knee of a closed system, N* = peak x lowest latency
         (:func:`anfperf.models.forecast.throughput.knee_concurrency`), the knee the chooser
         steers by; ``fit_knee_iops`` [1/s], ``fit_knee_lat_ms`` [ms]: the knee of the USL
@@ -403,6 +412,15 @@ def answers(measured: list[Point] | list[tuple], until_lat_ms: float) -> dict[st
         "fit_knee_iops": math.nan,
         "fit_knee_lat_ms": math.nan,
     }
+    within = x[r <= until_lat_ms]
+    if (
+        math.isnan(out["iops_at_slo"])
+        and within.size == x.size
+        and known is not None
+        and known.known
+        and within.max() >= (1 - AT_LIMIT) * known.iops_max
+    ):
+        out["iops_at_slo"] = float(within.max())
     try:
         fit = concurrency_fit(n, x)
     except ModelError:

@@ -206,3 +206,12 @@ def test_answers_read_as_the_report_reads_a_sweep(fio):
 
 def test_choice_is_a_plain_pair():
     assert Choice(4, "why") == (4, "why")
+
+
+def test_at_the_known_limit_within_the_slo_its_rate_is_the_rate_at_the_slo(fio):
+    known = KnownLimits.of_iops(118_000, "QoS")
+    _, points, _ = drive(AdaptiveSweep(1.0, 1024, known=known), fio)  # stops at the limit
+    assert math.isnan(answers(points, 1.0)["iops_at_slo"])  # the data stop before the SLO
+    assert answers(points, 1.0, known)["iops_at_slo"] == pytest.approx(fio[16].iops)
+    below = KnownLimits.of_iops(200_000, "not reached")
+    assert math.isnan(answers(points, 1.0, below)["iops_at_slo"])
