@@ -261,7 +261,7 @@ class AdaptiveSweep:
         name = f"the {slo:.3g} ms crossing"
         for p in (below, above):
             if abs(p.lat_ms - slo) <= PINNED * slo:
-                return f"{name} is pinned: {_at(p)} is within {PINNED:.0%} of it"
+                return f"{name} is pinned: {_at(p)} is within {PINNED * 100:.0f} % of it"
         if (
             above.outstanding <= BRACKET * below.outstanding
             or above.outstanding - below.outstanding < 2
@@ -270,7 +270,7 @@ class AdaptiveSweep:
         if abs(above.iops - below.iops) < FLAT * max(above.iops, below.iops):
             return (
                 f"{name} is bracketed in rate: {_at(below)} {below.iops:,.0f} IOPS and "
-                f"{_at(above)} {above.iops:,.0f} IOPS differ by less than {FLAT:.0%}"
+                f"{_at(above)} {above.iops:,.0f} IOPS differ by less than {FLAT * 100:.0f} %"
             )
         if (
             self.known is not None
@@ -279,7 +279,7 @@ class AdaptiveSweep:
         ):
             return (
                 f"{name} is at the known limit: {_at(below)} {below.iops:,.0f} IOPS is within "
-                f"{AT_LIMIT:.0%} of {self.known.iops_max:,.0f}"
+                f"{AT_LIMIT * 100:.0f} % of {self.known.iops_max:,.0f}"
             )
         return None
 
@@ -317,7 +317,9 @@ class AdaptiveSweep:
             return f"max_outstanding {self.max_outstanding} reached"
         past = [p for p in points if p.lat_ms >= (1 + PAST) * slo]
         if past:
-            return f"latency past the {slo:.3g} ms SLO by {PAST:.0%} or more at {_at(past[0])}"
+            return (
+                f"latency past the {slo:.3g} ms SLO by {PAST * 100:.0f} % or more at {_at(past[0])}"
+            )
         best = max(points, key=lambda p: p.iops)
         if (
             self.known is not None
@@ -325,7 +327,7 @@ class AdaptiveSweep:
             and best.iops >= (1 - AT_LIMIT) * self.known.iops_max
         ):
             return (
-                f"rate within {AT_LIMIT:.0%} of the known limit {self.known.iops_max:,.0f} IOPS: "
+                f"rate within {AT_LIMIT * 100:.0f} % of the known limit {self.known.iops_max:,.0f} IOPS: "
                 f"{best.iops:,.0f} at qd {best.outstanding}"
             )
         if len(points) >= 3:
@@ -334,7 +336,7 @@ class AdaptiveSweep:
                 return (
                     f"rate flat over two steps: qd {a.outstanding} {a.iops:,.0f}, qd "
                     f"{b.outstanding} {b.iops:,.0f}, qd {c.outstanding} {c.iops:,.0f} IOPS "
-                    f"(each less than {FLAT:.0%} more)"
+                    f"(each less than {FLAT * 100:.0f} % more)"
                 )
         return None
 

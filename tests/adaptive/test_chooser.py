@@ -44,7 +44,7 @@ def test_order_light_heavy_knee_then_the_crossing(fio):
         "(Little's law: 98,995 IOPS x 1 ms = 99.0)",
     ]
     assert why == (
-        "stop: the 1 ms crossing is pinned: qd 99 (1.05 ms) is within 15% of it; "
+        "stop: the 1 ms crossing is pinned: qd 99 (1.05 ms) is within 15 % of it; "
         "max_outstanding 128 reached"
     )
 
@@ -82,7 +82,7 @@ def test_stops_past_the_slo_by_its_margin(vdbench):
         "qd 28: heavy load, 2 x the 14 the known limit 200,000 IOPS needs at the light-load "
         "0.069 ms (Little's law)"
     )
-    assert why.endswith("latency past the 0.2 ms SLO by 20% or more at qd 23 (0.264 ms)")
+    assert why.endswith("latency past the 0.2 ms SLO by 20 % or more at qd 23 (0.264 ms)")
     assert "bracketed within x1.25: qd 21 (0.154 ms) .. qd 23 (0.264 ms)" in why
 
 
@@ -95,7 +95,7 @@ def test_stops_within_3_pct_of_the_known_limit(fio):
         "(qd 8 (0.0819 ms), 97,191 IOPS)"
     )
     assert why == (
-        "stop: the 1 ms SLO is not crossed up to qd 16; rate within 3% of the known limit "
+        "stop: the 1 ms SLO is not crossed up to qd 16; rate within 3 % of the known limit "
         "118,000 IOPS: 119,632 at qd 16"
     )
 
@@ -106,7 +106,7 @@ def test_stops_when_the_rate_is_flat_over_two_steps(fio):
     assert [c.outstanding for c in choices] == [1, 56, 3, 112, 224]
     assert why.endswith(
         "rate flat over two steps: qd 56 120,744, qd 112 98,995, qd 224 98,995 IOPS "
-        "(each less than 3% more)"
+        "(each less than 3 % more)"
     )
 
 
