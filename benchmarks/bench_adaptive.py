@@ -23,7 +23,8 @@ Two ways of measuring:
 2. live (``--no-live`` leaves it out): real fio now, each step 1 s after a 0.3 s ramp, run
    twice (``--repeats``) in both sweeps and the run of the higher rate kept, for the same
    reason; the dense sweep first, then the adaptive one; the rate limit is 60 % of this dense
-   peak. Step-seconds count one run per step in both sweeps (the repeats double both).
+   peak. Step-seconds count one run per step in both sweeps (the repeats double both). A
+   second dense sweep after the adaptive one shows the machine's own spread (not judged).
 
 The latency objective is 1 ms where the dense sweep's latencies cross it (this machine's disk
 reaches 1 ms near QD 90). A rate-limited fio keeps its latency below 0.5 ms at every depth (it
@@ -98,8 +99,8 @@ def judge(
     dense: list[Point],
     known: KnownLimits | None,
     measure: Callable[[int], Point],
-) -> bool:
-    """Print one target's figures; True when every target is met."""
+) -> tuple[bool, float]:
+    """Print one target's figures; True when every target is met, and the SLO used."""
     slo, why_slo = objective(dense, known)
     chooser = AdaptiveSweep(slo, TOP, known=known)
     steps, stop = adaptive_run(chooser, measure)
@@ -134,7 +135,14 @@ def judge(
         f"{len(steps)} x {STEP_S:g} s = {len(steps) * STEP_S:.1f} s: ratio {ratio:.2f} "
         f"(target <= {MAX_STEP_RATIO:g}) {'ok' if hit else 'MISSED'}"
     )
-    return ok
+    return ok, slo
+
+
+def noise_floor(first: list[Point], again: list[Point], slo: float, known) -> None:
+    """Print how far a second dense sweep lands from the first: the machine's own spread."""
+    a, b = answers(first, slo, known), answers(again, slo, known)
+    errs = ", ".join(f"{key} {abs(b[key] / a[key] - 1):.1%}" for key in TARGETS)
+    print(f"   noise floor (a second dense sweep against the first, not judged): {errs}")
 
 
 def recorded() -> bool:
@@ -148,7 +156,7 @@ def recorded() -> bool:
     ):  # fmt: skip
         sweep = fio_sweep(QD_DENSE / folder, pick="best")
         dense = [sweep[n] for n in DENSE]
-        ok &= judge(name, dense, known, lambda n, s=sweep: lookup(s, n))
+        ok &= judge(name, dense, known, lambda n, s=sweep: lookup(s, n))[0]
     return ok
 
 
@@ -183,15 +191,18 @@ def live(repeats: int) -> bool:
                         "--rw=write", "--bs=1m", "--direct=1", "--output=/dev/null"],
                        check=True, capture_output=True)  # fmt: skip
         start = time.monotonic()
-        dense = [fio_step(fio, path, n, None, repeats) for n in DENSE]
-        ok &= judge(
-            "unlimited disk (live)", dense, None, lambda n: fio_step(fio, path, n, None, repeats)
-        )
-        rate = round(RATE_SHARE * max(p.iops for p in dense), -2)
-        known = KnownLimits.of_iops(rate, "fio --rate_iops")
-        dense = [fio_step(fio, path, n, rate, repeats) for n in DENSE]
-        ok &= judge(f"rate-limited at {rate:,.0f} IOPS, the limit known (live)", dense, known,
-                    lambda n: fio_step(fio, path, n, rate, repeats))  # fmt: skip
+        rate = None
+        for name in ("unlimited disk (live)", "rate-limited (live)"):
+            dense = [fio_step(fio, path, n, rate, repeats) for n in DENSE]
+            known = None if rate is None else KnownLimits.of_iops(rate, "fio --rate_iops")
+            if rate is not None:
+                name = f"rate-limited at {rate:,.0f} IOPS, the limit known (live)"
+            hit, slo = judge(name, dense, known,
+                             lambda n, r=rate: fio_step(fio, path, n, r, repeats))  # fmt: skip
+            ok &= hit
+            noise_floor(dense, [fio_step(fio, path, n, rate, repeats) for n in DENSE], slo, known)
+            if rate is None:
+                rate = round(RATE_SHARE * max(p.iops for p in dense), -2)
         print(f"\n   live wall-clock {time.monotonic() - start:.0f} s")
     return ok
 
