@@ -76,7 +76,7 @@ demo: install sysdeps
 # compileall: an editable install leaves the package uncompiled (pip compiles what it copies,
 # not a source tree), and with PYTHONDONTWRITEBYTECODE set every report kernel would compile
 # anfperf again (0.3 s); a stale .pyc is ignored, never wrong.
-BENCHMARKS := bench_ingest bench_models bench_fleet bench_report
+BENCHMARKS := bench_ingest bench_models bench_fleet bench_report bench_adaptive
 bench: install sysdeps
 	@$(BIN)/python -m compileall -q anfperf
 	@missed=""; for b in $(BENCHMARKS); do \

@@ -11,8 +11,8 @@ from importlib import import_module
 from anfperf.errors import AnfperfError, ModelError, ParseError, RemoteError
 
 _SUBPACKAGES = (
-    "analysis", "azure", "demo", "ingest", "models", "planning", "plots", "report", "runner",
-    "schema", "store", "tools", "workloads",
+    "adaptive", "analysis", "azure", "demo", "ingest", "models", "planning", "plots", "report",
+    "runner", "schema", "store", "tools", "workloads",
 )  # fmt: skip
 _FROM_INGEST = ("read", "read_many")
 

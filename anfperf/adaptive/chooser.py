@@ -1,0 +1,433 @@
+"""The adaptive concurrency sweep: each next outstanding I/O chosen from what was measured.
+
+A dense sweep (queue depth 1, 2, 4, ..., 256) spends most of its steps where nothing changes:
+on the flat top of the curve and far past the latency objective. :class:`AdaptiveSweep` asks
+for the points that answer the questions a sweep is run for (the lowest latency, the peak
+rate, the knee, the rate at the latency objective), in this order:
+
+1. **light load** (`min_outstanding`): the lowest latency R_min;
+2. **heavy load**: `max_outstanding`, or, when the volume's limit is known, :data:`HEADROOM`
+   times the concurrency that limit needs by Little's law at the light-load latency, whichever
+   is smaller (latency rises on the way to a limit, so the concurrency of R_min alone falls
+   short of it);
+3. **the knee** N* = X_max x R_min (:func:`anfperf.models.forecast.throughput.knee_concurrency`), where
+   the bounds of a closed system meet, unless a measured point is within :data:`KNEE_NEAR` of
+   it;
+4. **the latency objective's crossing**, bracketed by the measured points below and above it
+   (the first point at or above the objective going up, as
+   :func:`anfperf.analysis.findings.iops_at_latency_measured` reads it, and the one before):
+   split where Little's law puts it (the bracket's higher rate x the objective: past the knee
+   the rate is nearly flat and latency grows with concurrency), kept sqrt(:data:`BRACKET`) off
+   the bracket's ends, or at its geometric mean when Little's law puts it outside; until the bracket is within
+   :data:`BRACKET` in concurrency, or a point lies within :data:`PINNED` of the objective, or
+   the rates either side differ by less than :data:`FLAT`;
+5. **one point past**: twice the highest concurrency measured, until the rate is within
+   :data:`AT_LIMIT` of the known limit, the latency is past the objective by :data:`PAST`, the
+   rate rose less than :data:`FLAT` over each of the last two steps up, or `max_outstanding`
+   is reached.
+
+The chooser is a pure function of the points measured (their order does not count): the same
+points give the same next choice, which is what resuming a sweep needs. Every choice carries
+its reason, one line with its figures, for the run's manifest.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+from typing import NamedTuple
+
+import numpy as np
+
+from anfperf.analysis.findings import (
+    KNEE_REACH,
+    MIN_R2,
+    concurrency_fit,
+    curve_knee,
+    iops_at_latency_measured,
+)
+from anfperf.errors import ModelError
+from anfperf.models.forecast.known import KnownLimits
+from anfperf.models.forecast.throughput import knee_concurrency
+from anfperf.models.littles_law import outstanding_io, threads_needed
+
+__all__ = [
+    "AT_LIMIT",
+    "BRACKET",
+    "FLAT",
+    "HEADROOM",
+    "KNEE_NEAR",
+    "PAST",
+    "PINNED",
+    "AdaptiveSweep",
+    "Choice",
+    "Point",
+    "answers",
+]
+
+
+def __dir__() -> list[str]:
+    return __all__
+
+
+#: Heavy load with a known limit: this many times the concurrency the limit needs at the
+#: light-load latency (Little's law). Latency rises on the way to a limit (a queueing curve
+#: doubles its light-load latency at the knee), so twice that concurrency reaches it.
+HEADROOM = 2.0
+#: A measured concurrency within this factor of the knee N* counts as near the knee.
+KNEE_NEAR = 1.5
+#: The crossing is bracketed closely enough when the concurrencies either side are within this
+#: factor: then the rate at the objective, interpolated between them, is off by a few per cent
+#: at most on a curve whose rate is flat there and latency linear in concurrency.
+BRACKET = 1.25
+#: A point whose mean latency is within this share of the objective pins the crossing: one
+#: second's mean latency moves by 5-10 % from pass to pass (tests/data/fio_sweeps), so a closer
+#: bracket would chase noise.
+PINNED = 0.15
+#: Rates within this share count as flat: either side of the crossing (the rate at the
+#: objective is known within it) and over the last two steps up (the peak is reached).
+FLAT = 0.03
+#: A rate within this share of the known limit has reached it.
+AT_LIMIT = 0.03
+#: Latency past the objective by this share: the crossing lies well below, going further up
+#: only lengthens queues.
+PAST = 0.2
+
+
+class Point(NamedTuple):
+    """One measured step: outstanding I/O [-], rate [1/s], mean latency [ms]."""
+
+    outstanding: int
+    iops: float
+    lat_ms: float
+
+
+class Choice(NamedTuple):
+    """The next step to run: outstanding I/O [-] and why, one line with its figures."""
+
+    outstanding: int
+    reason: str
+
+
+def _ms(lat_ms: float) -> str:
+    return f"{lat_ms:.3g} ms"
+
+
+def _at(p: Point) -> str:
+    return f"qd {p.outstanding} ({_ms(p.lat_ms)})"
+
+
+def _points(measured: list[Point] | list[tuple]) -> list[Point]:
+    """The measured points by concurrency; a concurrency measured twice counts once, with the
+    median of its rates and latencies (a resumed step run again)."""
+    by_n: dict[int, list[tuple[float, float]]] = {}
+    for p in measured:
+        n, iops, lat = int(p[0]), float(p[1]), float(p[2])
+        if n != p[0] or n < 1:
+            raise ModelError(f"outstanding I/O must be a whole number >= 1, got {p[0]!r}")
+        if not (math.isfinite(iops) and iops > 0 and math.isfinite(lat) and lat > 0):
+            raise ModelError(f"qd {n}: iops and lat_ms must be positive numbers, got {p[1:]!r}")
+        by_n.setdefault(n, []).append((iops, lat))
+    return [
+        Point(n, float(np.median([v[0] for v in vals])), float(np.median([v[1] for v in vals])))
+        for n, vals in sorted(by_n.items())
+    ]
+
+
+@dataclass(frozen=True)
+class AdaptiveSweep:
+    """Chooses the next outstanding I/O of a concurrency sweep from the points measured.
+
+    Parameters
+    ----------
+    until_lat_ms : float
+        The latency objective (SLO) [ms]: the sweep finds where mean latency crosses it.
+    max_outstanding : int
+        Most outstanding I/O the sweep may run [-].
+    min_outstanding : int
+        The light load, the first step [-].
+    known : KnownLimits, optional
+        The volume's (and clients') limit when known: it sizes the heavy step and stops the
+        sweep when reached.
+
+    Examples
+    --------
+    >>> sweep = AdaptiveSweep(until_lat_ms=1.0, max_outstanding=256)
+    >>> sweep.next_point([])
+    Choice(outstanding=1, reason='qd 1: light load, for the lowest latency')
+    """
+
+    until_lat_ms: float
+    max_outstanding: int
+    min_outstanding: int = 1
+    known: KnownLimits | None = None
+
+    def __post_init__(self) -> None:
+        if not (isinstance(self.until_lat_ms, int | float) and self.until_lat_ms > 0):
+            raise ModelError(f"until_lat_ms must be a latency > 0 ms, got {self.until_lat_ms!r}")
+        for name in ("min_outstanding", "max_outstanding"):
+            value = getattr(self, name)
+            if isinstance(value, bool) or not isinstance(value, int) or value < 1:
+                raise ModelError(f"{name} must be a whole number >= 1, got {value!r}")
+        if self.max_outstanding < self.min_outstanding:
+            raise ModelError(
+                f"max_outstanding ({self.max_outstanding}) is below min_outstanding "
+                f"({self.min_outstanding})"
+            )
+
+    # -- the decision ----------------------------------------------------------------------
+
+    def decide(self, measured: list[Point] | list[tuple]) -> Choice | str:
+        """The next step, or why the sweep is done (a str).
+
+        Parameters
+        ----------
+        measured : list of Point
+            Every step measured so far, in any order: (outstanding, iops, lat_ms).
+
+        Returns
+        -------
+        Choice or str
+            The next step and its reason; or, when the sweep is done, the reason it stops.
+        """
+        points = _points(measured)
+        done = {p.outstanding for p in points}
+        if not points:
+            return Choice(self.min_outstanding, f"qd {self.min_outstanding}: light load, for "
+                          "the lowest latency")  # fmt: skip
+        light = points[0]
+        heavy, why_heavy = self._heavy(light)
+        if heavy not in done and heavy > light.outstanding:
+            return Choice(heavy, f"qd {heavy}: heavy load, {why_heavy}")
+        for choose in (self._knee, self._split, self._past):
+            found = choose(points, done)
+            if isinstance(found, Choice):
+                return found
+        return self._stop(points)
+
+    def next_point(self, measured: list[Point] | list[tuple]) -> Choice | None:
+        """The next step, or None when the sweep is done (:meth:`stop_reason` says why)."""
+        found = self.decide(measured)
+        return found if isinstance(found, Choice) else None
+
+    def stop_reason(self, measured: list[Point] | list[tuple]) -> str | None:
+        """Why the sweep stops after `measured`; None while it goes on."""
+        found = self.decide(measured)
+        return None if isinstance(found, Choice) else found
+
+    # -- the steps -------------------------------------------------------------------------
+
+    def _heavy(self, light: Point) -> tuple[int, str]:
+        """The heavy step and why: `max_outstanding`, or what the known limit needs."""
+        top = f"max_outstanding {self.max_outstanding}"
+        if self.known is None or not self.known.known:
+            return self.max_outstanding, f"the {top}, for the highest rate"
+        needs = int(threads_needed(self.known.iops_max, light.lat_ms))
+        n = max(int(math.ceil(HEADROOM * needs)), light.outstanding + 1)
+        if n >= self.max_outstanding:
+            return self.max_outstanding, (
+                f"the {top} (the known limit {self.known.iops_max:,.0f} IOPS needs {needs} at "
+                f"{_ms(light.lat_ms)}, x{HEADROOM:g} is {n})"
+            )
+        return n, (
+            f"{HEADROOM:g} x the {needs} the known limit {self.known.iops_max:,.0f} IOPS needs at "
+            f"the light-load {_ms(light.lat_ms)} (Little's law)"
+        )
+
+    def _knee(self, points: list[Point], done: set[int]) -> Choice | None:
+        """N* = X_max x R_min, unless a measured point is near it."""
+        best = max(points, key=lambda p: p.iops)
+        r_min = min(p.lat_ms for p in points)
+        knee = knee_concurrency(KnownLimits.of_iops(best.iops, "the highest rate measured"), r_min)
+        n = min(max(round(knee), self.min_outstanding), self.max_outstanding)
+        if any(max(m, knee) / max(min(m, knee), 1e-9) <= KNEE_NEAR for m in done) or n in done:
+            return None
+        return Choice(n, f"qd {n}: near the knee N* = {best.iops:,.0f} IOPS x {_ms(r_min)} = "
+                      f"{knee:.1f} (Little's law)")  # fmt: skip
+
+    def _crossing(self, points: list[Point]) -> tuple[Point, Point] | None:
+        """The measured points either side of the objective: the first at or above it going
+        up, and the one before; None when the data do not bracket it."""
+        for below, above in zip(points, points[1:], strict=False):
+            if below.lat_ms >= self.until_lat_ms:
+                return None  # the light load is already past it
+            if above.lat_ms >= self.until_lat_ms:
+                return below, above
+        return None
+
+    def _pinned(self, below: Point, above: Point) -> str | None:
+        """Why the crossing between `below` and `above` needs no more steps; None if it does."""
+        slo = self.until_lat_ms
+        name = f"the {slo:.3g} ms crossing"
+        for p in (below, above):
+            if abs(p.lat_ms - slo) <= PINNED * slo:
+                return f"{name} is pinned: {_at(p)} is within {PINNED * 100:.0f} % of it"
+        if (
+            above.outstanding <= BRACKET * below.outstanding
+            or above.outstanding - below.outstanding < 2
+        ):
+            return f"{name} is bracketed within x{BRACKET:g}: {_at(below)} .. {_at(above)}"
+        if abs(above.iops - below.iops) < FLAT * max(above.iops, below.iops):
+            return (
+                f"{name} is bracketed in rate: {_at(below)} {below.iops:,.0f} IOPS and "
+                f"{_at(above)} {above.iops:,.0f} IOPS differ by less than {FLAT * 100:.0f} %"
+            )
+        if (
+            self.known is not None
+            and self.known.known
+            and below.iops >= (1 - AT_LIMIT) * self.known.iops_max
+        ):
+            return (
+                f"{name} is at the known limit: {_at(below)} {below.iops:,.0f} IOPS is within "
+                f"{AT_LIMIT * 100:.0f} % of {self.known.iops_max:,.0f}"
+            )
+        return None
+
+    def _split(self, points: list[Point], done: set[int]) -> Choice | None:
+        """A step inside the objective's crossing, while it is not pinned."""
+        bracket = self._crossing(points)
+        if bracket is None or self._pinned(*bracket) is not None:
+            return None
+        below, above = bracket
+        lo, hi = below.outstanding, above.outstanding
+        # past the knee the rate is nearly flat: the crossing is where the rate of the bracket
+        # (the higher of its ends: an over-driven end has fallen) meets the objective
+        rate = max(below.iops, above.iops)
+        guess = float(outstanding_io(rate, self.until_lat_ms))
+        how = f"Little's law: {rate:,.0f} IOPS x {self.until_lat_ms:.3g} ms = {guess:.1f}"
+        # kept off the bracket's ends, where it would move the bracket by a step at a time;
+        # outside the bracket the curve is not what Little's law assumes: the geometric mean
+        margin = math.sqrt(BRACKET)
+        if not lo < guess < hi:
+            guess, how = math.sqrt(lo * hi), "geometric mean"
+        elif not lo * margin <= guess <= hi / margin:
+            guess = min(max(guess, lo * margin), hi / margin)
+            how += f", kept x{margin:.2f} off the bracket's ends"
+        n = min(max(round(guess), lo + 1), hi - 1)
+        if n in done:
+            return None  # cannot happen between two neighbours measured; kept for safety
+        return Choice(n, f"qd {n}: bisects the {self.until_lat_ms:.3g} ms crossing between "
+                      f"{_at(below)} and {_at(above)} ({how})")  # fmt: skip
+
+    def _ended_going_up(self, points: list[Point]) -> str | None:
+        """Why going further up gives nothing; None while it might."""
+        top = points[-1]
+        slo = self.until_lat_ms
+        if top.outstanding >= self.max_outstanding:
+            return f"max_outstanding {self.max_outstanding} reached"
+        past = [p for p in points if p.lat_ms >= (1 + PAST) * slo]
+        if past:
+            return (
+                f"latency past the {slo:.3g} ms SLO by {PAST * 100:.0f} % or more at {_at(past[0])}"
+            )
+        best = max(points, key=lambda p: p.iops)
+        if (
+            self.known is not None
+            and self.known.known
+            and best.iops >= (1 - AT_LIMIT) * self.known.iops_max
+        ):
+            return (
+                f"rate within {AT_LIMIT * 100:.0f} % of the known limit {self.known.iops_max:,.0f} IOPS: "
+                f"{best.iops:,.0f} at qd {best.outstanding}"
+            )
+        if len(points) >= 3:
+            a, b, c = points[-3:]
+            if b.iops < (1 + FLAT) * a.iops and c.iops < (1 + FLAT) * b.iops:
+                return (
+                    f"rate flat over two steps: qd {a.outstanding} {a.iops:,.0f}, qd "
+                    f"{b.outstanding} {b.iops:,.0f}, qd {c.outstanding} {c.iops:,.0f} IOPS "
+                    f"(each less than {FLAT * 100:.0f} % more)"
+                )
+        return None
+
+    def _past(self, points: list[Point], done: set[int]) -> Choice | None:
+        """One point past the highest measured, while going up can still say something."""
+        if self._ended_going_up(points) is not None:
+            return None
+        top = points[-1]
+        n = min(2 * top.outstanding, self.max_outstanding)
+        what = (
+            "past the "
+            + (f"{self.until_lat_ms:.3g} ms crossing" if self._crossing(points) else
+               f"highest step, the {self.until_lat_ms:.3g} ms SLO not yet crossed")
+        )  # fmt: skip
+        return Choice(n, f"qd {n}: one point {what} ({_at(top)}, {top.iops:,.0f} IOPS)")
+
+    def _stop(self, points: list[Point]) -> str:
+        bracket = self._crossing(points)
+        slo = self.until_lat_ms
+        if bracket is not None:
+            crossing = self._pinned(*bracket)
+        elif points[0].lat_ms >= slo:
+            crossing = f"the light load {_at(points[0])} is already past the {slo:.3g} ms SLO"
+        else:
+            crossing = f"the {slo:.3g} ms SLO is not crossed up to qd {points[-1].outstanding}"
+        return f"stop: {crossing}; {self._ended_going_up(points) or 'nothing more to find'}"
+
+
+def answers(
+    measured: list[Point] | list[tuple],
+    until_lat_ms: float,
+    known: KnownLimits | None = None,
+) -> dict[str, float]:
+    """What a sweep's points say, read as the benchmark report reads any concurrency sweep.
+
+    Parameters
+    ----------
+    measured : list of Point
+        (outstanding, iops, lat_ms) of each step.
+    until_lat_ms : float
+        The latency objective [ms].
+    known : KnownLimits, optional
+        The volume's limit: where no point reaches the objective but one within it has
+        reached the limit (within :data:`AT_LIMIT`), that rate is the rate at the objective
+        (the limit allows no more, the point shows no less).
+
+    Returns
+    -------
+    dict
+        ``peak_iops`` [1/s] and the ``peak_outstanding`` it was measured at;
+        ``iops_at_slo`` [1/s]: :func:`anfperf.analysis.findings.iops_at_latency_measured`
+        (NaN when the points do not bracket the objective, unless they reached the known
+        limit within it); ``knee_outstanding`` [-]: the
+        knee of a closed system, N* = peak x lowest latency
+        (:func:`anfperf.models.forecast.throughput.knee_concurrency`), the knee the chooser
+        steers by; ``fit_knee_iops`` [1/s], ``fit_knee_lat_ms`` [ms]: the knee of the USL
+        fitted to the points (:func:`~anfperf.analysis.findings.curve_knee`, latency twice
+        its unloaded value), NaN where the fit explains too little or puts it past the data,
+        as the report's key numbers do; ``steps``: points measured.
+    """
+    points = _points(measured)
+    n = np.array([p.outstanding for p in points], float)
+    x = np.array([p.iops for p in points], float)
+    r = np.array([p.lat_ms for p in points], float)
+    peak = int(np.argmax(x))
+    out = {
+        "steps": float(len(points)),
+        "peak_iops": float(x[peak]),
+        "peak_outstanding": float(n[peak]),
+        "lat_min_ms": float(r.min()),
+        "iops_at_slo": iops_at_latency_measured(x, r, until_lat_ms, load=n),
+        "knee_outstanding": knee_concurrency(
+            KnownLimits.of_iops(float(x[peak]), "the peak measured"), float(r.min())
+        ),
+        "fit_knee_iops": math.nan,
+        "fit_knee_lat_ms": math.nan,
+    }
+    within = x[r <= until_lat_ms]
+    if (
+        math.isnan(out["iops_at_slo"])
+        and within.size == x.size
+        and known is not None
+        and known.known
+        and within.max() >= (1 - AT_LIMIT) * known.iops_max
+    ):
+        out["iops_at_slo"] = float(within.max())
+    try:
+        fit = concurrency_fit(n, x)
+    except ModelError:
+        return out
+    knee_x, knee_r = curve_knee(fit)
+    if fit.r2 >= MIN_R2 and knee_x <= KNEE_REACH * x.max():
+        out.update(fit_knee_iops=knee_x, fit_knee_lat_ms=knee_r)
+    return out
