@@ -176,7 +176,7 @@ def _under_limit(
                 "so the fitted curve is used"
             )
             return Forecast(**{**fitted.__dict__, "notes": (*fitted.notes, note)})
-        light, m, se = _fit_shape(u, y, shape.typical)
+        _, m, se = _fit_shape(u, y, shape.typical)
         shapes = (max(m - _Z95 * se, 0.5), m, m + _Z95 * se)
         notes.append(f"shape {m:.2f} +- {se:.2f} fitted: the data show latency rising")
     else:
@@ -189,13 +189,14 @@ def _under_limit(
         light, scatter = known.lat_light_ms, 0.0
     else:
         light, scatter = _light_latency(u, y, shapes[1], rel_res)
-    # the light-load latency is a mean over the points: its error shrinks with their number
+    # the light-load latency's error (a mean over the points: it shrinks with their number)
+    # and a new point's own scatter about the curve
     spread = _Z95 * scatter / math.sqrt(x.size) + _Z95 * scatter
     est = np.asarray(queueing_latency(at, light, known.iops_max, shapes[1]), float)
-    lows = [queueing_latency(at, light, known.iops_max, s) for s in shapes]
+    curves = np.vstack([queueing_latency(at, light, known.iops_max, s) for s in shapes])
     # the band is of the latency itself: the resolution it was written with is the judge's
-    low = np.min(np.vstack(lows), axis=0) * math.exp(-spread)
-    high = np.max(np.vstack(lows), axis=0) * math.exp(spread)
+    low = np.min(curves, axis=0) * math.exp(-spread)
+    high = np.max(curves, axis=0) * math.exp(spread)
     notes.append(
         f"light-load latency {light:.3g} ms; maximum rate {known.iops_max:,.0f} "
         f"({known.limit or 'the known limit'})"

@@ -122,13 +122,13 @@ def forecast_throughput(
         left_out = None
     r_min_ms = float(np.min(n / x)) * MS_PER_S
     cap = np.minimum(at_arr / r_min_ms * MS_PER_S, known.iops_max)
-    notes = [f"Little's law: at most N / {r_min_ms:.3g} ms in flight (the lowest latency measured)"]
+    notes = [f"Little's law: at most N in flight / {r_min_ms:.3g} ms (the lowest latency measured)"]
     if left_out:
         notes.append(left_out)
     if known.known:
         notes.append(
             f"known limit {known.iops_max:,.0f} IOPS ({known.limit}); the knee is near "
-            f"N* = limit x R_min = {known.iops_max * r_min_ms / MS_PER_S:,.1f} in flight"
+            f"N* = limit x R_min = {knee_concurrency(known, r_min_ms):,.1f} in flight"
         )
     # the sweep's upper and lower half (by point, at least TAIL_POINTS each): how fast it
     # grows at its end against its start, and how much its end scatters about that growth
