@@ -165,7 +165,8 @@ def test_a_host_that_stops_sending_is_reported_hung(fio_bin, tmp_path, hosts):
     # reported once its silence passed the allowance, within the pump's tenth of a second
     silence = alarm.at_s - (hosts[1].arrived[-1] - fleet.start_s)
     assert 2.0 < silence < 2.5
-    assert alarm.value == pytest.approx(silence)
+    # its value is that silence (the test and the fleet read the clock a few us apart)
+    assert alarm.value == pytest.approx(silence, abs=0.01)
     assert len(hosts[1].intervals) == 2 and "at" in stopped
     totals = fleet.totals()
     assert totals.silent == ("vm02",) and totals.hosts == 1
