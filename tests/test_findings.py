@@ -361,3 +361,23 @@ def test_analyse_computes_the_summary_rows_once(frame, monkeypatch):
     assert analysis.kinds.equals(findings.run_kinds(frame))
     assert point == findings.operating_point(frame)
     assert analysis.lat_slo_ms == 0.5 and analysis.rows.equals(summary_rows(frame))
+
+
+def test_the_iops_at_an_slo_past_the_data_is_bounded_by_the_volume_measured():
+    from anfperf.ingest import read_vdbench
+    from tests.models.realdata import vdbench_dir
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        frame = read_vdbench(vdbench_dir("RndReadCurve"))  # 8 KiB reads, 0.12 .. 0.35 ms
+    analysis = findings.analyse(frame, lat_slo_ms=1.0)
+    free = analysis.numbers.iloc[0]
+    assert math.isnan(free["iops_at_slo_measured"])  # 1 ms lies past the measured latencies
+    # a Premium volume of 12 TiB: 768 MiB/s = 98,304 IOPS of 8 KiB, just above the 92,689
+    # measured: the queueing curve of that limit, not the unbounded fit's 134,000
+    bounded = analysis.bounded_by(models.QuotaScenario(bs_kib=8, level="Premium", quota_tib=12))
+    row = bounded.numbers.iloc[0]
+    assert free["iops_at_slo_model"] > 98_304 > row["iops_at_slo_model"] > free["peak_iops"]
+    assert "from the queueing curve of the known limit" in row["notes"]
+    assert "volume quota: 12 TiB x 64 MiB/s per TiB (Premium)" in row["notes"]
+    assert analysis.bounded_by(None) is analysis

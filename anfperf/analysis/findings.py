@@ -23,6 +23,7 @@ A report states its conclusions from these functions, never from hand-written te
 
 from __future__ import annotations
 
+import dataclasses
 import math
 import os
 import warnings
@@ -73,6 +74,7 @@ __all__ = [
     "run_kinds",
     "cache_verdict",
     "key_numbers",
+    "run_known_limits",
     "peak_run",
     "latency_fit",
     "concurrency_fit",
@@ -141,6 +143,20 @@ class Analysis:
     def operating_point(self, run_id: str | None = None) -> dict:
         """:func:`operating_point` of the frame, from the rows already worked out."""
         return operating_point(self.frame, run_id=run_id, rows=self.rows, kinds=self.kinds)
+
+    def bounded_by(self, scenario: QuotaScenario | None) -> Analysis:
+        """The same analysis with its key numbers bounded by the volume measured.
+
+        A report knows the volume only after its analysis has chosen the operating point set
+        against it; its key numbers past the measured points (the IOPS at the SLO) are then
+        worked out again within that volume's limit (:func:`key_numbers`' `scenario`). None:
+        this analysis, unchanged.
+        """
+        if scenario is None:
+            return self
+        numbers = key_numbers(self.frame, lat_slo_ms=self.lat_slo_ms, rows=self.rows,
+                              kinds=self.kinds, scenario=scenario)  # fmt: skip
+        return dataclasses.replace(self, numbers=numbers)
 
 
 def cached_runs(numbers: pd.DataFrame) -> pd.Series:
@@ -444,16 +460,38 @@ def _run_numbers(
     return numbers
 
 
-def _run_known(run: pd.DataFrame, scenario: QuotaScenario | None) -> KnownLimits:
-    """The limits of `scenario` at the run's block size and read share (none without one)."""
-    bs = pd.to_numeric(run["bs_kib"], errors="coerce").dropna()
-    if scenario is None or bs.empty or bs.nunique() != 1:
+def run_known_limits(run: pd.DataFrame, scenario: QuotaScenario | None) -> KnownLimits:
+    """The limits of `scenario` at a run's block size, read share and pattern.
+
+    Parameters
+    ----------
+    run : pandas.DataFrame
+        The run's summary rows (bs_kib, read_pct, pattern).
+    scenario : QuotaScenario, optional
+        The volume and clients measured.
+
+    Returns
+    -------
+    anfperf.models.KnownLimits
+        None known (unbounded) without a scenario, for a run of several block sizes (one limit
+        in IOPS cannot hold for all of them) or one the model does not take.
+    """
+    if scenario is None or run.empty:
         return KnownLimits()
-    read = pd.to_numeric(run["read_pct"], errors="coerce").dropna()
-    fields = {"bs_kib": float(bs.iloc[0])}
-    if read.nunique() == 1:
-        fields["read_pct"] = float(read.iloc[0])
-    return known_limits(QuotaScenario.of(scenario, **fields))
+    fields: dict = {}
+    for col in ("bs_kib", "read_pct"):
+        values = pd.to_numeric(run[col], errors="coerce").dropna().unique()
+        if len(values) == 1:
+            fields[col] = float(values[0])
+    if "bs_kib" not in fields:
+        return KnownLimits()
+    patterns = run["pattern"].dropna().astype(str).unique() if "pattern" in run else []
+    if len(patterns) == 1 and patterns[0] in ("random", "sequential"):
+        fields["pattern"] = str(patterns[0])
+    try:
+        return known_limits(QuotaScenario.of(scenario, **fields))
+    except ModelError:
+        return KnownLimits()
 
 
 #: Bootstrap draws of a forecast whose number, not its band, a key number needs.
@@ -474,7 +512,7 @@ def _slo_past_the_data(
     volume's limit, or none where the data cannot tell."""
     if not ok.sum() >= 3 or math.isnan(numbers["iops_at_slo_model"]) and kind != KIND_RATE:
         return []
-    known = _run_known(run, scenario)
+    known = run_known_limits(run, scenario)
     conc = pd.to_numeric(run["configured"], errors="coerce").to_numpy(float)
     try:
         if kind == KIND_CONCURRENCY:
@@ -491,7 +529,7 @@ def _slo_past_the_data(
     if not fc.predictable:
         numbers["iops_at_slo_model"] = math.nan
         return [f"IOPS at the {lat_slo_ms:g} ms SLO: {fc.says()}"]
-    if kind == KIND_RATE and known.known:
+    if kind == KIND_RATE and fc.bound is not None:  # the queueing curve of the known limit
         est, low, high = iops_at_latency(fc, lat_slo_ms)
         numbers["iops_at_slo_model"] = est
         return [

@@ -342,29 +342,23 @@ def known_limits_of_runs(quota: dict, rows: pd.DataFrame) -> dict:
         is no limit known); a run of several block sizes is left out (nothing known: one limit
         in IOPS cannot hold for all of them).
     """
-    from anfperf.errors import ModelError
-    from anfperf.models.forecast import known_limits
-
-    scenario = quota.get("scenario")
-    if quota.get("skipped") or quota.get("assumed") or scenario is None or rows.empty:
+    scenario = volume_scenario(quota)
+    if scenario is None or rows.empty:
         return {}
     out = {}
     for run_id, run in rows.groupby(rows["run_id"].astype(str), sort=False):
-        fields = {}
-        for col in ("bs_kib", "read_pct"):
-            values = pd.to_numeric(run[col], errors="coerce").dropna().unique()
-            if len(values) == 1:
-                fields[col] = float(values[0])
-        if "bs_kib" not in fields:
-            continue
-        patterns = run["pattern"].dropna().astype(str).unique() if "pattern" in run else []
-        if len(patterns) == 1 and patterns[0] in ("random", "sequential"):
-            fields["pattern"] = str(patterns[0])
-        try:
-            out[str(run_id)] = known_limits(QuotaScenario.of(scenario, **fields))
-        except ModelError:  # a block size or read share the model does not take: none known
-            continue
+        known = findings.run_known_limits(run, scenario)
+        if known.known:
+            out[str(run_id)] = known
     return out
+
+
+def volume_scenario(quota: dict) -> QuotaScenario | None:
+    """The volume measured as :func:`quota_verdict` set it against the model; None when there
+    is no verdict or the volume is only assumed (an assumed limit is no limit known)."""
+    if quota.get("skipped") or quota.get("assumed"):
+        return None
+    return quota.get("scenario")
 
 
 def measured_volume(
