@@ -12,7 +12,7 @@ from __future__ import annotations
 import re
 import textwrap
 
-__all__ = ["UNITS", "fill", "longest_unbreakable", "wrap"]
+__all__ = ["UNITS", "fill", "longest_unbreakable", "sentence", "wrap"]
 
 #: Units that follow a number in anfperf's text: sizes, rates, times, shares, counts, money.
 UNITS = (
@@ -80,3 +80,8 @@ def fill(text: str, width: int, *, initial_indent: str = "", subsequent_indent: 
 def longest_unbreakable(text: str) -> int:
     """The width of `text`'s longest piece :func:`wrap` keeps on one line [characters]."""
     return max((len(word) for word in _glued(text).split()), default=0)
+
+
+def sentence(text: str) -> str:
+    """`text` as a sentence: capitalised, with a full stop."""
+    return text[:1].upper() + text[1:] + ("" if text.endswith(".") else ".")

@@ -57,7 +57,12 @@ from anfperf.models import (  # noqa: E402
     mix_throughput,
 )
 from anfperf.models.forecast import TARGETS, iops_at_latency  # noqa: E402
-from tests.models.realdata import SPEC_BREAKTHROUGH, SPEC_LARGE  # noqa: E402
+from tests.models.realdata import (  # noqa: E402
+    SPEC_BREAKTHROUGH,
+    SPEC_BREAKTHROUGH_LIMIT,
+    SPEC_LARGE,
+    SPEC_LARGE_LIMIT,
+)
 
 DATA = ROOT / "tests" / "data"
 VDBENCH = ROOT.parent / "shared" / "corpus" / "vdbench"
@@ -67,8 +72,6 @@ SPEC_RESOLUTION_MS = 0.05
 #: Targets of the latency cases: median error [%] and the loads at 1 and 2 ms [%].
 LATENCY_MEDIAN_PCT = 15.0
 SLO_LOAD_PCT = 10.0
-#: MiB in SPEC's decimal MB.
-MIB_IN_MB = 2**20 / 1e6
 
 
 def median_per_x(frame: pd.DataFrame, x: str = "outstanding", y: str = "iops") -> pd.DataFrame:
@@ -109,21 +112,11 @@ def throughput_cases() -> dict[str, tuple[np.ndarray, np.ndarray]]:
     }
 
 
-def spec_limit(data: np.ndarray, mb_s: float, limit_mib_s: float, what: str) -> KnownLimits:
-    """A SPEC result's volume limit in its ops/s: op size = the last point's MB/s over ops/s."""
-    op_mb = mb_s / float(data[-1, 2])
-    return KnownLimits.of_iops(limit_mib_s * MIB_IN_MB / op_mb, f"{what}: {limit_mib_s:,} MiB/s")
-
-
 def latency_cases() -> dict[str, tuple[np.ndarray, KnownLimits]]:
     """The published SPEC curves judged, with their volume's limit."""
     return {
-        "SPEC ANF large volume, latency vs ops": (
-            SPEC_LARGE, spec_limit(SPEC_LARGE, 12780, 12800, "large-volume cap")),
-        "SPEC ANF breakthrough, latency vs ops": (
-            SPEC_BREAKTHROUGH,
-            spec_limit(SPEC_BREAKTHROUGH, 20910, 21202, "breakthrough published write"),
-        ),
+        "SPEC ANF large volume, latency vs ops": (SPEC_LARGE, SPEC_LARGE_LIMIT),
+        "SPEC ANF breakthrough, latency vs ops": (SPEC_BREAKTHROUGH, SPEC_BREAKTHROUGH_LIMIT),
     }  # fmt: skip
 
 

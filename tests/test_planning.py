@@ -220,7 +220,7 @@ def test_what_if_figures_follow_the_plan(sweep):
         return [tr.name for tr in data if not tr.name.startswith("plan: ")]
 
     assert names(alone["threads"].data) == [n for n in names(t.data) if "RndReadThreads" not in n]
-    assert view.threads_basis.startswith("threads per VM from the fitted curve of the sweep")
+    assert view.threads_basis.text.startswith("threads per VM from the fitted curve of the sweep")
 
 
 def test_the_plan_block_says_what_to_buy():
@@ -551,14 +551,15 @@ def test_threads_per_vm_from_a_sweeps_fitted_curve_and_the_fallback_says_why():
     sweep = sweep_curve(*load_sweep(None))  # the bundled Vdbench RndReadThreads (a local disk)
     # 50,000 IOPS of 8 KiB: on the curve at 4.4 in flight and 0.089 ms (Little's law)
     on_curve, why = plan_on_sweep(sweep, bs_kib=8, iops=50_000, lat_slo_ms=1.0)
-    assert why.startswith("threads per VM from the fitted curve of the sweep RndReadThreads")
+    assert why.text.startswith("threads per VM from the fitted curve of the sweep RndReadThreads")
     assert on_curve.lat_ms == pytest.approx(0.0887, abs=0.002)
     assert on_curve.outstanding == 5
     by_slo, why_slo = plan_on_sweep(None, bs_kib=8, iops=50_000, lat_slo_ms=1.0)
     assert by_slo.lat_ms == 1.0 and by_slo.outstanding == 50
-    assert why_slo.startswith("threads per VM by Little's law: 1 ms at the target")
+    assert why_slo.text.startswith("threads per VM by Little's law: 1 ms at the target")
     # 384,000 IOPS are past what the measured system ever gave (its curve tops near 121,000)
     beyond, why_beyond = plan_on_sweep(sweep, bs_kib=8, bw_mib_s=3000, lat_slo_ms=1.0)
     assert beyond.lat_ms == 1.0
-    assert "not from the sweep RndReadThreads" in why_beyond
-    assert "384,000 IOPS is beyond the fitted curve" in why_beyond
+    assert "not from the sweep RndReadThreads" in why_beyond.text
+    assert "384,000 IOPS is beyond the fitted curve" in why_beyond.text
+    assert why.from_sweep and not why_slo.from_sweep and not why_beyond.from_sweep

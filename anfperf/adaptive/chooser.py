@@ -109,6 +109,11 @@ class Choice(NamedTuple):
     reason: str
 
 
+def _at_known_limit(iops: float, known: KnownLimits | None) -> bool:
+    """A rate within :data:`AT_LIMIT` of the known limit (False when none is known)."""
+    return known is not None and known.known and iops >= (1 - AT_LIMIT) * known.iops_max
+
+
 def _ms(lat_ms: float) -> str:
     return f"{lat_ms:.3g} ms"
 
@@ -272,11 +277,7 @@ class AdaptiveSweep:
                 f"{name} is bracketed in rate: {_at(below)} {below.iops:,.0f} IOPS and "
                 f"{_at(above)} {above.iops:,.0f} IOPS differ by less than {FLAT * 100:.0f} %"
             )
-        if (
-            self.known is not None
-            and self.known.known
-            and below.iops >= (1 - AT_LIMIT) * self.known.iops_max
-        ):
+        if _at_known_limit(below.iops, self.known):
             return (
                 f"{name} is at the known limit: {_at(below)} {below.iops:,.0f} IOPS is within "
                 f"{AT_LIMIT * 100:.0f} % of {self.known.iops_max:,.0f}"
@@ -321,11 +322,7 @@ class AdaptiveSweep:
                 f"latency past the {slo:.3g} ms SLO by {PAST * 100:.0f} % or more at {_at(past[0])}"
             )
         best = max(points, key=lambda p: p.iops)
-        if (
-            self.known is not None
-            and self.known.known
-            and best.iops >= (1 - AT_LIMIT) * self.known.iops_max
-        ):
+        if _at_known_limit(best.iops, self.known):
             return (
                 f"rate within {AT_LIMIT * 100:.0f} % of the known limit {self.known.iops_max:,.0f} IOPS: "
                 f"{best.iops:,.0f} at qd {best.outstanding}"
@@ -418,9 +415,7 @@ def answers(
     if (
         math.isnan(out["iops_at_slo"])
         and within.size == x.size
-        and known is not None
-        and known.known
-        and within.max() >= (1 - AT_LIMIT) * known.iops_max
+        and _at_known_limit(float(within.max()), known)
     ):
         out["iops_at_slo"] = float(within.max())
     try:

@@ -510,7 +510,9 @@ def _slo_past_the_data(
 ) -> list[str]:
     """The model's IOPS at an SLO the data do not reach: from a forecast that knows the
     volume's limit, or none where the data cannot tell."""
-    if not ok.sum() >= 3 or math.isnan(numbers["iops_at_slo_model"]) and kind != KIND_RATE:
+    # a concurrency sweep without a model number has nothing to bound or take back
+    no_model = math.isnan(numbers["iops_at_slo_model"]) and kind != KIND_RATE
+    if ok.sum() < 3 or no_model:
         return []
     known = run_known_limits(run, scenario)
     conc = pd.to_numeric(run["configured"], errors="coerce").to_numpy(float)

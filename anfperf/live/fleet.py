@@ -290,15 +290,21 @@ class FleetFigures:
             else:
                 self._slow_run[host] = 0
                 self._raised.discard(("slow", host))
-        if self.slo_ms is not None and math.isfinite(interval.lat_mean_ms):
-            if interval.lat_mean_ms > self.slo_ms:
-                self._raise(
-                    "latency", host, now, interval.lat_mean_ms, self.slo_ms,
-                    f"{host}: mean latency {interval.lat_mean_ms:.2f} ms above the objective "
-                    f"{self.slo_ms:g} ms at {_count(interval.iops)} IOPS (t={interval.t_s:.0f} s)",
-                )  # fmt: skip
-            else:
-                self._raised.discard(("latency", host))
+        self._judge_latency(host, now, interval.lat_mean_ms, interval.iops,
+                            f"(t={interval.t_s:.0f} s)")  # fmt: skip
+
+    def _judge_latency(self, who: str, now: float, lat_ms: float, iops: float, where: str) -> None:
+        """A latency alarm for `who` (a host or the fleet) while it is above the objective."""
+        if self.slo_ms is None or not math.isfinite(lat_ms):
+            return
+        if lat_ms > self.slo_ms:
+            self._raise(
+                "latency", who, now, lat_ms, self.slo_ms,
+                f"{who}: mean latency {lat_ms:.2f} ms above the objective {self.slo_ms:g} ms at "
+                f"{_count(iops)} IOPS {where}",
+            )  # fmt: skip
+        else:
+            self._raised.discard(("latency", who))
 
     def _close_round(self, now: float) -> None:
         # every host expected (known, neither silent nor finished), not only those heard so far
@@ -307,15 +313,8 @@ class FleetFigures:
             return
         self._round.clear()
         fleet = self.totals()
-        if self.slo_ms is not None and math.isfinite(fleet.lat_mean_ms):
-            if fleet.lat_mean_ms > self.slo_ms:
-                self._raise(
-                    "latency", FLEET, now, fleet.lat_mean_ms, self.slo_ms,
-                    f"fleet: mean latency {fleet.lat_mean_ms:.2f} ms above the objective "
-                    f"{self.slo_ms:g} ms at {_count(fleet.iops)} IOPS over {fleet.hosts} hosts",
-                )  # fmt: skip
-            else:
-                self._raised.discard(("latency", FLEET))
+        self._judge_latency(FLEET, now, fleet.lat_mean_ms, fleet.iops,
+                            f"over {fleet.hosts} hosts")  # fmt: skip
         pinned = [
             (value, limit, unit)
             for value, limit, unit in (

@@ -50,7 +50,7 @@ from anfperf.models.limits.predict import PUBLISHED_BENCHMARK, predict_achievabl
 from anfperf.models.limits.prices import RetailPrices, hours_per_month, per_hour, retail_prices
 from anfperf.models.limits.quota import PLANNED_LEVELS, bw_to_iops, iops_to_bw, level_name
 from anfperf.paths import PathArg
-from anfperf.planning.threads import SweepCurve, plan_on_sweep, sweep_curve
+from anfperf.planning.threads import SweepCurve, ThreadsBasis, plan_on_sweep, sweep_curve
 from anfperf.report import page
 from anfperf.report.page import Card, Section
 from anfperf.values import is_number, is_whole_number
@@ -328,7 +328,7 @@ class PlanView:
         What the user should know beyond the plan (too few clients, NFS in-flight limits).
     figures : dict of str to plotly.graph_objects.Figure
         :func:`what_if_figures`, empty when not drawn.
-    threads_basis : str
+    threads_basis : ThreadsBasis, optional
         How the threads per VM were sized: on a measured sweep's fitted curve, or by Little's
         law at the SLO (:func:`anfperf.planning.threads.plan_on_sweep`).
     """
@@ -338,7 +338,7 @@ class PlanView:
     constraints: pd.DataFrame = field(repr=False)
     notes: list[str] = field(default_factory=list)
     figures: dict[str, go.Figure] = field(default_factory=dict, repr=False)
-    threads_basis: str = ""
+    threads_basis: ThreadsBasis | None = None
 
     @functools.cached_property
     def latency(self) -> OptionLatency:
@@ -529,9 +529,8 @@ class PlanView:
 
     def _threads_source(self) -> str:
         """Where the card's latency comes from, in a few words."""
-        if self.threads_basis.startswith("threads per VM from the fitted curve"):
-            return " (the sweep's curve)"
-        return " (Little's law)"
+        on_sweep = self.threads_basis is not None and self.threads_basis.from_sweep
+        return " (the sweep's curve)" if on_sweep else " (Little's law)"
 
     def verdict_text(self) -> str:
         """What to buy in one sentence (``**bold**`` for :func:`anfperf.report.page.verdict`)."""
@@ -559,7 +558,8 @@ class PlanView:
     def headline(self) -> list:
         """The first screen: the cards, the verdict and the notes."""
         items: list = [page.cards(self.cards()), page.verdict(self.verdict_text())]
-        notes = [*self.notes, *([_sentence(self.threads_basis)] if self.threads_basis else [])]
+        basis = [wrapping.sentence(self.threads_basis.text)] if self.threads_basis else []
+        notes = [*self.notes, *basis]
         if notes:
             items.append(page.bullets(notes))
         return items
@@ -592,10 +592,10 @@ class PlanView:
             "",
             wrapping.fill(self.verdict_text().replace("**", ""), width),
             "",
-            wrapping.fill(_sentence(self.latency.text()), width),
+            wrapping.fill(wrapping.sentence(self.latency.text()), width),
         ]
         if self.threads_basis:
-            parts += ["", wrapping.fill(_sentence(self.threads_basis), width)]
+            parts += ["", wrapping.fill(wrapping.sentence(self.threads_basis.text), width)]
         if self.notes:
             parts.append("")
             parts += [wrapping.fill(f"- {n}", width, subsequent_indent="  ") for n in self.notes]
@@ -645,7 +645,7 @@ class PlanView:
                 "clients_cost_usd_month": self.clients_cost_usd_month, "vm_size": p.vm_size,
                 "vm_count": self.vm_count, "vcpus_per_vm": vcpus,
                 "threads_per_vm": self.threads_per_vm, "outstanding_io": p.outstanding,
-                "threads_basis": self.threads_basis or None,
+                "threads_basis": self.threads_basis.text if self.threads_basis else None,
                 "lat_ms": p.lat_ms, "nconnect": i.nconnect, "binding": self.binding,
                 "binding_mib_s": self.binding_mib_s, "headroom_pct": self.headroom_pct,
                 "lat_expected_ms": self.latency.lat_ms,
@@ -656,7 +656,7 @@ class PlanView:
                 "latency_predictable": self.latency.predictable,
                 "at_limit": self.latency.at_limit,
             },
-            "latency": _sentence(self.latency.text()),
+            "latency": wrapping.sentence(self.latency.text()),
             "verdict": self.verdict_text().replace("**", ""),
             "prices": self.inputs.prices_text(),
             "notes": self.notes,
@@ -760,11 +760,6 @@ def _count(n: int, what: str) -> str:
     return f"{n} {what}" if n == 1 else f"{n} {what}s"
 
 
-def _sentence(text: str) -> str:
-    """`text` as a sentence: capitalised, with a full stop."""
-    return text[:1].upper() + text[1:] + ("" if text.endswith(".") else ".")
-
-
 def _level_note(level: str) -> str:
     if level == "Flexible":
         return "manual QoS: throughput bought apart"
@@ -791,7 +786,7 @@ def explain_plan(
     pattern: str | None = None,
     rule: str = "current",
     nfs_version: str = "3",
-    threads_basis: str = "",
+    threads_basis: ThreadsBasis | None = None,
 ) -> PlanView:
     """The view of a plan made already: its binding constraint and what the user should know.
 
@@ -812,7 +807,7 @@ def explain_plan(
         Volume-limit rules the plan was made with.
     nfs_version : {'3', '4.1'}
         NFS version of the clients.
-    threads_basis : str
+    threads_basis : ThreadsBasis, optional
         How its threads were sized (:func:`anfperf.planning.threads.plan_on_sweep`).
 
     Returns

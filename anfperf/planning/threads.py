@@ -22,7 +22,7 @@ from anfperf.analysis.sweep import sweep_xy
 from anfperf.errors import ModelError
 from anfperf.models import FitResult, Plan, fit_throughput_curve, plan
 
-__all__ = ["SweepCurve", "plan_on_sweep", "sweep_curve"]
+__all__ = ["SweepCurve", "ThreadsBasis", "plan_on_sweep", "sweep_curve"]
 
 
 @dataclass(frozen=True)
@@ -39,6 +39,25 @@ class SweepCurve:
 
     fit: FitResult
     source: str
+
+
+@dataclass(frozen=True)
+class ThreadsBasis:
+    """How a plan's threads per VM were sized.
+
+    Attributes
+    ----------
+    text : str
+        In a sentence, with the latency and where it came from.
+    from_sweep : bool
+        On a measured sweep's fitted curve (else Little's law at the SLO or the latency given).
+    """
+
+    text: str
+    from_sweep: bool
+
+    def __str__(self) -> str:
+        return self.text
 
 
 def sweep_curve(frame: pd.DataFrame, source: str) -> SweepCurve:
@@ -67,24 +86,24 @@ def plan_on_sweep(sweep: SweepCurve | None, **plan_args: Any) -> tuple[Plan, str
 
     Returns
     -------
-    (Plan, str)
-        The plan, and a sentence saying how its threads per VM were sized.
+    (Plan, ThreadsBasis)
+        The plan, and how its threads per VM were sized.
     """
     if sweep is not None and plan_args.get("lat_ms") is None:
         try:
             chosen = plan(**plan_args, curve=sweep.fit)
         except ModelError as exc:
             fallback = plan(**plan_args)
-            return fallback, (
+            return fallback, ThreadsBasis(
                 f"threads per VM by Little's law at {fallback.lat_ms:.3g} ms, not from the "
-                f"sweep {sweep.source}: {exc}"
-            )
-        return chosen, (
+                f"sweep {sweep.source}: {exc}", from_sweep=False,
+            )  # fmt: skip
+        return chosen, ThreadsBasis(
             f"threads per VM from the fitted curve of the sweep {sweep.source}: "
-            f"{_latency_why(chosen)}"
-        )
+            f"{_latency_why(chosen)}", from_sweep=True,
+        )  # fmt: skip
     chosen = plan(**plan_args)
-    return chosen, f"threads per VM by Little's law: {_latency_why(chosen)}"
+    return chosen, ThreadsBasis(f"threads per VM by Little's law: {_latency_why(chosen)}", False)
 
 
 def _latency_why(chosen: Plan) -> str:

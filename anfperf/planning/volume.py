@@ -117,7 +117,7 @@ class VolumePlan:
             f"What this volume would do (from {os.path.basename(v.source)})",
             page.Table(facts, [False, False, False]).to_text(width, header=False, indent=2),
             "",
-            wrapping.fill(_sentence(self.latency.text()), width),
+            wrapping.fill(wrapping.sentence(self.latency.text()), width),
         ]
         if self.notes:
             parts.append("")
@@ -153,10 +153,6 @@ class VolumePlan:
             "notes": self.notes,
             "constraints": self.constraints,
         })  # fmt: skip
-
-
-def _sentence(text: str) -> str:
-    return text[:1].upper() + text[1:] + ("" if text.endswith(".") else ".")
 
 
 def _limit_note(volume: AnfVolume) -> str:

@@ -91,6 +91,23 @@ SPEC_BREAKTHROUGH = np.array([
 ])  # fmt: skip
 
 
+def spec_limit(data: np.ndarray, mb_s: float, limit_mib_s: float, what: str):
+    """A SPEC result's volume limit in its own ops/s: SPEC's MB/s are decimal, so the op size
+    is the last point's MB/s over its ops/s, and the limit [MiB/s] becomes ops/s by it."""
+    from anfperf.models import KnownLimits
+
+    op_mb = mb_s / float(data[-1, 2])
+    return KnownLimits.of_iops(limit_mib_s * 2**20 / 1e6 / op_mb, f"{what}: {limit_mib_s:,} MiB/s")
+
+
+#: The limits the SPEC curves above are judged with: the large-volume cap, and breakthrough
+#: mode's published write throughput (it has no QoS cap; anfperf/data/anf_latency.csv says so).
+SPEC_LARGE_LIMIT = spec_limit(SPEC_LARGE, 12780, 12800, "large-volume cap")
+SPEC_BREAKTHROUGH_LIMIT = spec_limit(
+    SPEC_BREAKTHROUGH, 20910, 21202, "breakthrough published write"
+)
+
+
 #: Held-out ANF load-latency curves: SPECstorage Solution 2020 eda_blended results that
 #: anfperf/data/anf_latency.csv was *not* fitted to (its shape comes from 00143 and 00147
 #: alone). Columns: load (job sets), average latency [ms], ops/s, MB/s (decimal MB).

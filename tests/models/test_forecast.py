@@ -16,20 +16,15 @@ from anfperf.models import (
 )
 from anfperf.models.forecast import NOT_PREDICTABLE, TARGETS, iops_at_latency
 from anfperf.models.forecast.throughput import FALL_CAP
-from tests.models.realdata import SPEC_BREAKTHROUGH, SPEC_LARGE, fio_qd_sweep
+from tests.models.realdata import (
+    SPEC_BREAKTHROUGH,
+    SPEC_BREAKTHROUGH_LIMIT,
+    SPEC_LARGE,
+    SPEC_LARGE_LIMIT,
+    fio_qd_sweep,
+)
 
-# SPEC's MB/s are decimal: its op size in MiB, and each volume's limit in ops/s
-MIB = 2**20 / 1e6
-
-
-def spec_limit(data: np.ndarray, mb_s: float, limit_mib_s: float, name: str) -> KnownLimits:
-    """The limit of a SPEC result's volume in its own ops/s (op size = MB/s over ops/s)."""
-    op_mb = mb_s / data[-1, 2]
-    return KnownLimits.of_iops(limit_mib_s * MIB / op_mb, name)
-
-
-LARGE = spec_limit(SPEC_LARGE, 12780, 12800, "large volume cap 12,800 MiB/s")
-BREAKTHROUGH = spec_limit(SPEC_BREAKTHROUGH, 20910, 21202, "published write 21,202 MiB/s")
+LARGE, BREAKTHROUGH = SPEC_LARGE_LIMIT, SPEC_BREAKTHROUGH_LIMIT
 
 
 @pytest.mark.parametrize("data,known", [(SPEC_LARGE, LARGE), (SPEC_BREAKTHROUGH, BREAKTHROUGH)])

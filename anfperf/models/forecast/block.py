@@ -30,7 +30,7 @@ import numpy as np
 from anfperf.errors import ModelError
 from anfperf.models.curves.op_cost import fit_op_cost, op_cost_iops, op_share
 from anfperf.models.forecast.result import NOT_PREDICTABLE, Forecast
-from anfperf.models.forecast.throughput import _fall
+from anfperf.models.forecast.throughput import over_driven_fall
 from anfperf.units import KIB_PER_MIB
 
 #: Past the sizes measured by more than this factor, the regime there must be in the data.
@@ -94,7 +94,9 @@ def forecast_block_size(
     ratio_up, ratio_down = at_arr / hi, lo / at_arr
     # larger blocks: IOPS no more than at the largest size, MiB/s no less (less a fall)
     upper = np.where(up, np.minimum(x_hi * (1 + scatter), byte_cap * KIB_PER_MIB / at_arr), upper)
-    lower = np.where(up, x_hi * hi / at_arr * (1 - scatter) * (1 - _fall(ratio_up)), lower)
+    lower = np.where(
+        up, x_hi * hi / at_arr * (1 - scatter) * (1 - over_driven_fall(ratio_up)), lower
+    )
     # smaller blocks: IOPS no fewer than at the smallest size, MiB/s no more
     upper = np.where(down, np.minimum(x_lo * lo / at_arr * (1 + scatter), op_cap), upper)
     lower = np.where(down, np.minimum(x_lo * (1 - scatter), op_cap), lower)

@@ -11,6 +11,7 @@ it will: :func:`forecast_latency` says so instead of printing a number.
 
 from __future__ import annotations
 
+import dataclasses
 import math
 import warnings
 
@@ -27,6 +28,7 @@ from anfperf.models.curves.queueing import (
 )
 from anfperf.models.forecast.known import KnownLimits
 from anfperf.models.forecast.result import NOT_PREDICTABLE, Forecast, refused
+from anfperf.units import MS_PER_S
 
 #: Latency this many times its light-load value shows the rise toward saturation.
 RISE_FACTOR = 1.5
@@ -146,7 +148,7 @@ def forecast_latency(
     if outstanding is not None and out.predictable:
         out = _little_capped(out, float(outstanding))
     if note:
-        out = Forecast(**{**out.__dict__, "notes": (*out.notes, note)})
+        out = out.noted(note)
     return out
 
 
@@ -175,7 +177,7 @@ def _under_limit(
                 f"limit ({known.limit}): something else binds (the clients or the device), "
                 "so the fitted curve is used"
             )
-            return Forecast(**{**fitted.__dict__, "notes": (*fitted.notes, note)})
+            return fitted.noted(note)
         _, m, se = _fit_shape(u, y, shape.typical)
         shapes = (max(m - _Z95 * se, 0.5), m, m + _Z95 * se)
         notes.append(f"shape {m:.2f} +- {se:.2f} fitted: the data show latency rising")
@@ -212,9 +214,9 @@ def _under_limit(
 
 
 def _little_capped(fc: Forecast, outstanding: float) -> Forecast:
-    """A closed loop of `outstanding` I/Os waits at most ``outstanding / X``; the most load it
-    drives by the fitted curve is kept as params['reach'] (a chart stops there)."""
-    bound = outstanding / fc.x * 1000.0
+    """A closed loop of `outstanding` I/Os waits at most ``outstanding / X`` (Little's law);
+    the notes say past which load, by the fitted curve, the loop could not drive."""
+    bound = outstanding / fc.x * MS_PER_S
     p = fc.params
     light = p.get("lat_light_ms", p.get("lat_min_ms"))
     reach = queueing_closed_max(light, p["iops_max"], p.get("shape", p.get("servers", 1.0)),
@@ -225,11 +227,11 @@ def _little_capped(fc: Forecast, outstanding: float) -> Forecast:
             f"by the fitted curve {outstanding:g} in flight drive at most {reach:,.0f}; past "
             "it the latency is the loop's bound, had it got there"
         )
-    return Forecast(**{
-        **fc.__dict__, "estimate": np.minimum(fc.estimate, bound),
-        "lower": np.minimum(fc.lower, bound), "upper": np.minimum(fc.upper, bound),
-        "notes": (*fc.notes, *notes), "params": {**p, "reach": reach},
-    })  # fmt: skip
+    capped = dataclasses.replace(
+        fc, estimate=np.minimum(fc.estimate, bound), lower=np.minimum(fc.lower, bound),
+        upper=np.minimum(fc.upper, bound),
+    )  # fmt: skip
+    return capped.noted(*notes)
 
 
 def _without_limit(
@@ -308,7 +310,8 @@ def planned_latency(load: object, known: KnownLimits) -> Forecast:
         notes=(f"light-load latency {light[1]:.3g} ms and shape {s.typical:.2f} from {s.sources}",),
         bound=known.limit,
         params={"lat_light_ms": light[1], "iops_max": known.iops_max, "shape": s.typical,
-                "shape_low": s.low, "shape_high": s.high},
+                "shape_low": s.low, "shape_high": s.high, "lat_light_low_ms": light[0],
+                "lat_light_high_ms": light[2]},
     )  # fmt: skip
 
 
@@ -332,6 +335,9 @@ def iops_at_latency(forecast: Forecast, lat_ms: float) -> tuple[float, float, fl
     if "shape" not in p or "iops_max" not in p or not forecast.predictable:
         return math.nan, math.nan, math.nan
     light, top = p["lat_light_ms"], p["iops_max"]
-    at = [float(queueing_iops_at_latency(lat_ms, light, top, s))
-          for s in (p["shape"], p.get("shape_low", p["shape"]), p.get("shape_high", p["shape"]))]  # fmt: skip
-    return at[0], min(at[1:] + [at[0]]), max(at[1:] + [at[0]])
+    # the band's ends: a slow light load with a gentle rise, a quick one with a sharp rise
+    pairs = ((light, p["shape"]),
+             (p.get("lat_light_high_ms", light), p.get("shape_low", p["shape"])),
+             (p.get("lat_light_low_ms", light), p.get("shape_high", p["shape"])))  # fmt: skip
+    at = [float(queueing_iops_at_latency(lat_ms, r0, top, m)) for r0, m in pairs]
+    return at[0], float(np.nanmin(at)), float(np.nanmax(at))

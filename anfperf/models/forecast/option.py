@@ -22,13 +22,11 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass
 
-import numpy as np
 import pandas as pd
 
 from anfperf.errors import ModelError
-from anfperf.models.curves.queueing import queueing_iops_at_latency
 from anfperf.models.forecast.known import KnownLimits, published_shape
-from anfperf.models.forecast.latency import planned_latency
+from anfperf.models.forecast.latency import iops_at_latency, planned_latency
 from anfperf.models.forecast.result import NOT_PREDICTABLE
 from anfperf.models.limits.quota import bw_to_iops, iops_to_bw
 from anfperf.values import is_number
@@ -188,13 +186,7 @@ def option_latency(
         bw_to_iops(limit, bs), f"the option's {limit:,.0f} MiB/s limit", shape=shape
     )
     fc = planned_latency(bw_to_iops(bw, bs), known)
-    # throughput within the objective: low with the slow light-load latency and gentle shape
-    at = [
-        float(iops_to_bw(queueing_iops_at_latency(objective, light, known.iops_max, s), bs))
-        for light, s in ((shape.lat_light_ms, shape.typical),
-                         (shape.lat_light_high_ms, shape.low),
-                         (shape.lat_light_low_ms, shape.high))
-    ]  # fmt: skip
+    at = [float(iops_to_bw(ops, bs)) for ops in iops_at_latency(fc, objective)]
     why = (f"queueing at the {limit:,.0f} MiB/s limit; light-load latency "
            f"{shape.lat_light_ms:.3g} ms ({shape.light_basis}), shape {shape.typical:.2f} "
            f"({shape.low:.2f} .. {shape.high:.2f}) of ANF's SPECstorage 2020 curves")  # fmt: skip
@@ -203,8 +195,7 @@ def option_latency(
         float(fc.estimate[0]), float(fc.lower[0]), float(fc.upper[0]))  # fmt: skip
     return OptionLatency(
         bw, limit, *lat, objective_ms=objective, bw_at_objective_mib_s=at[0],
-        bw_at_objective_low_mib_s=float(np.nanmin(at)),
-        bw_at_objective_high_mib_s=float(np.nanmax(at)),
+        bw_at_objective_low_mib_s=at[1], bw_at_objective_high_mib_s=at[2],
         predictable=True, at_limit=at_limit, why=why,
     )  # fmt: skip
 

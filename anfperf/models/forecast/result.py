@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -55,6 +56,10 @@ class Forecast:
             {"x": self.x, "estimate": self.estimate, "lower": self.lower, "upper": self.upper,
              "rel_width": width}
         )  # fmt: skip
+
+    def noted(self, *notes: str) -> Forecast:
+        """The same forecast with `notes` added."""
+        return dataclasses.replace(self, notes=(*self.notes, *notes))
 
     def says(self) -> str:
         """One line for a reader: the basis, or why there is no number."""

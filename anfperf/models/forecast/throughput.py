@@ -63,8 +63,9 @@ def _elasticity(n: np.ndarray, x: np.ndarray) -> tuple[float, float, float]:
     return float(slope), se, float(np.expm1(np.max(np.abs(resid))))
 
 
-def _fall(ratio: np.ndarray) -> np.ndarray:
-    """Share of a plateau an over-driven system may lose at `ratio` x the last concurrency."""
+def over_driven_fall(ratio: np.ndarray) -> np.ndarray:
+    """Share of a plateau an over-driven system may lose at `ratio` x the concurrency it
+    saturated at (:data:`FALL_PER_DOUBLING` per doubling, at most :data:`FALL_CAP`)."""
     return np.minimum(FALL_CAP, FALL_PER_DOUBLING * np.log2(np.maximum(ratio, 1.0)))
 
 
@@ -194,7 +195,7 @@ def _plateau(
     grow = ratio ** max(growth, 0.0)
     est = np.minimum(np.full(at.size, best), cap)
     upper = np.minimum(best * (1.0 + scatter) * grow, cap)
-    lower = np.minimum(best * (1.0 - scatter) * (1.0 - _fall(fall_ratio)), est)
+    lower = np.minimum(best * (1.0 - scatter) * (1.0 - over_driven_fall(fall_ratio)), est)
     notes.append(
         f"levelled: elasticity at most {growth:.2f} over the sweep's upper half; the best rate "
         f"reached, {best:,.0f}, held (the flat line is the best answer here); past it the band "
@@ -219,7 +220,7 @@ def _past_peak(
     floor = best * (1.0 - FALL_CAP)
     est = np.minimum(np.maximum(last * ratio**late, floor), cap)
     upper = np.minimum(np.full(at.size, best), cap)
-    lower = np.minimum(est * (1.0 - _fall(ratio)), est)
+    lower = np.minimum(est * (1.0 - over_driven_fall(ratio)), est)
     notes.append(
         f"past its peak: {best:,.0f} at best, {last:,.0f} at the last point (elasticity "
         f"{late:.2f}); the fall is carried on at that rate, down to {1 - FALL_CAP:.0%} of the "
@@ -248,7 +249,7 @@ def _fitted(
     upper = np.minimum(band["upper"].to_numpy(float), cap)
     # past the data the sweep may level at once and then be over-driven; lower than that it
     # does not go (a bootstrap draw of a retrograde curve can crash to zero: not physical)
-    floor = float(x[-1]) * (1.0 - _fall(ratio))
+    floor = float(x[-1]) * (1.0 - over_driven_fall(ratio))
     lower = np.minimum(np.maximum(band["lower"].to_numpy(float), floor), est)
     capped = bool(np.any(band["estimate"].to_numpy(float) > cap))
     notes += list(fit.notes)
