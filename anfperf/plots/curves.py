@@ -31,12 +31,12 @@ from anfperf.models.curves.band import case_band, predict_band
 from anfperf.models.curves.blend import fit_throughput_curve, throughput_curve
 from anfperf.models.curves.mix import fit_mix, mix_throughput
 from anfperf.models.curves.queueing import queueing_latency, refit_queueing_latency
+from anfperf.models.curves.result import FitResult
 from anfperf.models.curves.usl import refit_usl, usl_latency_at_rate_ms
 from anfperf.models.forecast.known import KnownLimits
 from anfperf.models.forecast.latency import RISE_FACTOR, forecast_latency
 from anfperf.models.forecast.result import NOT_PREDICTABLE, Forecast
 from anfperf.models.forecast.throughput import (
-    LIMIT_SLACK,
     forecast_throughput,
     knee_concurrency,
 )
@@ -573,17 +573,18 @@ def scaling(
             customdata=data, hovertemplate=template,
         )  # fmt: skip
         top = max(top, float(np.nanmax(measured)))
-        band_top = max(band_top, _add_throughput_model(
+        fitted_top, fit = _add_throughput_model(
             fig, p, n, iops, color, seed, scale=scale, unit=unit,
             draws=BAND_DRAWS if draws is None else draws,
-        ))  # fmt: skip
+        )  # fmt: skip
+        band_top = max(band_top, fitted_top)
         bound = _binding(known, iops)
         if bound is not None:
             limits[scale * bound.iops_max] = bound
         elif known is not None and known.known:
             subtitle(fig, _left_out(known, iops), prefix=p)
         forecast_top, forecast_reach = _add_throughput_forecast(
-            fig, p, n, iops, lat, color, known, scale=scale, unit=unit
+            fig, p, n, iops, lat, color, known, scale=scale, unit=unit, fit=fit
         )
         band_top, reach = max(band_top, forecast_top), max(reach, forecast_reach)
         ok = np.isfinite(lat) & (lat > 0)
@@ -644,18 +645,18 @@ def _add_throughput_model(
     scale: float = 1.0,
     unit: str = "IOPS",
     draws: int = BAND_DRAWS,
-) -> float:
+) -> tuple[float, FitResult | None]:
     """The default throughput curve and its prediction band over the concurrencies measured.
 
     Fitted in IOPS, drawn at `scale` `unit` per IOPS. Returns the band's highest point [unit]
-    (0 when none is drawn). Past the data the forecast takes over
-    (:func:`_add_throughput_forecast`).
+    (0 when none is drawn) and the fit (None when there is none), which the forecast past the
+    data takes over (:func:`_add_throughput_forecast`).
     """
     if np.unique(n).size < 4:
         subtitle(
             fig, f"no fitted curve: {np.unique(n).size} concurrencies (4 needed)", prefix=prefix
         )
-        return 0.0
+        return 0.0, None
     try:
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")  # kept in the fit's notes, shown below
@@ -669,7 +670,7 @@ def _add_throughput_model(
         band = predict_band(fit, grid, draws=draws, seed=seed) if draws > 0 else None
     except ModelError as exc:
         subtitle(fig, f"no throughput curve: {exc}", prefix=prefix)
-        return 0.0
+        return 0.0, None
     top = 0.0
     if band is not None:
         ok = band[["lower", "upper"]].notna().all(axis=1).to_numpy()
@@ -689,7 +690,7 @@ def _add_throughput_model(
         hovertemplate=f"fitted ({weights}): {fmt} {unit} at %{{x:,.0f}}<extra></extra>",
     )  # fmt: skip
     rule(fig, x=float(n.max()), color="#999", dash="dot")
-    return max(top, float(np.nanmax(curve)))
+    return max(top, float(np.nanmax(curve))), fit
 
 
 def _add_throughput_forecast(
@@ -703,6 +704,7 @@ def _add_throughput_forecast(
     *,
     scale: float = 1.0,
     unit: str = "IOPS",
+    fit: FitResult | None = None,
 ) -> tuple[float, float]:
     """The forecast past the largest concurrency measured: its 95 % band and dashed estimate.
 
@@ -724,7 +726,7 @@ def _add_throughput_forecast(
     try:
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")
-            fc = forecast_throughput(n, iops, grid, known, draws=BAND_DRAWS)
+            fc = forecast_throughput(n, iops, grid, known, draws=BAND_DRAWS, fit=fit)
     except ModelError as exc:
         subtitle(fig, f"no forecast past {largest:g} in flight: {exc}", prefix=prefix)
         return 0.0, 0.0
@@ -760,10 +762,8 @@ def _binding(known: KnownLimits | None, iops: np.ndarray) -> KnownLimits | None:
     """`known` when it names a limit the rates measured do not pass (the forecasts' rule)."""
     if known is None or not known.known:
         return None
-    measured = iops[np.isfinite(iops)]
-    if measured.size and float(measured.max()) > known.iops_max * (1.0 + LIMIT_SLACK):
-        return None
-    return known
+    kept, _ = known.unless_passed_by(iops[np.isfinite(iops)])
+    return kept if kept.known else None
 
 
 def _left_out(known: KnownLimits, iops: np.ndarray) -> str:

@@ -16,11 +16,15 @@ import functools
 import math
 from dataclasses import dataclass, field
 
+import numpy as np
+
 from anfperf.errors import ModelError
 from anfperf.models.limits.predict import predict_achievable
 from anfperf.models.limits.scenario import QuotaScenario
 from anfperf.models.tables import load_table
 
+#: Measured rates above a limit by more than this share show that it does not bind there.
+LIMIT_SLACK = 0.02
 #: Standard errors either side of each published shape its range spans.
 SHAPE_SPREAD_SE = 2.0
 
@@ -136,6 +140,16 @@ class KnownLimits:
     def known(self) -> bool:
         """True when a finite limit is known."""
         return math.isfinite(self.iops_max)
+
+    def unless_passed_by(self, rates: object) -> tuple[KnownLimits, str | None]:
+        """This limit, or none (with why) when the rates measured pass it by more than
+        :data:`LIMIT_SLACK`: then something else was measured, and it does not bind there."""
+        top = float(np.nanmax(np.asarray(rates, float))) if np.size(rates) else math.nan
+        if not self.known or not top > self.iops_max * (1.0 + LIMIT_SLACK):
+            return self, None
+        why = (f"measured rates reach {top:,.0f}, above the limit given ({self.iops_max:,.0f}, "
+               f"{self.limit}): that limit does not bind here and is left out")  # fmt: skip
+        return KnownLimits(lat_light_ms=self.lat_light_ms, shape=self.shape), why
 
     @classmethod
     def of_iops(cls, iops_max: float, limit: str, **fields) -> KnownLimits:

@@ -27,7 +27,7 @@ from anfperf.models.curves.queueing import (
     queueing_latency,
 )
 from anfperf.models.forecast.known import KnownLimits
-from anfperf.models.forecast.result import NOT_PREDICTABLE, Forecast, refused
+from anfperf.models.forecast.result import Forecast, refused
 from anfperf.units import MS_PER_S
 
 #: Latency this many times its light-load value shows the rise toward saturation.
@@ -135,12 +135,7 @@ def forecast_latency(
         raise ModelError(f"a latency forecast needs {MIN_POINTS} or more points, got {x.size}")
     known = known or KnownLimits()
     rel_res = np.log1p(resolution_ms / y)
-    if known.known and float(np.max(x)) >= known.iops_max:
-        known = KnownLimits(lat_light_ms=known.lat_light_ms, shape=known.shape)
-        note = (f"measured loads reach {float(np.max(x)):,.0f}, above the limit given: that "
-                "limit does not bind here and is left out")  # fmt: skip
-    else:
-        note = None
+    known, note = known.unless_passed_by(x)
     if known.known:
         out = _under_limit(x, y, at_arr, known, rel_res, (level, draws), outstanding)
     else:
@@ -246,7 +241,7 @@ def _without_limit(
             "volume or its clients is known; give the volume (level and quota, or its Azure "
             "JSON) or measure closer to saturation"
         )
-        return refused(at, floor, NOT_PREDICTABLE, why)
+        return refused(at, floor, why)
     return _fitted(x, y, at, band, outstanding, "queueing fit (no limit known)")
 
 

@@ -69,7 +69,7 @@ class Forecast:
         return self.basis + (f" (bounded by {self.bound})" if self.bound else "")
 
 
-def refused(x: np.ndarray, floor: np.ndarray | float, basis: str, why: str) -> Forecast:
+def refused(x: np.ndarray, floor: np.ndarray | float, why: str) -> Forecast:
     """A forecast that gives no number: estimate NaN, band from `floor` to inf."""
     at = np.atleast_1d(np.asarray(x, float))
     return Forecast(
@@ -77,7 +77,7 @@ def refused(x: np.ndarray, floor: np.ndarray | float, basis: str, why: str) -> F
         estimate=np.full(at.size, np.nan),
         lower=np.broadcast_to(np.asarray(floor, float), at.shape).copy(),
         upper=np.full(at.size, np.inf),
-        basis=basis,
+        basis=NOT_PREDICTABLE,
         predictable=False,
         notes=(why,),
     )

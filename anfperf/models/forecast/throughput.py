@@ -26,8 +26,9 @@ import numpy as np
 from anfperf.errors import ModelError
 from anfperf.models.curves.band import DEFAULT_DRAWS, predict_band
 from anfperf.models.curves.blend import fit_throughput_curve
+from anfperf.models.curves.result import FitResult
 from anfperf.models.forecast.known import KnownLimits
-from anfperf.models.forecast.result import NOT_PREDICTABLE, Forecast, refused
+from anfperf.models.forecast.result import Forecast, refused
 from anfperf.units import MS_PER_S
 
 #: Fewest distinct concurrencies a throughput forecast takes.
@@ -47,8 +48,6 @@ AT_LIMIT = 0.85
 FALLEN = 0.1
 #: Share below the best rate within which a point has saturated (the fall counts from it).
 SATURATED = 0.1
-#: Measured rates above a limit given by more than this share show that it does not bind.
-LIMIT_SLACK = 0.02
 
 
 def _elasticity(n: np.ndarray, x: np.ndarray) -> tuple[float, float, float]:
@@ -77,6 +76,7 @@ def forecast_throughput(
     *,
     level: float = 0.95,
     draws: int = DEFAULT_DRAWS,
+    fit: FitResult | None = None,
 ) -> Forecast:
     """Throughput at new concurrencies, from a measured sweep and what is known.
 
@@ -93,6 +93,9 @@ def forecast_throughput(
         Share of new measurements the band should hold.
     draws : int
         Bootstrap draws of a fitted curve's band (:func:`anfperf.models.predict_band`).
+    fit : FitResult, optional
+        :func:`anfperf.models.fit_throughput_curve` of the same points, when already made (a
+        chart draws it over the data): not fitted again.
 
     Returns
     -------
@@ -112,15 +115,8 @@ def forecast_throughput(
     known = known or KnownLimits()
     if n.size < MIN_POINTS:
         why = f"{n.size} concurrencies measured, {MIN_POINTS} needed to read a curve's shape"
-        return refused(at_arr, 0.0, NOT_PREDICTABLE, why)
-    if known.known and float(np.max(x)) > known.iops_max * (1.0 + LIMIT_SLACK):
-        left_out = (
-            f"measured rates reach {float(np.max(x)):,.0f}, above the limit given "
-            f"({known.iops_max:,.0f}, {known.limit}): that limit does not bind here and is left out"
-        )
-        known = KnownLimits(lat_light_ms=known.lat_light_ms, shape=known.shape)
-    else:
-        left_out = None
+        return refused(at_arr, 0.0, why)
+    known, left_out = known.unless_passed_by(x)
     r_min_ms = float(np.min(n / x)) * MS_PER_S
     cap = np.minimum(at_arr / r_min_ms * MS_PER_S, known.iops_max)
     notes = [f"Little's law: at most N in flight / {r_min_ms:.3g} ms (the lowest latency measured)"]
@@ -153,8 +149,8 @@ def forecast_throughput(
             f"N={n[-1]:g}, {early:.2f} at N={n[0]:g}) and no limit of the volume or its "
             "clients is known: nothing says where it stops; measure higher or give the volume"
         )
-        return refused(at_arr, float(x[-1]), NOT_PREDICTABLE, why)
-    return _fitted(n, x, at_arr, ratio, cap, known, notes, level, draws)
+        return refused(at_arr, float(x[-1]), why)
+    return _fitted(n, x, at_arr, ratio, cap, known, notes, (level, draws), fit)
 
 
 def _mean_per_n(concurrency: object, iops: object) -> tuple[np.ndarray, np.ndarray]:
@@ -237,13 +233,14 @@ def _fitted(
     cap: np.ndarray,
     known: KnownLimits,
     notes: list[str],
-    level: float,
-    draws: int,
+    band_of: tuple[float, int],
+    fit: FitResult | None,
 ) -> Forecast:
     """A sweep still rising with curvature: the stacked curve and its band, within the bounds."""
+    level, draws = band_of
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
-        fit = fit_throughput_curve(n, x)
+        fit = fit if fit is not None else fit_throughput_curve(n, x)
         band = predict_band(fit, at, level, draws=draws)
     est = np.minimum(band["estimate"].to_numpy(float), cap)
     upper = np.minimum(band["upper"].to_numpy(float), cap)
