@@ -662,11 +662,15 @@ def _run(args: argparse.Namespace) -> int:
         print(f"\nrun {plan.run_id}: {len(plan.steps)} workloads on {len(plan.hosts)} hosts, "
               f"about {format_duration(plan.duration_s)} of workload time")  # fmt: skip
 
+    progress = not args.no_progress and sys.stderr.isatty()
     common = {
         "force": args.force, "on_preflight": on_preflight, "on_start": on_start,
-        "progress": not args.no_progress and sys.stderr.isatty(),
-        "retry_unreachable": args.retry_unreachable,
+        "progress": progress, "retry_unreachable": args.retry_unreachable,
     }  # fmt: skip
+    if not progress:  # the bar shows the live line and writes alarms above itself
+        common["on_live_line"] = lambda line: print(line, flush=True)
+        common["on_alarm"] = lambda a: print(f"anfperf: alarm: {a.text}", file=sys.stderr,
+                                             flush=True)  # fmt: skip
     if args.parallel:
         common["max_parallel_hosts"] = args.parallel
     inventory = _inventory(args)
@@ -676,7 +680,8 @@ def _run(args: argparse.Namespace) -> int:
         else:
             manifest = run_workloads(
                 args.workloads, inventory, args.out, files=args.file, changes=args.set or [],
-                tool=args.tool, run_id=args.run_id, max_iops=args.max_iops, **common,
+                tool=args.tool, run_id=args.run_id, max_iops=args.max_iops, **_plan_args(args),
+                **common,
             )  # fmt: skip
     except RemoteError as exc:
         print(f"\nanfperf: {exc} (or --force)", file=sys.stderr)
@@ -687,12 +692,24 @@ def _run(args: argparse.Namespace) -> int:
             print(f"anfperf: stopped; what was collected is in {Path(args.out) / run_id}; "
                   f"continue with: anfperf run --resume {run_id} ...", file=sys.stderr)  # fmt: skip
         raise
+    from anfperf.runner.sweeps import sweep_lines
+
+    for line in sweep_lines(manifest.data):  # why each adaptive step ran
+        print(line)
     for step, host, status, reason in manifest.failures():
         print(f"{step} on {host}: {status}: {reason}", file=sys.stderr)
     print(f"{manifest.status}: raw outputs and manifest.json in {manifest.run_dir}")
     if manifest.status != "complete":
         print(f"re-run what is missing with: anfperf run --resume {manifest.run_id} ...")
     return ExitCode.OK if manifest.status == "complete" else ExitCode.PARTIAL
+
+
+def _plan_args(args: argparse.Namespace) -> dict:
+    """`anfperf run`'s adaptive and live options as :func:`anfperf.runner.plan_run`'s."""
+    return {
+        "adaptive_ms": args.adaptive, "slo_ms": args.slo_ms,
+        "live_interval_s": None if args.no_live else args.live_interval,
+    }  # fmt: skip
 
 
 def _dry_run(args: argparse.Namespace) -> int:
@@ -710,7 +727,7 @@ def _dry_run(args: argparse.Namespace) -> int:
     else:
         plan = plan_run(
             args.workloads, inventory, files=args.file, changes=args.set or [], tool=args.tool,
-            run_id=args.run_id, max_iops=args.max_iops,
+            run_id=args.run_id, max_iops=args.max_iops, **_plan_args(args),
         )  # fmt: skip
     print(format_dry_run(dry_run(plan, inventory.select(plan.hosts))))
     return ExitCode.OK
@@ -1010,6 +1027,21 @@ def _add_run_parser(sub: argparse._SubParsersAction) -> None:
         action="store_true",
         help="print the plan (hosts, workloads, files and space per volume, duration) and stop",
     )
+    run.add_argument(
+        "--adaptive", nargs="?", const=1.0, type=_number_in(_plausible("lat_ms")),
+        metavar="MS", help="an adaptive sweep of each workload: anfperf chooses each next "
+        "concurrency from what it measured (light load, heavy load, the knee, the MS "
+        "latency crossing, one past it), up to its highest (or --set max_outstanding=N); "
+        "MS default 1",
+    )  # fmt: skip
+    run.add_argument("--slo-ms", type=_number_in(_plausible("lat_ms")), metavar="MS",
+                     help="latency objective the live alarms judge by")  # fmt: skip
+    run.add_argument(
+        "--live-interval", type=_number_in((1, 3600)), default=5.0,
+        metavar="S", help="live figures every S seconds from every host (default 5)",
+    )  # fmt: skip
+    run.add_argument("--no-live", action="store_true",
+                     help="no live figures: the tools report at the end only")  # fmt: skip
     run.add_argument("--no-progress", action="store_true", help="no live progress bar")
     run.add_argument(
         "--parallel",

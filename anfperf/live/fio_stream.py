@@ -32,10 +32,11 @@ import math
 import re
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
+from typing import Protocol
 
 from anfperf.units import BYTES_PER_MIB, MS_PER_S, NS_PER_MS, US_PER_MS
 
-__all__ = ["Interval", "FioStream", "fio_intervals"]
+__all__ = ["Interval", "LiveStream", "FioStream", "fio_intervals"]
 
 log = logging.getLogger(__name__)
 
@@ -90,6 +91,15 @@ class Interval:
     write_iops: float
     read_bw_mib_s: float
     write_bw_mib_s: float
+
+
+class LiveStream(Protocol):
+    """What reads one host's live output: bytes in any chunks in, the intervals complete so far
+    out (:class:`FioStream`, :class:`~anfperf.live.vdbench_stream.VdbenchStream`)."""
+
+    host: str
+
+    def feed(self, chunk: bytes) -> list[Interval]: ...
 
 
 @dataclass(frozen=True)

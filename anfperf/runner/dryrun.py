@@ -63,6 +63,7 @@ def dry_run(plan: RunPlan, inventory: Any) -> DryRun:
                 "duration_s": step.duration_s,
                 "files_per_volume": len(made),
                 "file_bytes": max(made.values(), default=0),
+                "adaptive": _adaptive_note(step),
             }
         )
     planned = set(plan.hosts)  # once: the plan makes its list anew on each call
@@ -73,6 +74,19 @@ def dry_run(plan: RunPlan, inventory: Any) -> DryRun:
         run_id=plan.run_id, tool=tool.name, hosts=hosts, volumes=volumes, steps=steps,
         data_bytes_per_volume=sum(files.values()), duration_s=plan.duration_s,
     )  # fmt: skip
+
+
+def _adaptive_note(step: Any) -> str:
+    """What an adaptive sweep's first step leads to ('' for any other step)."""
+    if not step.adaptive:
+        return ""
+    sweep = step.adaptive["sweep"]
+    unit = "threads" if "threads" in sweep else "iodepth"
+    return (
+        f"; the first step of an adaptive sweep: the next steps are chosen as it measures, "
+        f"{unit} up to {sweep['max_outstanding']}, until the mean latency passes "
+        f"{sweep['until_lat_ms']:g} ms (a step each of this length)"
+    )
 
 
 def _reached(host: Any) -> str:
@@ -105,7 +119,9 @@ def format_dry_run(d: DryRun) -> str:
             if s["files_per_volume"]
             else ""
         )
-        lines.append(f"  {s['name']}: {points}{format_duration(s['duration_s'])}{made}")
+        lines.append(
+            f"  {s['name']}: {points}{format_duration(s['duration_s'])}{made}{s['adaptive']}"
+        )
     if d.data_bytes_per_volume:
         # the hosts mount the same volumes (NFS): each volume holds every host's files
         sharing = max(

@@ -41,11 +41,12 @@ from __future__ import annotations
 
 import logging
 import os
-from collections.abc import Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from pathlib import Path
 from typing import Any
 
 from anfperf.errors import AnfperfError
+from anfperf.live import Alarm
 from anfperf.runner.connect import close_quietly, raise_open_files_limit
 from anfperf.runner.hostrun import (
     ANSWER_TIMEOUT_S,
@@ -56,12 +57,14 @@ from anfperf.runner.hostrun import (
 )
 from anfperf.runner.interrupts import handling_signals, raise_stopped
 from anfperf.runner.inventory import DEFAULT_WORKDIR
-from anfperf.runner.ledger import new_manifest, resume_manifest
+from anfperf.runner.ledger import new_manifest, resume_manifest, step_record
+from anfperf.runner.livefeed import LiveFeed
 from anfperf.runner.manifest import MANIFEST_NAME, Manifest, now_iso
 from anfperf.runner.progress import FleetProgress
 from anfperf.runner.runlock import RunLock
 from anfperf.runner.runlog import details, run_log
-from anfperf.runner.steps import RunPlan, plan_from_manifest
+from anfperf.runner.steps import RunPlan, RunStep, plan_from_manifest
+from anfperf.runner.sweeps import fleet_limits, next_step
 
 log = logging.getLogger(__name__)
 
@@ -85,6 +88,8 @@ def run_plan(
     max_parallel_hosts: int = MAX_PARALLEL_HOSTS,
     extra: Mapping[str, Any] | None = None,
     unreachable: Mapping[str, str] | None = None,
+    on_live_line: Callable[[str], None] | None = None,
+    on_alarm: Callable[[Alarm], None] | None = None,
 ) -> Manifest:
     """Run `plan` on the hosts of `connections` and record everything under `out_dir`.
 
@@ -132,6 +137,11 @@ def run_plan(
         Host -> why it was found unreachable just before (by preflight,
         :func:`unreachable_at_preflight`): recorded 'unreachable' with that reason, never
         connected to in this run.
+    on_live_line, on_alarm : callable, optional
+        With a plan of live tasks (``plan_options.live_interval_s``): told the fleet's live
+        line as figures arrive, and each alarm as it is raised
+        (:class:`~anfperf.runner.livefeed.LiveFeed`). The figures go to ``live.jsonl`` in
+        the run folder whether or not these are given.
 
     Returns
     -------
@@ -170,6 +180,8 @@ def run_plan(
         runner.kill_grace_s, runner.answer_timeout_s = kill_grace_s, answer_timeout_s
         runner.prepare_timeout_s = prepare_timeout_s
         runner.unreachable = dict(unreachable or {})
+        runner.live = _live_feed(plan, run_dir, manifest, bar, on_live_line, on_alarm)
+        runner.step_alarms = lambda index, step: step_alarms(plan.options, index, step, manifest)
         manifest.reserve()
         try:
             _run_steps(plan, runner, manifest)
@@ -180,6 +192,8 @@ def run_plan(
         ok = all(t["status"] == "ok" for _, _, t in manifest.tasks())
         manifest.update(status="complete" if ok else "partial", end=now_iso())
         manifest.close()
+        if runner.live is not None:
+            runner.live.close(manifest.status)
         for step, host, status, reason in manifest.failures():
             details.info("%s on %s: %s: %s", step, host, status, reason)
         details.info(
@@ -219,11 +233,21 @@ def _open_manifest(
 
 
 def _run_steps(plan: RunPlan, runner: StepRunner, manifest: Manifest) -> None:
-    """Run the steps in order; on Ctrl-C or a signal, stop the hosts and record 'interrupted'."""
+    """Run the steps in order, an adaptive sweep's next step inserted after each of its steps;
+    on Ctrl-C or a signal, stop the hosts and record 'interrupted'."""
     try:
         with handling_signals(raise_stopped):
-            for index, step in enumerate(plan.steps):
-                runner.run_step(index, step)
+            index = 0
+            while index < len(runner.plan.steps):
+                runner.run_step(index, runner.plan.steps[index])
+                follow = next_step(runner.plan, index, manifest)
+                if follow is not None:
+                    runner.plan = runner.plan.with_step(index + 1, follow)
+                    manifest.insert_step(
+                        index + 1, step_record(follow, index + 1, manifest.data["hosts"])
+                    )
+                    runner.bar.add_planned(follow.duration_s)
+                index += 1
     except KeyboardInterrupt as exc:
         runner.stopped_by = getattr(exc, "signame", "Ctrl-C")
         # more signals now only hurry the hosts; the manifest is still written
@@ -231,7 +255,59 @@ def _run_steps(plan: RunPlan, runner: StepRunner, manifest: Manifest) -> None:
             runner.interrupt()
             manifest.update(status="interrupted", end=now_iso())
             manifest.close()
+            if runner.live is not None:
+                runner.live.close("interrupted")
         raise
+
+
+def _live_feed(
+    plan: RunPlan,
+    run_dir: Path,
+    manifest: Manifest,
+    bar: FleetProgress,
+    on_line: Callable[[str], None] | None,
+    on_alarm: Callable[[Alarm], None] | None,
+) -> LiveFeed | None:
+    """The run's live figures when its tools report while they run, else None; a drawn bar
+    shows the live line and writes the alarms above itself, besides the callbacks."""
+    interval_s = plan.options.get("live_interval_s")
+    if not interval_s:
+        return None
+
+    def line(text: str) -> None:
+        bar.set_live(text)
+        if on_line is not None:
+            on_line(text)
+
+    def alarm(event: Alarm) -> None:
+        bar.write(f"alarm: {event.text}")
+        if on_alarm is not None:
+            on_alarm(event)
+
+    return LiveFeed(run_dir, manifest, interval_s=interval_s, on_line=line, on_alarm=alarm)
+
+
+def step_alarms(
+    options: Mapping[str, Any], index: int, step: RunStep, manifest: Manifest
+) -> dict[str, float | None]:
+    """What a step's live alarms judge it by: the latency objective (an adaptive sweep's
+    ``until_lat_ms``, else the plan's ``slo_ms``) and the known limit of the volumes its hosts
+    mount (``volume_json``) at its block size."""
+    workload = step.workload or {}
+    sweep = (step.adaptive or {}).get("sweep") or {}
+    slo = sweep.get("until_lat_ms") or options.get("slo_ms")
+    limits = None
+    if workload:
+        from anfperf.workloads import Workload
+
+        limits = fleet_limits(
+            manifest.data["hosts"], manifest.data["steps"][index], Workload.from_dict(workload)
+        )
+    return {
+        "slo_ms": slo,
+        "limit_iops": limits.iops_max if limits is not None else None,
+        "limit_mib_s": limits.bw_mib_s if limits is not None else None,
+    }
 
 
 def resume_run(

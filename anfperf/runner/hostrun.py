@@ -33,6 +33,7 @@ from anfperf.runner.collect import LocalSaveError, collect
 from anfperf.runner.connect import ConnectError, close_quietly, open_connection
 from anfperf.runner.interrupts import REPEAT_S
 from anfperf.runner.ledger import host_workdir
+from anfperf.runner.livefeed import LiveFeed, StepAlarms
 from anfperf.runner.manifest import DISK_FULL, Manifest, now_iso
 from anfperf.runner.progress import FleetProgress
 from anfperf.runner.runlog import RUN_LOG_NAME, details
@@ -114,6 +115,8 @@ class StepRunner:
         self.transfers = threading.BoundedSemaphore(self.max_parallel_hosts)
         self.transferring: set[str] = set()  # hosts holding a place to send their results
         self.out_full: str | None = None  # why nothing more can be saved here
+        self.live: LiveFeed | None = None  # the live figures, when the run shows them
+        self.step_alarms: StepAlarms | None = None  # what the live alarms judge a step by
 
     def reason(self, exc: BaseException) -> str:
         return describe_error(exc, self.secrets)
@@ -138,8 +141,14 @@ class StepRunner:
         self.launched = set()
         self._prepare_all(index, step, todo, go, starts)  # every host ready, failed or given up
         self.bar.start_step(f"{step.name} ({index + 1}/{len(self.plan.steps)})", step.duration_s)
+        live = [h for h in todo if step.tasks[h].live]
+        if self.live is not None and live:
+            judged = self.step_alarms(index, step) if self.step_alarms is not None else {}
+            self.live.start_step(index, step.name, live, **judged)
         go.set()
         self._watch(index, self.done)
+        if self.live is not None and live:
+            self.live.end_step(step.name)
         self.bar.end_step()
         if len(starts) > 1:
             skew = max(starts.values()) - min(starts.values())
@@ -176,6 +185,8 @@ class StepRunner:
             if not waiting:
                 return
             self._give_up_overdue(index, waiting)
+            if self.live is not None:
+                self.live.tick()
             events[waiting[0]].wait(timeout=0.2)
 
     def _give_up_overdue(self, index: int, hosts: Iterable[str]) -> None:
@@ -245,7 +256,7 @@ class StepRunner:
             host_dir = self.run_dir / host
             problems = [reason] if reason else []
             if result is not None:
-                problems += self._save_streams(host, host_dir, names, result)
+                problems += self._save_streams(host, host_dir, names, result, task)
             local = False  # the outputs could not be saved here: no fault of the host
             if stop_failed:  # the host hung: nothing can be collected from it
                 collected, missing = [], list(task.outputs)
@@ -432,9 +443,10 @@ class StepRunner:
         self.bar.set_state(host, "running")
         log.info("%s: %s: started", host, step.name)  # anfperf run -v: every host's events
         watchdog.start()
+        streams = self._live_streams(host, step, task)
         try:
-            result = conn.run(wrap_command(task.argv, wd, pidfile), hide=True, warn=True,
-                              in_stream=False)  # fmt: skip
+            result = conn.run(wrap_command(task.argv, wd, pidfile), warn=True, in_stream=False,
+                              **streams)  # fmt: skip
         except Exception as exc:  # the connection broke during the run
             error = exc
         finally:
@@ -442,6 +454,8 @@ class StepRunner:
             watchdog.cancel()
             with self.lock:
                 self.running.pop(host, None)
+            if "out_stream" in streams:
+                self.live.host_done(host)
         fields: dict[str, Any] = {
             "start": start_wall,
             "end": now_iso(),
@@ -454,6 +468,16 @@ class StepRunner:
         while watchdog.is_alive() and not stopping and time.monotonic() < deadline:
             time.sleep(0.05)
         return result, error, (stopping[0] if stopping else None), fields
+
+    def _live_streams(self, host: str, step: RunStep, task: HostTask) -> dict[str, Any]:
+        """``conn.run``'s output options: everything captured, and a live task's stdout also
+        read as it arrives (:class:`~anfperf.runner.livefeed.LiveFeed`)."""
+        adapter = find_tool(step.tool) if task.live and self.live is not None else None
+        interval_s = float((step.workload or {}).get("interval_s") or 1)
+        stream = adapter.live_stream(host, interval_s) if adapter is not None else None
+        if stream is None:
+            return {"hide": True}
+        return {"hide": "stderr", "out_stream": self.live.writer(host, stream)}
 
     def _classify(self, result, error, stop_failed, task: HostTask) -> tuple[str, str | None]:
         limit = f"{task.effective_timeout_s:g} s"
@@ -475,7 +499,7 @@ class StepRunner:
             return "failed", _exit_reason(result, self.secrets)
         return "ok", None
 
-    def _save_streams(self, host: str, host_dir: Path, names, result) -> list[str]:
+    def _save_streams(self, host: str, host_dir: Path, names, result, task) -> list[str]:
         """Save stdout and stderr (an empty stream removes an earlier attempt's log)."""
         problems = []
         for stream in ("stdout", "stderr"):
@@ -483,6 +507,8 @@ class StepRunner:
                 break
             path = host_dir / names[stream]
             text = getattr(result, stream) or ""
+            if stream == "stdout" and not task.keep_stdout:
+                text = ""  # a copy of an output file: collected whole
             try:
                 if text:
                     atomic_write_bytes(path, redact(text, self.secrets).encode())

@@ -16,7 +16,7 @@ from anfperf.runner.manifest import MANIFEST_VERSION, Manifest, now_iso
 from anfperf.runner.security import (
     join,
 )
-from anfperf.runner.steps import RunPlan, step_files
+from anfperf.runner.steps import RunPlan, RunStep, step_files
 from anfperf.tools import tool_version
 
 log = logging.getLogger(__name__)
@@ -36,25 +36,7 @@ def new_manifest(
         info["workdir"] = host_workdir(workdir, name)
         info["facts"] = dict((facts or {}).get(name) or {})
         hosts[name] = info
-    steps = []
-    for index, step in enumerate(plan.steps):
-        names = step_files(step, index)
-        tasks = {}
-        for host, task in step.tasks.items():
-            tasks[host] = {
-                **task.to_dict(),
-                "command": join(task.argv),
-                "stdout": f"{host}/{names['stdout']}",
-                "stderr": f"{host}/{names['stderr']}",
-                "tool_version": tool_version(step.tool, hosts[host]["facts"]),
-                "status": "pending", "reason": None, "exit_code": None, "start": None,
-                "end": None, "elapsed_s": None, "collected": [], "attempts": 0,
-            }  # fmt: skip
-        steps.append(
-            {"name": step.name, "tool": step.tool, "workload": step.workload,
-             "duration_s": step.duration_s, "start_skew_s": None, "tasks": tasks,
-             "reaches": list(step.reaches)}
-        )  # fmt: skip
+    steps = [step_record(step, index, hosts) for index, step in enumerate(plan.steps)]
     return {
         "manifest_version": MANIFEST_VERSION,
         "run_id": plan.run_id,
@@ -69,6 +51,29 @@ def new_manifest(
         "hosts": hosts,
         "steps": steps,
     }
+
+
+def step_record(step: RunStep, index: int, hosts: Mapping[str, Any]) -> dict[str, Any]:
+    """A step as the manifest records it before it runs (its tasks 'pending')."""
+    names = step_files(step, index)
+    tasks = {}
+    for host, task in step.tasks.items():
+        facts = (hosts.get(host) or {}).get("facts") or {}
+        tasks[host] = {
+            **task.to_dict(),
+            "command": join(task.argv),
+            "stdout": f"{host}/{names['stdout']}",
+            "stderr": f"{host}/{names['stderr']}",
+            "tool_version": tool_version(step.tool, facts),
+            "status": "pending", "reason": None, "exit_code": None, "start": None,
+            "end": None, "elapsed_s": None, "collected": [], "attempts": 0,
+        }  # fmt: skip
+    return {
+        "name": step.name, "tool": step.tool, "workload": step.workload,
+        "duration_s": step.duration_s, "start_skew_s": None, "tasks": tasks,
+        "reaches": list(step.reaches),
+        **({"adaptive": dict(step.adaptive)} if step.adaptive else {}),
+    }  # fmt: skip
 
 
 def _describe_connection(conn: Any) -> dict[str, Any]:

@@ -8,6 +8,7 @@ work without SSH (the demo's default).
 
 from __future__ import annotations
 
+import codecs
 import getpass
 import os
 import shutil
@@ -77,12 +78,15 @@ class LocalConnection:
         warn: bool = True,
         in_stream: Any = False,
         timeout: float | None = None,
+        out_stream: IO[str] | None = None,
         **_: Any,
     ) -> Result:
         """Run `command` with ``/bin/sh -c`` and return an :class:`invoke.runners.Result`.
 
         Output is captured (as with ``hide=True``); a non-zero exit gives a result with that
         ``exited`` value (as with ``warn=True``); ``timeout`` kills the command's process group.
+        With `out_stream` and stdout not hidden (``hide='stderr'``), stdout is also written to
+        it as it arrives, as invoke does.
         """
         proc = subprocess.Popen(
             [SHELL, "-c", command],
@@ -93,12 +97,9 @@ class LocalConnection:
         )
         with self._lock:
             self._procs.add(proc)
+        echo = out_stream if out_stream is not None and hide in ("err", "stderr") else None
         try:
-            try:
-                out, err = proc.communicate(timeout=timeout)
-            except subprocess.TimeoutExpired:
-                os.killpg(proc.pid, signal.SIGKILL)
-                out, err = proc.communicate()
+            out, err = self._communicate(proc, timeout, echo)
         finally:
             with self._lock:
                 self._procs.discard(proc)
@@ -110,6 +111,40 @@ class LocalConnection:
             exited=proc.returncode if proc.returncode >= 0 else 128 - proc.returncode,
             hide=("stdout", "stderr"),
         )
+
+    @staticmethod
+    def _communicate(
+        proc: subprocess.Popen, timeout: float | None, echo: IO[str] | None
+    ) -> tuple[bytes, bytes]:
+        """Both streams whole; stdout also to `echo` as it comes (decoded, like invoke)."""
+        if echo is None:
+            try:
+                return proc.communicate(timeout=timeout)
+            except subprocess.TimeoutExpired:
+                os.killpg(proc.pid, signal.SIGKILL)
+                return proc.communicate()
+        err: list[bytes] = []
+        reader = threading.Thread(target=lambda: err.append(proc.stderr.read()), daemon=True)
+        reader.start()
+        out = bytearray()
+        decoder = codecs.getincrementaldecoder("utf-8")("replace")
+        killer = None
+        if timeout is not None:
+            killer = threading.Timer(timeout, lambda: _kill_group(proc.pid))
+            killer.start()
+        try:
+            while chunk := os.read(proc.stdout.fileno(), 1 << 16):
+                out += chunk
+                echo.write(decoder.decode(chunk))
+            echo.write(decoder.decode(b"", final=True))
+            proc.wait()
+        finally:
+            if killer is not None:
+                killer.cancel()
+        reader.join()
+        proc.stdout.close()
+        proc.stderr.close()
+        return bytes(out), err[0] if err else b""
 
     def put(self, local: str | os.PathLike | IO[bytes], remote: str) -> None:
         """Copy a file (or the bytes of an open binary file) to the path `remote`."""
@@ -124,6 +159,13 @@ class LocalConnection:
     def get(self, remote: str, local: str | os.PathLike) -> None:
         """Copy the file `remote` to `local`."""
         shutil.copyfile(remote, local)
+
+
+def _kill_group(pid: int) -> None:
+    try:
+        os.killpg(pid, signal.SIGKILL)
+    except (ProcessLookupError, PermissionError):
+        pass
 
 
 def local_hostname() -> str:

@@ -341,6 +341,19 @@ class Manifest:
     def update_step(self, step: int, **fields: Any) -> None:
         self._change(["steps", step], fields)
 
+    def insert_step(self, index: int, record: dict[str, Any]) -> None:
+        """Insert a step's record before step `index` (an adaptive sweep's next step) and
+        write the manifest whole: journal entries name steps by their place.
+
+        Raises
+        ------
+        anfperf.AnfperfError
+            It cannot be written (see :meth:`write`).
+        """
+        with self._lock:
+            self._data["steps"].insert(index, record)
+            self.write()
+
     def update_host(self, host: str, **fields: Any) -> None:
         self._change(["hosts", host], fields)
 

@@ -72,6 +72,7 @@ class FleetProgress:
         self._step_started: float | None = None
         self._step_label = ""
         self.phase = ""
+        self.live = ""  # the fleet's live figures, shown instead of the host states
         self._lock = threading.Lock()
         self._bar = tqdm(
             total=round(self.total_s, 1),
@@ -95,8 +96,16 @@ class FleetProgress:
             self._step_started = time.monotonic()
         self.refresh()
 
+    def add_planned(self, seconds: float) -> None:
+        """More planned time: a step an adaptive sweep added."""
+        with self._lock:
+            self.total_s += float(seconds)
+            self._bar.total = round(self.total_s, 1)
+        self.refresh()
+
     def end_step(self) -> None:
         with self._lock:
+            self.live = ""
             self._done_s += self._step_s
             self._step_s = 0.0
             self._step_started = None
@@ -106,6 +115,18 @@ class FleetProgress:
         with self._lock:
             self.states[host] = state
         self.refresh()
+
+    def set_live(self, line: str) -> None:
+        """The fleet's live line (:func:`anfperf.live.live_line`), shown while a step runs."""
+        with self._lock:
+            self.live = line
+        self.refresh()
+
+    def write(self, text: str) -> None:
+        """A line above the bar (an alarm), the bar drawn again below it."""
+        if self._bar.disable:
+            return
+        self._bar.write(text, file=self._bar.fp)
 
     def remaining_s(self) -> float:
         """Planned seconds left: the steps not started plus the rest of the current one."""
@@ -120,6 +141,9 @@ class FleetProgress:
     def postfix(self) -> str:
         with self._lock:
             states = dict(self.states)
+            live = self.live
+        if live:
+            return f"~{format_duration(self.remaining_s())} left | {live}"
         if len(states) <= LIST_HOSTS_UP_TO:
             shown = " ".join(f"{h}:{STATE_LABELS.get(s, s)}" for h, s in states.items())
         else:

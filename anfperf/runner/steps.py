@@ -11,8 +11,9 @@ the current inventory.
 
 from __future__ import annotations
 
+import dataclasses
 import os
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from typing import Any
@@ -23,6 +24,7 @@ from anfperf.runner.security import check_folder_name
 from anfperf.tools import ToolAdapter, find_tool, get_tool, tool_names
 from anfperf.tools.base import HostTask, slug
 from anfperf.values import is_positive_number
+from anfperf.workloads.spec import ADAPTIVE
 
 
 @dataclass(frozen=True)
@@ -42,6 +44,10 @@ class RunStep:
     reaches : sequence of str
         Hosts the tool drives itself, without a task of their own (Vdbench's slaves, which
         its master starts over SSH): checked by preflight and recorded with the run.
+    adaptive : mapping, optional
+        A step of an adaptive sweep (:mod:`anfperf.runner.sweeps`): ``sweep`` the adaptive
+        workload's fields, ``concurrency`` this step's, ``reason`` why it was chosen (and,
+        once the sweep ends on it, ``stop``: why). Recorded in the manifest.
     """
 
     name: str
@@ -49,6 +55,7 @@ class RunStep:
     tool: str = "fio"
     workload: Mapping[str, Any] | None = None
     reaches: tuple[str, ...] = ()
+    adaptive: Mapping[str, Any] | None = None
 
     def __post_init__(self) -> None:
         if not self.tasks:
@@ -73,13 +80,18 @@ class RunPlan:
     run_id : str, optional
         Default: UTC time and the first step's name, e.g. ``20240501T101500Z-RndRead``.
     options : mapping, optional
-        How :func:`plan_workloads` made the plan (tool, max_iops, timeout_s), recorded in the
-        manifest as ``plan_options`` so that ``--resume`` can make it again.
+        How :func:`plan_workloads` made the plan (tool, max_iops, timeout_s,
+        live_interval_s, slo_ms), recorded in the manifest as ``plan_options`` so that
+        ``--resume`` can make it again.
+    make_step : callable, optional
+        Workload -> its step on the plan's hosts, as :func:`plan_workloads` makes them: how an
+        adaptive sweep adds the steps it chooses as it runs.
     """
 
     steps: tuple[RunStep, ...]
     run_id: str = ""
     options: Mapping[str, Any] = field(default_factory=dict)
+    make_step: Callable[[Any], RunStep] | None = field(default=None, compare=False, repr=False)
 
     def __post_init__(self) -> None:
         steps = tuple(self.steps)
@@ -121,6 +133,11 @@ class RunPlan:
     def duration_s(self) -> float:
         return sum(s.duration_s for s in self.steps)
 
+    def with_step(self, index: int, step: RunStep) -> RunPlan:
+        """The plan with `step` inserted before step `index` (checked as a whole again)."""
+        steps = (*self.steps[:index], step, *self.steps[index:])
+        return dataclasses.replace(self, steps=steps)
+
 
 def new_run_id(label: str = "run", when: datetime | None = None) -> str:
     """A run id: UTC time to the second and a slug of `label`."""
@@ -150,7 +167,12 @@ def expected_duration_s(workload: Any, tool: str = "fio") -> float:
 
 #: The numeric options of a plan (:func:`plan_workloads`' arguments, recorded in the manifest
 #: as ``plan_options``) and their units.
-PLAN_NUMBERS = {"max_iops": "IOPS", "timeout_s": "seconds"}
+PLAN_NUMBERS = {
+    "max_iops": "IOPS", "timeout_s": "seconds", "live_interval_s": "seconds",
+    "slo_ms": "milliseconds",
+}  # fmt: skip
+#: The tools' live interval by default [s]: figures every few seconds cost the hosts nothing.
+LIVE_INTERVAL_S = 5.0
 
 
 def _option_problem(name: str, value: object) -> str | None:
@@ -168,6 +190,8 @@ def plan_workloads(
     run_id: str | None = None,
     max_iops: float | None = None,
     timeout_s: float | None = None,
+    live_interval_s: float | None = None,
+    slo_ms: float | None = None,
 ) -> RunPlan:
     """A plan running `workloads` one after the other on the inventory's hosts.
 
@@ -187,13 +211,26 @@ def plan_workloads(
         Measured maximum [IOPS] for fio load curves.
     timeout_s : float, optional
         Timeout of each task [s]; default from its expected duration.
+    live_interval_s : float, optional
+        The tools report their figures every so many seconds while they run, which the run
+        shows live (:mod:`anfperf.runner.livefeed`); None: results at the end only.
+    slo_ms : float, optional
+        The latency objective the live alarms judge by [ms] (an adaptive sweep's own
+        ``until_lat_ms`` for its steps).
+
+    A workload with ``sweep: adaptive`` is planned as its first step, the light load; the run
+    adds the others as it measures (:mod:`anfperf.runner.sweeps`).
 
     Raises
     ------
     anfperf.AnfperfError
-        `max_iops` or `timeout_s` is not a number > 0 (a boolean is not one).
+        A numeric option is not a number > 0 (a boolean is not one).
     """
-    for name, value in (("max_iops", max_iops), ("timeout_s", timeout_s)):
+    from anfperf.runner.sweeps import first_point
+
+    options = {"max_iops": max_iops, "timeout_s": timeout_s,
+               "live_interval_s": live_interval_s, "slo_ms": slo_ms}  # fmt: skip
+    for name, value in options.items():
         problem = _option_problem(name, value)
         if problem:
             raise AnfperfError(problem)
@@ -201,16 +238,23 @@ def plan_workloads(
     hosts = list(inventory.hosts)
     if not hosts:
         raise ValueError("no hosts")
+
+    def make_step(w: Any) -> RunStep:
+        duration = adapter.expected_duration_s(w)
+        tasks = adapter.tasks(w, hosts, duration_s=duration, max_iops=max_iops,
+                              timeout_s=timeout_s, live_interval_s=live_interval_s)  # fmt: skip
+        return RunStep(name=w.name, tasks=tasks, tool=tool, workload=w.to_dict(),
+                       reaches=adapter.reaches(hosts))  # fmt: skip
+
     steps = []
     for w in workloads:
-        duration = adapter.expected_duration_s(w)
-        tasks = adapter.tasks(w, hosts, duration_s=duration, max_iops=max_iops, timeout_s=timeout_s)
-        steps.append(
-            RunStep(name=w.name, tasks=tasks, tool=tool, workload=w.to_dict(),
-                    reaches=adapter.reaches(hosts))
-        )  # fmt: skip
-    options = {"tool": tool, "max_iops": max_iops, "timeout_s": timeout_s}
-    return RunPlan(steps=tuple(steps), run_id=run_id or "", options=options)
+        if getattr(w, "sweep", None) == ADAPTIVE:
+            point, adaptive = first_point(w)
+            steps.append(dataclasses.replace(make_step(point), adaptive=adaptive))
+        else:
+            steps.append(make_step(w))
+    return RunPlan(steps=tuple(steps), run_id=run_id or "", options={"tool": tool, **options},
+                   make_step=make_step)  # fmt: skip
 
 
 def plan_from_manifest(
@@ -270,7 +314,7 @@ def plan_from_manifest(
     workloads = [Workload.from_dict(s["workload"]) for s in steps]
     plan = plan_workloads(
         workloads, inventory.select(hosts), tool=tool, run_id=run_id,
-        max_iops=options.get("max_iops"), timeout_s=options.get("timeout_s"),
+        **{name: options.get(name) for name in PLAN_NUMBERS},
     )  # fmt: skip
     for old, new in zip(steps, plan.steps, strict=True):
         if sorted(old["tasks"]) != sorted(new.tasks):
@@ -278,4 +322,9 @@ def plan_from_manifest(
                 f"run {run_id}: step {new.name} ran on {sorted(old['tasks'])}, the inventory "
                 f"now gives {sorted(new.tasks)}"
             )
-    return plan
+    # the steps an adaptive sweep chose are ordinary steps, each with its sweep recorded
+    restored = [
+        dataclasses.replace(new, adaptive=old["adaptive"]) if old.get("adaptive") else new
+        for old, new in zip(steps, plan.steps, strict=True)
+    ]
+    return dataclasses.replace(plan, steps=tuple(restored))

@@ -22,7 +22,7 @@ from anfperf.runner.manifest import Manifest
 from anfperf.runner.preflight import HostReport, preflight_inventory
 from anfperf.runner.runlog import held_ssh_log
 from anfperf.runner.security import check_folder_name
-from anfperf.runner.steps import RunPlan, plan_from_manifest, plan_workloads
+from anfperf.runner.steps import LIVE_INTERVAL_S, RunPlan, plan_from_manifest, plan_workloads
 
 #: Called with the plan and the preflight reports once every host is checked.
 OnPreflight = Callable[[RunPlan, Mapping[str, HostReport]], None]
@@ -86,6 +86,11 @@ def run_workloads(
     on_start: OnStart | None = None,
     max_parallel_hosts: int = MAX_PARALLEL_HOSTS,
     retry_unreachable: bool = False,
+    adaptive_ms: float | None = None,
+    live_interval_s: float | None = LIVE_INTERVAL_S,
+    slo_ms: float | None = None,
+    on_live_line: Callable[[str], None] | None = None,
+    on_alarm: Callable[[Any], None] | None = None,
 ) -> Manifest:
     """Preflight every host, then run `workloads` one after the other on all of them.
 
@@ -116,6 +121,11 @@ def run_workloads(
     max_parallel_hosts : int
         Hosts checked, connected to or collected from at once
         (:func:`~anfperf.runner.fleet.run_plan`).
+    adaptive_ms, live_interval_s, slo_ms
+        As for :func:`plan_run`.
+    on_live_line, on_alarm : callable, optional
+        Told the fleet's live figures and alarms as they come
+        (:func:`~anfperf.runner.fleet.run_plan`).
 
     Returns
     -------
@@ -131,11 +141,13 @@ def run_workloads(
     """
     plan = plan_run(
         workloads, inventory, files=files, changes=changes, tool=tool, run_id=run_id,
-        max_iops=max_iops,
+        max_iops=max_iops, adaptive_ms=adaptive_ms, live_interval_s=live_interval_s,
+        slo_ms=slo_ms,
     )  # fmt: skip
     return _preflight_and_run(
         plan, inventory, out_dir, force, progress, on_preflight, on_start,
         max_parallel_hosts=max_parallel_hosts, retry_unreachable=retry_unreachable,
+        on_live_line=on_live_line, on_alarm=on_alarm,
     )  # fmt: skip
 
 
@@ -148,19 +160,33 @@ def plan_run(
     tool: str = "fio",
     run_id: str | None = None,
     max_iops: float | None = None,
+    adaptive_ms: float | None = None,
+    live_interval_s: float | None = LIVE_INTERVAL_S,
+    slo_ms: float | None = None,
 ) -> RunPlan:
-    """The plan :func:`run_workloads` runs (arguments as there), made without contacting a
-    host: what ``anfperf run --dry-run`` shows."""
+    """The plan :func:`run_workloads` runs, made without contacting a host: what ``anfperf run
+    --dry-run`` shows.
+
+    `adaptive_ms` makes each workload an adaptive sweep with that latency objective [ms]
+    (:meth:`anfperf.workloads.Workload.as_adaptive`: from its lowest concurrency up to its
+    highest, or the ``max_outstanding`` set); `live_interval_s` and `slo_ms` are as for
+    :func:`~anfperf.runner.steps.plan_workloads`; the other arguments as for
+    :func:`run_workloads`.
+    """
     from anfperf.workloads import get_workload, load_workloads
 
     if not workloads:
         raise AnfperfError("name the workloads to run (see `anfperf workloads`)")
     extra = {w.name: w for path in files for w in load_workloads(path)}
     fields = parse_changes(changes)
-    chosen = [get_workload(w, extra) if isinstance(w, str) else w for w in workloads]
+    chosen = [(get_workload(w, extra) if isinstance(w, str) else w) for w in workloads]
+    if adaptive_ms is not None:  # before --set, which may then change its bounds
+        chosen = [w.as_adaptive(adaptive_ms) for w in chosen]
+    chosen = [w.replace(**fields) for w in chosen]
     return plan_workloads(
-        [w.replace(**fields) for w in chosen], inventory, tool=tool, max_iops=max_iops,
-        run_id=checked_run_id(run_id) if run_id else None,
+        chosen, inventory, tool=tool, max_iops=max_iops,
+        run_id=checked_run_id(run_id) if run_id else None, live_interval_s=live_interval_s,
+        slo_ms=slo_ms,
     )  # fmt: skip
 
 
@@ -175,6 +201,8 @@ def resume_workloads(
     on_start: OnStart | None = None,
     max_parallel_hosts: int = MAX_PARALLEL_HOSTS,
     retry_unreachable: bool = False,
+    on_live_line: Callable[[str], None] | None = None,
+    on_alarm: Callable[[Any], None] | None = None,
 ) -> Manifest:
     """Preflight the hosts of run `run_id`, then run again what it is missing.
 
@@ -187,6 +215,7 @@ def resume_workloads(
     return _preflight_and_run(
         plan, inventory, out_dir, force, progress, on_preflight, on_start, resume=True,
         max_parallel_hosts=max_parallel_hosts, retry_unreachable=retry_unreachable,
+        on_live_line=on_live_line, on_alarm=on_alarm,
     )  # fmt: skip
 
 
@@ -202,8 +231,10 @@ def _preflight_and_run(
     resume: bool = False,
     max_parallel_hosts: int = MAX_PARALLEL_HOSTS,
     retry_unreachable: bool = False,
+    **live: Any,
 ) -> Manifest:
-    """Check the plan's hosts; run unless one has a problem (and not `force`)."""
+    """Check the plan's hosts; run unless one has a problem (and not `force`); `live`: the
+    live callbacks of :func:`~anfperf.runner.fleet.run_plan`."""
     # before the hosts are checked, which takes time; made only when the run starts
     output_folder(out_dir, what="the run", make=False)
     inventory = inventory.select(plan.hosts)
@@ -223,7 +254,7 @@ def _preflight_and_run(
             return run_inventory(
                 plan, inventory, out_dir, connections=conns, reports=reports, resume=resume,
                 progress=progress, max_parallel_hosts=max_parallel_hosts,
-                retry_unreachable=retry_unreachable,
+                retry_unreachable=retry_unreachable, **live,
             )  # fmt: skip
     finally:
         close_all(conns)

@@ -22,6 +22,7 @@ from anfperf.paths import check_relative
 from anfperf.values import is_number, is_positive_number
 
 if TYPE_CHECKING:
+    from anfperf.live import LiveStream
     from anfperf.workloads.spec import Workload
 
 #: Extra time a task gets beyond its expected duration before it counts as hung: fio lays out
@@ -49,6 +50,11 @@ class HostTask:
     timeout_s : float, optional
         Longest the command may run before it is stopped [s]; default
         ``duration_s * TIMEOUT_FACTOR + TIMEOUT_MARGIN_S``.
+    live : bool
+        Its stdout carries the tool's interval figures as they come, read by the adapter's
+        :meth:`ToolAdapter.live_stream` while it runs.
+    keep_stdout : bool
+        Save its stdout with the run (False: it repeats an output file, collected anyway).
     """
 
     argv: tuple[str, ...]
@@ -56,6 +62,8 @@ class HostTask:
     outputs: tuple[str, ...] = ()
     duration_s: float = 0.0
     timeout_s: float | None = None
+    live: bool = False
+    keep_stdout: bool = True
 
     def __post_init__(self) -> None:
         argv = tuple(self.argv)
@@ -88,6 +96,7 @@ class HostTask:
             "outputs": list(self.outputs),
             "duration_s": self.duration_s,
             "timeout_s": self.effective_timeout_s,
+            **({"live": True} if self.live else {}),
         }
 
 
@@ -214,6 +223,7 @@ class ToolAdapter:
         duration_s: float,
         max_iops: float | None = None,
         timeout_s: float | None = None,
+        live_interval_s: float | None = None,
     ) -> dict[str, HostTask]:
         """Host name -> the task that runs `workload` there (argv, files, outputs).
 
@@ -227,8 +237,17 @@ class ToolAdapter:
             From :meth:`expected_duration_s` [s].
         max_iops, timeout_s : float, optional
             As for :func:`anfperf.runner.plan_workloads`.
+        live_interval_s : float, optional
+            Have the tool report its figures every so many seconds on stdout while it runs
+            (tasks marked ``live``), where it can; None: only its results at the end.
         """
         raise NotImplementedError(f"anfperf cannot launch {self.name}")
+
+    def live_stream(self, host: str, interval_s: float = 1.0) -> LiveStream | None:
+        """A reader of a ``live`` task's stdout on `host` (the workload reporting every
+        `interval_s`): ``feed(bytes)`` returns the :class:`anfperf.live.Interval` figures complete
+        so far (None: the tool has none)."""
+        return None
 
     def reaches(self, hosts: Sequence[Any]) -> tuple[str, ...]:
         """Hosts the tool drives itself, without a task of their own (none by default)."""

@@ -24,7 +24,7 @@ from __future__ import annotations
 import logging
 import math
 from collections.abc import Mapping, Sequence
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from anfperf.tools.base import HostTask, ToolAdapter, slug
 from anfperf.units import BYTES_PER_GIB, KIB_PER_GIB, MS_PER_S
@@ -38,6 +38,9 @@ from anfperf.workloads.spec import (
     check_paths,
     size_text,
 )
+
+if TYPE_CHECKING:
+    from anfperf.live import LiveStream
 
 log = logging.getLogger(__name__)
 
@@ -53,6 +56,18 @@ RW = {
 #: Output formats whose JSON the ingest reads (json+ adds the latency histograms that let
 #: percentiles be merged across jobs and hosts).
 OUTPUT_FORMATS = ("json", "json+")
+#: Runs fio (the arguments after the output file's name) and, while it runs, copies that output
+#: file to stdout as fio writes it (``--status-interval`` documents, then the results), so the
+#: controller reads the figures over the SSH session it holds while the file stays the record.
+#: The exit status is fio's; TERM, INT and HUP are passed on to fio, which still writes its
+#: results; without GNU tail the run is the same, only not live.
+LIVE_SCRIPT = (
+    'out=$1; shift; "$@" & f=$!\n'
+    "trap 'kill -TERM $f 2>/dev/null' TERM INT HUP\n"
+    'tail -n +1 -s 1 --pid=$f -F "$out" 2>/dev/null & t=$!\n'
+    "while :; do wait $f; s=$?; kill -0 $f 2>/dev/null || break; done\n"
+    "wait $t; exit $s"
+)
 #: A job is a list of sections; a section is a name and its (option, value) pairs; a value of
 #: None is a flag written without '=' (``stonewall``).
 Section = tuple[str, list[tuple[str, str | None]]]
@@ -340,6 +355,7 @@ def fio_task(
     duration_s: float,
     timeout_s: float | None = None,
     extra_args: Sequence[str] = (),
+    live_interval_s: float | None = None,
 ) -> HostTask:
     """A task running one fio job file, its JSON+ results collected as ``<name>.json``.
 
@@ -351,14 +367,24 @@ def fio_task(
         File stem (a slug is taken).
     duration_s : float
         Expected run time [s].
+    live_interval_s : float, optional
+        fio writes its cumulative figures every so many seconds (``--status-interval``) into
+        the output file before its results, and the task copies that file to stdout as it
+        grows (:data:`LIVE_SCRIPT`): a ``live`` task.
     """
     stem = slug(name)
+    fio = ["fio", "--output-format=json+", f"--output={stem}.json", *extra_args, f"{stem}.fio"]
+    if live_interval_s is not None:
+        fio.insert(2, f"--status-interval={max(1, round(live_interval_s))}")
+        fio = ["sh", "-c", LIVE_SCRIPT, "anfperf-fio-live", f"{stem}.json", *fio]
     return HostTask(
-        argv=("fio", "--output-format=json+", f"--output={stem}.json", *extra_args, f"{stem}.fio"),
+        argv=tuple(fio),
         files={f"{stem}.fio": jobfile},
         outputs=(f"{stem}.json",),
         duration_s=duration_s,
         timeout_s=timeout_s,
+        live=live_interval_s is not None,
+        keep_stdout=live_interval_s is None,
     )
 
 
@@ -402,6 +428,7 @@ class FioTool(ToolAdapter):
         duration_s: float,
         max_iops: float | None = None,
         timeout_s: float | None = None,
+        live_interval_s: float | None = None,
     ) -> dict[str, HostTask]:
         tasks = {}
         for host in hosts:
@@ -410,9 +437,15 @@ class FioTool(ToolAdapter):
                 max_iops=max_iops,
             )  # fmt: skip
             tasks[host.name] = fio_task(
-                jobfile, name=workload.name, duration_s=duration_s, timeout_s=timeout_s
-            )
+                jobfile, name=workload.name, duration_s=duration_s, timeout_s=timeout_s,
+                live_interval_s=live_interval_s,
+            )  # fmt: skip
         return tasks
+
+    def live_stream(self, host: str, interval_s: float = 1.0) -> LiveStream:
+        from anfperf.live import FioStream
+
+        return FioStream(host)
 
     def probe(self, launcher: str | None = None) -> list[str]:
         return ["s fio; have fio && fio --version 2>&1"]

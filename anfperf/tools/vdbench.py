@@ -32,7 +32,7 @@ import shlex
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from anfperf.errors import AnfperfError
 from anfperf.tools.base import HostTask, ToolAdapter, ToolOption, slug
@@ -49,6 +49,9 @@ from anfperf.workloads.spec import (
     check_user,
     size_text,
 )
+
+if TYPE_CHECKING:
+    from anfperf.live import LiveStream
 
 log = logging.getLogger(__name__)
 
@@ -354,6 +357,7 @@ class VdbenchTool(ToolAdapter):
         duration_s: float,
         max_iops: float | None = None,
         timeout_s: float | None = None,
+        live_interval_s: float | None = None,
     ) -> dict[str, HostTask]:
         master = hosts[0]
         vdbench = self.launcher(master) or "vdbench"
@@ -370,8 +374,15 @@ class VdbenchTool(ToolAdapter):
                 outputs=(stem,),
                 duration_s=duration_s,
                 timeout_s=timeout_s,
+                live=live_interval_s is not None,  # its console prints every interval anyway
             )
         }
+
+    def live_stream(self, host: str, interval_s: float = 1.0) -> LiveStream:
+        """The master's console: the whole fleet's intervals (Vdbench sums its slaves)."""
+        from anfperf.live import VdbenchStream
+
+        return VdbenchStream(host, interval_s)
 
     def reaches(self, hosts: Sequence[Any]) -> tuple[str, ...]:
         """The slaves: every host after the master (its Vdbench starts them over SSH)."""

@@ -45,6 +45,8 @@ from anfperf.units import KIB_PER_GIB
 from anfperf.values import is_number, is_whole_number
 from anfperf.yamlsafe import safe_load_bounded
 
+#: The `sweep` of a workload whose load points the runner chooses as it measures.
+ADAPTIVE = "adaptive"
 #: I/O patterns a workload can have.
 PATTERNS = ("random", "sequential")
 #: Workload and run names: a letter or digit, then letters, digits, '_' or '-' (max 64).
@@ -202,6 +204,15 @@ class Workload:
         Vdbench run (``rd=``) name template; may use ``{name}`` and ``{threads}``. With
         ``{threads}``, each thread count gets its own ``rd=``; without it, a thread sweep is one
         ``rd=`` with ``forthreads``. Default: ``{name}``, or ``{name}-{threads}`` for a sweep.
+    sweep : {'adaptive'}, optional
+        ``'adaptive'``: the runner chooses each next concurrency from the points measured
+        (:class:`anfperf.adaptive.AdaptiveSweep`), starting at `threads` or `iodepth` (the light
+        load) and going up to `max_outstanding`, until the mean latency passes `until_lat_ms`.
+        Needs one concurrency, one read share and rate 'max'.
+    until_lat_ms : float, optional
+        The adaptive sweep's latency objective [ms] (its SLO).
+    max_outstanding : int, optional
+        The adaptive sweep's highest concurrency: threads, or iodepth per job.
     description : str, optional
         One line saying what the workload is for.
     source : str, optional
@@ -223,6 +234,9 @@ class Workload:
     direct: bool = True
     fill: bool = False
     run_name: str | None = None
+    sweep: str | None = None
+    until_lat_ms: float | None = None
+    max_outstanding: int | None = None
     description: str = ""
     source: str = ""
 
@@ -310,6 +324,32 @@ class Workload:
             )
         if self.run_name is not None:
             _check_run_name(self.run_name, name)
+        self._check_adaptive(name)
+
+    def _check_adaptive(self, name: str) -> None:
+        """`sweep` 'adaptive' with its objective and highest concurrency, or none of the three."""
+        if self.sweep is None:
+            for key in ("until_lat_ms", "max_outstanding"):
+                if getattr(self, key) is not None:
+                    raise _error(name, key, "goes with sweep: adaptive")
+            return
+        if self.sweep != ADAPTIVE:
+            raise _error(name, "sweep", f"must be {ADAPTIVE!r} (or left out), got {self.sweep!r}")
+        if self.until_lat_ms is None or self.max_outstanding is None:
+            raise _error(
+                name, "sweep", "an adaptive sweep needs until_lat_ms (the latency objective [ms]) "
+                "and max_outstanding (its highest threads or iodepth)",
+            )  # fmt: skip
+        lat = _number(self.until_lat_ms, name, "until_lat_ms", minimum=0, strict=True)
+        object.__setattr__(self, "until_lat_ms", _tidy(lat))
+        (start,) = self.concurrency if len(self.concurrency) == 1 else (None,)
+        if start is None or self.swept or self.fill:
+            raise _error(
+                name, "sweep", "an adaptive sweep chooses its own concurrency: give one threads "
+                "or iodepth (the light load it starts at), one read_pct and rate max",
+            )  # fmt: skip
+        top = _int(self.max_outstanding, name, "max_outstanding", start, MAX_CONCURRENCY)
+        object.__setattr__(self, "max_outstanding", top)
 
     def _tidy_text(self, name: str) -> None:
         """`description` and `source` as one line of text each."""
@@ -343,7 +383,7 @@ class Workload:
         return "curve" if isinstance(self.rate, tuple) else "fixed"
 
     @property
-    def sweep(self) -> tuple[str, ...]:
+    def swept(self) -> tuple[str, ...]:
         """Which dimensions are swept: any of 'concurrency', 'read_pct', 'rate'."""
         dims = []
         if len(self.concurrency) > 1:
@@ -374,13 +414,40 @@ class Workload:
     def point_name(self, point: Point) -> str:
         """A short, unique, safe name for one load point (fio job / DiskSpd run)."""
         parts = [self.name]
-        if "concurrency" in self.sweep:
+        if "concurrency" in self.swept:
             parts.append(f"t{point.threads}" if point.threads is not None else f"qd{point.iodepth}")
-        if "read_pct" in self.sweep:
+        if "read_pct" in self.swept:
             parts.append(f"r{point.read_pct}")
-        if "rate" in self.sweep:
+        if "rate" in self.swept:
             parts.append(f"c{_fmt(point.rate_pct)}".replace(".", "_"))
         return "-".join(parts)
+
+    def as_adaptive(self, until_lat_ms: float, max_outstanding: int | None = None) -> Workload:
+        """This workload as an adaptive sweep: from its lowest concurrency up to
+        `max_outstanding` (default its highest; an adaptive one keeps its own) until the mean
+        latency passes `until_lat_ms` [ms].
+
+        Raises
+        ------
+        WorkloadError
+            It sweeps the read share or a load curve (an adaptive sweep chooses concurrency).
+        """
+        key = "threads" if self.threads is not None else "iodepth"
+        top = max_outstanding or self.max_outstanding or max(self.concurrency)
+        return self.replace(
+            sweep=ADAPTIVE, until_lat_ms=until_lat_ms, max_outstanding=top,
+            **{key: min(self.concurrency)},
+        )  # fmt: skip
+
+    def adaptive_point(self, concurrency: int) -> Workload:
+        """One step of this adaptive sweep: the workload at `concurrency` alone, named for it
+        (``RndRead-qd24``, ``RndRead-t24``)."""
+        key, tag = ("threads", "t") if self.threads is not None else ("iodepth", "qd")
+        suffix = f"-{tag}{int(concurrency)}"
+        return self.replace(
+            name=self.name[: 64 - len(suffix)] + suffix, sweep=None, until_lat_ms=None,
+            max_outstanding=None, **{key: int(concurrency)},
+        )  # fmt: skip
 
     def replace(self, **changes: Any) -> Workload:
         """A copy with some fields changed (validated again).

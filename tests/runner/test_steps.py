@@ -32,7 +32,13 @@ def test_plan_options_are_numbers_above_zero(tmp_path, option, value, unit):
     with pytest.raises(AnfperfError, match=rf"^{option} must be a number of {unit} > 0, got"):
         plan_workloads([CATALOGUE["RndRead"]], inventory, **{option: value})
     plan = plan_workloads([CATALOGUE["RndRead"]], inventory, timeout_s=30, max_iops=5000)
-    assert plan.options == {"tool": "fio", "max_iops": 5000, "timeout_s": 30}
+    assert plan.options == {
+        "tool": "fio",
+        "max_iops": 5000,
+        "timeout_s": 30,
+        "live_interval_s": None,
+        "slo_ms": None,
+    }
     assert plan.steps[0].tasks[inventory.hosts[0].name].effective_timeout_s == 30
 
 

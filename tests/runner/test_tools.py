@@ -64,7 +64,9 @@ class ToyTool(ToolAdapter):
                        for line in lines)  # fmt: skip
         return {f"{workload.name}.toy": text}
 
-    def tasks(self, workload, hosts, *, duration_s, max_iops=None, timeout_s=None):
+    def tasks(
+        self, workload, hosts, *, duration_s, max_iops=None, timeout_s=None, live_interval_s=None
+    ):
         tasks = {}
         for host in hosts:
             ((name, text),) = self.render_files(workload, list(host.volumes.values())).items()

@@ -186,7 +186,7 @@ def test_get_workload_suggests_close_names():
 
 def test_sweeps_and_points():
     w = CATALOGUE["RndMix4kSweep"]
-    assert w.read_pct == tuple(range(100, -1, -10)) and w.sweep == ("read_pct",)
+    assert w.read_pct == tuple(range(100, -1, -10)) and w.swept == ("read_pct",)
     assert [w.point_name(p) for p in w.points()][:2] == ["RndMix4kSweep-r100", "RndMix4kSweep-r90"]
     qd = CATALOGUE["RndReadQD"]
     assert [p.outstanding for p in qd.points()] == [4, 8, 16, 32, 64, 128, 256, 512]

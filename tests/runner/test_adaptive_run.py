@@ -1,0 +1,114 @@
+"""Adaptive sweeps run for real: each step chosen from what fio measured through the local
+executor, recorded with its reason, ingested as ordinary steps, and resumed after a kill."""
+
+from __future__ import annotations
+
+import os
+import re
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+from anfperf.adaptive import Point
+from anfperf.errors import WorkloadError
+from anfperf.ingest import read_many
+from anfperf.runner import Manifest, local_inventory, resume_workloads, run_workloads
+from anfperf.runner.steps import plan_workloads
+from anfperf.runner.sweeps import MAX_STEPS, measured_point
+from anfperf.workloads import Workload, get_workload
+
+pytestmark = pytest.mark.fio
+
+#: 4 KiB random reads of a 4 MiB file, a second a step, from 1 up to 32 in flight.
+SWEEP = Workload(
+    name="qd", pattern="random", bs_kib=4, iodepth=1, duration_s=1, file_size_gib=4 / 1024,
+    sweep="adaptive", until_lat_ms=0.25, max_outstanding=32,
+)  # fmt: skip
+
+
+def sweep_steps(manifest: Manifest) -> list[dict]:
+    return [s for s in manifest.data["steps"] if s.get("adaptive")]
+
+
+def test_an_adaptive_workload_is_checked_and_planned_as_its_light_load():
+    with pytest.raises(WorkloadError, match="needs until_lat_ms"):
+        SWEEP.replace(until_lat_ms=None)
+    with pytest.raises(WorkloadError, match="field 'max_outstanding': goes with sweep"):
+        get_workload("RndReadQD").replace(max_outstanding=64)
+    with pytest.raises(WorkloadError, match="give one threads or iodepth"):
+        SWEEP.replace(iodepth=[1, 2])
+    adaptive = get_workload("RndReadQD").as_adaptive(2.0)
+    assert (adaptive.iodepth, adaptive.max_outstanding) == ((1,), 128)
+    assert Workload.from_dict(adaptive.to_dict()) == adaptive
+    plan = plan_workloads([SWEEP], local_inventory({"data": "/mnt/x"}, name="here"))
+    (step,) = plan.steps
+    assert step.name == "qd-qd1" and step.workload["iodepth"] == 1
+    assert "sweep" not in step.workload  # each step is an ordinary workload
+    assert step.adaptive == {"sweep": SWEEP.to_dict(), "concurrency": 1,
+                             "reason": "qd 1: light load, for the lowest latency"}  # fmt: skip
+
+
+def test_the_sweep_chooses_each_step_from_what_it_measured(tmp_path, fio_bin):
+    inv = local_inventory({"data": str(tmp_path)}, name="here", workdir=str(tmp_path))
+    manifest = run_workloads([SWEEP], inv, tmp_path / "raw", run_id="ad", live_interval_s=None)
+    assert manifest.status == "complete"
+    steps = sweep_steps(manifest)
+    assert 3 <= len(steps) <= MAX_STEPS and len(steps) == len(manifest.data["steps"])
+    first, heavy = steps[0]["adaptive"], steps[1]["adaptive"]
+    assert first["concurrency"] == 1 and "light load" in first["reason"]
+    assert heavy["concurrency"] == 32 and "heavy load, the max_outstanding 32" in heavy["reason"]
+    chosen = [s["adaptive"]["concurrency"] for s in steps]
+    assert len(set(chosen)) == len(chosen) and all(1 <= c <= 32 for c in chosen)
+    assert [s["name"] for s in steps] == [f"qd-qd{c}" for c in chosen]
+    assert all(s["workload"]["iodepth"] == c for s, c in zip(steps, chosen, strict=True))
+    assert "stop" in steps[-1]["adaptive"] and all("stop" not in s["adaptive"] for s in steps[:-1])
+    # every figure a reason quotes is a measured one
+    points = {p.outstanding: p for p in (measured_point(manifest.run_dir, s, {}) for s in steps)}
+    for step in steps:
+        for qd, lat in re.findall(r"qd (\d+) \(([\d.]+) ms\)", step["adaptive"]["reason"]):
+            assert float(lat) == pytest.approx(points[int(qd)].lat_ms, abs=6e-3 * float(lat))
+    # a measured point is the step's ingested figures
+    frame = read_many([manifest.run_dir])
+    reads = frame[frame["is_summary"] & (frame["direction"] == "read")]
+    row = reads[reads["job"] == "qd-qd1"].iloc[0]
+    assert points[1] == Point(1, pytest.approx(row["iops"]), pytest.approx(row["lat_mean_ms"]))
+    assert set(reads["job"]) == {s["name"] for s in steps}
+
+
+def test_a_killed_sweep_resumes_where_it_stopped(tmp_path, fio_bin):
+    """SIGINT to `anfperf run` once two steps are recorded; --resume finishes the sweep."""
+    raw = tmp_path / "raw"
+    spec = tmp_path / "sweep.yml"
+    spec.write_text(f"workloads:\n  - {SWEEP.replace(duration_s=2).to_dict()}\n")
+    cmd = [str(Path(sys.executable).with_name("anfperf")), "run", "qd", "--file", str(spec), "--volume",
+           str(tmp_path), "--out", str(raw), "--run-id", "cut", "--no-progress"]  # fmt: skip
+    proc = subprocess.Popen(cmd, cwd=tmp_path, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                            start_new_session=True)  # fmt: skip
+    deadline = time.monotonic() + 60
+    while time.monotonic() < deadline:
+        try:
+            done = [s for s in Manifest.load(raw / "cut").data["steps"]
+                    if all(t["status"] == "ok" for t in s["tasks"].values())]  # fmt: skip
+        except Exception:
+            done = []
+        if len(done) >= 2:
+            break
+        time.sleep(0.1)
+    os.killpg(proc.pid, signal.SIGINT)
+    proc.communicate(timeout=60)
+    cut = Manifest.load(raw / "cut")
+    assert cut.status == "interrupted"
+    kept = [(s["name"], s["adaptive"]) for s in cut.data["steps"][:2]]
+    inv = local_inventory({"data": str(tmp_path)}, name=cut.data["steps"][0]["tasks"].popitem()[0],
+                          workdir=str(tmp_path))  # fmt: skip
+    again = resume_workloads("cut", inv, raw)
+    assert again.status == "complete"
+    steps = sweep_steps(again)
+    assert [(s["name"], s["adaptive"]) for s in steps[:2]] == kept
+    assert [s["tasks"][inv.names[0]]["attempts"] for s in steps[:2]] == [1, 1]  # not run again
+    assert len(steps) >= 3 and "stop" in steps[-1]["adaptive"]
+    assert len(again.data.get("resumed", [])) == 1
