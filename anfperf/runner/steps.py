@@ -24,7 +24,7 @@ from anfperf.runner.security import check_folder_name
 from anfperf.tools import ToolAdapter, find_tool, get_tool, tool_names
 from anfperf.tools.base import HostTask, slug
 from anfperf.values import is_positive_number
-from anfperf.workloads.spec import ADAPTIVE
+from anfperf.workloads.spec import ADAPTIVE, ADAPTIVE_MIX
 
 
 @dataclass(frozen=True)
@@ -248,7 +248,7 @@ def plan_workloads(
 
     steps = []
     for w in workloads:
-        if getattr(w, "sweep", None) == ADAPTIVE:
+        if getattr(w, "sweep", None) in (ADAPTIVE, ADAPTIVE_MIX):
             point, adaptive = first_point(w)
             steps.append(dataclasses.replace(make_step(point), adaptive=adaptive))
         else:

@@ -2,8 +2,8 @@
 measured, recorded in the manifest with why.
 
 A workload with ``sweep: adaptive`` (:class:`anfperf.workloads.Workload`) is planned as one step,
-its light load (:func:`first_point`); each step it makes carries its sweep, its concurrency and
-the reason it was chosen (:attr:`anfperf.runner.RunStep.adaptive`, the manifest step's
+its light load (:func:`first_point`); ``sweep: adaptive_mix`` as its pure reads. Each step it
+makes carries its sweep, its concurrency (or read share) and the reason it was chosen (:attr:`anfperf.runner.RunStep.adaptive`, the manifest step's
 ``adaptive``). When the last step of a sweep has run, :func:`next_step` reads the outputs
 every host sent back (:func:`measured_point`), asks :class:`anfperf.adaptive.AdaptiveSweep` for
 the next concurrency with every point of the sweep measured so far, and returns the step to run
@@ -27,12 +27,13 @@ import warnings
 from collections.abc import Mapping
 from dataclasses import replace
 from pathlib import Path
-from typing import Any
+from typing import Any, NamedTuple
 
-from anfperf.adaptive import AdaptiveSweep, Choice, Point
+from anfperf.adaptive import AdaptiveSweep, Choice, MixChoice, MixPoint, MixSweep
 from anfperf.errors import AnfperfError
 from anfperf.models import KnownLimits
 from anfperf.runner.manifest import Manifest
+from anfperf.workloads.spec import ADAPTIVE_MIX
 
 log = logging.getLogger(__name__)
 
@@ -40,8 +41,11 @@ log = logging.getLogger(__name__)
 MAX_STEPS = 24
 
 
-def chooser(workload: Any, known: KnownLimits | None = None) -> AdaptiveSweep:
-    """The chooser of an adaptive workload (its light load, highest concurrency, objective)."""
+def chooser(workload: Any, known: KnownLimits | None = None) -> AdaptiveSweep | MixSweep:
+    """The chooser of an adaptive workload: of its concurrency (its light load, highest
+    concurrency, objective) or, ``adaptive_mix``, of its read share."""
+    if workload.sweep == ADAPTIVE_MIX:
+        return MixSweep()
     return AdaptiveSweep(
         until_lat_ms=float(workload.until_lat_ms), max_outstanding=int(workload.max_outstanding),
         min_outstanding=int(workload.concurrency[0]), known=known,
@@ -51,12 +55,17 @@ def chooser(workload: Any, known: KnownLimits | None = None) -> AdaptiveSweep:
 def first_point(workload: Any) -> tuple[Any, dict[str, Any]]:
     """The first step's workload of an adaptive sweep and its ``adaptive`` record."""
     choice = chooser(workload).decide([])
-    assert isinstance(choice, Choice)  # nothing measured: the light load
-    return workload.adaptive_point(choice.outstanding), _record(workload, choice)
+    assert not isinstance(choice, str)  # nothing measured: the light load, or pure reads
+    return workload.adaptive_point(_value(choice)), _record(workload, choice)
 
 
-def _record(workload: Any, choice: Choice) -> dict[str, Any]:
-    return {"sweep": workload.to_dict(), "concurrency": choice.outstanding, "reason": choice.reason}
+def _value(choice: Choice | MixChoice) -> int:
+    return choice.read_pct if isinstance(choice, MixChoice) else choice.outstanding
+
+
+def _record(workload: Any, choice: Choice | MixChoice) -> dict[str, Any]:
+    key = "read_pct" if isinstance(choice, MixChoice) else "concurrency"
+    return {"sweep": workload.to_dict(), key: _value(choice), "reason": choice.reason}
 
 
 def next_step(plan: Any, index: int, manifest: Manifest) -> Any:
@@ -90,8 +99,7 @@ def next_step(plan: Any, index: int, manifest: Manifest) -> Any:
         return None
     log.info("%s: next: %s", name, decision.reason)
     return replace(
-        plan.make_step(sweep.adaptive_point(decision.outstanding)),
-        adaptive=_record(sweep, decision),
+        plan.make_step(sweep.adaptive_point(_value(decision))), adaptive=_record(sweep, decision)
     )
 
 
@@ -108,16 +116,19 @@ def sweep_lines(data: Mapping[str, Any]) -> list[str]:
 
 
 def _decide(
-    sweep: Any, points: list[Point], known: KnownLimits | None, steps: int, unmeasured: list
-) -> Choice | str:
+    sweep: Any, points: list, known: KnownLimits | None, steps: int, unmeasured: list
+) -> Choice | MixChoice | str:
     if unmeasured:
         return f"{unmeasured[-1]} gave no figures from any host: the sweep cannot choose on"
     if steps >= MAX_STEPS:
         return f"{MAX_STEPS} steps run, the most an adaptive sweep runs"
+    if sweep.sweep == ADAPTIVE_MIX:
+        points = [MixPoint(p.read_pct, p.iops) for p in points]
     decision = chooser(sweep, known).decide(points)
-    done = {p.outstanding for p in points}
-    if isinstance(decision, Choice) and decision.outstanding in done:
-        return f"the chooser asked for {decision.outstanding} again: {decision.reason}"
+    if isinstance(decision, str):
+        return decision.removeprefix("stop: ")
+    if _value(decision) in {p[0] for p in points}:
+        return f"the chooser asked for {_value(decision)} again: {decision.reason}"
     return decision
 
 
@@ -134,11 +145,24 @@ def jobs_per_point(step: Mapping[str, Any], hosts: Mapping[str, Any]) -> int:
     return max(1, volumes) * numjobs
 
 
+class Measured(NamedTuple):
+    """A step of an adaptive sweep as measured: its concurrency (or read share), its rate per
+    job [1/s], its mean latency [ms]."""
+
+    at: int
+    iops: float
+    lat_ms: float
+
+    @property
+    def read_pct(self) -> int:
+        return self.at
+
+
 def measured_point(
     run_dir: str | Path, step: Mapping[str, Any], hosts: Mapping[str, Any]
-) -> Point | None:
-    """(concurrency, IOPS per job, mean latency [ms]) of a recorded step, from the outputs its
-    hosts sent back; None when no host's outputs give figures.
+) -> Measured | None:
+    """(concurrency or read share, IOPS per job, mean latency [ms]) of a recorded step, from
+    the outputs its hosts sent back; None when no host's outputs give figures.
 
     The fleet's rate is the sum over the hosts of each step's whole-run rate, its latency the
     hosts' means weighted by their rates.
@@ -176,7 +200,8 @@ def measured_point(
         h: hosts.get(h) or {} for h, t in step["tasks"].items() if t["status"] == "ok"
     }
     jobs = jobs_per_point({**step, "tasks": measured_hosts}, hosts)
-    return Point(int(adaptive.get("concurrency", 0)), iops / jobs, lat_ms)
+    at = adaptive.get("read_pct", adaptive.get("concurrency", 0))
+    return Measured(int(at), iops / jobs, lat_ms)
 
 
 def fleet_known_limits(

@@ -45,8 +45,11 @@ from anfperf.units import KIB_PER_GIB
 from anfperf.values import is_number, is_whole_number
 from anfperf.yamlsafe import safe_load_bounded
 
-#: The `sweep` of a workload whose load points the runner chooses as it measures.
+#: The `sweep` of a workload whose concurrency the runner chooses as it measures, and of one
+#: whose read share it chooses (:mod:`anfperf.runner.sweeps`).
 ADAPTIVE = "adaptive"
+ADAPTIVE_MIX = "adaptive_mix"
+SWEEPS = (None, ADAPTIVE, ADAPTIVE_MIX)
 #: I/O patterns a workload can have.
 PATTERNS = ("random", "sequential")
 #: Workload and run names: a letter or digit, then letters, digits, '_' or '-' (max 64).
@@ -204,11 +207,13 @@ class Workload:
         Vdbench run (``rd=``) name template; may use ``{name}`` and ``{threads}``. With
         ``{threads}``, each thread count gets its own ``rd=``; without it, a thread sweep is one
         ``rd=`` with ``forthreads``. Default: ``{name}``, or ``{name}-{threads}`` for a sweep.
-    sweep : {'adaptive'}, optional
+    sweep : {'adaptive', 'adaptive_mix'}, optional
         ``'adaptive'``: the runner chooses each next concurrency from the points measured
         (:class:`anfperf.adaptive.AdaptiveSweep`), starting at `threads` or `iodepth` (the light
         load) and going up to `max_outstanding`, until the mean latency passes `until_lat_ms`.
-        Needs one concurrency, one read share and rate 'max'.
+        ``'adaptive_mix'``: it chooses each next read share (:class:`anfperf.adaptive.MixSweep`:
+        pure reads and writes, then where the mix model is least sure). Either needs one
+        concurrency, one read share (the mix sweep's is not used) and no load curve.
     until_lat_ms : float, optional
         The adaptive sweep's latency objective [ms] (its SLO).
     max_outstanding : int, optional
@@ -327,14 +332,26 @@ class Workload:
         self._check_adaptive(name)
 
     def _check_adaptive(self, name: str) -> None:
-        """`sweep` 'adaptive' with its objective and highest concurrency, or none of the three."""
-        if self.sweep is None:
+        """`sweep` 'adaptive' with its objective and highest concurrency, 'adaptive_mix', or no
+        sweep and neither of the two."""
+        if self.sweep not in SWEEPS:
+            raise _error(
+                name, "sweep", f"must be one of {SWEEPS} (or left out), got {self.sweep!r}"
+            )
+        if self.sweep != ADAPTIVE:
             for key in ("until_lat_ms", "max_outstanding"):
                 if getattr(self, key) is not None:
-                    raise _error(name, key, "goes with sweep: adaptive")
+                    raise _error(name, key, f"goes with sweep: {ADAPTIVE}")
+            if self.sweep is None:
+                return
+        if len(self.concurrency) > 1 or len(self.read_pct) > 1 or self.swept or self.fill:
+            chooses = "concurrency" if self.sweep == ADAPTIVE else "read share"
+            raise _error(
+                name, "sweep", f"an adaptive sweep chooses its own {chooses}: give one threads "
+                "or iodepth (the light load it starts at), one read_pct and no load curve",
+            )  # fmt: skip
+        if self.sweep == ADAPTIVE_MIX:
             return
-        if self.sweep != ADAPTIVE:
-            raise _error(name, "sweep", f"must be {ADAPTIVE!r} (or left out), got {self.sweep!r}")
         if self.until_lat_ms is None or self.max_outstanding is None:
             raise _error(
                 name, "sweep", "an adaptive sweep needs until_lat_ms (the latency objective [ms]) "
@@ -342,13 +359,8 @@ class Workload:
             )  # fmt: skip
         lat = _number(self.until_lat_ms, name, "until_lat_ms", minimum=0, strict=True)
         object.__setattr__(self, "until_lat_ms", _tidy(lat))
-        (start,) = self.concurrency if len(self.concurrency) == 1 else (None,)
-        if start is None or self.swept or self.fill:
-            raise _error(
-                name, "sweep", "an adaptive sweep chooses its own concurrency: give one threads "
-                "or iodepth (the light load it starts at), one read_pct and rate max",
-            )  # fmt: skip
-        top = _int(self.max_outstanding, name, "max_outstanding", start, MAX_CONCURRENCY)
+        top = _int(self.max_outstanding, name, "max_outstanding", self.concurrency[0],
+                   MAX_CONCURRENCY)  # fmt: skip
         object.__setattr__(self, "max_outstanding", top)
 
     def _tidy_text(self, name: str) -> None:
@@ -439,14 +451,18 @@ class Workload:
             **{key: min(self.concurrency)},
         )  # fmt: skip
 
-    def adaptive_point(self, concurrency: int) -> Workload:
-        """One step of this adaptive sweep: the workload at `concurrency` alone, named for it
-        (``RndRead-qd24``, ``RndRead-t24``)."""
-        key, tag = ("threads", "t") if self.threads is not None else ("iodepth", "qd")
-        suffix = f"-{tag}{int(concurrency)}"
+    def adaptive_point(self, value: int) -> Workload:
+        """One step of this adaptive sweep: the workload at one concurrency (``sweep:
+        adaptive``: ``RndRead-qd24``, ``RndRead-t24``) or one read share (``adaptive_mix``:
+        ``RndMix-r70``) alone, named for it."""
+        if self.sweep == ADAPTIVE_MIX:
+            key, tag = "read_pct", "r"
+        else:
+            key, tag = ("threads", "t") if self.threads is not None else ("iodepth", "qd")
+        suffix = f"-{tag}{int(value)}"
         return self.replace(
             name=self.name[: 64 - len(suffix)] + suffix, sweep=None, until_lat_ms=None,
-            max_outstanding=None, **{key: int(concurrency)},
+            max_outstanding=None, **{key: int(value)},
         )  # fmt: skip
 
     def replace(self, **changes: Any) -> Workload:

@@ -13,7 +13,6 @@ from pathlib import Path
 
 import pytest
 
-from anfperf.adaptive import Point
 from anfperf.errors import WorkloadError
 from anfperf.ingest import read_many
 from anfperf.runner import Manifest, local_inventory, resume_workloads, run_workloads
@@ -67,7 +66,7 @@ def test_the_sweep_chooses_each_step_from_what_it_measured(tmp_path, fio_bin):
     assert all(s["workload"]["iodepth"] == c for s, c in zip(steps, chosen, strict=True))
     assert "stop" in steps[-1]["adaptive"] and all("stop" not in s["adaptive"] for s in steps[:-1])
     # every figure a reason quotes is a measured one
-    points = {p.outstanding: p for p in (measured_point(manifest.run_dir, s, {}) for s in steps)}
+    points = {p.at: p for p in (measured_point(manifest.run_dir, s, {}) for s in steps)}
     for step in steps:
         for qd, lat in re.findall(r"qd (\d+) \(([\d.]+) ms\)", step["adaptive"]["reason"]):
             assert float(lat) == pytest.approx(points[int(qd)].lat_ms, abs=6e-3 * float(lat))
@@ -75,7 +74,7 @@ def test_the_sweep_chooses_each_step_from_what_it_measured(tmp_path, fio_bin):
     frame = read_many([manifest.run_dir])
     reads = frame[frame["is_summary"] & (frame["direction"] == "read")]
     row = reads[reads["job"] == "qd-qd1"].iloc[0]
-    assert points[1] == Point(1, pytest.approx(row["iops"]), pytest.approx(row["lat_mean_ms"]))
+    assert points[1] == (1, pytest.approx(row["iops"]), pytest.approx(row["lat_mean_ms"]))
     assert set(reads["job"]) == {s["name"] for s in steps}
 
 
@@ -112,3 +111,23 @@ def test_a_killed_sweep_resumes_where_it_stopped(tmp_path, fio_bin):
     assert [s["tasks"][inv.names[0]]["attempts"] for s in steps[:2]] == [1, 1]  # not run again
     assert len(steps) >= 3 and "stop" in steps[-1]["adaptive"]
     assert len(again.data.get("resumed", [])) == 1
+
+
+def test_an_adaptive_mix_measures_the_endpoints_then_where_the_model_is_least_sure(
+    tmp_path, fio_bin
+):
+    mix = Workload(name="mx", pattern="random", bs_kib=4, iodepth=4, duration_s=1,
+                   file_size_gib=4 / 1024, sweep="adaptive_mix")  # fmt: skip
+    inv = local_inventory({"data": str(tmp_path)}, name="here", workdir=str(tmp_path))
+    manifest = run_workloads([mix], inv, tmp_path / "raw", run_id="mix", live_interval_s=None)
+    steps = sweep_steps(manifest)
+    shares = [s["adaptive"]["read_pct"] for s in steps]
+    assert shares[:2] == [100, 0] and len(set(shares)) == len(shares) <= 5
+    assert [s["workload"]["read_pct"] for s in steps] == shares
+    assert [s["name"] for s in steps] == [f"mx-r{r}" for r in shares]
+    assert "pure reads" in steps[0]["adaptive"]["reason"]
+    assert all("least sure" in s["adaptive"]["reason"] for s in steps[2:])
+    assert steps[-1]["adaptive"]["stop"]
+    frame = read_many([manifest.run_dir])
+    mixed = frame[frame["is_summary"] & (frame["direction"] == "total")]
+    assert set(mixed["job"]) >= {s["name"] for s in steps[1:-1]}
