@@ -131,3 +131,35 @@ def test_an_adaptive_mix_measures_the_endpoints_then_where_the_model_is_least_su
     frame = read_many([manifest.run_dir])
     mixed = frame[frame["is_summary"] & (frame["direction"] == "total")]
     assert set(mixed["job"]) >= {s["name"] for s in steps[1:-1]}
+
+
+def test_the_volumes_limit_from_its_azure_json_sizes_the_heavy_step_and_pins_the_rate(
+    tmp_path, fio_bin
+):
+    """The REST example volume (Premium, 128 MiB/s manual QoS: 32,768 IOPS at 4 KiB), played
+    by this machine's disk with fio holding the rate at that limit."""
+    from tests.azure.test_volume import S01, corpus
+
+    (tmp_path / "vol").mkdir()
+    inventory = tmp_path / "inv.yml"
+    inventory.write_text(
+        f"volumes: {{volume1: {tmp_path / 'vol'}}}\nvolume_json: {{volume1: '{corpus(S01)}'}}\n"
+        f"workdir: {tmp_path}\nhosts:\n  demo: {{local: true}}\n"
+    )
+    from anfperf.runner import load_inventory
+
+    with pytest.warns(UserWarning, match="only possible on a manual-QoS pool"):
+        inv = load_inventory(inventory)
+    limited = SWEEP.replace(rate=32768.0, until_lat_ms=5.0, max_outstanding=64, duration_s=2)
+    alarms = []
+    manifest = run_workloads([limited], inv, tmp_path / "raw", run_id="lim", live_interval_s=1,
+                             on_alarm=alarms.append)  # fmt: skip
+    steps = sweep_steps(manifest)
+    heavy = steps[1]["adaptive"]
+    assert "the known limit 32,768 IOPS" in heavy["reason"]  # Little's law at the light load
+    assert heavy["concurrency"] < 64  # not the max_outstanding: the limit needs fewer
+    stop = steps[-1]["adaptive"]["stop"]
+    assert "within 3 % of the known limit 32,768 IOPS" in stop
+    pinned = [a for a in alarms if a.kind == "pinned"]
+    assert pinned and pinned[0].threshold == pytest.approx(0.97 * 32768)
+    assert any(a["kind"] == "pinned" for s in manifest.data["steps"] for a in s.get("alarms", []))
