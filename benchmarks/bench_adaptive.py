@@ -41,12 +41,13 @@ import argparse
 import json
 import math
 import shutil
-import subprocess
 import sys
 import tempfile
 import time
+import warnings
 from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 
@@ -55,14 +56,25 @@ sys.path.insert(0, str(ROOT))
 
 from anfperf.adaptive import AdaptiveSweep, Point, answers  # noqa: E402
 from anfperf.adaptive.chooser import AT_LIMIT  # noqa: E402
+from anfperf.analysis import summary_rows  # noqa: E402
+from anfperf.ingest import read_many  # noqa: E402
 from anfperf.models import KnownLimits  # noqa: E402
+from anfperf.runner import load_inventory, run_workloads  # noqa: E402
+from anfperf.runner.sweeps import measured_point  # noqa: E402
+from anfperf.workloads import Workload  # noqa: E402
 from tests.adaptive.recorded import QD_DENSE, dense_rate_iops, fio_sweep, lookup  # noqa: E402
 
 DENSE = [2**k for k in range(9)]  # 1 .. 256
 TOP = DENSE[-1]
-#: Seconds of one step: fio's 1 s runtime after its 0.3 s ramp, in both sweeps.
-STEP_S = 1.3
+#: Warm-up and measured seconds of one step through the runner, in both sweeps.
+WARM_S = 1
+RUN_S = 3
+#: 64 MiB files: each load point reads the same blocks in both sweeps.
+FILE_GIB = 1 / 16
 RATE_SHARE = 0.6
+#: The live figures may cost at most this share of the IOPS.
+LIVE_COST = 0.02
+AZURE_VOLUME = ROOT.parent / "shared" / "corpus" / "azure" / "s01_anf_2025-06-01_Volumes_Get.json"
 TARGETS = {"peak_iops": 0.03, "iops_at_slo": 0.05, "knee_outstanding": 0.10}
 MAX_STEP_RATIO = 0.5
 FIO_SIZE = "64m"
@@ -100,20 +112,34 @@ def judge(
     known: KnownLimits | None,
     measure: Callable[[int], Point],
 ) -> tuple[bool, float]:
-    """Print one target's figures; True when every target is met, and the SLO used."""
+    """Run the chooser against `measure`, then :func:`report`; (targets met, the SLO used)."""
     slo, why_slo = objective(dense, known)
     chooser = AdaptiveSweep(slo, TOP, known=known)
     steps, stop = adaptive_run(chooser, measure)
+    print(f"\n-- {name}\n   SLO {why_slo}")
+    chosen = [(choice.reason, p) for choice, p in steps]
+    return report("", dense, chosen, stop, slo, known), slo
+
+
+def report(
+    name: str,
+    dense: list[Point],
+    chosen: list[tuple[str, Point]],
+    stop: str,
+    slo: float,
+    known: KnownLimits | None,
+) -> bool:
+    """Print the sweeps and their answers; True when every target is met."""
     truth = answers(dense, slo, known)
-    got = answers([p for _, p in steps], slo, known)
-    print(f"\n-- {name}")
-    print(f"   SLO {why_slo}")
+    got = answers([p for _, p in chosen], slo, known)
+    if name:
+        print(f"\n-- {name}\n   SLO {slo:.3g} ms")
     print(
         "   dense: "
         + ", ".join(f"qd {p.outstanding} {p.iops:,.0f} ({p.lat_ms:.3g} ms)" for p in dense)
     )
-    for choice, p in steps:
-        print(f"   {choice.reason}\n       -> {p.iops:,.0f} IOPS at {p.lat_ms:.3f} ms")
+    for reason, p in chosen:
+        print(f"   {reason}\n       -> {p.iops:,.0f} IOPS at {p.lat_ms:.3f} ms")
     print(f"   {stop}")
     ok = True
     print(f"   {'':28s} {'dense':>10s} {'adaptive':>10s} {'error':>8s} {'target':>8s}")
@@ -127,15 +153,14 @@ def judge(
         )
     for key in ("fit_knee_iops", "fit_knee_lat_ms"):
         print(f"   {key + ' (not judged)':28s} {truth[key]:10,.3f} {got[key]:10,.3f}")
-    ratio = len(steps) / len(dense)
+    ratio = len(chosen) / len(dense)
     hit = ratio <= MAX_STEP_RATIO
     ok &= hit
     print(
-        f"   step-seconds: dense {len(dense)} x {STEP_S:g} s = {len(dense) * STEP_S:.1f} s, adaptive "
-        f"{len(steps)} x {STEP_S:g} s = {len(steps) * STEP_S:.1f} s: ratio {ratio:.2f} "
-        f"(target <= {MAX_STEP_RATIO:g}) {'ok' if hit else 'MISSED'}"
+        f"   step-seconds: dense {len(dense)} steps, adaptive {len(chosen)} of the same length: "
+        f"ratio {ratio:.2f} (target <= {MAX_STEP_RATIO:g}) {'ok' if hit else 'MISSED'}"
     )
-    return ok, slo
+    return ok
 
 
 def noise_floor(first: list[Point], again: list[Point], slo: float, known) -> None:
@@ -160,50 +185,131 @@ def recorded() -> bool:
     return ok
 
 
-def fio_step(fio: str, path: Path, outstanding: int, rate: float | None, repeats: int) -> Point:
-    """One real fio step: 4 KiB random reads at `outstanding`, 1 s after a 0.3 s ramp, run
-    `repeats` times; the run of the highest rate counts (the least disturbed)."""
-    cmd = [
-        fio, "--name=step", f"--filename={path}", f"--size={FIO_SIZE}", "--rw=randread",
-        "--bs=4k", "--ioengine=libaio", "--direct=1", f"--iodepth={outstanding}",
-        "--runtime=1", "--ramp_time=300ms", "--time_based", "--output-format=json",
-    ]  # fmt: skip
+def dense_points(run_dir: Path, jobs: int) -> list[Point]:
+    """Each load point of a dense sweep run: (queue depth, fleet IOPS per job, mean latency)."""
+    frame = read_many([run_dir])
+    rows = summary_rows(frame)
+    rows = rows[rows["host"] == "all"] if (rows["host"] == "all").any() else rows
+    points = []
+    for qd, group in rows.groupby("outstanding"):
+        iops = float(group["iops"].sum())
+        lat = float((group["lat_mean_ms"] * group["iops"]).sum() / iops)
+        points.append(Point(int(qd), iops / jobs, lat))
+    return sorted(points)
+
+
+def limited_volume(folder: Path, rate_iops: float) -> Path:
+    """The REST example volume (../shared/corpus/azure) with a manual throughput of `rate_iops`
+    x 4 KiB: the Azure JSON that names the fio rate limit as the volume's limit."""
+    body = json.loads(AZURE_VOLUME.read_text())
+    body["responses"]["200"]["body"]["properties"]["throughputMibps"] = rate_iops * 4 / 1024
+    path = folder / "volume.json"
+    path.write_text(json.dumps(body))
+    return path
+
+
+def fleet_inventory(work: Path, kind: str, volume_json: Path | None, ssh) -> Any:
+    """This machine as one host (local executor), or two loopback sshd hosts."""
+    data = work / "data"
+    data.mkdir(exist_ok=True)
+    described = f"volume_json: {{vol1: '{volume_json}'}}\n" if volume_json else ""
+    if kind == "local":
+        text = f"volumes: {{vol1: {data}}}\n{described}workdir: {work}\nhosts:\n  here: {{local: true}}\n"
+        path = work / "local.yml"
+        path.write_text(text)
+    else:
+        path = ssh.inventory(
+            work / "ssh.yml", workdir=str(work / "wd"), volumes={"vol1": str(data)}
+        )
+        if described:
+            path.write_text(described + path.read_text())
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")  # the example's 'manual QoS only' note
+        return load_inventory(path)
+
+
+def runner_sweeps(inventory, work: Path, label: str, rate: float | None, slo: float | None):
+    """A dense sweep and an adaptive one through the runner; (dense, steps, stop, slo, known)."""
+    jobs = len(inventory.hosts)
+    base = dict(pattern="random", bs_kib=4, duration_s=RUN_S, warmup_s=WARM_S,
+                file_size_gib=FILE_GIB, rate=rate if rate is not None else "max")  # fmt: skip
+    quiet = dict(live_interval_s=None, progress=False)
+    dense_run = run_workloads([Workload(name="dense", iodepth=DENSE, **base)], inventory,
+                              work / "raw", run_id=f"dense-{label}", **quiet)  # fmt: skip
+    dense = dense_points(dense_run.run_dir, jobs)
+    known = None
     if rate is not None:
-        cmd.append(f"--rate_iops={rate:.0f}")
-    runs = []
-    for _ in range(repeats):
-        out = subprocess.run(cmd, check=True, capture_output=True, text=True).stdout
-        read = json.loads(out[out.index("{") :])["jobs"][0]["read"]
-        runs.append((float(read["iops"]), read["lat_ns"]["mean"] / 1e6))
-    return Point(outstanding, *max(runs, key=lambda v: (v[0], -v[1])))
+        known = KnownLimits.of_iops(rate / jobs, "fio --rate_iops, the volume JSON's limit")
+    if slo is None:
+        slo = objective(dense, known)[0]
+    sweep = Workload(name="adaptive", iodepth=1, sweep="adaptive", until_lat_ms=round(slo, 4),
+                     max_outstanding=TOP, **base)  # fmt: skip
+    run = run_workloads([sweep], inventory, work / "raw", run_id=f"adaptive-{label}", **quiet)
+    steps = [s for s in run.data["steps"] if s.get("adaptive")]
+    points = [measured_point(run.run_dir, s, run.data["hosts"]) for s in steps]
+    chosen = [(s["adaptive"]["reason"], Point(*p)) for s, p in zip(steps, points, strict=True)]
+    return dense, chosen, steps[-1]["adaptive"].get("stop", ""), slo, known
 
 
-def live(repeats: int) -> bool:
-    fio = shutil.which("fio")
-    if fio is None:
-        print("\n== live: no fio on PATH (make sysdeps): left out")
+def live_cost(inventory, work: Path, pairs: int) -> float:
+    """IOPS with live figures over IOPS without, median of `pairs` alternated pairs of runs."""
+    ratios = []
+    workload = Workload(name="cost", pattern="random", bs_kib=4, iodepth=32, duration_s=RUN_S,
+                        warmup_s=WARM_S, file_size_gib=FILE_GIB)  # fmt: skip
+    for i in range(pairs):
+        iops = {}
+        for live in (True, False) if i % 2 else (False, True):
+            run = run_workloads([workload], inventory, work / "raw", run_id=f"cost{i}-{live}",
+                                live_interval_s=1 if live else None, progress=False)  # fmt: skip
+            rows = summary_rows(read_many([run.run_dir]))
+            rows = rows[rows["host"] == "all"] if (rows["host"] == "all").any() else rows
+            iops[live] = float(rows["iops"].sum())
+        ratios.append(iops[True] / iops[False])
+        print(f"   pair {i + 1}: live {iops[True]:,.0f} IOPS, not live {iops[False]:,.0f}: "
+              f"{iops[True] / iops[False]:.3f}")  # fmt: skip
+    return float(np.median(ratios))
+
+
+def live(pairs: int) -> bool:
+    if shutil.which("fio") is None:
+        print("\n== through the runner: no fio on PATH (make sysdeps): left out")
         return True
-    print(f"\n== live fio (each step the least disturbed of {repeats} runs, on this machine)")
+    from tests.runner.sshd import SshFleet, sshd_missing
+
+    print(f"\n== through the runner (real fio; {WARM_S} s warm-up + {RUN_S} s a step)")
     ok = True
-    with tempfile.TemporaryDirectory(prefix="bench_adaptive_") as work:
-        path = Path(work) / "sweep.dat"
-        subprocess.run([fio, "--name=layout", f"--filename={path}", f"--size={FIO_SIZE}",
-                        "--rw=write", "--bs=1m", "--direct=1", "--output=/dev/null"],
-                       check=True, capture_output=True)  # fmt: skip
-        start = time.monotonic()
-        rate = None
-        for name in ("unlimited disk (live)", "rate-limited (live)"):
-            dense = [fio_step(fio, path, n, rate, repeats) for n in DENSE]
-            known = None if rate is None else KnownLimits.of_iops(rate, "fio --rate_iops")
-            if rate is not None:
-                name = f"rate-limited at {rate:,.0f} IOPS, the limit known (live)"
-            hit, slo = judge(name, dense, known,
-                             lambda n, r=rate: fio_step(fio, path, n, r, repeats))  # fmt: skip
-            ok &= hit
-            noise_floor(dense, [fio_step(fio, path, n, rate, repeats) for n in DENSE], slo, known)
-            if rate is None:
-                rate = round(RATE_SHARE * max(p.iops for p in dense), -2)
-        print(f"\n   live wall-clock {time.monotonic() - start:.0f} s")
+    start = time.monotonic()
+    with tempfile.TemporaryDirectory(prefix="bench_adaptive_") as tmp:
+        work = Path(tmp)
+        ssh = None if sshd_missing() else SshFleet(work / "sshd", 2).start()
+        try:
+            for kind in ("local", "ssh"):
+                if kind == "ssh" and ssh is None:
+                    print(f"\n-- loopback sshd: {sshd_missing()}: left out")
+                    continue
+                folder = work / kind
+                folder.mkdir()
+                inventory = fleet_inventory(folder, kind, None, ssh)
+                hosts = "this machine" if kind == "local" else "2 loopback sshd hosts"
+                dense, chosen, stop, slo, _ = runner_sweeps(inventory, folder, kind, None, None)
+                ok &= report(f"{hosts}, the disk unlimited", dense, chosen, stop, slo, None)
+                rate = round(RATE_SHARE * max(p.iops for p in dense) * len(inventory.hosts), -2)
+                limited = fleet_inventory(folder, kind, limited_volume(folder, rate), ssh)
+                dense, chosen, stop, slo, known = runner_sweeps(limited, folder, f"{kind}-lim",
+                                                                rate, None)  # fmt: skip
+                ok &= report(f"{hosts}, rate-limited at {rate:,.0f} IOPS (the volume JSON's "
+                             "limit)", dense, chosen, stop, slo, known)  # fmt: skip
+                if kind == "ssh":
+                    print("\n-- live figures' cost (2 loopback sshd hosts, qd 32)")
+                    ratio = live_cost(inventory, folder, pairs)
+                    hit = ratio >= 1 - LIVE_COST
+                    ok &= hit
+                    print(f"   live / not live: median {ratio:.3f} (target >= {1 - LIVE_COST:.2f}) "
+                          f"{'ok' if hit else 'MISSED'}")  # fmt: skip
+        finally:
+            if ssh is not None:
+                ssh.stop()
+    print(f"\n   wall-clock {time.monotonic() - start:.0f} s")
     return ok
 
 
@@ -211,12 +317,12 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--no-live", action="store_true", help="recorded sweeps only")
     parser.add_argument(
-        "--repeats", type=int, default=2, help="live fio runs per step, the least disturbed counts"
+        "--pairs", type=int, default=4, help="alternated runs with and without live figures"
     )
     args = parser.parse_args(argv)
     ok = recorded()
-    if not args.no_live and args.repeats >= 1:
-        ok &= live(args.repeats)
+    if not args.no_live:
+        ok &= live(args.pairs)
     print("\nadaptive sweep: every target met" if ok else "\nadaptive sweep: a target MISSED")
     return 0 if ok else 1
 

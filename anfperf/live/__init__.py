@@ -8,13 +8,12 @@ volume's limit, a host gone silent) and renders the console's one line. The raw 
 stay the record: nothing here is ingested.
 """
 
-from anfperf.live.fio_stream import FioStream, Interval, LiveStream, fio_intervals
+from anfperf.live.fio_stream import FioStream, Interval, fio_intervals
 from anfperf.live.fleet import ALARM_KINDS, Alarm, FleetFigures, FleetTotals, live_line
 from anfperf.live.vdbench_stream import VdbenchStream
-from anfperf.live.record import LiveLog
 
 __all__ = [
-    "Interval", "LiveStream", "FioStream", "fio_intervals", "VdbenchStream", "FleetFigures", "FleetTotals",
+    "Interval", "FioStream", "fio_intervals", "VdbenchStream", "FleetFigures", "FleetTotals",
     "Alarm", "ALARM_KINDS", "live_line",
 ]  # fmt: skip
 
