@@ -20,6 +20,7 @@ from anfperf.userfiles import read_user_file
 __all__ = [
     "MANIFEST_NAME",
     "MANIFEST_JOURNAL_NAME",
+    "LIVE_LOG_NAME",
     "MAX_MANIFEST_MIB",
     "read_journal",
     "apply_journal",
@@ -56,6 +57,10 @@ MANIFEST_NAME = "manifest.json"
 #: appended and flushed to disk as a host reports; :func:`read_manifest` applies the entries
 #: numbered after the manifest's ``journal_seq``, in order.
 MANIFEST_JOURNAL_NAME = ".manifest.journal"
+#: Beside it too: the live figures the controller received while the run went on (steps,
+#: every host's intervals, alarms), one JSON object a line (:mod:`anfperf.live.record`), for a
+#: notebook to watch; never ingested (the raw outputs are the record).
+LIVE_LOG_NAME = "live.jsonl"
 #: Largest manifest, and journal, read [MiB], for the size of a large fleet's: a 1,000-host
 #: manifest is about 1.5 MB, so one of 30,000 hosts is some 45 MB and more with every step of
 #: a sweep (the journal is folded into the manifest when it grows as large as it).

@@ -329,7 +329,7 @@ def _heavy(modules: set[str]) -> set[str]:
 @pytest.mark.parametrize(
     "statement",
     ["import anfperf.models", "import anfperf.ingest", "import anfperf.azure", "import anfperf.cli",
-     "import anfperf.tools",
+     "import anfperf.tools", "import anfperf.live",
      "from anfperf.cli import main; main(" + repr(PLAN_ARGS) + ")"],
 )  # fmt: skip
 def test_library_imports_leave_the_notebook_and_ssh_stacks_unloaded(statement):
@@ -353,8 +353,8 @@ PUBLIC_MODULES = (
     "azure", "azure.resources", "azure.volume", "analysis.compare", "analysis.concurrency",
     "analysis.findings", "analysis.inputs", "analysis.provenance", "analysis.server_metrics",
     "analysis.summary", "analysis.sweep", "demo", "planning", "planning.planner", "planning.volume",
-    "schema", "store", "ingest", "live", "models", "plots", "report", "runner", "tools",
-    "workloads",
+    "schema", "store", "ingest", "live", "live.record", "live.view", "live.launch", "models",
+    "plots", "report", "runner", "tools", "workloads",
 )  # fmt: skip
 
 

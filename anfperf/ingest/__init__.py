@@ -38,7 +38,7 @@ from anfperf.ingest.fio_log import read_fio_log
 from anfperf.ingest.registry import Format, folder_format, formats, register_format, result_suffixes
 from anfperf.ingest.vdbench import read_vdbench, read_vdbench_histogram
 from anfperf.paths import PathArg, path_list
-from anfperf.schema import conform, empty_frame
+from anfperf.schema import LIVE_LOG_NAME, MANIFEST_NAME, conform, empty_frame
 from anfperf.userfiles import open_regular
 
 __all__ = [
@@ -66,9 +66,12 @@ __all__ = [
 log = logging.getLogger(__name__)
 
 _SNIFF_BYTES = 64 * 1024
-# Files in a folder that are never results: runner ledgers, logs, Vdbench's companion reports
-# (read through the folder's flatfile.html instead).
-_NOT_RESULTS = re.compile(r"(^manifest\.json$|\.log(\.[^.]+)?$|\.stdout\.html$)")
+# Files in a folder that are never results: runner ledgers, logs, the live figures a run
+# showed while it went on (the raw outputs are its record), Vdbench's companion reports (read
+# through the folder's flatfile.html instead).
+_NOT_RESULTS = re.compile(
+    rf"(^{re.escape(MANIFEST_NAME)}$|^{re.escape(LIVE_LOG_NAME)}$|\.log(\.[^.]+)?$|\.stdout\.html$)"
+)
 # Tried in folders whatever the format: compressed files (the content tells the format) and
 # captured tool output.
 _GENERIC_SUFFIXES = (".gz", ".out")

@@ -55,6 +55,7 @@ from anfperf.runner.runlog import RUN_LOG_NAME
 from anfperf.runner.security import check_folder_name
 from anfperf.schema import (
     AGGREGATE_HOST,
+    LIVE_LOG_NAME,
     MANIFEST_JOURNAL_NAME,
     MAX_MANIFEST_MIB,
     RESERVED_HOST_NAMES,
@@ -76,7 +77,14 @@ RESERVE_BYTES = 1 << 20
 #: lock, the reserve, the manifest's temporaries) are no folder names of hosts anyway.
 RUN_FOLDER_NAMES = tuple(
     dict.fromkeys(
-        (*RESERVED_HOST_NAMES, RUN_LOG_NAME, MANIFEST_JOURNAL_NAME, LOCK_NAME, RESERVE_NAME)
+        (
+            *RESERVED_HOST_NAMES,
+            RUN_LOG_NAME,
+            LIVE_LOG_NAME,
+            MANIFEST_JOURNAL_NAME,
+            LOCK_NAME,
+            RESERVE_NAME,
+        )
     )
 )
 _RESERVED_LOWER = frozenset(name.lower() for name in RUN_FOLDER_NAMES)

@@ -180,9 +180,15 @@ def test_every_name_of_the_run_folder_is_reserved():
     from anfperf.runner.manifest import RESERVE_NAME, RUN_FOLDER_NAMES
     from anfperf.runner.runlock import LOCK_NAME
     from anfperf.runner.runlog import RUN_LOG_NAME
-    from anfperf.schema import AGGREGATE_HOST, MANIFEST_JOURNAL_NAME, MANIFEST_NAME
+    from anfperf.schema import (
+        AGGREGATE_HOST,
+        LIVE_LOG_NAME,
+        MANIFEST_JOURNAL_NAME,
+        MANIFEST_NAME,
+    )
 
-    own = {RUN_LOG_NAME, MANIFEST_NAME, MANIFEST_JOURNAL_NAME, LOCK_NAME, RESERVE_NAME}
+    own = {RUN_LOG_NAME, LIVE_LOG_NAME, MANIFEST_NAME, MANIFEST_JOURNAL_NAME, LOCK_NAME,
+           RESERVE_NAME}  # fmt: skip
     assert set(RUN_FOLDER_NAMES) == {*own, AGGREGATE_HOST}
 
 
