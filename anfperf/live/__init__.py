@@ -16,7 +16,7 @@ A notebook watches a run through :mod:`anfperf.live.view` (:func:`watch`, :class
 
 from importlib import import_module
 
-from anfperf.live.fio_stream import FioStream, Interval, fio_intervals
+from anfperf.live.fio_stream import FioStream, Interval, LiveStream, fio_intervals
 from anfperf.live.fleet import ALARM_KINDS, Alarm, FleetFigures, FleetTotals, live_line
 from anfperf.live.record import LIVE_LOG_NAME, LiveFollower, LiveLog, read_live
 from anfperf.live.vdbench_stream import VdbenchStream
@@ -29,7 +29,7 @@ _ON_FIRST_USE = {
 }  # fmt: skip
 
 __all__ = [
-    "Interval", "FioStream", "fio_intervals", "VdbenchStream", "FleetFigures", "FleetTotals",
+    "Interval", "LiveStream", "FioStream", "fio_intervals", "VdbenchStream", "FleetFigures", "FleetTotals",
     "Alarm", "ALARM_KINDS", "live_line", "LIVE_LOG_NAME", "LiveLog", "read_live", "LiveFollower",
     *_ON_FIRST_USE,
 ]  # fmt: skip
