@@ -91,6 +91,7 @@ class Entry(msgspec.Struct, gc=False, rename={"job_options": "job options"}):
     hostname: Any = None
     port: Any = None
     error: Any = None
+    elapsed: Any = None  # seconds since fio started, rounded up (tells one fio process's documents)
     job_options: Raw = UNSET  # its JSON bytes (decode: read once per distinct set), or the value
     usr_cpu: float = _NAN
     sys_cpu: float = _NAN
@@ -164,6 +165,7 @@ def _entry(entry: dict) -> Entry:
         hostname=entry.get("hostname"),
         port=entry.get("port"),
         error=entry.get("error"),
+        elapsed=entry.get("elapsed"),
         job_options=entry.get("job options", UNSET),
         usr_cpu=num(entry.get("usr_cpu")),
         sys_cpu=num(entry.get("sys_cpu")),

@@ -18,8 +18,12 @@ and the latency statistics:
   client mode a list of per-client objects carrying ``hostname`` and ``port``.
 
 Text around the JSON (fio warnings and errors on stderr, ``--output-format=normal,json``, progress
-lines, a pasted shell prompt) is skipped with a warning. Several documents in one file (fio's
-``--status-interval``, concatenated outputs) are all read; their jobs keep counting in ``step``.
+lines, a pasted shell prompt) is skipped with a warning. Several documents in one file are all
+read: a ``--status-interval`` series (fio's cumulative snapshots of one run, every S seconds and at
+the end; :mod:`anfperf.ingest.fio_series` tells which documents are one) is one run, whose last
+document gives its result and whose documents give one row per interval; other documents
+(outputs of separate runs appended to one file) are runs of their own, their jobs counting on in
+``step``. A file that ends inside a document (cut short) is read up to it, with a warning.
 
 Mapping rules (see :func:`read_fio_json` for the columns):
 
@@ -31,8 +35,17 @@ Mapping rules (see :func:`read_fio_json` for the columns):
   ports), ``'all'`` for "All clients", else ``'localhost'``. The "All clients" row takes the job
   name its hosts share (else "All clients"), and, when fio gave it no percentiles, those of its
   hosts' merged json+ histograms;
-- with several documents, each keeps its own rows: ``--status-interval`` snapshots are cumulative,
-  so the last one is the whole run;
+- a ``--status-interval`` series gives its last document's rows, exactly as that document alone
+  would (``is_summary``), and interval rows (``is_summary`` False): per job entry x direction,
+  what it did between two consecutive documents (IOPS, MiB/s and mean latency of the
+  difference, the first interval from the start, one after ``ramp_time``'s reset from the reset,
+  those before it ``is_warmup``), numbered in ``interval`` from 1, at the document's time; no
+  percentiles, extremes, standard deviation, histogram or CPU (none is a difference of cumulative
+  figures); the 'total' rows are added as for results. The latency of an interval is from
+  ``lat_ns`` alone (NaN with ``disable_lat``, where a result falls back on ``clat + slat``). Only
+  the last document's json+ histograms are read;
+- a file cut short inside its last document: the complete documents before it are read, the last
+  of them the result, and every row is flagged ``interrupted`` (a warning names the file);
 - ``bs`` and ``rate_iops`` are per direction (``bs=4k,64k``: read 4k, write 64k);
 - configuration: ``job options`` over ``global options`` over fio's defaults (when fio reported its
   options at all; fio 2.1 did not, leaving the configuration missing). ``outstanding`` is the
@@ -77,8 +90,9 @@ def read_fio_json(path_or_buffer: PathOrBuffer, *, run_id: str | None = None) ->
     -------
     pandas.DataFrame
         The tidy frame (:mod:`anfperf.schema`): one row per job entry x direction that did I/O,
-        then a 'total' row per job entry. All rows are whole-run rows (``is_summary=True``,
-        ``interval`` missing).
+        and per interval of a ``--status-interval`` series; then a 'total' row per job entry (and
+        interval). A run's result rows are whole-run rows (``is_summary=True``, ``interval`` and
+        ``time_s`` missing).
 
         ===================  ======  =====================================================
         column               unit    from fio
@@ -87,11 +101,19 @@ def read_fio_json(path_or_buffer: PathOrBuffer, *, run_id: str | None = None) ->
         host                         client hostname, 'all' for "All clients", else
                                      'localhost'
         job, workload                ``jobname``
-        step                         0-based job entry in the file (several documents
-                                     keep counting)
+        step                         0-based job entry in the file (several runs keep
+                                     counting; a series' intervals share their job's)
         direction                    'read', 'write', 'trim'; 'total' (added, or fio's
                                      ``mixed`` block)
-        timestamp            UTC     the document's timestamp (end of the run)
+        timestamp            UTC     the document's ``timestamp_ms`` (end of the run; of
+                                     the interval)
+        interval                     1-based interval of a series (its document); <NA> on
+                                     results
+        time_s               s       end of the interval since the run's first I/O: the
+                                     first document's longest ``runtime``, then fio's
+                                     clock (``timestamp_ms``)
+        is_summary                   a result row (False: an interval)
+        is_warmup                    an interval before fio's reset after ``ramp_time``
         pattern                      'random' / 'sequential' from ``rw``; 'mixed' when
                                      ``percentage_random`` is between 0 and 100
         bs_kib               KiB     ``bs`` of the row's direction
@@ -102,10 +124,12 @@ def read_fio_json(path_or_buffer: PathOrBuffer, *, run_id: str | None = None) ->
         direct_io                    ``direct`` (or not ``buffered``) of an engine that goes
                                      through the page cache; <NA> for other engines
         rate_limit_iops      1/s     ``rate_iops`` of the row's direction
-        runtime_s            s       ``runtime`` / 1000
-        iops                 1/s     ``iops``
-        bw_mib_s             MiB/s   ``bw_bytes`` / 2**20, else ``bw`` [KiB/s] / 1024
-        lat_mean_ms ...      ms      ``lat_ns`` / ``lat``: mean, min, max, stddev
+        runtime_s            s       ``runtime`` / 1000 (an interval: Δ ``runtime``)
+        iops                 1/s     ``iops`` (an interval: Δ ``total_ios`` / Δ ``runtime``)
+        bw_mib_s             MiB/s   ``bw_bytes`` / 2**20, else ``bw`` [KiB/s] / 1024 (an
+                                     interval: Δ ``io_bytes`` / Δ ``runtime``)
+        lat_mean_ms ...      ms      ``lat_ns`` / ``lat``: mean, min, max, stddev (an
+                                     interval: Δ(mean x N) / Δ N, the mean alone)
         lat_p50_ms ...       ms      percentiles of ``lat_ns`` when fio computed them
                                      (``lat_percentiles=1``), else of ``clat_ns``
         lat_bins             ns      json+ histogram of the same latency
@@ -117,13 +141,14 @@ def read_fio_json(path_or_buffer: PathOrBuffer, *, run_id: str | None = None) ->
     ------
     anfperf.errors.ParseError
         The file holds no fio JSON (empty, another format, an error message only), the JSON is
-        damaged or truncated, it has no jobs, or no job did any I/O (fio's error text quoted).
+        damaged or truncated (before any whole document), it has no jobs, or no job did any I/O
+        (fio's error text quoted).
 
     Warns
     -----
     UserWarning
         Text around the JSON was skipped; jobs that failed were dropped; fio did not measure the
-        latency (NaN).
+        latency (NaN); the file ends inside a document (cut short).
     """
     data, source = read_bytes(path_or_buffer)
     table = FioTable()

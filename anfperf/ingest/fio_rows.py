@@ -3,7 +3,9 @@
 :func:`parse_fio_json` finds the JSON documents in a file's text (skipping the text around them),
 checks them and gives one tuple per job entry (:data:`ENTRY_COLUMNS`) and one per direction row
 (:data:`BLOCK_COLUMNS`), which :class:`anfperf.ingest.fio_table.FioTable` turns into the tidy
-frame. The format and the mapping rules are described in :mod:`anfperf.ingest.fio_json`.
+frame. Documents of one run (a ``--status-interval`` series, :func:`anfperf.ingest.fio_series.runs`)
+give the rows of its last document and of each interval (a "job entry" of its own, with its
+``interval``). The format and the mapping rules are described in :mod:`anfperf.ingest.fio_json`.
 """
 
 from __future__ import annotations
@@ -44,6 +46,7 @@ from anfperf.ingest.fio_doc import (
     text,
     whole_number,
 )
+from anfperf.ingest.fio_series import Run, difference, runs
 from anfperf.schema import AGGREGATE_HOST, host_label
 from anfperf.units import BYTES_PER_MIB, KIB_PER_MIB, MS_PER_S, NS_PER_MS, US_PER_MS
 
@@ -77,6 +80,9 @@ ALL_CLIENTS = "All clients"
 #: anywhere in the text (stray text from a shell redirect may precede it on the same line).
 _DOC_START = re.compile(r'\{\s*"(?:fio version|jobs|client_stats|global options)"')
 _DOC_START_BYTES = re.compile(_DOC_START.pattern.encode())
+#: Where fio's pretty-printed document ends: its outer closing brace, the only one at the start
+#: of a line.
+_DOC_END = b"\n}"
 #: fio's message when a signal ends the run early (SIGTERM, SIGINT ...).
 _SIGNALLED = re.compile(r"terminating on signal \d+")
 #: Failed decodes a scan gives up after: each can read to the end of the file, so hostile
@@ -102,11 +108,16 @@ class Parsed(NamedTuple):
     interrupted: bool
 
 
-#: Values of a job entry, shared by its direction rows.
+#: Values of a job entry, shared by its direction rows: a run's result (is_summary) or one
+#: interval of a status-interval series.
 ENTRY_COLUMNS = (
     "tool_version", "host", "job", "step", "timestamp", "error", "cpu_user_pct", "cpu_sys_pct",
-    *ENTRY_VALUES,
+    *ENTRY_VALUES, "interval", "time_s", "is_summary", "is_warmup",
 )  # fmt: skip
+_STEP, _TIMESTAMP, _ERROR = (ENTRY_COLUMNS.index(name) for name in ("step", "timestamp", "error"))
+_VALUES = slice(ENTRY_COLUMNS.index(ENTRY_VALUES[0]), ENTRY_COLUMNS.index("interval"))
+#: The last values of a result's entry: no interval, no time, a summary, not warm-up.
+_RESULT = (None, math.nan, True, False)
 #: Values of a direction row (after its entry's position).
 BLOCK_COLUMNS = (
     "direction", "bs_kib", "rate_limit_iops", "runtime_s", "iops", "bw_mib_s",
@@ -129,11 +140,11 @@ def parse_fio_json(data: bytes, source: str) -> Parsed:
     anfperf.errors.ParseError
         `source` holds no fio JSON, damaged JSON, no jobs, or no job that did any I/O.
     """
-    docs, outside = _documents(data, source)
+    docs, outside, cut = _documents(data, source)
     try:
         entries, blocks, failed, unmeasured, step0, notes = _rows(docs, source)
     except _OtherSpelling:
-        docs, outside = _documents(data, source, typed=False)
+        docs, outside, cut = _documents(data, source, typed=False)
         entries, blocks, failed, unmeasured, step0, notes = _rows(docs, source)
     for note in notes:
         warn(note)
@@ -165,38 +176,95 @@ def parse_fio_json(data: bytes, source: str) -> Parsed:
             f"{source}: fio did not measure latency for {unmeasured} job direction(s) "
             "(gtod_reduce / disable_lat?): latencies are NaN"
         )
-    return Parsed(entries, blocks, signal is not None)
+    if cut:  # a copy stopped midway, a full disk, fio killed while writing
+        warn(
+            f"{source}: the file ends inside a fio JSON document (cut short): read the "
+            f"{len(docs)} complete one(s) before it; the run's result is the last of them, "
+            "which covers less than the run, and its rows are flagged 'interrupted'"
+        )
+    return Parsed(entries, blocks, signal is not None or cut)
 
 
 def _rows(docs: list[Doc], source: str) -> tuple[list, list, list, int, int, list[str]]:
-    """Entries and direction rows of the documents; failed jobs, unmeasured latency blocks,
-    job entries, and warnings to give."""
+    """Entries and direction rows of the documents' runs (a status-interval series is one: its
+    last document's rows, then its intervals'); failed jobs, unmeasured latency blocks, job
+    entries, and warnings to give."""
     entries: list[tuple] = []
     blocks: list[tuple] = []
     failed: list[tuple[str, int]] = []
     notes: list[str] = []
     unmeasured = 0
     step0 = 0
-    for doc in docs:
-        n, doc_failed, doc_unmeasured = _document_rows(doc, source, step0, entries, blocks, notes)
+    for run in runs(docs):
+        first = len(entries), len(blocks)
+        n, doc_failed, doc_unmeasured = _document_rows(
+            docs[run.documents[-1]], source, step0, entries, blocks, notes
+        )
+        if run.counters is not None:  # a series
+            _interval_rows(docs, run, step0, first, entries, blocks)
         failed.extend(doc_failed)
         unmeasured += doc_unmeasured
         step0 += n
     return entries, blocks, failed, unmeasured, step0, notes
 
 
+def _interval_rows(
+    docs: list[Doc],
+    run: Run,
+    step0: int,
+    first: tuple[int, int],
+    entries: list[tuple],
+    blocks: list[tuple],
+) -> None:
+    """Add the interval rows of a status-interval series: for each job entry that has result
+    rows, its figures in each interval, the difference of two consecutive documents
+    (:func:`anfperf.ingest.fio_series.difference`). The series' first job entry is `step0`;
+    its result's entries and direction rows are those from `first` (positions in `entries` and
+    `blocks`) on, and give the intervals' host, job, configuration and error."""
+    counters, times_ms = run.counters or [], run.times_ms or []  # (a series has both)
+    result_of = {entries[at][_STEP] - step0: at for at in range(first[0], len(entries))}
+    config = {(b[0], b[1]): (b[2], b[3]) for b in blocks[first[1] :]}  # bs_kib, rate_limit_iops
+    # the run's clock: its first document came this long after the first I/O, then fio's
+    t0_ms = max((c.runtime_ms for entry in counters[0] for c in entry.values()), default=0)
+    for k, doc in enumerate(docs[i] for i in run.documents):
+        timestamp = _timestamp(doc)
+        time_s = (t0_ms + times_ms[k] - times_ms[0]) / MS_PER_S
+        for e, now in enumerate(counters[k]):
+            at = result_of.get(e)
+            if at is None:  # no result rows (a job that failed, or did no I/O)
+                continue
+            before = counters[k - 1][e] if k else {}
+            entry_at, first_block = len(entries), len(blocks)
+            for key, now_counters in now.items():
+                delta = difference(now_counters, before.get(key))
+                if not delta.ran:
+                    continue
+                direction = _DIRECTION_OF[key]
+                bs_kib, rate = config.get((at, direction), _NO_CONFIG)
+                blocks.append((
+                    entry_at, direction, bs_kib, rate, delta.runtime_ms / MS_PER_S, delta.iops,
+                    delta.bw_mib_s, delta.lat_mean_ms, _NAN, _NAN, _NAN, *_NO_PERCENTILES, None,
+                ))  # fmt: skip
+            if len(blocks) > first_block:
+                result = entries[at]
+                warmup = k < run.resets.get(e, 0)  # before the ramp's end
+                entries.append((*result[:_TIMESTAMP], timestamp, result[_ERROR], _NAN, _NAN,
+                                *result[_VALUES], k + 1, time_s, False, warmup))  # fmt: skip
+
+
 # --------------------------------------------------------------------------- finding the JSON
 
 
-def _documents(data: bytes, source: str, typed: bool = True) -> tuple[list[Doc], list[str]]:
-    """The fio JSON documents in `data` and the pieces of text outside them."""
+def _documents(data: bytes, source: str, typed: bool = True) -> tuple[list[Doc], list[str], bool]:
+    """The fio JSON documents in `data`, the pieces of text outside them, and whether the file
+    ends inside one more (cut short)."""
     docs, outside = _typed_documents(data) if typed else ([], [])
     if docs:
-        return docs, outside
-    docs, outside = _json_documents(data, source)
+        return docs, outside, False
+    docs, outside, cut = _json_documents(data, source)
     for doc in docs:  # only JSON decoding lets them in: the typed decoding refuses them
         _note_non_finite(doc, source)
-    return [fio_doc.from_json(doc, source) for doc in docs], outside
+    return [fio_doc.from_json(doc, source) for doc in docs], outside, cut
 
 
 #: Fields named one by one in the note on numbers that are not finite; the rest are counted.
@@ -264,7 +332,7 @@ def _typed_documents(data: bytes) -> tuple[list[Doc], list[str]]:
     try:
         doc = fio_doc.decode(memoryview(data)[start:] if start else data)
     except fio_doc.DECODE_ERRORS:
-        return [], []
+        return _typed_series(data, start)
     if not start:
         return [doc], []
     if doc.jobs is None and doc.client_stats is None and doc.version is None:
@@ -272,8 +340,38 @@ def _typed_documents(data: bytes) -> tuple[list[Doc], list[str]]:
     return [doc], [data[:start].decode("utf-8", "replace"), ""]
 
 
-def _json_documents(data: bytes, source: str) -> tuple[list[dict], list[str]]:
-    """The fio JSON documents in `data` decoded as JSON, and the text outside them."""
+def _typed_series(data: bytes, start: int) -> tuple[list[Doc], list[str]]:
+    """Fast path of several fio documents one after the other (``--status-interval``): each
+    decoded straight into records, split where fio closes its outer object (the one brace it
+    writes at the start of a line). ([], []) for anything else, which the generic path reads."""
+    docs: list[Doc] = []
+    outside: list[str] = []
+    view = memoryview(data)
+    pos = 0
+    while (match := _DOC_START_BYTES.search(data, start)) is not None:
+        begin = match.start()
+        end = data.find(_DOC_END, begin)
+        if end < 0:
+            return [], []  # cut short: the generic path tells so
+        end += len(_DOC_END)
+        try:
+            doc = fio_doc.decode(view[begin:end])
+        except fio_doc.DECODE_ERRORS:
+            return [], []
+        if doc.jobs is None and doc.client_stats is None:
+            return [], []
+        outside.append(data[pos:begin].decode("utf-8", "replace"))
+        docs.append(doc)
+        pos = start = end
+    if len(docs) < 2:
+        return [], []
+    outside.append(data[pos:].decode("utf-8", "replace"))
+    return docs, outside
+
+
+def _json_documents(data: bytes, source: str) -> tuple[list[dict], list[str], bool]:
+    """The fio JSON documents in `data` decoded as JSON, the text outside them, and whether a
+    last document was cut short."""
     stripped = data.lstrip()
     if not stripped:
         raise ParseError(source, "empty file")
@@ -290,11 +388,11 @@ def _json_documents(data: bytes, source: str) -> tuple[list[dict], list[str]]:
                 first_error = exc
                 doc = None
         if isinstance(doc, dict):
-            return [doc], []
+            return [doc], [], False
     text = _decode(data)
-    docs, outside, decode_error, other_json = _scan(text)
+    docs, outside, decode_error, other_json, cut = _scan(text)
     if docs:
-        return docs, outside
+        return docs, outside, cut
     if other_json:
         raise ParseError(source, "JSON without 'jobs' or 'client_stats': no fio jobs in it")
     error = first_error or decode_error
@@ -314,8 +412,9 @@ def _decode(data: bytes) -> str:
     return text[1:] if text.startswith("\ufeff") else text
 
 
-def _scan(text: str) -> tuple[list[dict], list[str], BaseException | None, bool]:
-    """Decode every JSON object starting at the beginning of a line; keep fio's."""
+def _scan(text: str) -> tuple[list[dict], list[str], BaseException | None, bool, bool]:
+    """Decode every JSON object starting at the beginning of a line; keep fio's. Also whether
+    the text ends inside a fio document after them (cut short: its text is left out)."""
     decoder = json.JSONDecoder()
     docs: list[dict] = []
     outside: list[str] = []
@@ -323,6 +422,7 @@ def _scan(text: str) -> tuple[list[dict], list[str], BaseException | None, bool]
     error: BaseException | None = None
     other_json = False
     failed = 0
+    cut_at = None  # where a document starts that the end of the text cut short
     for match in _DOC_START.finditer(text):
         start = match.start()
         if start < pos:
@@ -331,6 +431,8 @@ def _scan(text: str) -> tuple[list[dict], list[str], BaseException | None, bool]
             obj, end = _raw_decode(decoder, text, start)
         except (ValueError, RecursionError) as exc:
             error = error or exc
+            if cut_at is None and _at_the_end(exc, text):
+                cut_at = start
             failed += 1
             if failed >= MAX_FAILED_DECODES:
                 break
@@ -343,6 +445,7 @@ def _scan(text: str) -> tuple[list[dict], list[str], BaseException | None, bool]
         outside.append(text[pos:start])
         docs.append(obj)
         pos = end
+        cut_at = None
     if not docs and text.lstrip().startswith("{"):
         # not fio's: decode it once to say whether it is other JSON or broken JSON
         try:
@@ -350,8 +453,14 @@ def _scan(text: str) -> tuple[list[dict], list[str], BaseException | None, bool]
             other_json = isinstance(obj, dict)
         except (ValueError, RecursionError) as exc:
             error = error or exc
-    outside.append(text[pos:])
-    return docs, outside, error, other_json
+    cut = bool(docs) and cut_at is not None
+    outside.append(text[pos:cut_at] if cut else text[pos:])
+    return docs, outside, error, other_json, cut
+
+
+def _at_the_end(exc: BaseException, text: str) -> bool:
+    """Whether a JSON decoding error is the text's end coming inside the value (cut short)."""
+    return isinstance(exc, json.JSONDecodeError) and not text[exc.pos :].strip()
 
 
 def _raw_decode(decoder: json.JSONDecoder, text: str, start: int) -> tuple[object, int]:
@@ -519,7 +628,7 @@ def _job_rows(
                 else host_label(key[2] or "localhost")
             )
             entries.append((tool_version, host, name, step0 + i, timestamp, error,
-                            entry.usr_cpu, entry.sys_cpu, *config["values"]))  # fmt: skip
+                            entry.usr_cpu, entry.sys_cpu, *config["values"], *_RESULT))  # fmt: skip
         if hosts is not None:
             per_host.append((config, name, blocks[first:]))
     return failed, unmeasured, per_host, all_clients
@@ -546,7 +655,7 @@ def _all_clients_rows(
         blocks[first:] = _fill_all_clients_bins(blocks[first:], host_blocks)
         error = whole_number(entry.error) or 0
         entries.append((d.tool_version, AGGREGATE_HOST, name, step, d.timestamp, error,
-                        entry.usr_cpu, entry.sys_cpu, *config["values"]))  # fmt: skip
+                        entry.usr_cpu, entry.sys_cpu, *config["values"], *_RESULT))  # fmt: skip
     return unmeasured
 
 
@@ -632,6 +741,10 @@ def _latency(block: Block) -> tuple[tuple, bool]:
 
 
 _NO_PERCENTILES = (_NAN,) * len(PERCENTILE_KEYS)
+#: fio's direction blocks -> the rows' direction.
+_DIRECTION_OF = {"read": "read", "write": "write", "trim": "trim", "mixed": "total"}
+#: bs_kib and rate_limit_iops of a direction the result has no row of.
+_NO_CONFIG = (_NAN, _NAN)
 
 
 def _measured(block: Latency) -> bool:

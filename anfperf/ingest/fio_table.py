@@ -6,7 +6,9 @@ their direction rows', :class:`anfperf.ingest.fio_rows.Parsed`), then works per 
 json+ histograms become arrays many at a time (numpy, in passes), every job's 'total' row is
 combined in one vectorised pass (by :func:`anfperf.ingest.combine.combine_measures`, the rules
 :func:`~anfperf.ingest.combine.add_totals` applies), each column gets its dtype once and the
-values of a job entry or a file are converted once, not once per row.
+values of a job entry or a file are converted once, not once per row. The intervals of a
+``--status-interval`` series are entries too (``is_summary`` False), and get their 'total' rows
+the same way.
 """
 
 from __future__ import annotations
@@ -265,8 +267,6 @@ def _typed_frame(columns: dict[str, object], n: int) -> pd.DataFrame:
             values = pd.Categorical.from_codes(
                 np.full(n, tool_dtype().categories.get_loc(TOOL)), dtype=tool_dtype()
             )
-        elif name in ("is_summary", "is_warmup"):
-            values = np.full(n, name == "is_summary")
         elif name == "source":  # fio measures on the client
             values = pd.Categorical.from_codes(np.zeros(n, dtype=np.int8), dtype=dtype)
         elif values is None:

@@ -16,7 +16,10 @@ interval are therefore the difference of two consecutive documents:
 A counter that goes back (fio resets its figures after ``ramp_time``) starts again from zero, so
 the first interval after a reset is its figures since the reset. Summing an interval's ``ios``
 over the stream gives the last document's ``total_ios``: what is shown live adds up to the raw
-output, but the raw output stays the record (the live figures are never ingested).
+output, but the raw output stays the record (the live figures are never ingested). The
+difference of two documents is :func:`anfperf.ingest.fio_series.difference`, the one the reader
+of a saved series makes its interval rows with; the documents are decoded into
+:mod:`anfperf.ingest.fio_doc`'s records, as that reader decodes them.
 
 :class:`FioStream` takes bytes in any chunks (a pipe, an SSH channel): a document cut across
 chunks waits for its end, several in one chunk are all read, and text around them (fio's warnings,
@@ -34,7 +37,10 @@ from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 from typing import Protocol
 
-from anfperf.units import BYTES_PER_MIB, MS_PER_S, NS_PER_MS, US_PER_MS
+from anfperf.errors import ParseError
+from anfperf.ingest import fio_doc
+from anfperf.ingest.fio_series import Counters, block_counters, difference
+from anfperf.units import MS_PER_S, NS_PER_MS
 
 __all__ = ["Interval", "LiveStream", "FioStream", "fio_intervals"]
 
@@ -102,17 +108,6 @@ class LiveStream(Protocol):
     def feed(self, chunk: bytes) -> list[Interval]: ...
 
 
-@dataclass(frozen=True)
-class _Counters:
-    """One job direction's cumulative counters in one document."""
-
-    ios: int
-    io_bytes: int
-    runtime_ms: int
-    lat_sum_ns: float  # mean x N
-    lat_n: int
-
-
 class FioStream:
     """Reads one host's fio status-interval JSON as it arrives, one :class:`Interval` per document.
 
@@ -145,7 +140,7 @@ class FioStream:
         self._scan_at = 0  # where the brace scan of that document resumes
         self._depth = 0
         self._in_string = False
-        self._previous: dict[tuple, _Counters] = {}
+        self._previous: dict[tuple, Counters] = {}
         self._previous_ts_ms: float | None = None
         self._t_s = 0.0
 
@@ -169,7 +164,7 @@ class FioStream:
 
     # ------------------------------------------------------------------ documents from bytes
 
-    def _documents(self) -> Iterator[dict]:
+    def _documents(self) -> Iterator[fio_doc.Doc]:
         while True:
             if not self._in_doc:
                 match = _DOC_START.search(self._buffer)
@@ -191,14 +186,13 @@ class FioStream:
             del self._buffer[:end]
             self._in_doc = False
             try:
-                doc = json.loads(text)
-            except ValueError as exc:
+                doc = _decode(text, self.host)
+            except (ValueError, RecursionError, ParseError) as exc:
                 log.warning("%s: a fio status document is not JSON (%s): skipped", self.host, exc)
                 self.skipped += 1
                 continue
-            if isinstance(doc, dict):
-                self.documents += 1
-                yield doc
+            self.documents += 1
+            yield doc
 
     def _drop_noise(self, upto: int) -> None:
         """Drop the text before a document, keeping a tail that may be a cut-off start."""
@@ -247,31 +241,27 @@ class FioStream:
 
     # ------------------------------------------------------------------ intervals from documents
 
-    def _interval(self, doc: dict) -> Interval | None:
+    def _interval(self, doc: fio_doc.Doc) -> Interval | None:
         counters = _counters(doc)
-        ts_ms = _number(doc.get("timestamp_ms"))
+        ts_ms = _number(doc.timestamp_ms)
         if ts_ms is None:
-            ts = _number(doc.get("timestamp"))
+            ts = _number(doc.timestamp)
             ts_ms = ts * MS_PER_S if ts is not None else None
         ios = io_bytes = lat_n = 0
         lat_sum = span_ms = 0.0
         iops = {d: 0.0 for d in _DIRECTIONS}
         bw = {d: 0.0 for d in _DIRECTIONS}
         for key, now in counters.items():
-            before = self._previous.get(key)
-            if before is None or now.ios < before.ios or now.runtime_ms < before.runtime_ms:
-                before = _Counters(0, 0, 0, 0.0, 0)  # new, or fio started counting again
-            d_ios, d_bytes = now.ios - before.ios, now.io_bytes - before.io_bytes
-            d_ms = now.runtime_ms - before.runtime_ms
-            if now.lat_n >= before.lat_n:
-                lat_n += now.lat_n - before.lat_n
-                lat_sum += now.lat_sum_ns - before.lat_sum_ns
-            ios += d_ios
-            io_bytes += d_bytes
-            if d_ms > 0:
-                span_ms = max(span_ms, d_ms)
-                iops[key[-1]] += d_ios * MS_PER_S / d_ms
-                bw[key[-1]] += d_bytes * MS_PER_S / d_ms / BYTES_PER_MIB
+            # a new job counts from zero, and so does one fio started counting again
+            delta = difference(now, self._previous.get(key))
+            lat_n += delta.lat_n
+            lat_sum += delta.lat_sum_ns
+            ios += delta.ios
+            io_bytes += delta.io_bytes
+            if delta.runtime_ms > 0:
+                span_ms = max(span_ms, delta.runtime_ms)
+                iops[key[-1]] += delta.iops
+                bw[key[-1]] += delta.bw_mib_s
         self._previous = counters
         previous_ts, self._previous_ts_ms = self._previous_ts_ms, ts_ms
         if span_ms <= 0 and ios == 0:
@@ -302,47 +292,39 @@ def fio_intervals(host: str, chunks: Iterable[bytes]) -> Iterator[Interval]:
         yield from stream.feed(chunk)
 
 
-def _counters(doc: dict) -> dict[tuple, _Counters]:
+def _decode(text: bytes, host: str) -> fio_doc.Doc:
+    """A closed document's records: decoded straight into them, else as JSON first (what the
+    typed decoding refuses: other types, NaN literals).
+
+    Raises
+    ------
+    ValueError, RecursionError, anfperf.errors.ParseError
+        Not JSON, or no fio document.
+    """
+    try:
+        return fio_doc.decode(text)
+    except fio_doc.DECODE_ERRORS:
+        pass
+    doc = json.loads(text)
+    if not isinstance(doc, dict):
+        raise ValueError("not a JSON object")
+    return fio_doc.from_json(doc, host)
+
+
+def _counters(doc: fio_doc.Doc) -> dict[tuple, Counters]:
     """Each job direction's counters, keyed by (position, job name, direction)."""
-    entries = doc.get("jobs")
-    if not isinstance(entries, list):
+    entries = doc.jobs
+    if entries is None:
         # client/server mode: the hosts' own entries, not the "All clients" sum
-        entries = [
-            e for e in doc.get("client_stats") or []
-            if isinstance(e, dict) and e.get("jobname") != "All clients"
-        ]  # fmt: skip
+        entries = [e for e in doc.client_stats or [] if e.jobname != "All clients"]
     found = {}
     for position, entry in enumerate(entries):
-        if not isinstance(entry, dict):
-            continue
-        name = str(entry.get("jobname", ""))
+        name = fio_doc.text(entry.jobname)
         for direction in _DIRECTIONS:
-            block = entry.get(direction)
-            if isinstance(block, dict):
-                found[(position, name, direction)] = _block_counters(block)
+            block = getattr(entry, direction)
+            if block is not None:
+                found[(position, name, direction)] = block_counters(block)
     return found
-
-
-def _block_counters(block: dict) -> _Counters:
-    lat, scale = block.get("lat_ns"), 1.0
-    if not isinstance(lat, dict):
-        lat, scale = block.get("lat"), NS_PER_MS / US_PER_MS  # fio 2.x: us
-    n = mean = None
-    if isinstance(lat, dict):
-        n, mean = _number(lat.get("N")), _number(lat.get("mean"))
-    if not n or mean is None:
-        n, mean = 0, 0.0
-    ios = _number(block.get("total_ios"))
-    if ios is None:  # no count of issued I/O: the completed ones
-        ios = n
-    io_bytes = _number(block.get("io_bytes"))
-    return _Counters(
-        ios=int(ios or 0),
-        io_bytes=int(io_bytes or 0),
-        runtime_ms=int(_number(block.get("runtime")) or 0),
-        lat_sum_ns=mean * scale * n,
-        lat_n=int(n),
-    )
 
 
 def _number(value: object) -> float | None:

@@ -147,11 +147,14 @@ def intervals(
     Raises
     ------
     anfperf.AnfperfError
-        Unknown `metric` or run, or no interval rows (fio JSON has none: use its logs).
+        Unknown `metric` or run, or no interval rows (fio JSON has them with
+        ``--status-interval`` alone: else chart its logs).
     """
     rows = _of_run(frame, run_id)
     rows = rows[rows["interval"].notna() & (rows["direction"] == "total")].copy()
-    require_rows(rows, "no per-interval rows (fio JSON has none: chart its logs)")
+    require_rows(
+        rows, "no per-interval rows (fio JSON has them with --status-interval only: chart its logs)"
+    )
     metric = metric or throughput_column(rows)
     y_title = _metric(metric)
     rows["_job"] = job_labels(rows)

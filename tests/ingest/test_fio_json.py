@@ -380,16 +380,6 @@ def test_unified_rw_reporting_mixed_block_is_the_total():
     assert total["lat_p99_ms"] == mixed["clat_ns"]["percentile"]["99.000000"] / 1e6
 
 
-def test_status_interval_documents_keep_counting_steps():
-    name = "status_interval_3docs.json"
-    docs = raw_documents(FIO_DATA / name)
-    assert len(docs) == 3
-    frame = frame_of(name)
-    reads = frame[frame["direction"] == "read"].sort_values("step")
-    assert list(reads["step"]) == [0, 1, 2]
-    assert list(reads["iops"]) == [d["jobs"][0]["read"]["iops"] for d in docs]
-
-
 def test_failed_job_is_dropped_with_a_warning():
     name = "one_job_fails.json"
     frame = frame_of(name)

@@ -8,6 +8,7 @@ import math
 
 import pytest
 
+from anfperf.ingest.fio_json import read_fio_json
 from anfperf.live.fio_stream import FioStream, Interval, fio_intervals
 from anfperf.units import BYTES_PER_MIB, NS_PER_MS
 from tests.conftest import DATA
@@ -45,6 +46,20 @@ def test_the_intervals_add_up_to_the_final_document_in_any_chunks(name, size):
     assert intervals == sorted(intervals, key=lambda i: i.t_s)
     assert intervals[-1].t_s == pytest.approx(
         (final["timestamp_ms"] - documents(data)[0]["timestamp_ms"]) / 1000 + intervals[0].span_s
+    )
+
+
+@pytest.mark.parametrize("name", [*RECORDED, "ramp_reset.json"])
+def test_the_stream_and_the_reader_of_the_saved_output_agree(name):
+    # one difference for both: what was shown live is what the saved output's interval rows say
+    frame = read_fio_json(LIVE / name)
+    rows = frame[~frame["is_summary"] & (frame["direction"] == "total")]
+    per_interval = rows.groupby("interval")[["iops", "bw_mib_s"]].sum()
+    intervals = list(fio_intervals("vm01", [read(name)]))
+    assert len(intervals) == len(per_interval)
+    assert [i.iops for i in intervals] == pytest.approx(per_interval["iops"].tolist(), rel=1e-12)
+    assert [i.bw_mib_s for i in intervals] == pytest.approx(
+        per_interval["bw_mib_s"].tolist(), rel=1e-12
     )
 
 

@@ -113,11 +113,8 @@ EOF
     --rw=randrw --bs=4k --ioengine=libaio --direct=1 --iodepth=4 --unified_rw_reporting=both \
     > "$OUT/unified_rw_both.json"
 
-# 12. --status-interval: fio prints a full (cumulative) JSON document every second -> several
-#     documents in one file.
-"$FIO" --output-format=json --name=status-interval --filename="$DATA/f12" --size=8M \
-    --runtime=2 --time_based=1 --rw=randread --bs=4k --ioengine=psync --status-interval=1 \
-    > "$OUT/status_interval_3docs.json"
+# 12. --status-interval series (several cumulative documents of one run in one file) are
+#     recorded by tests/data/fio_series/make_fixtures.sh.
 
 # 13. one job fails (no size for a new file), one runs: stderr and stdout in one file, as
 #     `fio ... > out.json 2>&1` leaves them. fio exits 1.
