@@ -54,9 +54,13 @@ def fio_job(data: Path, host: str, runtime: int = 1) -> str:
 
 
 def json_iops(path: Path) -> float:
-    """Read IOPS of every job in a fio JSON output, read with json alone (text may precede)."""
-    text = path.read_text()
-    doc = json.loads(text[text.index("{") :])
+    """Read IOPS of every job in a fio JSON output, read with json alone (text may precede; a
+    live run's status documents precede its result, the last)."""
+    text, decoder = path.read_text(), json.JSONDecoder()
+    at, doc = text.index("{"), None
+    while at >= 0:
+        doc, end = decoder.raw_decode(text, at)
+        at = text.find("{", end)
     return sum(job["read"]["iops"] for job in doc["jobs"])
 
 
