@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import contextlib
 import os
+import re
 import shutil
 import subprocess
 from collections.abc import Iterator
@@ -63,6 +64,22 @@ def vdbench_launcher(value: str | None = None) -> Path:
             "nor that launcher itself"
         )
     return launcher
+
+
+#: An interval line of a raw-I/O (SD) Vdbench run: time, interval, rate, MB/sec, bytes, read
+#: pct, resp (``avg_a-b`` lines and messages have no interval number there).
+_VDBENCH_INTERVAL = re.compile(
+    r"^\d\d:\d\d:\d\d\.\d+\s+(\d+)\s+([\d.]+)\s+([\d.]+)\s+\d+\s+([\d.]+)\s+([\d.]+)\s", re.M
+)
+
+
+def vdbench_interval_lines(text: str) -> list[tuple[int, float, float, float, float]]:
+    """(interval, rate, MB/sec, read pct, resp ms) of every interval line in a Vdbench console
+    or ``summary.html`` of an SD run, in order, read without anfperf."""
+    return [
+        (int(m[1]), float(m[2]), float(m[3]), float(m[4]), float(m[5]))
+        for m in _VDBENCH_INTERVAL.finditer(text)
+    ]
 
 
 @contextlib.contextmanager

@@ -13,6 +13,12 @@ parts come from the read percentage. An interval lasts `interval_s` (Vdbench's `
 a line's time stamp is when it was printed, which jitters, and gives `t_s` alone. ``avg_a-b``
 lines, messages and the lines of other layouts (file-system FSD runs print other columns: not
 read live) are skipped.
+
+anfperf renders SD runs only (:mod:`anfperf.tools.vdbench`: ``sd=`` lines on a file of each
+mount), so every run it starts is read. The run Vdbench adds to make or extend a file that is
+missing or short (``RD=SD_format``) prints the same lines and is read too: the volume's writes
+while the files are made (ingest keeps them as warm-up, not as the workload's result). A
+multi-host run's lines are the master's: the sum of its slaves.
 """
 
 from __future__ import annotations

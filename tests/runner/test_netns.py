@@ -38,7 +38,7 @@ from anfperf.runner import (
     run_inventory,
 )
 from anfperf.workloads import get_workload
-from tests.conftest import DATA, DROP_CAPS, vdbench_launcher
+from tests.conftest import DATA, DROP_CAPS, vdbench_interval_lines, vdbench_launcher
 from tests.runner.netns import (
     ETC_NETNS,
     NetnsFleet,
@@ -213,6 +213,47 @@ def test_vdbench_multi_host_between_namespaces(netns_fleet, tmp_path):
     check_multi_host_vdbench(folder, addr, master=addr["vm1"], remote=["vm2"])
     frame = read_many([manifest.run_dir])
     assert set(frame["run_id"]) == {plan.run_id} and set(frame["host"]) == {"all", "vm1", "vm2"}
+
+
+@pytest.mark.vdbench
+def test_a_multi_host_vdbench_run_is_shown_live_by_its_master(netns_fleet, tmp_path):
+    """The master's console prints the fleet's intervals (Vdbench sums its slaves): the live
+    figures are those lines, under the master's name, and the slave sends none of its own."""
+    launcher = vdbench_launcher()
+    (tmp_path / "vol1").mkdir()
+    inv = load_inventory(
+        netns_fleet.inventory(
+            tmp_path / "inv.yml", workdir=str(tmp_path / "wd"), vdbench=str(launcher),
+            volumes={"vol1": str(tmp_path / "vol1")},
+        )
+    )  # fmt: skip
+    plan = plan_workloads([tiny(duration_s=3, interval_s=1)], inv, tool="vdbench",
+                          live_interval_s=1)  # fmt: skip
+    assert [t.live for t in plan.steps[0].tasks.values()] == [True]
+    manifest = run_inventory(plan, inv, tmp_path / "raw")
+    assert manifest.status == "complete", manifest.failures()
+    records = [
+        json.loads(line) for line in (manifest.run_dir / "live.jsonl").read_text().splitlines()
+    ]
+    shown = [r for r in records if r["kind"] == "interval"]
+    assert {r["host"] for r in shown} == {"vm1"}
+    assert not [r for r in records if r["kind"] == "alarm"]  # the slave is not a silent host
+    printed = vdbench_interval_lines(
+        (manifest.run_dir / "vm1" / "RndRead" / "summary.html").read_text()
+    )
+    assert [(r["iops"], r["bw_mib_s"]) for r in shown] == [
+        (rate, mib) for _, rate, mib, *_ in printed
+    ]
+    assert [r["lat_mean_ms"] for r in shown] == [resp if rate > 0 else None
+                                                 for _, rate, _, _, resp in printed]  # fmt: skip
+    # those lines are the two hosts' total, as ingested ('all')
+    frame = read_many([manifest.run_dir])
+    everyone = frame[(frame["host"] == "all") & frame["interval"].notna()
+                     & (frame["direction"] == "total")]  # fmt: skip
+    assert list(everyone["iops"]) == pytest.approx([rate for _, rate, *_ in printed])
+    per_host = frame[(frame["host"] != "all") & frame["interval"].notna()
+                     & (frame["direction"] == "total") & (frame["job"] == "RndRead")]  # fmt: skip
+    assert set(per_host["host"]) == {"vm1", "vm2"}
 
 
 @pytest.mark.vdbench
