@@ -291,8 +291,8 @@ def step_alarms(
     options: Mapping[str, Any], index: int, step: RunStep, manifest: Manifest
 ) -> dict[str, float | None]:
     """What a step's live alarms judge it by: the latency objective (an adaptive sweep's
-    ``until_lat_ms``, else the plan's ``slo_ms``) and the known limit of the volumes its hosts
-    mount (``volume_json``) at its block size."""
+    ``until_lat_ms``, else the plan's ``slo_ms``), the known limit of the volumes its hosts
+    mount (``volume_json``) at its block size, and how often its tool prints by itself."""
     workload = step.workload or {}
     sweep = (step.adaptive or {}).get("sweep") or {}
     slo = sweep.get("until_lat_ms") or options.get("slo_ms")
@@ -307,6 +307,7 @@ def step_alarms(
         "slo_ms": slo,
         "limit_iops": limits.iops_max if limits is not None else None,
         "limit_mib_s": limits.bw_mib_s if limits is not None else None,
+        "tool_interval_s": float(workload.get("interval_s") or 0.0),
     }
 
 

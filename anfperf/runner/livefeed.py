@@ -34,7 +34,7 @@ from anfperf.runner.runlog import details
 log = logging.getLogger(__name__)
 
 #: What a step's alarms judge it by, given its place and the step: ``slo_ms``,
-#: ``limit_iops``, ``limit_mib_s`` (:meth:`LiveFeed.start_step`'s keywords; each optional).
+#: ``limit_iops``, ``limit_mib_s``, ``tool_interval_s`` (:meth:`LiveFeed.start_step`'s keywords).
 StepAlarms = Callable[[int, Any], Mapping[str, float | None]]
 #: A host silent this many live intervals (at least :data:`MIN_SILENT_S`) is reported hung.
 SILENT_INTERVALS = 4
@@ -94,14 +94,21 @@ class LiveFeed:
         slo_ms: float | None = None,
         limit_iops: float | None = None,
         limit_mib_s: float | None = None,
+        tool_interval_s: float = 0.0,
     ) -> None:
-        """A step starts on `hosts`; alarms judge it against `slo_ms` and the known limits."""
+        """A step starts on `hosts`; alarms judge it against `slo_ms` and the known limits.
+
+        `tool_interval_s` is how often its tool prints by itself [s] (Vdbench's ``interval=``,
+        whatever the live interval): a host is silent past :data:`SILENT_INTERVALS` of the
+        longer of the two.
+        """
+        every_s = max(self.interval_s, float(tool_interval_s or 0.0))
         with self._lock:
             self.index = index
             self._alarms = []
             self.fleet = FleetFigures(
                 hosts, slo_ms=slo_ms, limit_iops=limit_iops, limit_mib_s=limit_mib_s,
-                silent_after_s=max(MIN_SILENT_S, SILENT_INTERVALS * self.interval_s),
+                silent_after_s=max(MIN_SILENT_S, SILENT_INTERVALS * every_s),
             )  # fmt: skip
             self.record.step(index, name, "start")
 
