@@ -82,7 +82,7 @@ def test_a_killed_sweep_resumes_where_it_stopped(tmp_path, fio_bin):
     """SIGINT to `anfperf run` once two steps are recorded; --resume finishes the sweep."""
     raw = tmp_path / "raw"
     spec = tmp_path / "sweep.yml"
-    spec.write_text(f"workloads:\n  - {SWEEP.replace(duration_s=2).to_dict()}\n")
+    spec.write_text(f"workloads:\n  - {SWEEP.to_dict()}\n")
     cmd = [str(Path(sys.executable).with_name("anfperf")), "run", "qd", "--file", str(spec), "--volume",
            str(tmp_path), "--out", str(raw), "--run-id", "cut", "--no-progress"]  # fmt: skip
     proc = subprocess.Popen(cmd, cwd=tmp_path, stdout=subprocess.PIPE, stderr=subprocess.PIPE,

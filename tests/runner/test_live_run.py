@@ -65,12 +65,12 @@ def test_a_live_task_copies_fios_output_file_to_stdout_and_keeps_the_file():
     assert len(hosts) == 1
 
 
-def test_live_figures_of_a_local_run_add_up_to_its_output(tmp_path, fio_bin):
+def test_live_figures_of_a_local_run_add_up_to_its_output_and_raise_alarms(tmp_path, fio_bin):
     inv = local_inventory({"data": str(tmp_path)}, name="here", workdir=str(tmp_path))
-    lines = []
+    lines, said = [], []
     manifest = run_workloads(
-        [WORKLOAD], inv, tmp_path / "raw", run_id="live", live_interval_s=1,
-        on_live_line=lines.append,
+        [WORKLOAD], inv, tmp_path / "raw", run_id="live", live_interval_s=1, slo_ms=0.001,
+        on_live_line=lines.append, on_alarm=said.append,
     )  # fmt: skip
     assert manifest.status == "complete"
     run_dir = manifest.run_dir
@@ -80,8 +80,7 @@ def test_live_figures_of_a_local_run_add_up_to_its_output(tmp_path, fio_bin):
     assert {r["host"] for r in intervals} == {"here"} and {r["step"] for r in intervals} == {0}
     # what was shown sums to what fio wrote: the output file read as one run
     raw = (run_dir / "here" / "RndReadQD.json").read_bytes()
-    stream = FioStream("here")
-    replayed = stream.feed(raw)
+    replayed = FioStream("here").feed(raw)
     assert [r["ios"] for r in intervals] == [i.ios for i in replayed]
     assert lines and all(line.startswith("fleet ") for line in lines)
     # stdout repeated the output file: not saved twice
@@ -95,24 +94,15 @@ def test_live_figures_of_a_local_run_add_up_to_its_output(tmp_path, fio_bin):
     assert reads["iops"].iloc[0] == pytest.approx(
         sum(job["read"]["iops"] for job in docs[-1]["jobs"]), rel=1e-9
     )
-
-
-def test_an_objective_passed_is_an_alarm_in_the_manifest_the_log_and_the_console(tmp_path, fio_bin):
-    inv = local_inventory({"data": str(tmp_path)}, name="here", workdir=str(tmp_path))
-    said = []
-    manifest = run_workloads(
-        [WORKLOAD], inv, tmp_path / "raw", run_id="slo", live_interval_s=1, slo_ms=0.001,
-        on_alarm=said.append,
-    )  # fmt: skip
+    # an objective passed: an alarm in the manifest, the run log, the record and the console
     alarms = manifest.data["steps"][0]["alarms"]
     assert {a["kind"] for a in alarms} == {"latency"} and {a["host"] for a in alarms} >= {"here"}
     first = next(a for a in alarms if a["host"] == "here")
     assert first["threshold"] == 0.001 and first["value"] > 0.001
     assert "above the objective 0.001 ms" in first["text"]
     assert [a.text for a in said] == [a["text"] for a in alarms]
-    log = (manifest.run_dir / "run.log").read_text()
-    assert f"alarm: {first['text']}" in log
-    recorded = [r for r in records(manifest.run_dir) if r["kind"] == "alarm"]
+    assert f"alarm: {first['text']}" in (run_dir / "run.log").read_text()
+    recorded = [r for r in records(run_dir) if r["kind"] == "alarm"]
     assert [r["text"] for r in recorded] == [a["text"] for a in alarms]
 
 
