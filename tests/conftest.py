@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import contextlib
+import json
 import os
 import re
 import shutil
@@ -80,6 +81,23 @@ def vdbench_interval_lines(text: str) -> list[tuple[int, float, float, float, fl
         (int(m[1]), float(m[2]), float(m[3]), float(m[4]), float(m[5]))
         for m in _VDBENCH_INTERVAL.finditer(text)
     ]
+
+
+def fio_documents(source: Path | str) -> list[dict]:
+    """Every complete JSON document of a fio output (a file, or its text), in order, read with
+    json alone: each starts with '{' at the start of a line (fio's text may come before; a live
+    run's status documents come before its result, the last); one cut short ends the list."""
+    text = source if isinstance(source, str) else source.read_bytes().decode("utf-8", "replace")
+    decoder, docs, at = json.JSONDecoder(), [], 0
+    for match in re.finditer(r"(?m)^\{", text):
+        if match.start() < at:
+            continue
+        try:
+            doc, at = decoder.raw_decode(text, match.start())
+        except json.JSONDecodeError:
+            break
+        docs.append(doc)
+    return docs
 
 
 @contextlib.contextmanager

@@ -26,7 +26,7 @@ from anfperf.ingest.combine import combine
 from anfperf.ingest.fio_bins import histogram, plat_idx_to_val
 from anfperf.ingest.fio_json import read_fio_json
 from anfperf.ingest.fio_rows import ENTRY_COLUMNS, parse_fio_json
-from tests.conftest import DATA, PUBLIC, require_corpus
+from tests.conftest import DATA, PUBLIC, fio_documents, require_corpus
 
 FIO_DATA = DATA / "fio"
 LOCAL = sorted(p.name for p in FIO_DATA.iterdir() if p.suffix in (".json", ".txt"))
@@ -73,15 +73,7 @@ def warnings_of(name: str) -> tuple[str, ...]:
 
 
 def raw_documents(path: Path) -> list[dict]:
-    """Every JSON document of a file: each starts with '{' at the start of a line."""
-    text = path.read_bytes().decode("utf-8", errors="replace")
-    decoder = json.JSONDecoder()
-    docs, pos = [], 0
-    for match in re.finditer(r"(?m)^\{", text):
-        if match.start() >= pos:
-            doc, pos = decoder.raw_decode(text, match.start())
-            docs.append(doc)
-    return docs
+    return fio_documents(path)
 
 
 def raw_entries(path: Path) -> list[tuple[int, dict, dict]]:

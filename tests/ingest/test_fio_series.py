@@ -8,11 +8,9 @@ from the raw documents, parsed and differenced here with the json module alone.
 from __future__ import annotations
 
 import codecs
-import json
 import math
 import re
 import warnings
-from functools import cache
 from pathlib import Path
 
 import pandas as pd
@@ -20,8 +18,9 @@ import pytest
 
 from anfperf.ingest.fio_json import read_fio_json
 from anfperf.schema import PERCENTILE_COLUMNS
-from tests.conftest import DATA
+from tests.conftest import DATA, fio_documents
 from tests.ingest.frames import assert_same_frame
+from tests.ingest.test_fio_json import _read
 
 SERIES = DATA / "fio_series"
 #: Files of one run each, and what they show.
@@ -38,16 +37,7 @@ _START = re.compile(r"(?m)^\{")
 
 def documents(path: Path) -> list[dict]:
     """The complete JSON documents of a file, in order (one cut short ends the list)."""
-    text, decoder, docs, at = path.read_text(), json.JSONDecoder(), [], 0
-    for match in _START.finditer(text):
-        if match.start() < at:
-            continue
-        try:
-            doc, at = decoder.raw_decode(text, match.start())
-        except json.JSONDecodeError:
-            break
-        docs.append(doc)
-    return docs
+    return fio_documents(path)
 
 
 def document_texts(path: Path) -> list[bytes]:
@@ -55,14 +45,6 @@ def document_texts(path: Path) -> list[bytes]:
     data = path.read_bytes()
     starts = [m.start() for m in re.finditer(rb"(?m)^\{", data)]
     return [data[a:b] for a, b in zip(starts, [*starts[1:], len(data)], strict=True)]
-
-
-@cache
-def _read(path: Path) -> tuple[pd.DataFrame, tuple[str, ...]]:
-    with warnings.catch_warnings(record=True) as caught:
-        warnings.simplefilter("always")
-        frame = read_fio_json(path)
-    return frame, tuple(str(w.message) for w in caught)
 
 
 def frame_of(name: str) -> pd.DataFrame:

@@ -35,7 +35,7 @@ from anfperf.runner import (
     run_plan,
 )
 from anfperf.workloads import get_workload
-from tests.conftest import vdbench_launcher
+from tests.conftest import fio_documents, vdbench_launcher
 
 pytestmark = pytest.mark.fio
 
@@ -56,12 +56,7 @@ def fio_job(data: Path, host: str, runtime: int = 1) -> str:
 def json_iops(path: Path) -> float:
     """Read IOPS of every job in a fio JSON output, read with json alone (text may precede; a
     live run's status documents precede its result, the last)."""
-    text, decoder = path.read_text(), json.JSONDecoder()
-    at, doc = text.index("{"), None
-    while at >= 0:
-        doc, end = decoder.raw_decode(text, at)
-        at = text.find("{", end)
-    return sum(job["read"]["iops"] for job in doc["jobs"])
+    return sum(job["read"]["iops"] for job in fio_documents(path)[-1]["jobs"])
 
 
 def fio_version() -> str:

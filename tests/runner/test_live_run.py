@@ -22,6 +22,7 @@ from anfperf.runner import (
 )
 from anfperf.tools.fio import LIVE_SCRIPT
 from anfperf.workloads import get_workload
+from tests.conftest import fio_documents
 
 pytestmark = pytest.mark.fio
 
@@ -29,16 +30,6 @@ pytestmark = pytest.mark.fio
 WORKLOAD = get_workload("RndReadQD").replace(
     duration_s=3, warmup_s=0, file_size_gib=4 / 1024, iodepth=4, interval_s=1
 )
-
-
-def documents(text: str) -> list[dict]:
-    """Every JSON document of a fio output, in order."""
-    decoder, docs, at = json.JSONDecoder(), [], text.find("{")
-    while at >= 0:
-        doc, end = decoder.raw_decode(text, at)
-        docs.append(doc)
-        at = text.find("{", end)
-    return docs
 
 
 def records(run_dir) -> list[dict]:
@@ -85,7 +76,7 @@ def test_live_figures_of_a_local_run_add_up_to_its_output_and_raise_alarms(tmp_p
     assert lines and all(line.startswith("fleet ") for line in lines)
     # stdout repeated the output file: not saved twice
     assert not (run_dir / "here" / "RndReadQD.stdout.log").exists()
-    docs = documents(raw.decode())
+    docs = fio_documents(raw.decode())
     assert len(docs) == len(replayed)  # each document an interval, the first from the start
     assert sum(i.ios for i in replayed) == sum(job["read"]["total_ios"] for job in docs[-1]["jobs"])
     frame = read_many([run_dir])
