@@ -98,6 +98,9 @@ def next_step(plan: Any, index: int, manifest: Manifest) -> Any:
         log.info("%s: the adaptive sweep stops: %s", name, decision)
         return None
     log.info("%s: next: %s", name, decision.reason)
+    if "stop" in step.adaptive:  # it stopped there before a resume, and goes on now
+        going_on = {k: v for k, v in step.adaptive.items() if k != "stop"}
+        manifest.update_step(index, adaptive=going_on)
     return replace(
         plan.make_step(sweep.adaptive_point(_value(decision))), adaptive=_record(sweep, decision)
     )
