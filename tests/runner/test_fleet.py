@@ -333,6 +333,23 @@ def test_progress_shows_host_states_and_time_left():
     assert "run" not in many.postfix() and "LOST=1" in many.postfix() and "(vm3)" in many.postfix()
 
 
+def test_progress_shows_the_live_line_while_a_step_runs_and_alarms_above_it():
+    out = io.StringIO()
+    bar = FleetProgress(["vm1", "vm2"], total_s=20, file=out)
+    try:
+        bar.start_step("RndRead (1/1)", 10)
+        bar.set_live("fleet 85,190 IOPS 332 MiB/s 0.75 ms | 2 hosts")
+        assert bar.postfix().endswith("left | fleet 85,190 IOPS 332 MiB/s 0.75 ms | 2 hosts")
+        bar.write("alarm: vm2: 40 % below the median")
+        bar.add_planned(5)  # a step an adaptive sweep added
+        assert bar.remaining_s() == pytest.approx(25, abs=0.5)
+        bar.end_step()
+        assert "fleet" not in bar.postfix() and "vm1:" in bar.postfix()
+    finally:
+        bar.close()
+    assert "alarm: vm2: 40 % below the median\n" in out.getvalue()
+
+
 @pytest.mark.vdbench
 def test_vdbench_runs_locally_when_installed(tmp_path):
     launcher = vdbench_launcher()
