@@ -118,8 +118,8 @@ def _ms(lat_ms: float) -> str:
     return f"{lat_ms:.3g} ms"
 
 
-def _at(p: Point) -> str:
-    return f"qd {p.outstanding} ({_ms(p.lat_ms)})"
+def _at(p: Point, label: str = "qd") -> str:
+    return f"{label} {p.outstanding} ({_ms(p.lat_ms)})"
 
 
 def _points(measured: list[Point] | list[tuple]) -> list[Point]:
@@ -154,6 +154,8 @@ class AdaptiveSweep:
     known : KnownLimits, optional
         The volume's (and clients') limit when known: it sizes the heavy step and stops the
         sweep when reached.
+    label : str
+        What the reasons call a concurrency: 'qd' (queue depth), 'threads'.
 
     Examples
     --------
@@ -166,6 +168,7 @@ class AdaptiveSweep:
     max_outstanding: int
     min_outstanding: int = 1
     known: KnownLimits | None = None
+    label: str = "qd"
 
     def __post_init__(self) -> None:
         if not (isinstance(self.until_lat_ms, int | float) and self.until_lat_ms > 0):
@@ -198,12 +201,12 @@ class AdaptiveSweep:
         points = _points(measured)
         done = {p.outstanding for p in points}
         if not points:
-            return Choice(self.min_outstanding, f"qd {self.min_outstanding}: light load, for "
+            return Choice(self.min_outstanding, f"{self.label} {self.min_outstanding}: light load, for "
                           "the lowest latency")  # fmt: skip
         light = points[0]
         heavy, why_heavy = self._heavy(light)
         if heavy not in done and heavy > light.outstanding:
-            return Choice(heavy, f"qd {heavy}: heavy load, {why_heavy}")
+            return Choice(heavy, f"{self.label} {heavy}: heavy load, {why_heavy}")
         for choose in (self._knee, self._split, self._past):
             found = choose(points, done)
             if isinstance(found, Choice):
@@ -247,7 +250,7 @@ class AdaptiveSweep:
         n = min(max(round(knee), self.min_outstanding), self.max_outstanding)
         if any(max(m, knee) / max(min(m, knee), 1e-9) <= KNEE_NEAR for m in done) or n in done:
             return None
-        return Choice(n, f"qd {n}: near the knee N* = {best.iops:,.0f} IOPS x {_ms(r_min)} = "
+        return Choice(n, f"{self.label} {n}: near the knee N* = {best.iops:,.0f} IOPS x {_ms(r_min)} = "
                       f"{knee:.1f} (Little's law)")  # fmt: skip
 
     def _crossing(self, points: list[Point]) -> tuple[Point, Point] | None:
@@ -266,20 +269,22 @@ class AdaptiveSweep:
         name = f"the {slo:.3g} ms crossing"
         for p in (below, above):
             if abs(p.lat_ms - slo) <= PINNED * slo:
-                return f"{name} is pinned: {_at(p)} is within {PINNED * 100:.0f} % of it"
+                return (
+                    f"{name} is pinned: {_at(p, self.label)} is within {PINNED * 100:.0f} % of it"
+                )
         if (
             above.outstanding <= BRACKET * below.outstanding
             or above.outstanding - below.outstanding < 2
         ):
-            return f"{name} is bracketed within x{BRACKET:g}: {_at(below)} .. {_at(above)}"
+            return f"{name} is bracketed within x{BRACKET:g}: {_at(below, self.label)} .. {_at(above, self.label)}"
         if abs(above.iops - below.iops) < FLAT * max(above.iops, below.iops):
             return (
-                f"{name} is bracketed in rate: {_at(below)} {below.iops:,.0f} IOPS and "
-                f"{_at(above)} {above.iops:,.0f} IOPS differ by less than {FLAT * 100:.0f} %"
+                f"{name} is bracketed in rate: {_at(below, self.label)} {below.iops:,.0f} IOPS and "
+                f"{_at(above, self.label)} {above.iops:,.0f} IOPS differ by less than {FLAT * 100:.0f} %"
             )
         if _at_known_limit(below.iops, self.known):
             return (
-                f"{name} is at the known limit: {_at(below)} {below.iops:,.0f} IOPS is within "
+                f"{name} is at the known limit: {_at(below, self.label)} {below.iops:,.0f} IOPS is within "
                 f"{AT_LIMIT * 100:.0f} % of {self.known.iops_max:,.0f}"
             )
         return None
@@ -307,8 +312,8 @@ class AdaptiveSweep:
         n = min(max(round(guess), lo + 1), hi - 1)
         if n in done:
             return None  # cannot happen between two neighbours measured; kept for safety
-        return Choice(n, f"qd {n}: bisects the {self.until_lat_ms:.3g} ms crossing between "
-                      f"{_at(below)} and {_at(above)} ({how})")  # fmt: skip
+        return Choice(n, f"{self.label} {n}: bisects the {self.until_lat_ms:.3g} ms crossing between "
+                      f"{_at(below, self.label)} and {_at(above, self.label)} ({how})")  # fmt: skip
 
     def _ended_going_up(self, points: list[Point]) -> str | None:
         """Why going further up gives nothing; None while it might."""
@@ -325,14 +330,14 @@ class AdaptiveSweep:
         if _at_known_limit(best.iops, self.known):
             return (
                 f"rate within {AT_LIMIT * 100:.0f} % of the known limit {self.known.iops_max:,.0f} IOPS: "
-                f"{best.iops:,.0f} at qd {best.outstanding}"
+                f"{best.iops:,.0f} at {self.label} {best.outstanding}"
             )
         if len(points) >= 3:
             a, b, c = points[-3:]
             if b.iops < (1 + FLAT) * a.iops and c.iops < (1 + FLAT) * b.iops:
                 return (
-                    f"rate flat over two steps: qd {a.outstanding} {a.iops:,.0f}, qd "
-                    f"{b.outstanding} {b.iops:,.0f}, qd {c.outstanding} {c.iops:,.0f} IOPS "
+                    f"rate flat over two steps: {self.label} {a.outstanding} {a.iops:,.0f}, {self.label} "
+                    f"{b.outstanding} {b.iops:,.0f}, {self.label} {c.outstanding} {c.iops:,.0f} IOPS "
                     f"(each less than {FLAT * 100:.0f} % more)"
                 )
         return None
@@ -348,7 +353,9 @@ class AdaptiveSweep:
             + (f"{self.until_lat_ms:.3g} ms crossing" if self._crossing(points) else
                f"highest step, the {self.until_lat_ms:.3g} ms SLO not yet crossed")
         )  # fmt: skip
-        return Choice(n, f"qd {n}: one point {what} ({_at(top)}, {top.iops:,.0f} IOPS)")
+        return Choice(
+            n, f"{self.label} {n}: one point {what} ({_at(top, self.label)}, {top.iops:,.0f} IOPS)"
+        )
 
     def _stop(self, points: list[Point]) -> str:
         bracket = self._crossing(points)
@@ -358,7 +365,9 @@ class AdaptiveSweep:
         elif points[0].lat_ms >= slo:
             crossing = f"the light load {_at(points[0])} is already past the {slo:.3g} ms SLO"
         else:
-            crossing = f"the {slo:.3g} ms SLO is not crossed up to qd {points[-1].outstanding}"
+            crossing = (
+                f"the {slo:.3g} ms SLO is not crossed up to {self.label} {points[-1].outstanding}"
+            )
         return f"stop: {crossing}; {self._ended_going_up(points) or 'nothing more to find'}"
 
 

@@ -49,6 +49,7 @@ def chooser(workload: Any, known: KnownLimits | None = None) -> AdaptiveSweep | 
     return AdaptiveSweep(
         until_lat_ms=float(workload.until_lat_ms), max_outstanding=int(workload.max_outstanding),
         min_outstanding=int(workload.concurrency[0]), known=known,
+        label="threads" if workload.threads is not None else "qd",
     )  # fmt: skip
 
 
@@ -185,7 +186,7 @@ def measured_point(
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")  # the report says what a file lacks; here: a number
         try:
-            table = summary_table(read_many(paths))
+            table = summary_table(read_many(paths, errors="warn"))
         except AnfperfError as exc:
             log.warning("%s: no figures: %s", step.get("name"), exc)
             return None

@@ -435,9 +435,9 @@ class Workload:
         return "-".join(parts)
 
     def as_adaptive(self, until_lat_ms: float, max_outstanding: int | None = None) -> Workload:
-        """This workload as an adaptive sweep: from its lowest concurrency up to
-        `max_outstanding` (default its highest; an adaptive one keeps its own) until the mean
-        latency passes `until_lat_ms` [ms].
+        """This workload as an adaptive sweep: from its lowest concurrency (1 when it has one)
+        up to `max_outstanding` (default its highest; an adaptive one keeps its own) until the
+        mean latency passes `until_lat_ms` [ms].
 
         Raises
         ------
@@ -446,9 +446,10 @@ class Workload:
         """
         key = "threads" if self.threads is not None else "iodepth"
         top = max_outstanding or self.max_outstanding or max(self.concurrency)
+        # a sweep starts at its lowest; one load point alone at 1, the lightest load there is
+        start = min(self.concurrency) if len(self.concurrency) > 1 else 1
         return self.replace(
-            sweep=ADAPTIVE, until_lat_ms=until_lat_ms, max_outstanding=top,
-            **{key: min(self.concurrency)},
+            sweep=ADAPTIVE, until_lat_ms=until_lat_ms, max_outstanding=top, **{key: start},
         )  # fmt: skip
 
     def adaptive_point(self, value: int) -> Workload:

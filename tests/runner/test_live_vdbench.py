@@ -72,3 +72,32 @@ def test_vdbench_figures_shown_live_are_the_lines_it_printed(tmp_path):
     ran = frame[frame["is_summary"] & (frame["direction"] == "read")]
     assert list(ran["job"]) == ["RndRead"] and ran["iops"].iloc[0] > 0
     shutil.rmtree(tmp_path / "wd", ignore_errors=True)
+
+
+def test_an_adaptive_vdbench_sweep_chooses_its_threads_from_the_flatfiles(tmp_path):
+    from anfperf.runner.sweeps import measured_point
+
+    launcher = vdbench_launcher()
+    (tmp_path / "data").mkdir()
+    inv = local_inventory([str(tmp_path / "data")], name="demo", workdir=str(tmp_path / "wd"))
+    inv = replace(inv, hosts=(replace(inv["demo"], launchers={"vdbench": str(launcher)}),))
+    sweep = WORKLOAD.replace(duration_s=2).as_adaptive(0.3, max_outstanding=16)
+    assert (sweep.threads, sweep.max_outstanding) == ((1,), 16)  # one load point: from 1
+    manifest = run_workloads([sweep], inv, tmp_path / "raw", tool="vdbench", run_id="ad",
+                             live_interval_s=None)  # fmt: skip
+    steps = manifest.data["steps"]
+    assert manifest.status == "complete" and len(steps) >= 3
+    first, heavy = steps[0]["adaptive"], steps[1]["adaptive"]
+    assert first["reason"] == "threads 1: light load, for the lowest latency"
+    assert heavy["reason"].startswith("threads 16: heavy load")
+    assert [s["workload"]["threads"] for s in steps] == [s["adaptive"]["concurrency"]
+                                                          for s in steps]  # fmt: skip
+    assert "stop" in steps[-1]["adaptive"]
+    # each point is what the step's flatfile says, all its hosts (one here) together
+    frame = read_many([manifest.run_dir])
+    ran = frame[frame["is_summary"] & (frame["direction"] == "total")].set_index("job")
+    for step in steps:
+        point = measured_point(manifest.run_dir, step, manifest.data["hosts"])
+        assert point.iops == pytest.approx(ran.loc[step["name"], "iops"])
+        assert point.lat_ms == pytest.approx(ran.loc[step["name"], "lat_mean_ms"])
+    shutil.rmtree(tmp_path / "wd", ignore_errors=True)
