@@ -10,6 +10,10 @@
   re-runs what is missing.
 - :func:`run_workloads` / :func:`resume_workloads` do what ``anfperf run`` does: preflight,
   refuse hosts with problems unless ``force``, run.
+- A workload with ``sweep: adaptive`` (or ``adaptive_mix``) is run step by step, each next load
+  point chosen from what the fleet measured (:mod:`anfperf.runner.sweeps`); while a step runs,
+  the hosts' figures arrive live (:mod:`anfperf.runner.livefeed`: the console's line, alarms,
+  ``live.jsonl``, which :func:`anfperf.live.watch` shows in a notebook).
 - Each benchmark tool is an adapter in :mod:`anfperf.tools` (re-exported here: the runner's
   tasks are :class:`HostTask`, :func:`fio_task` makes fio's).
 """
