@@ -13,7 +13,6 @@ unrounded counts.
 from __future__ import annotations
 
 import logging
-import math
 import os
 import re
 from typing import IO
@@ -24,25 +23,13 @@ from anfperf.errors import ParseError, warn
 from anfperf.ingest._frame import finalize
 from anfperf.ingest._source import read_bytes
 from anfperf.ingest.diskspd_text_params import command_line_config, target_config
+from anfperf.ingest.diskspd_text_tables import io_table, number, pct_table, pooled
 from anfperf.ingest.registry import Format
-from anfperf.schema import PERCENTILE_COLUMNS
 
 log = logging.getLogger(__name__)
 
 #: The three I/O tables, by their title line.
 TABLES = {"Total IO": "total", "Read IO": "read", "Write IO": "write"}
-#: Header cells of an I/O table -> our names (AvgLat and LatStdDev only with -L).
-CELLS = {
-    "bytes": "bytes", "I/Os": "ios", "MiB/s": "bw_mib_s", "I/O per s": "iops",
-    "AvgLat": "lat_mean_ms", "IopsStdDev": "iops_std", "LatStdDev": "lat_std_ms",
-}  # fmt: skip
-#: Percentile columns by percentile, and the two ends of DiskSpd's table.
-PERCENTILES = {v: k for k, v in PERCENTILE_COLUMNS.items()}
-ENDS = {"min": "lat_min_ms", "max": "lat_max_ms"}
-#: Percentile table columns: Read (ms), Write (ms), Total (ms).
-PCT_DIRECTIONS = ("read", "write", "total")
-_SIZE = re.compile(r"\s+\([\d.,]+\s*[KMGTPE]?i?B\)$")  # "file.dat (1024MiB)"
-_COMMA = re.compile(r"^-?\d+,\d+$")  # "13052,65": a localized decimal comma
 _BOMS = (b"\xef\xbb\xbf", b"\xff\xfe", b"\xfe\xff")
 
 
@@ -129,7 +116,7 @@ def _decode(data: bytes, source: str) -> str:
 def _header(lines: list[str], source: str) -> dict:
     """Host, version and per-span target parameters from the lines before the results."""
     host, version, spans, cmd = None, None, [], {}
-    for number, line in enumerate(lines, 1):
+    for at, line in enumerate(lines, 1):
         text = line.strip()
         if text.startswith("Results for timespan"):
             break
@@ -145,7 +132,7 @@ def _header(lines: list[str], source: str) -> dict:
             spans[-1]["duration_s"] = _seconds(text.split(":", 1)[1])
         elif spans and text.startswith("path:"):
             path = text.split(":", 1)[1].strip().strip("'")
-            spans[-1]["targets"][path] = target_config(lines, number, source)
+            spans[-1]["targets"][path] = target_config(lines, at, source)
     return {"host": host, "version": version, "spans": spans, "cmd": cmd}
 
 
@@ -169,15 +156,15 @@ def _span_rows(lines: list[str], start: int, end: int, step: int, head: dict, so
         elif "avg.|" in text.replace(" ", ""):
             cells = [c.strip().rstrip("%") for c in text.split("|")]
             cpu = {
-                "cpu_user_pct": _num(cells[-3], source, i),
-                "cpu_sys_pct": _num(cells[-2], source, i),
+                "cpu_user_pct": number(cells[-3], source, i),
+                "cpu_sys_pct": number(cells[-2], source, i),
             }
         elif text in TABLES:
-            tables[TABLES[text]], i = _io_table(lines, i + 1, end, source)
+            tables[TABLES[text]], i = io_table(lines, i + 1, end, source)
         elif text.startswith("%-ile"):
             label = lines[i - 1].strip()
             key = "" if label in ("total:", "Total latency distribution:") else label
-            pct[key], i = _pct_table(lines, i + 2, end, source)
+            pct[key], i = pct_table(lines, i + 2, end, source)
             continue
         i += 1
     if seconds is None or "total" not in tables:
@@ -193,65 +180,6 @@ def _span_rows(lines: list[str], start: int, end: int, step: int, head: dict, so
             "localhost", "step": step, "is_summary": True, "runtime_s": seconds,
             "interrupted": interrupted, **cpu}  # fmt: skip
     return _rows(tables, pct, threads, span["targets"], head["cmd"], base, source, start)
-
-
-def _io_table(lines: list[str], i: int, end: int, source: str) -> tuple[tuple, int]:
-    """(thread lines, total line) of an I/O table whose header is lines[i]; next index."""
-    names = [CELLS.get(c.strip(), c.strip()) for c in lines[i].split("|")]
-    rows, total = [], None
-    for j in range(i + 1, end):
-        text = lines[j].strip()
-        if text.startswith("total:"):
-            values = [c.strip() for c in text[len("total:") :].split("|")]
-            if len(values) != len(names) - 2:
-                raise ParseError(source, f"line {j + 1}: {len(values)} numbers, the header has "
-                                         f"{len(names) - 2}: cut short")  # fmt: skip
-            total = {n: _num(v, source, j) for n, v in zip(names[1:-1], values, strict=True)}
-            return (rows, total), j + 1
-        if not text or set(text) == {"-"}:
-            continue
-        cells = [c.strip() for c in lines[j].split("|")]
-        if len(cells) != len(names):
-            break
-        row = {n: _num(v, source, j) for n, v in zip(names[1:-1], cells[1:-1], strict=True)}
-        row["thread"], row["file"] = int(cells[0]), _SIZE.sub("", cells[-1])
-        rows.append(row)
-    raise ParseError(source, f"line {i + 1}: I/O table without its 'total:' line: cut short")
-
-
-def _pct_table(lines: list[str], i: int, end: int, source: str) -> tuple[dict, int]:
-    """{direction: {column: ms}} of a percentile table starting at lines[i]; next index."""
-    out: dict[str, dict] = {d: {} for d in PCT_DIRECTIONS}
-    while i < end and "|" in lines[i]:
-        label, *values = (c.strip() for c in lines[i].split("|"))
-        column = ENDS.get(label) or PERCENTILES.get(_percentile(label))
-        if column:
-            for direction, value in zip(PCT_DIRECTIONS, values, strict=False):
-                out[direction][column] = _num(value, source, i)
-        i += 1
-    return out, i
-
-
-def _percentile(label: str) -> float | None:
-    """'25th' -> 25.0, '3-nines' -> 99.9."""
-    if label.endswith("th") and label[:-2].isdigit():
-        return float(label[:-2])
-    if label.endswith("-nines") and label[0].isdigit():
-        return round(100 - 10 ** (2 - int(label[0])), 9)
-    return None
-
-
-def _num(text: str, source: str, index: int) -> float | None:
-    if text in ("N/A", ""):
-        return None
-    if _COMMA.match(text):
-        warn(f"{source}:{index + 1}: decimal comma in {text!r} (a localized DiskSpd); read as "
-             "a decimal point")  # fmt: skip
-        text = text.replace(",", ".")
-    try:
-        return float(text)
-    except ValueError:
-        raise ParseError(source, f"line {index + 1}: {text[:40]!r} is not a number") from None
 
 
 def _rows(tables, pct, threads, targets, cmd, base, source, start) -> list[dict]:
@@ -276,28 +204,13 @@ def _rows(tables, pct, threads, targets, cmd, base, source, start) -> list[dict]
                                                      "lat_std_ms")}  # fmt: skip
                 ios = total.get("ios")
             else:
-                numbers, ios = _pooled([r for r in per_thread if r["file"] == path])
+                numbers, ios = pooled([r for r in per_thread if r["file"] == path])
             if not ios:
                 continue
             latency = pct.get("" if single else path, {}).get(direction, {})
             rows.append({**base, **cfg, "job": path, "workload": path, "direction": direction,
                          **numbers, **latency})  # fmt: skip
     return rows
-
-
-def _pooled(rows: list[dict]) -> tuple[dict, float]:
-    """Sum of thread lines; I/O-weighted mean latency and pooled standard deviation."""
-    ios = sum(r["ios"] or 0 for r in rows)
-    out = {"iops": sum(r["iops"] or 0 for r in rows),
-           "bw_mib_s": sum(r["bw_mib_s"] or 0 for r in rows)}  # fmt: skip
-    if ios and all(r.get("lat_mean_ms") is not None for r in rows if r["ios"]):
-        mean = sum(r["ios"] * r["lat_mean_ms"] for r in rows if r["ios"]) / ios
-        out["lat_mean_ms"] = mean
-        if all(r.get("lat_std_ms") is not None for r in rows if r["ios"]):
-            second = sum(r["ios"] * (r["lat_std_ms"] ** 2 + r["lat_mean_ms"] ** 2)
-                         for r in rows if r["ios"]) / ios  # fmt: skip
-            out["lat_std_ms"] = math.sqrt(max(second - mean**2, 0.0))
-    return out, ios
 
 
 def _sniff(head: bytes) -> bool:

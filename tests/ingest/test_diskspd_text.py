@@ -211,3 +211,25 @@ def test_read_and_cli_ingest_take_the_text(tmp_path, capsys):
     assert set(frame["tool"]) == {"diskspd"}
     assert main(["ingest", str(READ_WRITE), "--out", str(tmp_path / "out.csv")]) == 0
     assert "skipped" not in capsys.readouterr().err
+
+
+def test_without_latency_columns_the_latency_is_unknown(tmp_path):
+    """Without -L DiskSpd prints no AvgLat / LatStdDev columns and no percentile table (the
+    layout of DiskSpd's own ResultParser); made here from the real mixed run, no such real
+    output having been found: latency stays NaN, never 0."""
+
+    def drop_latency(text: str) -> str:
+        out = []
+        for line in text.split("\n%-ile")[0].split("\ntotal:\n")[0].splitlines():
+            cells = line.split("|")
+            if len(cells) == 9:  # thread | bytes | I/Os | MiB/s | I/O per s | AvgLat | ... | file
+                cells = cells[:5] + cells[6:7] + cells[8:]
+            elif line.startswith("total:") and len(cells) == 7:
+                cells = cells[:4] + cells[5:6]
+            out.append("|".join(cells))
+        return "\n".join(out).replace("measuring latency\n", "") + "\n"
+
+    plain = _variant(tmp_path, READ_WRITE, drop_latency, "nolat.txt")
+    frame = read_diskspd_text(plain).set_index("direction")
+    assert frame.loc["total", "iops"] == 1189.03 and frame.loc["read", "bw_mib_s"] == 3.26
+    assert frame[["lat_mean_ms", "lat_std_ms", "lat_p50_ms", "lat_max_ms"]].isna().all().all()
