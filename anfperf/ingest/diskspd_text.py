@@ -30,6 +30,7 @@ log = logging.getLogger(__name__)
 
 #: The three I/O tables, by their title line.
 TABLES = {"Total IO": "total", "Read IO": "read", "Write IO": "write"}
+_STARTS = ("Command Line:", "Input parameters:")
 _BOMS = (b"\xef\xbb\xbf", b"\xff\xfe", b"\xfe\xff")
 
 
@@ -85,6 +86,11 @@ def read_diskspd_text(
 def parse_rows(data: bytes, source: str) -> list[dict]:
     """Rows of schema columns from DiskSpd text (see :func:`read_diskspd_text`)."""
     lines = _decode(data, source).splitlines()
+    first = next((i for i, line in enumerate(lines) if line.startswith(_STARTS)), 0)
+    if any(line.strip() for line in lines[:first]):
+        warn(f"{source}:{first + 1}: DiskSpd's output starts here; the {first} lines before it "
+             "(a console transcript, system notes) are not read")  # fmt: skip
+    lines = lines[first:]
     head = _header(lines, source)
     starts = [i for i, line in enumerate(lines) if line.startswith("Results for timespan")]
     if not starts:
@@ -194,7 +200,10 @@ def _rows(tables, pct, threads, targets, cmd, base, source, start) -> list[dict]
     single = len(files) <= 1 or not complete
     rows = []
     for path in [" + ".join(files)] if single else files:
-        cfg = targets.get(path) or (targets.get(files[0]) if len(files) == 1 else None) or cmd
+        own = targets.get(path) or (targets.get(files[0]) if len(files) == 1 else None) or {}
+        cfg = {**cmd, **own}
+        if cfg.get("iodepth") and cfg.get("numjobs"):
+            cfg["outstanding"] = cfg["iodepth"] * cfg["numjobs"]
         for direction in ("read", "write", "total"):
             if direction not in tables:
                 continue
@@ -214,12 +223,17 @@ def _rows(tables, pct, threads, targets, cmd, base, source, start) -> list[dict]
 
 
 def _sniff(head: bytes) -> bool:
+    """DiskSpd's first line, or its ``Command Line:`` and ``Input parameters:`` at the start of
+    lines after a few lines of console transcript (``PS C:\\> diskspd ...``)."""
     for bom in _BOMS:
         if head.startswith(bom):
             head = head[len(bom) :]
-            if bom != _BOMS[0]:  # UTF-16: the ASCII of the first line, without its NULs
+            if bom != _BOMS[0]:  # UTF-16: the ASCII of the first lines, without their NULs
                 head = head.replace(b"\x00", b"")
-    return head.lstrip().startswith((b"Command Line:", b"Input parameters:"))
+    if head.lstrip().startswith((b"Command Line:", b"Input parameters:")):
+        return True
+    start = head.find(b"\nCommand Line: ", 0, 4096)
+    return start >= 0 and b"\nInput parameters:" in head[start : start + 4096]
 
 
 FORMAT = Format(

@@ -49,8 +49,9 @@ def target_config(lines: list[str], number: int, source: str) -> dict:
 
 
 def command_line_config(line: str) -> dict:
-    """Schema columns from a ``Command Line: diskspd.exe -b4K -t4 ...`` line (DiskSpd 2.2 may
-    print no ``Input parameters``): -b, -o, -t, -w, -r/-s, -S (u, h: direct I/O)."""
+    """Schema columns from a ``Command Line: diskspd.exe -b4K -t4 ...`` line, for what the
+    ``Input parameters`` leave out (DiskSpd 2.2 may print none; with ``-F`` no threads per
+    file): -b, -o, -t or -F, -w, -r/-s, -S (u, h: direct I/O)."""
     try:
         words = shlex.split(line.split(":", 1)[1], posix=False)
     except ValueError:
@@ -65,7 +66,7 @@ def command_line_config(line: str) -> dict:
             out["bs_kib"] = size / BYTES_PER_KIB if size else None
         elif flag == "o" and value.isdigit():
             out["iodepth"] = int(value)
-        elif flag == "t" and value.isdigit():
+        elif flag in "tF" and value.isdigit():  # -F: threads in all, each on every target
             out["numjobs"] = int(value)
         elif flag == "w" and value.isdigit():
             out["read_pct"] = 100.0 - int(value)

@@ -9,9 +9,12 @@ import re
 from anfperf.errors import ParseError, warn
 from anfperf.schema import PERCENTILE_COLUMNS
 
-#: Header cells of an I/O table -> our names (AvgLat and LatStdDev only with -L).
+#: Header cells of an I/O table -> our names (AvgLat and LatStdDev only with -L, IopsStdDev
+#: only with -D).
 CELLS = {
     "bytes": "bytes", "I/Os": "ios", "MiB/s": "bw_mib_s", "I/O per s": "iops",
+    "MB/s": "bw_mib_s",  # DiskSpd before 2.0.20 said MB/s of 2**20 bytes: MiB/s
+
     "AvgLat": "lat_mean_ms", "IopsStdDev": "iops_std", "LatStdDev": "lat_std_ms",
 }  # fmt: skip
 #: Percentile columns by percentile, and the two ends of DiskSpd's table.

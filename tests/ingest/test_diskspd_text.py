@@ -21,34 +21,39 @@ WRITE_2021 = TEXT / "DiskSpdExample-WriteOnly.txt"  # 2.0.21: write, 32 threads,
 WRITE_220 = TEXT / "DiskSpdExample-WriteOnly-v2.2.0.txt"  # 2.2.0: 'block size: 4KiB'
 NUMA_220 = TEXT / "DiskSpdExample-WriteOnly-v2.2.0-MultiNumaMultiGroup.txt"  # no Input parameters
 FIVE_TARGETS = TEXT / "Write8k.txt"  # BOM, five targets, per-target percentile tables
-ALL = [READ_WRITE, WRITE_2021, WRITE_220, NUMA_220, FIVE_TARGETS]
+# DiskSpd 2.0.x of 2016-2018 (TechNet 'amd64fre' package): "MB/s" header, no System information,
+# -F2 (no "threads per file"), a PowerShell transcript before the output; the second's
+# transcript is Russian systeminfo in code page 1251
+AZURE_2018 = TEXT / "goodsql2016.westeurope.cloudapp.azure.com.txt"
+TABLET_2018 = TEXT / "Irbis_TW57.txt"
+ONE_TARGET = [READ_WRITE, WRITE_2021, WRITE_220, NUMA_220, AZURE_2018, TABLET_2018]
 NAMES = {"total": "Total IO", "read": "Read IO", "write": "Write IO"}
 
 
 def _total_line(path, direction: str) -> list[float | None]:
-    """bytes, I/Os, MiB/s, I/O per s, AvgLat, IopsStdDev, LatStdDev of a table's total: line,
-    read independently of the reader."""
-    text = path.read_text(encoding="utf-8-sig")
+    """bytes, I/Os, MiB/s, I/O per s, AvgLat, [IopsStdDev (-D),] LatStdDev of a table's total:
+    line, read independently of the reader."""
+    text = path.read_bytes().decode("utf-8-sig", errors="replace")
     table = text.split(f"\n{NAMES[direction]}\n", 1)[1]
     line = re.search(r"^total:(.*)$", table, re.MULTILINE).group(1)
     return [None if v.strip() == "N/A" else float(v) for v in line.split("|")]
 
 
 def _thread_lines(path, direction: str) -> list[list[str]]:
-    text = path.read_text(encoding="utf-8-sig")
+    text = path.read_bytes().decode("utf-8-sig", errors="replace")
     table = text.split(f"\n{NAMES[direction]}\n", 1)[1].split("\ntotal:", 1)[0]
     return [[c.strip() for c in ln.split("|")] for ln in table.splitlines()
             if re.match(r"^\s+\d+ \|", ln)]  # fmt: skip
 
 
-@pytest.mark.parametrize(
-    "path", [READ_WRITE, WRITE_2021, WRITE_220, NUMA_220], ids=lambda p: p.stem
-)
+@pytest.mark.parametrize("path", ONE_TARGET, ids=lambda p: p.stem)
+@pytest.mark.filterwarnings("ignore:.*(not UTF-8|output starts here)")
 def test_one_target_rows_are_the_printed_total_lines(path):
     frame = read_diskspd_text(path)
     assert detect_format(path) == "diskspd_text"
     for direction in ("read", "write", "total"):
-        _, ios, mib_s, iops, lat, _, lat_std = _total_line(path, direction)
+        values = _total_line(path, direction)
+        ios, mib_s, iops, lat, lat_std = values[1], values[2], values[3], values[4], values[-1]
         rows = frame.query("direction == @direction")
         if not ios:
             assert rows.empty  # a direction without I/O is left out, as in the XML reader
@@ -75,7 +80,9 @@ def test_five_targets_sum_to_the_printed_total_line():
     assert (e["lat_p50_ms"], e["lat_p999_ms"], e["lat_max_ms"]) == (1.003, 372.604, 2985.491)
 
 
-@pytest.mark.parametrize("path", [READ_WRITE, WRITE_2021, FIVE_TARGETS], ids=lambda p: p.stem)
+@pytest.mark.parametrize(
+    "path", [READ_WRITE, WRITE_2021, FIVE_TARGETS, AZURE_2018, TABLET_2018], ids=lambda p: p.stem
+)
 def test_thread_lines_add_up_to_the_total_line(path):
     """Counts are exact; DiskSpd rounds per-thread MiB/s and I/O per s to 0.01."""
     for direction in ("read", "write", "total"):
@@ -233,3 +240,20 @@ def test_without_latency_columns_the_latency_is_unknown(tmp_path):
     frame = read_diskspd_text(plain).set_index("direction")
     assert frame.loc["total", "iops"] == 1189.03 and frame.loc["read", "bw_mib_s"] == 3.26
     assert frame[["lat_mean_ms", "lat_std_ms", "lat_p50_ms", "lat_max_ms"]].isna().all().all()
+
+
+def test_a_console_transcript_and_a_code_page_before_the_output_are_said():
+    assert detect_format(AZURE_2018) == detect_format(TABLET_2018) == "diskspd_text"
+    with pytest.warns(UserWarning, match=r"azure.com.txt:7: DiskSpd's output starts here"):
+        azure = read_diskspd_text(AZURE_2018).set_index("direction")
+    # no 'System information' before DiskSpd 2.0.20: the host is unknown, as in the XML reader
+    assert (azure["host"] == "localhost").all()
+    # -F2 -o32: 2 threads in all, 32 outstanding each ("MB/s" is MiB/s: 992047104 B / 600 s)
+    assert (azure.loc["total", "numjobs"], azure.loc["total", "outstanding"]) == (2, 64)
+    assert azure.loc["total", "bw_mib_s"] == 1.58 == round(992047104 / 600.00 / 2**20, 2)
+    assert (azure.loc["read", "lat_p50_ms"], azure.loc["write", "lat_max_ms"]) == (83.018, 7322.167)
+    with pytest.warns(UserWarning) as said:
+        read_diskspd_text(TABLET_2018)
+    messages = [str(w.message) for w in said]
+    assert any("Irbis_TW57.txt:1: not UTF-8" in m for m in messages)
+    assert any("Irbis_TW57.txt:50: DiskSpd's output starts here" in m for m in messages)
