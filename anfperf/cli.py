@@ -1071,7 +1071,9 @@ def _add_workloads_parser(sub: argparse._SubParsersAction) -> None:
         help="list the built-in workloads, or render them for Vdbench, fio or DiskSpd",
         description="Without arguments: list the catalogue (the public Azure NetApp Files "
         "benchmark seeds). With names, --tool or --out: render Vdbench parameter files, fio job "
-        "files or DiskSpd command lines (to stdout, or one file per workload in --out).",
+        "files or DiskSpd command lines (to stdout, or one file per workload in --out). DiskSpd's "
+        "are rendered with -Rxml (the richer output); `anfperf ingest` reads DiskSpd's default "
+        "text output too.",
     )
     wl.add_argument("names", nargs="*", metavar="NAME", help="workloads to render (default all)")
     tool = wl.add_argument(

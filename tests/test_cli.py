@@ -258,7 +258,8 @@ def test_a_file_no_format_claims_is_called_none_of_them(tmp_path, capsys):
     assert main(["ingest", str(notes)]) == 1
     err = capsys.readouterr().err
     assert (
-        "not fio JSON, Vdbench output, DiskSpd XML, a fio log or Azure Monitor metrics JSON; "
+        "not fio JSON, Vdbench output, DiskSpd XML, DiskSpd text, a fio log or Azure Monitor "
+        "metrics JSON; "
         "it starts '# Our runs'"
     ) in err
     assert "Vdbench flatfile" not in err

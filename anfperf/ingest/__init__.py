@@ -33,6 +33,7 @@ from anfperf.ingest._source import (
 from anfperf.ingest.azure_monitor import read_azure_metrics
 from anfperf.ingest.combine import add_totals, combine, percentiles_from_bins
 from anfperf.ingest.diskspd import read_diskspd_xml
+from anfperf.ingest.diskspd_text import read_diskspd_text
 from anfperf.ingest.fio_json import read_fio_json
 from anfperf.ingest.fio_log import read_fio_log
 from anfperf.ingest.registry import Format, folder_format, formats, register_format, result_suffixes
@@ -54,6 +55,7 @@ __all__ = [
     "read_all",
     "expand_paths",
     "read_azure_metrics",
+    "read_diskspd_text",
     "read_diskspd_xml",
     "read_fio_json",
     "read_fio_log",

@@ -30,6 +30,7 @@ BUILTIN_FORMATS: tuple[str, ...] = (
     "anfperf.ingest.fio_json",
     "anfperf.ingest.vdbench",
     "anfperf.ingest.diskspd",
+    "anfperf.ingest.diskspd_text",
     "anfperf.ingest.fio_log",
     "anfperf.ingest.azure_monitor",
 )

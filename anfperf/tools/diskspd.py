@@ -10,7 +10,8 @@ reads, DiskSpd's default), ``-b`` the block size, ``-F`` the total number of thr
 thread works on every target), ``-r`` random I/O, ``-o`` the I/Os outstanding per thread and
 target, ``-W`` / ``-d`` warm-up and measured seconds, ``-Sh`` no software cache and
 write-through. Options are rendered in that order; ``-L`` (latency) and ``-Rxml`` (the XML the
-ingest reads) follow.
+ingest reads; the text DiskSpd prints without it reads too, :mod:`anfperf.ingest.diskspd_text`,
+but has no tool version) follow.
 
 One command line per load point; each is an argument list, never a shell string.
 

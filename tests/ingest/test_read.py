@@ -216,8 +216,8 @@ def test_prose_that_names_vdbench_is_none_of_the_formats(tmp_path):
     with pytest.raises(ParseError) as info:
         read(readme)
     assert str(info.value) == (
-        f"{readme}: not fio JSON, Vdbench output, DiskSpd XML, a fio log or Azure Monitor "
-        "metrics JSON; it starts '# anfperf'"
+        f"{readme}: not fio JSON, Vdbench output, DiskSpd XML, DiskSpd text, a fio log or Azure "
+        "Monitor metrics JSON; it starts '# anfperf'"
     )
     # what Vdbench writes itself still is Vdbench's, whatever it holds: an aborted run's flatfile
     assert detect_format(b"<title>Vdbench run1/flatfile.html</title><pre>\n") == "vdbench"

@@ -94,7 +94,7 @@ def test_schema_tools_and_suffixes_come_from_the_registry():
     )
     assert anfperf.schema.BUILTIN_TOOLS == tools()
     assert [f.name for f in formats()] == [
-        "fio_json", "vdbench", "diskspd", "fio_log", "azure_monitor",
+        "fio_json", "vdbench", "diskspd", "diskspd_text", "fio_log", "azure_monitor",
     ]  # fmt: skip
     assert get_format("fio_log").not_result and get_format("fio_log").tool is None
     with pytest.raises(ValueError, match="registered already"):
