@@ -21,6 +21,7 @@ from anfperf.models.forecast.option import OptionLatency, option_latency
 from anfperf.models.limits.client import nfs_client_value
 from anfperf.models.limits.plan import Plan, plan
 from anfperf.models.limits.predict import predict_achievable
+from anfperf.models.limits.prices import FLEXIBLE_THROUGHPUT_PRICE
 from anfperf.report import page
 from anfperf.units import KIB_PER_MIB
 
@@ -164,6 +165,14 @@ def _limit_note(volume: AnfVolume) -> str:
     return "quota x level rate (no throughput in the file)"
 
 
+#: The volume is given: its level is not an option to rank, only its clients are sized from
+#: the plan. Flexible is ranked only with prices, so it is given nominal (zero) ones here;
+#: the plan's storage choice and cost are never read.
+_CLIENTS_ONLY: dict[str, dict[str, float]] = {
+    "Flexible": {"Flexible": 0.0, FLEXIBLE_THROUGHPUT_PRICE: 0.0}
+}
+
+
 def plan_volume(
     volume: AnfVolume,
     *,
@@ -231,7 +240,7 @@ def plan_volume(
         bs_kib=bs_kib, bw_mib_s=target, read_pct=read_pct, pattern=pattern,
         levels=[volume.service_level], volume_types=[volume.volume_type], vm_sizes=vm_sizes,
         lat_ms=lat_ms, lat_slo_ms=lat_slo_ms, rule=rule, nconnect=nconnect,
-        nfs_version=nfs_version,
+        nfs_version=nfs_version, prices=_CLIENTS_ONLY.get(volume.service_level),
     )  # fmt: skip
     constraints = predict_achievable(
         bs_kib=bs_kib, read_pct=read_pct, pattern=pattern, rule=rule, vm_size=sized.vm_size,
