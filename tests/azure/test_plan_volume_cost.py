@@ -61,3 +61,10 @@ def test_a_flexible_volumes_cost_needs_its_pool_for_the_throughput_share():
     bigger = in_pool.__class__(**{**in_pool.__dict__, "custom_throughput_mib_s": 228.0})
     cost, _ = volume_cost_usd_month(bigger, prices)  # 100 bought; the volume has 100 of 228
     assert cost == pytest.approx(100.0 * 100 / 1024 + 100 * (100 / 228) * 5.0)
+
+
+def test_the_prices_line_of_a_plan_counts_the_anf_items_not_read():
+    prices = retail_prices(PRICES, "eastus")
+    assert len(prices.notes) == 4  # double encryption, cool transfer, a tier, a reservation
+    assert prices.describe().endswith("; 4 Azure NetApp Files items not read (RetailPrices.notes "
+                                      "names them)")  # fmt: skip

@@ -265,8 +265,10 @@ class RetailPrices:
         levels = ", ".join(f"{k} {v:,.2f}" for k, v in self.levels_usd_per_tib_month.items())
         files = ", ".join(os.path.basename(f) for f in self.files)
         n = len(self.vms_usd_per_month)
+        left = (f"; {len(self.notes)} Azure NetApp Files item{'' if len(self.notes) == 1 else 's'}"
+                " not read (RetailPrices.notes names them)") if self.notes else ""  # fmt: skip
         return (f"list prices of {self.region} from {files}: capacity [USD per TiB-month] "
-                f"{levels or 'none'}; {n} VM size{'' if n == 1 else 's'} priced")  # fmt: skip
+                f"{levels or 'none'}; {n} VM size{'' if n == 1 else 's'} priced{left}")  # fmt: skip
 
 
 def retail_prices(paths: PathArg, region: str) -> RetailPrices:
