@@ -444,14 +444,14 @@ def _plan(args: argparse.Namespace) -> int:
     nconnect = args.nconnect
     if nconnect is None:  # read here, not at parser time: `anfperf --version` loads no tables
         nconnect = int(nfs_client_value("nconnect_recommended"))
-    if args.volume is not None:
-        return _plan_volume(args, nconnect)
-    if args.bw_mib_s is None and args.iops is None:
-        raise ModelError("anfperf plan needs a target (--bw-mib-s or --iops) or --volume FILE")
-    levels = args.level or PLANNED_LEVELS
     whatif = checked_prices(prices) or {}
     # --price LEVEL=USD are what-ifs over the file's prices
     plan_prices = {**(retail.plan_prices() if retail else {}), **whatif}
+    if args.volume is not None:
+        return _plan_volume(args, nconnect, plan_prices or None, whatif, retail)
+    if args.bw_mib_s is None and args.iops is None:
+        raise ModelError("anfperf plan needs a target (--bw-mib-s or --iops) or --volume FILE")
+    levels = args.level or PLANNED_LEVELS
     sweep = None
     if args.sweep:
         sweep = sweep_curve(*load_sweep(args.sweep))
@@ -493,7 +493,9 @@ def _plan(args: argparse.Namespace) -> int:
     return ExitCode.OK
 
 
-def _plan_volume(args: argparse.Namespace, nconnect: int) -> int:
+def _plan_volume(
+    args: argparse.Namespace, nconnect: int, prices: dict | None, given: dict, retail
+) -> int:
     """``anfperf plan --volume FILE``: what that volume would do, and the clients it needs."""
     from anfperf.azure import read_volume
     from anfperf.errors import collected_warnings
@@ -505,7 +507,8 @@ def _plan_volume(args: argparse.Namespace, nconnect: int) -> int:
         volume, bs_kib=args.bs_kib, read_pct=args.read_pct, bw_mib_s=args.bw_mib_s,
         iops=args.iops, pattern=args.pattern, vm_sizes=args.vm_size, lat_ms=args.lat_ms,
         lat_slo_ms=args.lat_slo_ms, rule=args.rule, nconnect=nconnect,
-        nfs_version=args.nfs_version,
+        nfs_version=args.nfs_version, prices=prices, prices_given=list(given),
+        price_notes=retail.notes if retail else (),
     )  # fmt: skip
     if args.json:
         _print_json(answer.as_dict())

@@ -23,6 +23,7 @@ import math
 import os
 from dataclasses import dataclass, field
 
+from anfperf.azure.ids import pool_key, pool_of_volume, resource_id
 from anfperf.azure.resources import AzureResource, read_resources
 from anfperf.errors import ModelError, ParseError, warn
 from anfperf.models.limits.quota import (
@@ -69,6 +70,8 @@ class AnfPool:
         File it was read from.
     notes : tuple of str
         What did not add up (also given as warnings).
+    resource_id : str
+        Its ARM id, lower-cased ('' when the file gives none).
     """
 
     name: str
@@ -83,6 +86,7 @@ class AnfPool:
     cool_access: bool | None
     source: str
     notes: tuple[str, ...] = field(default=(), compare=False)
+    resource_id: str = ""
 
 
 @dataclass(frozen=True)
@@ -125,6 +129,8 @@ class AnfVolume:
         File it was read from.
     notes : tuple of str
         What did not add up (also given as warnings).
+    resource_id : str
+        Its ARM id, lower-cased ('' when the file gives none).
     """
 
     name: str
@@ -144,6 +150,7 @@ class AnfVolume:
     cool_access: bool | None
     source: str
     notes: tuple[str, ...] = field(default=(), compare=False)
+    resource_id: str = ""
 
     @classmethod
     def from_dict(cls, fields: dict) -> AnfVolume:
@@ -158,7 +165,7 @@ class AnfVolume:
 
         names = {f.name for f in declared(cls)}
         given = dict(fields) if isinstance(fields, dict) else {}
-        missing = names - set(given) - {"notes"}
+        missing = names - set(given) - {"notes", "resource_id"}
         if missing or set(given) - names:
             raise ParseError(
                 str(given.get("source") or "<manifest>"),
@@ -228,9 +235,9 @@ def read_volumes(
         or quota, or a throughput its auto-QoS pool cannot give.
     """
     resources = read_resources(path)
-    pools = {p.resource_name: p for p in _pools(resources)}
+    pools = {pool_key(p): p for p in _pools(resources)}
     if pool_path is not None:
-        pools.update({p.resource_name: p for p in _pools(read_resources(pool_path))})
+        pools.update({pool_key(p): p for p in _pools(read_resources(pool_path))})
     volumes = [_volume(r, pools) for r in resources if _is(r, VOLUME_TYPE)]
     if not volumes:
         raise ParseError(path, f"no NetApp volume in it ({_found(resources)})")
@@ -308,11 +315,19 @@ def _pick(items: list, name: str | None, path: str | os.PathLike, what: str):
         names = ", ".join(i.name for i in items)
         hint = " (--volume-name NAME; in a report -p volume_name NAME)" if what == "volume" else ""
         raise ParseError(path, f"{len(items)} {what}s in it ({names}): name the one to read{hint}")
-    for item in items:
-        if name in (item.name, item.resource_name):
-            return item
+    named = [i for i in items if name in (i.name, i.resource_name) or _is_id(name, i)]
+    if len(named) > 1:
+        ids = ", ".join(item.resource_id or item.resource_name for item in named)
+        raise ParseError(path, f"{len(named)} {what}s are named {name!r} ({ids}): name one by "
+                         "its full id")  # fmt: skip
+    if named:
+        return named[0]
     names = ", ".join(i.name for i in items)
     raise ParseError(path, f"no {what} named {name!r} in it (it holds {names})")
+
+
+def _is_id(name: str, item) -> bool:
+    return bool(item.resource_id) and resource_id({"id": name}) == item.resource_id
 
 
 def _short(resource_name: str) -> str:
@@ -406,6 +421,7 @@ def _pool(resource: AzureResource) -> AnfPool:
         cool_access=_flag(resource, "coolAccess"),
         source=resource.source,
         notes=tuple(notes),
+        resource_id=resource_id(resource.fields),
     )
 
 
@@ -421,7 +437,7 @@ def _volume(resource: AzureResource, pools: dict[str, AnfPool]) -> AnfVolume:
                          line=resource.line)  # fmt: skip
     given = _number(resource, "throughputMibps")
     actual = _number(resource, "actualThroughputMibps")
-    pool = pools.get(resource.name.rsplit("/", 1)[0]) if "/" in resource.name else None
+    pool = pool_of_volume(resource_id(resource.fields), resource.name, pools)
     large = _flag(resource, "isLargeVolume")
     cool = _flag(resource, "coolAccess")
     notes: list[str] = []
@@ -460,6 +476,7 @@ def _volume(resource: AzureResource, pools: dict[str, AnfPool]) -> AnfVolume:
         cool_access=cool,
         source=resource.source,
         notes=tuple(notes),
+        resource_id=resource_id(resource.fields),
     )
 
 

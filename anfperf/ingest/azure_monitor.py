@@ -71,7 +71,9 @@ def read_azure_metrics(
     ============  ======  ============================================================
     column        unit    source
     ============  ======  ============================================================
-    host, job             the volume's name (the metric's resource id)
+    host, job             each volume's name: the metric's resource id, or the series'
+                          ``Microsoft.ResourceId`` (a subscription's metrics split
+                          by volume); one host per volume
     iops          1/s     ``ReadIops``, ``WriteIops``; total: read + write (else
                           ``TotalIops``, which counts other operations too)
     bw_mib_s      MiB/s   ``ReadThroughput``, ``WriteThroughput`` (bytes/s) / 2**20;
@@ -98,9 +100,11 @@ def read_azure_metrics(
     Raises
     ------
     anfperf.ParseError
-        Not JSON (truncated: the line is named), not a metrics response, no volume metric in
+        Not JSON (truncated: the line is named), not a metrics response, an empty response
+        ("no metrics"), Azure's error body (its code and message), no volume metric in
         it (another resource's metrics: the ones found are named), a metric split by a
-        dimension, a unit that does not fit its metric, or a point without a time.
+        dimension other than the volume, a subscription's metric not split by volume, two
+        volumes of one name, a unit that does not fit its metric, or a point without a time.
     """
     data, source = read_bytes(path_or_buffer)
     return finalize(_parse(data, source), source=source, run_id=run_id, totals=False)
@@ -109,8 +113,9 @@ def read_azure_metrics(
 def _parse(data: bytes, source: str) -> list[dict]:
     body = _body(data, source)
     grain_s = _grain_s(body.get("interval"), source)
-    values: dict[tuple[pd.Timestamp, str], dict] = {}  # (grain start, direction) -> columns
-    volume = None
+    # (volume, grain start, direction) -> columns
+    values: dict[tuple[str, pd.Timestamp, str], dict] = {}
+    ids: dict[str, set[str]] = {}  # volume name -> the resource ids it came from
     others = []
     for i, metric in enumerate(body["value"]):
         if not isinstance(metric, dict):
@@ -123,11 +128,13 @@ def _parse(data: bytes, source: str) -> list[dict]:
         if metric.get("errorCode", "Success") != "Success":
             warn(f"{source}: metric {name} left out: Azure says {metric.get('errorCode')!r}")
             continue
-        volume = volume or _resource_name(metric.get("id"))  # the same resource throughout
         direction, column = METRICS[name]
         factor = _factor(name, metric.get("unit"), column, source)
-        for t, value in _points(name, metric.get("timeseries"), source):
-            values.setdefault((t, direction), {})[column] = value * factor
+        for resource_id, points in _series(name, metric, source):
+            volume = _resource_name(resource_id)
+            ids.setdefault(volume, set()).add(_resource_of(resource_id).lower())
+            for t, value in points:
+                values.setdefault((volume, t, direction), {})[column] = value * factor
     if not values:
         found = ", ".join(dict.fromkeys(others)) or "none"
         raise ParseError(
@@ -135,13 +142,15 @@ def _parse(data: bytes, source: str) -> list[dict]:
             "holds no Azure NetApp Files volume metrics (ReadIops, ReadThroughput, "
             f"AverageReadLatency, ...); metrics found: {found}",
         )
-    starts = sorted({t for t, _ in values})
+    _refuse_name_clashes(ids, source)
+    starts = sorted({t for _, t, _ in values})
     if grain_s is None:
         grain_s = _spacing_s(starts, source)
-    _add_totals(values, starts)
+    for volume in ids:
+        _add_totals(values, volume, starts)
     first = starts[0]
     rows = []
-    for (t, direction), columns in sorted(values.items()):
+    for (volume, t, direction), columns in sorted(values.items(), key=_row_order):
         end = t + pd.Timedelta(seconds=grain_s)
         rows.append(
             {
@@ -160,6 +169,22 @@ def _parse(data: bytes, source: str) -> list[dict]:
     return rows
 
 
+def _row_order(item: tuple) -> tuple:
+    (volume, t, direction), _ = item
+    return (str(volume), t, direction)
+
+
+def _refuse_name_clashes(ids: dict[str, set[str]], source: str) -> None:
+    """Two volumes of one name (other pools or resource groups) cannot share a host."""
+    for volume, resources in ids.items():
+        if len(resources) > 1:
+            raise ParseError(
+                source,
+                f"two volumes are named {volume!r} ({', '.join(sorted(resources))}): read "
+                "each volume's metrics from its own file",
+            )
+
+
 def _body(data: bytes, source: str) -> dict:
     """The metrics response of the file (unwrapped from a REST example's ``responses``)."""
     try:
@@ -173,17 +198,35 @@ def _body(data: bytes, source: str) -> dict:
         raise ParseError(source, f"{what} in Azure Monitor metrics", line=exc.lineno) from None
     if isinstance(doc, dict) and isinstance(doc.get("responses"), dict):
         doc = (doc["responses"].get("200") or {}).get("body", doc)
+    error = doc.get("error") if isinstance(doc, dict) else None
+    if isinstance(error, dict):  # ARM's error body: {"error": {"code": ..., "message": ...}}
+        raise ParseError(
+            source,
+            f"Azure answered with an error, not metrics: {error.get('code')!r}: "
+            f"{error.get('message')!r}",
+        )
     if not isinstance(doc, dict) or not isinstance(doc.get("value"), list):
         raise ParseError(source, "not an Azure Monitor metrics response (no 'value' list)")
+    if not doc["value"]:
+        raise ParseError(
+            source,
+            "an Azure Monitor response with no metrics ('value' is empty: no metric of that "
+            "name, namespace or time span)",
+        )
     return doc
 
 
-def _resource_name(metric_id: object) -> str | None:
-    """The volume's name from a metric's id: ``.../volumes/<name>/providers/...``."""
-    if not isinstance(metric_id, str):
-        return None
-    resource = metric_id.split("/providers/Microsoft.Insights/", 1)[0].rstrip("/")
-    name = resource.rsplit("/", 1)[-1]
+def _resource_of(resource_id: object) -> str:
+    """The resource's id of a metric's id (``<resource>/providers/Microsoft.Insights/...``)."""
+    if not isinstance(resource_id, str):
+        return ""
+    cut = re.split(r"/providers/microsoft\.insights/", resource_id, maxsplit=1, flags=re.I)
+    return cut[0].rstrip("/")
+
+
+def _resource_name(resource_id: object) -> str | None:
+    """The volume's name from a resource id: ``.../volumes/<name>`` (or a metric's id)."""
+    name = _resource_of(resource_id).rsplit("/", 1)[-1]
     return host_label(name) if name else None  # a volume named 'all' is no aggregate
 
 
@@ -194,17 +237,58 @@ def _factor(name: str, unit: object, column: str, source: str) -> float:
     return fits[1]
 
 
-def _points(name: str, timeseries: object, source: str) -> list[tuple[pd.Timestamp, float]]:
-    """(grain start, value) of a metric's points that have a value."""
+#: Dimensions whose values name the volume of a series: Azure's own resource id (metrics of
+#: a subscription or a region, ``Microsoft.ResourceId eq '*'``) or a volume's name.
+_VOLUME_DIMENSIONS = ("microsoft.resourceid", "volumename", "volume")
+_SUBSCRIPTION = re.compile(r"/?subscriptions/[^/]+", re.I)
+
+
+def _series(name: str, metric: dict, source: str) -> list[tuple[str, list]]:
+    """(resource id, points) of each series of a metric: one per volume.
+
+    A series split by a volume dimension (``metadatavalues``) is that volume's; an unsplit
+    one is the metric's own resource's (its ``id``). A split by another dimension (a
+    protocol, a tier) would be summed silently, so it is refused.
+    """
+    timeseries = metric.get("timeseries")
     if not isinstance(timeseries, list):
         raise ParseError(source, f"metric {name} has no 'timeseries' list")
-    if len(timeseries) > 1:
-        raise ParseError(
-            source,
-            f"metric {name} is split into {len(timeseries)} series by a dimension: ask for it "
-            "without a split ($filter / --filter)",
-        )
-    data = timeseries[0].get("data") if timeseries and isinstance(timeseries[0], dict) else []
+    out = []
+    for series in timeseries:
+        if not isinstance(series, dict):
+            raise ParseError(source, f"metric {name}: a series is not an object")
+        volume = _volume_dimension(series.get("metadatavalues"))
+        if volume is None and len(timeseries) > 1:
+            raise ParseError(
+                source,
+                f"metric {name} is split into {len(timeseries)} series by a dimension: ask "
+                "for it without a split ($filter / --filter), or split by volume",
+            )
+        resource = volume or metric.get("id")
+        if _resource_name(resource) is None or _SUBSCRIPTION.fullmatch(_resource_of(resource)):
+            raise ParseError(
+                source,
+                f"metric {name} is not one volume's (its id is {metric.get('id')!r}): ask a "
+                "subscription's metrics split by volume (Microsoft.ResourceId eq '*')",
+            )
+        out.append((resource, _points(name, series.get("data"), source)))
+    return out
+
+
+def _volume_dimension(metadata: object) -> str | None:
+    """The volume a series is split by (its resource id or name), None when not split by one."""
+    for item in metadata if isinstance(metadata, list) else ():
+        names = item.get("name") if isinstance(item, dict) else None
+        key = names.get("value") if isinstance(names, dict) else names
+        if isinstance(key, str) and key.lower() in _VOLUME_DIMENSIONS and item.get("value"):
+            return str(item["value"])
+    return None
+
+
+def _points(name: str, data: object, source: str) -> list[tuple[pd.Timestamp, float]]:
+    """(grain start, value) of a series' points that have a value."""
+    if data is None:
+        data = []  # a series without points (Azure writes none for an empty time span)
     if not isinstance(data, list):
         raise ParseError(source, f"metric {name}: 'data' is not a list")
     key = "average"
@@ -261,13 +345,13 @@ def _spacing_s(starts: list[pd.Timestamp], source: str) -> float:
     return min((b - a).total_seconds() for a, b in zip(starts, starts[1:], strict=False))
 
 
-def _add_totals(values: dict[tuple[pd.Timestamp, str], dict], starts: list) -> None:
+def _add_totals(values: dict[tuple, dict], volume: str, starts: list) -> None:
     """'total' of each grain from read and write: what a benchmark's total compares with
     (``TotalIops``/``TotalThroughput`` count other operations too; kept where read or write
     is missing)."""
     for t in starts:
-        r, w = values.get((t, "read"), {}), values.get((t, "write"), {})
-        total = values.setdefault((t, "total"), {})
+        r, w = values.get((volume, t, "read"), {}), values.get((volume, t, "write"), {})
+        total = values.setdefault((volume, t, "total"), {})
         for column in ("iops", "bw_mib_s"):
             if column in r and column in w:
                 total[column] = r[column] + w[column]
@@ -278,12 +362,25 @@ def _add_totals(values: dict[tuple[pd.Timestamp, str], dict], starts: list) -> N
                     r["iops"] * r["lat_mean_ms"] + w["iops"] * w["lat_mean_ms"]
                 ) / ops
         if not total:
-            del values[(t, "total")]
+            del values[(volume, t, "total")]
+
+
+#: Azure Monitor's answers without metrics: an empty ``value`` list (alone or beside the
+#: response's ``timespan`` / ``resourceregion``), an ARM error body
+_EMPTY = re.compile(rb'"value"\s*:\s*\[\s*\]')
+_ERROR = re.compile(rb'\{\s*"error"\s*:\s*\{\s*"code"')
 
 
 def _sniff(head: bytes) -> bool:
-    return head.lstrip()[:1] == b"{" and (
-        b'"timeseries"' in head or b"/providers/Microsoft.Insights/metrics/" in head
+    head = head.strip()
+    empty = _EMPTY.search(head) is not None and (
+        b'"timespan"' in head or b'"resourceregion"' in head or _EMPTY.sub(b"", head) == b"{}"
+    )
+    return head[:1] == b"{" and (
+        b'"timeseries"' in head
+        or b"/providers/Microsoft.Insights/metrics/" in head
+        or empty
+        or _ERROR.match(head) is not None
     )
 
 

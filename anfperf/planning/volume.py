@@ -10,6 +10,7 @@ its type's cap, what such a volume was seen to do), the client VMs and threads t
 from __future__ import annotations
 
 import os
+from collections.abc import Collection, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -21,6 +22,8 @@ from anfperf.models.forecast.option import OptionLatency, option_latency
 from anfperf.models.limits.client import nfs_client_value
 from anfperf.models.limits.plan import Plan, plan
 from anfperf.models.limits.predict import predict_achievable
+from anfperf.models.limits.prices import FLEXIBLE_THROUGHPUT_PRICE
+from anfperf.planning.volume_cost import volume_cost_usd_month
 from anfperf.report import page
 from anfperf.units import KIB_PER_MIB
 
@@ -49,6 +52,9 @@ class VolumePlan:
         What the user should know (the file's own inconsistencies, a target out of reach).
     lat_slo_ms : float, optional
         The latency objective asked for [ms] (the expected latency is read at it).
+    cost_usd_month : float, optional
+        Its monthly cost, its pool's share (:func:`anfperf.planning.volume_cost.volume_cost_usd_month`),
+        when prices were given [USD per month].
     """
 
     volume: AnfVolume
@@ -60,6 +66,7 @@ class VolumePlan:
     constraints: pd.DataFrame = field(repr=False)
     notes: list[str] = field(default_factory=list)
     lat_slo_ms: float | None = None
+    cost_usd_month: float | None = None
 
     @property
     def binding(self) -> str:
@@ -94,7 +101,7 @@ class VolumePlan:
         facts = pd.DataFrame(
             {
                 "label": ["volume", "settings", "Azure's limit", "achievable", "binds",
-                          "clients"],
+                          "clients", "monthly cost"],
                 "value": [
                     v.name,
                     f"{v.service_level}, {v.quota_tib:,.4g} TiB, {qos}",
@@ -102,6 +109,7 @@ class VolumePlan:
                     f"{self.bw_mib_s:,.0f} MiB/s = {self.iops:,.0f} IOPS",
                     self.binding,
                     f"{p.vm_count} x {p.vm_size}, {p.threads_per_vm} outstanding I/O per VM",
+                    self._cost_text(),
                 ],
                 "note": [
                     f"in pool {v.pool_name}" if v.pool_name else "",
@@ -110,6 +118,7 @@ class VolumePlan:
                     f"{self.bs_kib:g} KiB at {self.read_pct:g} % reads",
                     str(row["detail"]),
                     f"sized for {self.target_mib_s:,.0f} MiB/s at {p.lat_ms:g} ms",
+                    "its pool's share (notes below)" if self.cost_usd_month is not None else "",
                 ],
             }
         )  # fmt: skip
@@ -128,6 +137,13 @@ class VolumePlan:
                            "clients; the least binds.")  # fmt: skip
         parts += ["", table.to_text(width)]
         return "\n".join(parts)
+
+    def _cost_text(self) -> str:
+        if self.cost_usd_month is not None:
+            return f"{self.cost_usd_month:,.2f} USD"
+        return (
+            "unknown (notes below)" if any("cost" in n for n in self.notes) else "no prices given"
+        )
 
     def as_dict(self) -> dict[str, Any]:
         """The answer for machine readers (``anfperf plan --volume FILE --json``)."""
@@ -150,6 +166,7 @@ class VolumePlan:
                         "lat_expected_low_ms": self.latency.lat_low_ms,
                         "lat_expected_high_ms": self.latency.lat_high_ms,
                         "predictable": self.latency.predictable, "text": self.latency.text()},
+            "cost_usd_month": self.cost_usd_month,
             "notes": self.notes,
             "constraints": self.constraints,
         })  # fmt: skip
@@ -162,6 +179,14 @@ def _limit_note(volume: AnfVolume) -> str:
     if volume.throughput_mib_s is not None:
         return "throughputMibps"
     return "quota x level rate (no throughput in the file)"
+
+
+#: The volume is given: its level is not an option to rank, only its clients are sized from
+#: the plan. Flexible is ranked only with prices, so it is given nominal (zero) ones here;
+#: the plan's storage choice and cost are never read.
+_CLIENTS_ONLY: dict[str, dict[str, float]] = {
+    "Flexible": {"Flexible": 0.0, FLEXIBLE_THROUGHPUT_PRICE: 0.0}
+}
 
 
 def plan_volume(
@@ -178,6 +203,9 @@ def plan_volume(
     rule: str = "current",
     nconnect: int | None = None,
     nfs_version: str = "3",
+    prices: Mapping[str, float] | None = None,
+    prices_given: Collection[str] = (),
+    price_notes: Collection[str] = (),
 ) -> VolumePlan:
     """What a volume would do at a workload, and the clients that get it there.
 
@@ -199,6 +227,12 @@ def plan_volume(
         Latency expected at the target and the latency objective [ms] (concurrency sizing).
     rule, nconnect, nfs_version
         As in :func:`anfperf.models.plan`.
+    prices : mapping, optional
+        USD per GiB-hour per level, per MiB/s-hour of Flexible throughput (as
+        :func:`anfperf.models.plan` takes them): the volume's monthly cost, and a note for
+        each price of `prices_given` (the ones set one by one) that has no effect on it.
+    price_notes : collection of str
+        What the prices' reader said (:attr:`anfperf.models.limits.prices.RetailPrices.notes`).
 
     Returns
     -------
@@ -231,14 +265,15 @@ def plan_volume(
         bs_kib=bs_kib, bw_mib_s=target, read_pct=read_pct, pattern=pattern,
         levels=[volume.service_level], volume_types=[volume.volume_type], vm_sizes=vm_sizes,
         lat_ms=lat_ms, lat_slo_ms=lat_slo_ms, rule=rule, nconnect=nconnect,
-        nfs_version=nfs_version,
+        nfs_version=nfs_version, prices=_CLIENTS_ONLY.get(volume.service_level),
     )  # fmt: skip
     constraints = predict_achievable(
         bs_kib=bs_kib, read_pct=read_pct, pattern=pattern, rule=rule, vm_size=sized.vm_size,
         vm_count=sized.vm_count, nconnect=nconnect, nfs_version=nfs_version, **args,
     )  # fmt: skip
+    cost, cost_notes = volume_cost_usd_month(volume, prices, prices_given)
     return VolumePlan(volume, float(bs_kib), float(read_pct), most, target, sized, constraints,
-                      notes, lat_slo_ms)  # fmt: skip
+                      [*notes, *cost_notes, *price_notes], lat_slo_ms, cost)  # fmt: skip
 
 
 def __dir__() -> list[str]:

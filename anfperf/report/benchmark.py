@@ -411,10 +411,10 @@ def _manifest_volume(prov: dict | None, name: str | None, notes: list[str] | Non
             for fields in (host.get("volume_json") or {}).values():
                 volume = AnfVolume.from_dict(fields)
                 if name is None or name in (volume.name, volume.resource_name):
-                    found[(volume.resource_name, volume.source)] = volume
+                    found[(volume.resource_id or volume.resource_name, volume.source)] = volume
     said = notes if notes is not None else []
     if len(found) > 1:
-        names = ", ".join(sorted(v.name for v in found.values()))
+        names = ", ".join(sorted(v.resource_id or v.name for v in found.values()))
         said.append(f"the runs' manifests describe {len(found)} volumes ({names}): pass "
                     "volume_name to set one against the model")  # fmt: skip
         return None

@@ -482,8 +482,8 @@ def _volume_json(
         if len(chosen) != 1:
             raise where.error(
                 f"host {host.name}: volume_json {name}: {path} holds {len(volumes)} volumes "
-                f"({', '.join(v.name for v in volumes)}): name the inventory's volume as one "
-                "of them", *at,
+                f"({', '.join(v.resource_id or v.name for v in volumes)}): name the "
+                "inventory's volume as one of them", *at,
             )  # fmt: skip
         fields = asdict(chosen[0])  # its source is the file, absolute
         fields["notes"] = list(fields["notes"])

@@ -116,3 +116,66 @@ def test_a_metric_asked_for_its_maximum_only_is_read_with_a_warning(tmp_path):
     with pytest.warns(UserWarning, match="AverageReadLatency has no average, its maximum"):
         frame = read_azure_metrics(write(doc, tmp_path / "peaks.json"))
     assert list(frame.query("direction == 'read'")["lat_mean_ms"]) == [3.0, 4.5]
+
+
+RECORDED = TESTS / "data" / "azure_recorded"
+
+
+def test_a_subscriptions_metric_split_by_resource_id_gives_one_host_per_volume():
+    # edited copy of the REST API's PostMultiResourceMetricBody example (PROVENANCE.md)
+    frame = read_azure_metrics(
+        RECORDED / "monitor_anf_subscription_split_by_resourceid_edited.json"
+    )
+    assert sorted(frame["host"].unique()) == ["vol1", "vol2"]
+    read = frame.query("direction == 'read'").set_index(["host", "interval"])["iops"]
+    assert read[("vol1", 2)] == 72.0 and read[("vol2", 2)] == 133.0  # each its own numbers
+    total = frame.query("direction == 'total'").set_index(["host", "interval"])["iops"]
+    assert total[("vol1", 1)] == 82.0 and total[("vol2", 1)] == 92.0
+    assert (frame["runtime_s"] == 6 * 3600.0).all()
+
+
+def test_two_resource_ids_give_two_hosts_not_the_first_ones_name():
+    frame = read_azure_metrics(RECORDED / "monitor_anf_two_resource_ids_edited.json")
+    read = frame.query("direction == 'read'")
+    assert read.groupby("host")["iops"].max().to_dict() == {"vol1": 72.0, "vol2": 133.0}
+
+
+def test_the_recorded_vm_split_is_refused_naming_its_metric():
+    with pytest.raises(ParseError, match="metrics found: Data Disk Max Burst IOPS"):
+        read_azure_metrics(RECORDED / "monitor_2024-02-01_PostMultiResourceMetricBody_trimmed.json")
+
+
+def test_two_volumes_of_one_name_are_refused_listing_their_ids(tmp_path):
+    doc = json.loads((RECORDED / "monitor_anf_two_resource_ids_edited.json").read_text())
+    doc["value"][1]["id"] = doc["value"][1]["id"].replace("/volumes/vol2/", "/volumes/vol1/")
+    with pytest.raises(ParseError, match=r"two volumes are named 'vol1'.*sas1.*sas2"):
+        read_azure_metrics(write(doc, tmp_path / "clash.json"))
+
+
+def test_a_subscriptions_metric_not_split_by_volume_is_refused(tmp_path):
+    doc = json.loads(
+        (RECORDED / "monitor_anf_subscription_split_by_resourceid_edited.json").read_text()
+    )
+    for metric in doc["value"]:
+        metric["timeseries"] = metric["timeseries"][:1]
+        metric["timeseries"][0]["metadatavalues"] = []
+    with pytest.raises(ParseError, match="ReadIops is not one volume's"):
+        read_azure_metrics(write(doc, tmp_path / "sub.json"))
+
+
+@pytest.mark.parametrize(
+    ("name", "message"),
+    [
+        ("monitor_anf_empty_value_edited.json", "an Azure Monitor response with no metrics"),
+        (
+            "monitor_2024-02-01_error_BadRequest.json",
+            "error, not metrics: 'BadRequest': 'Missing required region params'",
+        ),
+    ],
+)
+def test_empty_and_error_responses_say_what_azure_answered(name, message):
+    path = RECORDED / name
+    for read in (read_azure_metrics, anfperf.ingest.read):
+        with pytest.raises(ParseError, match=message) as info:
+            read(path)
+        assert str(info.value).startswith(str(path))

@@ -23,7 +23,8 @@ client VM                     ``armSkuName``, Linux      USD per VM-month, per s
 
 ANF meters are those of ``serviceName`` 'Azure NetApp Files'. No real capture of ANF items
 was found (see the corpus' PROVENANCE.md): the meter names above are matched without regard
-to case and spacing, and an ANF item matching none of them is left out, not guessed. Hourly
+to case and spacing, and an ANF item matching none of them is left out, not guessed, and
+named in :attr:`RetailPrices.notes` (so are ANF reservation and tier prices). Hourly
 prices become monthly at the hours per month of the reference table
 (``anfperf/data/planning.csv``, ``hours_per_month``, the figure Azure's pricing uses).
 """
@@ -231,6 +232,10 @@ class RetailPrices:
         effectiveStartDate, file.
     files : tuple of str
         The files read.
+    notes : tuple of str
+        The region's Azure NetApp Files items not kept, named: meters a plan does not buy or
+        this reader does not know (double encryption, cool-tier transfer, ...), and prices
+        that are not list prices (reservations, tiers).
     """
 
     region: str
@@ -240,6 +245,7 @@ class RetailPrices:
     vms_usd_per_month: dict[str, float]
     items: pd.DataFrame = field(repr=False)
     files: tuple[str, ...] = ()
+    notes: tuple[str, ...] = ()
 
     def plan_prices(self) -> dict[str, float]:
         """Prices as :func:`anfperf.models.plan` takes them: USD per GiB-hour of each level,
@@ -259,8 +265,10 @@ class RetailPrices:
         levels = ", ".join(f"{k} {v:,.2f}" for k, v in self.levels_usd_per_tib_month.items())
         files = ", ".join(os.path.basename(f) for f in self.files)
         n = len(self.vms_usd_per_month)
+        left = (f"; {len(self.notes)} Azure NetApp Files item{'' if len(self.notes) == 1 else 's'}"
+                " not read (RetailPrices.notes names them)") if self.notes else ""  # fmt: skip
         return (f"list prices of {self.region} from {files}: capacity [USD per TiB-month] "
-                f"{levels or 'none'}; {n} VM size{'' if n == 1 else 's'} priced")  # fmt: skip
+                f"{levels or 'none'}; {n} VM size{'' if n == 1 else 's'} priced{left}")  # fmt: skip
 
 
 def retail_prices(paths: PathArg, region: str) -> RetailPrices:
@@ -323,6 +331,7 @@ def retail_prices(paths: PathArg, region: str) -> RetailPrices:
         vms_usd_per_month=of("vm"),
         items=items.drop(columns="kind"),
         files=files,
+        notes=tuple(_anf_left_out(here[here["serviceName"] == ANF_SERVICE], listed.index)),
     )
 
 
@@ -330,7 +339,7 @@ def _anf_rows(items: pd.DataFrame) -> Iterable[tuple]:
     for rec in items.to_dict("records"):
         meter = " ".join(str(rec["meterName"]).split()).lower()
         if meter not in _ANF_METERS:
-            continue  # double encryption, backup, replication, ...: not what a plan buys
+            continue  # double encryption, backup, ...: not what a plan buys (a note names it)
         kind, level = _ANF_METERS[meter]
         if kind == "throughput":
             usd, unit = _monthly(rec, "mib/s"), "USD per MiB/s-month"
@@ -340,6 +349,33 @@ def _anf_rows(items: pd.DataFrame) -> Iterable[tuple]:
             what = level or "cool tier"
         yield (kind, what, usd, unit, rec["meterName"], rec["unitOfMeasure"],
                float(rec["retailPrice"]), str(rec["effectiveStartDate"]), rec["file"])  # fmt: skip
+
+
+def _anf_left_out(anf: pd.DataFrame, listed: pd.Index) -> Iterable[str]:
+    """A note per ANF meter of the region not read: none is dropped silently."""
+    for rec in anf.to_dict("records"):
+        meter = " ".join(str(rec["meterName"]).split()).lower()
+        if meter not in _ANF_METERS:
+            why = "a meter this reader does not price (not part of a plan)"
+            yield (f"{os.path.basename(str(rec['file']))} item {rec['item']}: Azure NetApp Files "
+                   f"{rec['meterName']!r} ({rec.get('skuName')}, {rec['unitOfMeasure']}, "
+                   f"{rec['type']}) left out: {why}")  # fmt: skip
+    kept = anf.index.isin(listed)
+    for rec in anf[~kept].to_dict("records"):
+        meter = " ".join(str(rec["meterName"]).split()).lower()
+        if meter in _ANF_METERS:
+            yield (f"{os.path.basename(str(rec['file']))} item {rec['item']}: Azure NetApp Files "
+                   f"{rec['meterName']!r} {_not_list(rec)} left out: a plan pays list "
+                   "prices")  # fmt: skip
+
+
+def _not_list(rec: Mapping) -> str:
+    """What makes an item's price not the list price: its type, its tier, or its sku."""
+    if str(rec["type"]) != "Consumption":
+        term = f", {rec['reservationTerm']}" if isinstance(rec.get("reservationTerm"), str) else ""
+        return f"{rec['type']} price{term}"
+    tier = pd.to_numeric(pd.Series([rec["tierMinimumUnits"]]), errors="coerce").fillna(0)[0]
+    return f"tier price from {tier:g} units" if tier else f"{rec.get('skuName')} price"
 
 
 def _vm_rows(items: pd.DataFrame) -> Iterable[tuple]:
