@@ -99,7 +99,7 @@ class VolumePlan:
                     v.name,
                     f"{v.service_level}, {v.quota_tib:,.4g} TiB, {qos}",
                     f"{limit:,.6g} MiB/s" if limit is not None else "not given",
-                    f"{self.bw_mib_s:,.0f} MiB/s = {self.iops:,.0f} IOPS",
+                    f"{page.format_number(self.bw_mib_s)} MiB/s = {self.iops:,.0f} IOPS",
                     self.binding,
                     f"{p.vm_count} x {p.vm_size}, {p.threads_per_vm} outstanding I/O per VM",
                 ],
@@ -109,7 +109,7 @@ class VolumePlan:
                     _limit_note(v),
                     f"{self.bs_kib:g} KiB at {self.read_pct:g} % reads",
                     str(row["detail"]),
-                    f"sized for {self.target_mib_s:,.0f} MiB/s at {p.lat_ms:g} ms",
+                    f"sized for {page.format_number(self.target_mib_s)} MiB/s at {p.lat_ms:g} ms",
                 ],
             }
         )  # fmt: skip
