@@ -52,6 +52,11 @@ PUBLISHED_BENCHMARK = "published volume benchmark"
 AZURE_LIMIT = "Azure's limit"
 
 
+def constraint_phrase(name: str) -> str:
+    """A constraint's name in a sentence: 'the volume quota', but "Azure's limit"."""
+    return name if name == AZURE_LIMIT else f"the {name}"
+
+
 @dataclass(frozen=True)
 class PublishedCeiling:
     """What one volume of a type was observed to do (:func:`published_ceiling`).
