@@ -530,6 +530,9 @@ def _volume(resource: AzureResource, pools: dict[str, AnfPool]) -> AnfVolume:
     if limit is None and qos != "manual" and auto is not None:
         limit = auto
         notes.append(f"{_where(resource)}: no throughput given; {auto:g} MiB/s is quota x rate")
+    elif limit is None and qos == "manual":
+        _note(notes, f"{_where(resource)}: its pool {pool.name} is manual QoS and the file gives "
+                     "no throughput: its limit is not known (modelled as quota x rate)")  # fmt: skip
     return AnfVolume(
         name=_short(resource.name),
         resource_name=resource.name,
