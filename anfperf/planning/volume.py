@@ -224,8 +224,9 @@ def plan_volume(
         target = asked
     elif asked is not None:
         notes.append(
-            f"the target of {asked:,.0f} MiB/s is above what this volume allows ({most:,.0f} "
-            f"MiB/s, {alone.attrs['binding']}): the clients are sized for {most:,.0f} MiB/s"
+            f"the target of {page.format_number(asked)} MiB/s is above what this volume allows "
+            f"({page.format_number(most)} MiB/s, {alone.attrs['binding']}): the clients are "
+            f"sized for {page.format_number(most)} MiB/s"
         )
     sized = plan(
         bs_kib=bs_kib, bw_mib_s=target, read_pct=read_pct, pattern=pattern,

@@ -177,3 +177,11 @@ def test_an_elastic_volume_is_named_as_not_supported(capsys):
     assert main(["plan", "--volume", str(path), "--bs-kib", "64"]) == 2
     err = capsys.readouterr().err
     assert message in err and err.count("\n") == 1
+
+
+def test_a_planned_volumes_small_limit_is_printed_as_it_is(capsys):
+    # the smallest volume the planner buys for 6.25 MiB/s: 50 GiB Ultra, 6.25 MiB/s (not "6")
+    assert main(["plan", "--bw-mib-s", "6.25", "--bs-kib", "64"]) == 0
+    out = " ".join(capsys.readouterr().out.split())
+    assert "Throughput limit 6.25 MiB/s" in out
+    assert "Buy an Ultra regular volume of 0.0488 TiB (6.25 MiB/s)" in out
