@@ -3,8 +3,9 @@
 One reader for every shape a saved resource comes in:
 
 - one JSON document: an ARM body (fields under ``properties``), the flattened ``az netappfiles``
-  style (fields at the top level), a ``value`` list or a JSON list of them, or a REST API
-  example (``{"parameters": ..., "responses": {"200": {"body": ...}}}``);
+  style (fields at the top level), a ``value`` list or a JSON list of them, a Resource Graph
+  answer (rows in ``data``, lower-case types), or a REST API example (``{"parameters": ...,
+  "responses": {"200": {"body": ...}}}``);
 - text holding several JSON documents: a Markdown transcript with shell prompts before each
   ``az`` output (CRLF or LF), or ``Resource: NAME (TYPE)`` sections each followed by JSON.
 
@@ -25,6 +26,8 @@ __all__ = ["AzureResource", "read_resources"]
 
 #: Top-level fields that are the resource's identity, kept over same-named properties.
 _IDENTITY = ("id", "name", "type")
+#: Keys of a Resource Graph query's answer beside its ``data`` rows.
+_GRAPH_KEYS = {"totalRecords", "total_records", "skip_token", "$skipToken", "resultTruncated"}
 
 
 @dataclass(frozen=True)
@@ -167,6 +170,10 @@ def _collect(document: object, source: str, line: int, out: list[AzureResource])
         return
     if isinstance(document.get("value"), list) and "type" not in document:
         _collect(document["value"], source, line, out)
+        return
+    if isinstance(document.get("data"), list) and _GRAPH_KEYS & set(document):
+        # a Resource Graph answer (REST totalRecords, az graph query total_records): its rows
+        _collect(document["data"], source, line, out)
         return
     fields = dict(document)
     properties = fields.pop("properties", None)

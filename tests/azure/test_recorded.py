@@ -185,3 +185,15 @@ def test_a_planned_volumes_small_limit_is_printed_as_it_is(capsys):
     out = " ".join(capsys.readouterr().out.split())
     assert "Throughput limit 6.25 MiB/s" in out
     assert "Buy an Ultra regular volume of 0.0488 TiB (6.25 MiB/s)" in out
+
+
+def test_a_resource_graph_answer_is_read_from_its_data_rows(tmp_path):
+    # the edited row wrapped as `az graph query` prints it
+    rows = json.loads((RECORDED / "edited_resource_graph_volume_row.json").read_text())
+    path = tmp_path / "graph.json"
+    path.write_text(json.dumps({"count": 1, "data": rows, "skip_token": None,
+                                "total_records": 1}))  # fmt: skip
+    volume = read_volume(path)
+    assert (volume.name, volume.throughput_limit_mib_s, volume.limit_qos) == (
+        "cli-vol-000004", 6.25, None,
+    )  # fmt: skip
