@@ -54,6 +54,7 @@ from anfperf.models import (
 )
 from anfperf.models.curves.queueing import KNEE_FACTOR
 from anfperf.models.forecast import iops_at_latency
+from anfperf.models.limits.predict import constraint_phrase
 from anfperf.models.littles_law import latency_at_concurrency
 
 __all__ = [
@@ -960,7 +961,8 @@ def sentences(
         out.append(
             f"Against the ANF model the measured {quota['measured_bw_mib_s']:,.1f} MiB/s is "
             f"{quota['share_pct']:.0f} % of the predicted {quota['predicted_bw_mib_s']:,.1f} "
-            f"MiB/s; the binding constraint is the {quota['binding']} ({quota['detail']})."
+            f"MiB/s; the binding constraint is {constraint_phrase(quota['binding'])} "
+            f"({quota['detail']})."
         )
         if quota["share_pct"] > OVER_MODEL_PCT:
             out.append(

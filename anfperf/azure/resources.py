@@ -3,13 +3,14 @@
 One reader for every shape a saved resource comes in:
 
 - one JSON document: an ARM body (fields under ``properties``), the flattened ``az netappfiles``
-  style (fields at the top level), a ``value`` list or a JSON list of them, or a REST API
-  example (``{"parameters": ..., "responses": {"200": {"body": ...}}}``);
+  style (fields at the top level), a ``value`` list or a JSON list of them, a Resource Graph
+  answer (rows in ``data``, lower-case types), or a REST API example (``{"parameters": ...,
+  "responses": {"200": {"body": ...}}}``);
 - text holding several JSON documents: a Markdown transcript with shell prompts before each
   ``az`` output (CRLF or LF), or ``Resource: NAME (TYPE)`` sections each followed by JSON.
 
-Each resource comes back flattened: its ``properties`` merged into its top level, with the file
-and line it came from, so readers of a resource type ask for fields by their ARM names.
+Each resource comes back flattened: its ``properties`` merged into its top level (its ``id``,
+``name`` and ``type`` kept over properties of those names), with the file and line it came from, so readers of a resource type ask for fields by their ARM names.
 """
 
 from __future__ import annotations
@@ -22,6 +23,11 @@ from anfperf.errors import ParseError
 from anfperf.userfiles import read_user_file
 
 __all__ = ["AzureResource", "read_resources"]
+
+#: Top-level fields that are the resource's identity, kept over same-named properties.
+_IDENTITY = ("id", "name", "type")
+#: Keys of a Resource Graph query's answer beside its ``data`` rows.
+_GRAPH_KEYS = {"totalRecords", "total_records", "skip_token", "$skipToken", "resultTruncated"}
 
 
 @dataclass(frozen=True)
@@ -159,21 +165,38 @@ def _collect(document: object, source: str, line: int, out: list[AzureResource])
         for status in sorted(responses):
             body = responses[status]
             if str(status).startswith("2") and isinstance(body, dict) and "body" in body:
-                _collect(body["body"], source, line, out)
+                _collect(_named(body["body"], document["parameters"]), source, line, out)
                 return
         return
     if isinstance(document.get("value"), list) and "type" not in document:
         _collect(document["value"], source, line, out)
         return
+    if isinstance(document.get("data"), list) and _GRAPH_KEYS & set(document):
+        # a Resource Graph answer (REST totalRecords, az graph query total_records): its rows
+        _collect(document["data"], source, line, out)
+        return
     fields = dict(document)
     properties = fields.pop("properties", None)
     if isinstance(properties, dict):
         fields.update(properties)
+        # the resource's own identity wins: 2020-09-01 volumes repeat a short `name`
+        # ('vol1', not 'account/pool/vol1') under properties
+        fields.update({k: document[k] for k in _IDENTITY if k in document})
     out.append(AzureResource(str(fields.get("type") or ""), fields, source, line))
     nested = fields.get("volumes")
     if isinstance(nested, list):  # a volume group's volumes, which have no location of their own
         where = {"location": fields["location"]} if "location" in fields else {}
         _collect([{**where, **v} if isinstance(v, dict) else v for v in nested], source, line, out)
+
+
+def _named(body: object, parameters: object) -> object:
+    """A REST example's body without a name (2019-06-01 examples have none) named from the
+    example's parameters ('accountName/poolName/volumeName'), as ARM names it."""
+    if not isinstance(body, dict) or body.get("name") or not isinstance(parameters, dict):
+        return body
+    parts = [parameters.get(k) for k in ("accountName", "poolName", "volumeName")]
+    parts = [str(p) for p in parts if isinstance(p, str) and p]
+    return {**body, "name": "/".join(parts)} if parts else body
 
 
 def __dir__() -> list[str]:

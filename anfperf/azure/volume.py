@@ -11,10 +11,21 @@ Two field layouts exist for an auto-QoS volume's throughput: API versions up to 
 ``actualThroughputMibps``. Both are read; :attr:`AnfVolume.throughput_limit_mib_s` is the
 volume's limit either way.
 
+API versions up to 2020-11-01 wrote ``throughputMibps: 0.0`` for an auto-QoS volume: a 0.0 in
+either field is "nothing reported", read as unknown (the limit is then quota x rate).
+
 What does not add up is named, not guessed: a volume whose throughput is not its quota times
 its level's rate can only sit on a manual-QoS pool (an error when its pool is auto QoS, a
 warning naming the file when the file does not say), and a pool whose total throughput is not
-its size times its level's rate is a warning.
+its size times its level's rate is a warning. One older rule of Azure's own is read as Azure
+wrote it: in 2021-2022 the service counted 1,000 GiB to the TiB (a 100 GiB Premium volume
+6.4 MiB/s, a 4 TiB Premium pool 262.144 MiB/s); such a number is Azure's limit, with a note
+naming the rule.
+
+Bodies without a ``type`` (the 2019-06-01 REST examples) are read as volumes when they carry a
+volume's fields (``serviceLevel``, ``usageThreshold``, ``creationToken``), and Resource Graph's
+lower-case types are the same types. Elastic volumes (``elasticVolumes``, 2025-09-01-preview)
+are named as not supported.
 """
 
 from __future__ import annotations
@@ -27,6 +38,7 @@ from anfperf.azure.ids import pool_key, pool_of_volume, resource_id
 from anfperf.azure.resources import AzureResource, read_resources
 from anfperf.errors import ModelError, ParseError, warn
 from anfperf.models.limits.quota import (
+    auto_qos_rate,
     level_name,
     pool_throughput_limit,
     throughput_limit,
@@ -37,6 +49,14 @@ __all__ = ["AnfPool", "AnfVolume", "read_pool", "read_pools", "read_volume", "re
 
 VOLUME_TYPE = "Microsoft.NetApp/netAppAccounts/capacityPools/volumes"
 POOL_TYPE = "Microsoft.NetApp/netAppAccounts/capacityPools"
+ELASTIC_VOLUME_TYPE = "Microsoft.NetApp/elasticAccounts/elasticCapacityPools/elasticVolumes"
+#: Fields only a volume's body carries: a body without ``type`` holding them is a volume.
+VOLUME_FIELDS = ("serviceLevel", "usageThreshold", "creationToken")
+#: Fields of a pool's body (and no ``usageThreshold``): a body without ``type`` is a pool.
+POOL_FIELDS = ("serviceLevel", "size", "poolId")
+#: GiB per TiB of the rule Azure applied in 2021-2022 (1,000), over the real 1,024: its
+#: throughputs were quota x rate x this.
+DECIMAL_TB_FACTOR = 1024 / 1000
 BYTES_PER_TIB = 2.0**40
 #: Relative difference under which Azure's throughput and the model's agree (Azure prints
 #: values such as 6.25 exactly; anything further apart is a different rule).
@@ -190,25 +210,56 @@ class AnfVolume:
     def model_args(self) -> dict:
         """The volume as the arguments of :func:`anfperf.models.limits.predict.predict_achievable`.
 
-        An auto-QoS volume is its level and quota (the model applies the rate and the type
-        cap); any other volume with a known limit is that limit as manual-QoS throughput, so a
-        volume whose QoS type the file does not give is modelled as Azure reports it.
+        An auto-QoS volume whose limit is quota x rate is its level and quota (the model
+        applies the rate and the type cap). Any other volume with a known limit is modelled as
+        Azure reports it (``manual_bw_mib_s``), named by what the file proves
+        (``qos_type``, :attr:`limit_qos`): manual QoS only when its pool says so or the number
+        is impossible under auto QoS; else "Azure's limit", auto or manual not stated.
 
         Returns
         -------
         dict
-            level, quota_tib or manual_bw_mib_s, volume_type, cool_access.
+            level, quota_tib or manual_bw_mib_s and qos_type, volume_type, cool_access.
         """
         args: dict = {
             "level": self.service_level,
             "volume_type": self.volume_type,
             "cool_access": bool(self.cool_access),
         }
-        if self.qos_type != "auto" and self.throughput_limit_mib_s is not None:
-            args["manual_bw_mib_s"] = self.throughput_limit_mib_s
-        else:
+        limit = self.throughput_limit_mib_s
+        auto = _auto_limit(self.quota_tib, self.service_level, self.volume_type,
+                           bool(self.cool_access))[0]  # fmt: skip
+        reported = self.actual_throughput_mib_s is not None or self.throughput_mib_s is not None
+        decimal = _decimal_limit(auto, self.quota_tib, self.service_level, bool(self.cool_access))
+        older = limit is not None and decimal is not None and _agree(limit, decimal)
+        if not reported or limit is None or (self.qos_type == "auto" and not older):
+            # auto QoS: quota x rate, the model's own rule (the reader refused any other number)
             args["quota_tib"] = self.quota_tib
+        else:
+            args["manual_bw_mib_s"] = limit
+            args["qos_type"] = self.limit_qos
         return args
+
+    @property
+    def limit_qos(self) -> str | None:
+        """'manual' when the file proves Azure's limit is a manual-QoS throughput (its pool is
+        manual QoS, the level has no auto rate, or no auto-QoS rule gives the number), else
+        None: the number is Azure's limit, auto or manual not stated.
+
+        The one rule by which anfperf calls a volume's limit manual QoS.
+        """
+        if self.qos_type is not None:
+            return self.qos_type
+        limit = self.throughput_limit_mib_s
+        if limit is None:
+            return None
+        auto = _auto_limit(self.quota_tib, self.service_level, self.volume_type,
+                           bool(self.cool_access))[0]  # fmt: skip
+        if auto is None:
+            return "manual" if self.service_level == "Flexible" else None
+        decimal = _decimal_limit(auto, self.quota_tib, self.service_level, bool(self.cool_access))
+        possible = _agree(limit, auto) or (decimal is not None and _agree(limit, decimal))
+        return None if possible else "manual"
 
 
 def read_volumes(
@@ -238,7 +289,15 @@ def read_volumes(
     pools = {pool_key(p): p for p in _pools(resources)}
     if pool_path is not None:
         pools.update({pool_key(p): p for p in _pools(read_resources(pool_path))})
-    volumes = [_volume(r, pools) for r in resources if _is(r, VOLUME_TYPE)]
+    volumes = [_volume(r, pools) for r in resources if _is_volume(r)]
+    elastic = [r for r in resources if _is(r, ELASTIC_VOLUME_TYPE)]
+    if elastic:
+        what = (f"an elastic volume ({elastic[0].name or ELASTIC_VOLUME_TYPE}, "
+                f"{ELASTIC_VOLUME_TYPE}) is not supported: anfperf reads volumes of capacity "
+                "pools (Microsoft.NetApp/netAppAccounts/capacityPools/volumes)")  # fmt: skip
+        if not volumes:
+            raise ParseError(path, what)
+        warn(f"{path}: {what}; left out")
     if not volumes:
         raise ParseError(path, f"no NetApp volume in it ({_found(resources)})")
     return volumes
@@ -299,7 +358,24 @@ def read_pool(path: str | os.PathLike, name: str | None = None) -> AnfPool:
 
 
 def _is(resource: AzureResource, kind: str) -> bool:
+    """Of type `kind`, in any case (Resource Graph writes types in lower case)."""
     return resource.type.lower() == kind.lower()
+
+
+def _is_volume(resource: AzureResource) -> bool:
+    """A volume: its type, or no type and a volume's own fields (2019-06-01 examples)."""
+    if _is(resource, VOLUME_TYPE):
+        return True
+    return not resource.type and all(k in resource.fields for k in VOLUME_FIELDS)
+
+
+def _is_pool(resource: AzureResource) -> bool:
+    """A capacity pool: its type, or no type and a pool's fields without a volume's quota."""
+    if _is(resource, POOL_TYPE):
+        return True
+    fields = resource.fields
+    return (not resource.type and all(k in fields for k in POOL_FIELDS)
+            and "usageThreshold" not in fields)  # fmt: skip
 
 
 def _found(resources: list[AzureResource]) -> str:
@@ -391,7 +467,7 @@ def _note(notes: list[str], message: str) -> None:
 
 
 def _pools(resources: list[AzureResource]) -> list[AnfPool]:
-    return [_pool(r) for r in resources if _is(r, POOL_TYPE)]
+    return [_pool(r) for r in resources if _is_pool(r)]
 
 
 def _pool(resource: AzureResource) -> AnfPool:
@@ -405,7 +481,13 @@ def _pool(resource: AzureResource) -> AnfPool:
             most = float(pool_throughput_limit(size_tib, level))
         except ModelError:
             most = None
-        if most is not None and not _agree(total, most):
+        decimal = most * DECIMAL_TB_FACTOR if most is not None else None
+        if most is not None and _agree(total, decimal):
+            _note(notes, f"{_where(resource)}: totalThroughputMibps {total:g} is "
+                         f"{size_tib * 1024:,.6g} GiB / 1,000 x the {level} rate: Azure counted "
+                         f"1,000 GiB to the TiB (its rule in 2021-2022; 1,024 gives {most:g} "
+                         f"MiB/s); read as Azure reports it")  # fmt: skip
+        elif most is not None and not _agree(total, most):
             _note(notes, f"{_where(resource)}: totalThroughputMibps {total:g} is not "
                          f"{size_tib:g} TiB x the {level} rate = {most:g} MiB/s")  # fmt: skip
     return AnfPool(
@@ -435,18 +517,24 @@ def _volume(resource: AzureResource, pools: dict[str, AnfPool]) -> AnfVolume:
     if quota_tib <= 0:
         raise ParseError(resource.source, f"{resource.name}: usageThreshold must be > 0",
                          line=resource.line)  # fmt: skip
-    given = _number(resource, "throughputMibps")
-    actual = _number(resource, "actualThroughputMibps")
+    notes: list[str] = []
+    given = _throughput(resource, "throughputMibps", notes)
+    actual = _throughput(resource, "actualThroughputMibps", notes)
     pool = pool_of_volume(resource_id(resource.fields), resource.name, pools)
     large = _flag(resource, "isLargeVolume")
     cool = _flag(resource, "coolAccess")
-    notes: list[str] = []
     auto, why_not = _auto_limit(quota_tib, level, "large" if large else "regular", bool(cool))
     if why_not is not None and level != "Flexible":  # Flexible has no auto rate, by design
         _note(notes, f"{_where(resource)}: {why_not}")
     limit = actual if actual is not None else given
     qos = pool.qos_type if pool is not None else None
-    if limit is not None and auto is not None and not _agree(limit, auto):
+    decimal = _decimal_limit(auto, quota_tib, level, bool(cool))
+    if limit is not None and decimal is not None and _agree(limit, decimal):
+        _note(notes, f"{_where(resource)}: {limit:g} MiB/s is {quota_tib * 1024:,.6g} GiB / "
+                     f"1,000 x the {level} rate: Azure counted 1,000 GiB to the TiB (its rule "
+                     f"in 2021-2022; 1,024 gives {auto:g} MiB/s); {limit:g} MiB/s is the limit "
+                     "Azure enforces")  # fmt: skip
+    elif limit is not None and auto is not None and not _agree(limit, auto):
         what = (f"a {level} volume of {quota_tib * 1024:,.6g} GiB with {limit:g} MiB/s is only "
                 f"possible on a manual-QoS pool (auto QoS gives {auto:g} MiB/s)")  # fmt: skip
         if qos == "auto":
@@ -458,6 +546,9 @@ def _volume(resource: AzureResource, pools: dict[str, AnfPool]) -> AnfVolume:
     if limit is None and qos != "manual" and auto is not None:
         limit = auto
         notes.append(f"{_where(resource)}: no throughput given; {auto:g} MiB/s is quota x rate")
+    elif limit is None and qos == "manual":
+        _note(notes, f"{_where(resource)}: its pool {pool.name} is manual QoS and the file gives "
+                     "no throughput: its limit is not known (modelled as quota x rate)")  # fmt: skip
     return AnfVolume(
         name=_short(resource.name),
         resource_name=resource.name,
@@ -478,6 +569,32 @@ def _volume(resource: AzureResource, pools: dict[str, AnfPool]) -> AnfVolume:
         notes=tuple(notes),
         resource_id=resource_id(resource.fields),
     )
+
+
+def _throughput(resource: AzureResource, key: str, notes: list[str]) -> float | None:
+    """A throughput field [MiB/s]; 0.0 is "nothing reported" (API versions up to 2020-11-01
+    wrote it for auto QoS), read as None with a note."""
+    value = _number(resource, key)
+    if value is not None and value <= 0:
+        if value < 0:
+            raise ParseError(resource.source, f"{resource.name}: {key} {value:g} is negative",
+                             line=resource.line)  # fmt: skip
+        notes.append(f"{_where(resource)}: {key} 0.0 is read as not reported (older API "
+                     "versions wrote 0.0 for auto QoS)")  # fmt: skip
+        return None
+    return value
+
+
+def _decimal_limit(auto: float | None, quota_tib: float, level: str, cool: bool) -> float | None:
+    """The auto-QoS limit under the rule of 1,000 GiB to the TiB (2021-2022), None when the
+    auto limit is not quota x rate (capped by the volume type, or unknown)."""
+    if auto is None:
+        return None
+    try:
+        rate = float(auto_qos_rate(level, cool))
+    except ModelError:
+        return None
+    return auto * DECIMAL_TB_FACTOR if _agree(auto, quota_tib * rate) else None
 
 
 def _auto_limit(

@@ -404,7 +404,8 @@ class PlanView:
         p, i = self.plan, self.inputs
         return (
             f"**{p.level} {p.volume_type} volume of {p.quota_tib:.3g} TiB** "
-            f"({p.throughput_limit_mib_s:,.0f} MiB/s), **{self.vm_count} x {p.vm_size}**, "
+            f"({page.format_number(p.throughput_limit_mib_s)} MiB/s), **{self.vm_count} x "
+            f"{p.vm_size}**, "
             f"**{self.threads_per_vm} outstanding I/O per VM** for "
             f"{p.bw_mib_s:,.0f} MiB/s = {p.iops:,.0f} IOPS of {i.bs_kib:g} KiB "
             f"at {i.read_pct:g} % reads, sized for {p.lat_ms:g} ms."
@@ -497,7 +498,7 @@ class PlanView:
             Card("Quota", f"{page.format_number(p.quota_tib)} TiB",
                  f"at least {i.capacity_tib:g} TiB asked" if i.capacity_tib else
                  "sized by throughput", key="quota_tib", number=p.quota_tib),
-            Card("Throughput limit", f"{p.throughput_limit_mib_s:,.0f} MiB/s",
+            Card("Throughput limit", f"{page.format_number(p.throughput_limit_mib_s)} MiB/s",
                  f"target {p.bw_mib_s:,.0f} MiB/s = {p.iops:,.0f} IOPS of {i.bs_kib:g} KiB",
                  key="throughput_limit_mib_s", number=p.throughput_limit_mib_s),
             self._latency_card(),
@@ -548,7 +549,7 @@ class PlanView:
         return (
             f"Buy {article} **{p.level} {p.volume_type} volume of "
             f"{page.format_number(p.quota_tib)} TiB**"
-            f" ({p.throughput_limit_mib_s:,.0f} MiB/s){cost} and drive it from "
+            f" ({page.format_number(p.throughput_limit_mib_s)} MiB/s){cost} and drive it from "
             f"**{self.vm_count} x {p.vm_size}** with **{self.threads_per_vm:,} outstanding I/O "
             f"per VM**: {p.bw_mib_s:,.0f} MiB/s = {p.iops:,.0f} IOPS of {i.bs_kib:g} KiB at "
             f"{i.read_pct:g} % reads {within}; what binds: the {self.binding} "

@@ -106,7 +106,7 @@ class VolumePlan:
                     v.name,
                     f"{v.service_level}, {v.quota_tib:,.4g} TiB, {qos}",
                     f"{limit:,.6g} MiB/s" if limit is not None else "not given",
-                    f"{self.bw_mib_s:,.0f} MiB/s = {self.iops:,.0f} IOPS",
+                    f"{page.format_number(self.bw_mib_s)} MiB/s = {self.iops:,.0f} IOPS",
                     self.binding,
                     f"{p.vm_count} x {p.vm_size}, {p.threads_per_vm} outstanding I/O per VM",
                     self._cost_text(),
@@ -117,7 +117,7 @@ class VolumePlan:
                     _limit_note(v),
                     f"{self.bs_kib:g} KiB at {self.read_pct:g} % reads",
                     str(row["detail"]),
-                    f"sized for {self.target_mib_s:,.0f} MiB/s at {p.lat_ms:g} ms",
+                    f"sized for {page.format_number(self.target_mib_s)} MiB/s at {p.lat_ms:g} ms",
                     "its pool's share (notes below)" if self.cost_usd_month is not None else "",
                 ],
             }
@@ -258,8 +258,9 @@ def plan_volume(
         target = asked
     elif asked is not None:
         notes.append(
-            f"the target of {asked:,.0f} MiB/s is above what this volume allows ({most:,.0f} "
-            f"MiB/s, {alone.attrs['binding']}): the clients are sized for {most:,.0f} MiB/s"
+            f"the target of {page.format_number(asked)} MiB/s is above what this volume allows "
+            f"({page.format_number(most)} MiB/s, {alone.attrs['binding']}): the clients are "
+            f"sized for {page.format_number(most)} MiB/s"
         )
     sized = plan(
         bs_kib=bs_kib, bw_mib_s=target, read_pct=read_pct, pattern=pattern,

@@ -16,6 +16,7 @@ import pandas as pd
 
 from anfperf.analysis import findings
 from anfperf.models import QuotaScenario
+from anfperf.models.limits.predict import constraint_phrase
 from anfperf.report.page import Card, Table, format_number, table
 
 #: Kinds of run that have a load curve, most telling first.
@@ -153,8 +154,8 @@ def _quota_card(quota: dict | None, out_cards: list[Card], sentences: list[str])
         return
     share = quota["share_pct"]
     allowed = (
-        f"{format_number(quota['predicted_bw_mib_s'])} MiB/s the {quota['binding']} allows on "
-        f"{quota['volume']}"
+        f"{format_number(quota['predicted_bw_mib_s'])} MiB/s "
+        f"{constraint_phrase(quota['binding'])} allows on {quota['volume']}"
     )
     if share > findings.OVER_MODEL_PCT:
         # far above every limit of the volume: nothing of it binds, the data are from elsewhere
@@ -178,7 +179,7 @@ def _quota_card(quota: dict | None, out_cards: list[Card], sentences: list[str])
         )
     )
     sentences.append(
-        f"On {quota['volume']} the {quota['binding']} binds at "
+        f"On {quota['volume']} {constraint_phrase(quota['binding'])} binds at "
         f"{format_number(quota['predicted_bw_mib_s'])} MiB/s; {quota['run_id']}'s "
         f"{format_number(quota['measured_bw_mib_s'])} MiB/s is {format_number(share)} % of it."
     )

@@ -175,3 +175,35 @@ def test_the_quota_chart_sets_the_run_against_the_scenario_of_the_limits_table()
     (model,) = [t for t in figure.data if (t.name or "").startswith("model: ")]
     assert model.y[0] == quota["predicted_bw_mib_s"]
     assert quota["detail"] in figure.layout.title.text and "with cool access" in quota["detail"]
+
+
+def test_a_recorded_2020_09_01_volume_reporting_0_mib_s_makes_the_report(tmp_path):
+    # Azure CLI's real recording (tests/data/azure_recorded): throughputMibps 0.0 on 100 GiB
+    # Premium is nothing reported; the report runs and takes 6.25 MiB/s (quota x rate)
+    import re
+
+    from tests.azure.test_recorded import VOLUME_2020
+
+    result = render_report(NOTEBOOK, parameters={"paths": [str(RUN)], "volume": str(VOLUME_2020)},
+                           out_dir=tmp_path)  # fmt: skip
+    assert result.ok, result.error
+    text = " ".join(re.sub(r"<[^>]+>", " ", result.html.read_text()).split())
+    assert ("6.25 MiB/s the volume quota allows on cli-vol-000004 (Premium, 0.09766 TiB, "
+            "6.25 MiB/s)") in text  # fmt: skip
+    assert "volume throughput (manual QoS)" not in text
+
+
+def test_the_verdict_names_azures_limit_when_the_file_does_not_prove_manual_qos():
+    # the recorded body edited as a Resource Graph row with 6.25 MiB/s and no pool: the auto
+    # rule's number, so "Azure's limit", not "manual QoS"
+    from tests.azure.test_recorded import RECORDED
+
+    frame, analysis = _analysis()
+    prov = provenance.run_provenance(frame, [RUN])
+    volume = benchmark.measured_volume(RECORDED / "edited_resource_graph_volume_row.json",
+                                       notes=[])  # fmt: skip
+    quota = benchmark.quota_verdict(analysis, prov, volume=volume)
+    assert (quota["binding"], quota["predicted_bw_mib_s"]) == ("Azure's limit", 6.25)
+    head = benchmark.headline(analysis.numbers, quota)
+    assert "6.25 MiB/s Azure's limit allows on cli-vol-000004" in head["verdict"]
+    assert "manual QoS" not in head["verdict"]

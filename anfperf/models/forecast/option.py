@@ -89,7 +89,7 @@ class OptionLatency:
             return NOT_PREDICTABLE
         if self.at_limit:
             return (f"at the limit; {self.objective_ms:g} ms up to "
-                    f"{self.bw_at_objective_mib_s:,.0f} MiB/s")  # fmt: skip
+                    f"{_mib_s(self.bw_at_objective_mib_s)} MiB/s")  # fmt: skip
         return f"{_ms(self.lat_ms)} ms ({_ms(self.lat_low_ms)} .. {_ms(self.lat_high_ms)})"
 
     @property
@@ -100,18 +100,18 @@ class OptionLatency:
 
     def text(self) -> str:
         """In a sentence: 'expected mean latency at 3,000 MiB/s: 0.45 ms (0.38 .. 0.61 ms)'."""
-        at = f"expected mean latency at {self.bw_mib_s:,.0f} MiB/s"
+        at = f"expected mean latency at {_mib_s(self.bw_mib_s)} MiB/s"
         if not self.predictable:
             return f"{at}: {NOT_PREDICTABLE}: {self.why}"
         if self.at_limit:
             needed = self.limit_for_objective_mib_s
             return (
-                f"{at}: none finite, the target is at the {self.limit_mib_s:,.0f} MiB/s limit "
+                f"{at}: none finite, the target is at the {_mib_s(self.limit_mib_s)} MiB/s limit "
                 f"(latency is then the outstanding I/O over the rate); within "
-                f"{self.objective_ms:g} ms up to {self.bw_at_objective_mib_s:,.0f} MiB/s "
-                f"({self.bw_at_objective_low_mib_s:,.0f} .. "
-                f"{self.bw_at_objective_high_mib_s:,.0f} MiB/s): {self.objective_ms:g} ms at "
-                f"the target needs a limit of {needed:,.0f} MiB/s "
+                f"{self.objective_ms:g} ms up to {_mib_s(self.bw_at_objective_mib_s)} MiB/s "
+                f"({_mib_s(self.bw_at_objective_low_mib_s)} .. "
+                f"{_mib_s(self.bw_at_objective_high_mib_s)} MiB/s): {self.objective_ms:g} ms at "
+                f"the target needs a limit of {_mib_s(needed)} MiB/s "
                 f"({needed / self.limit_mib_s - 1:+.0%})"
             )
         return (f"{at}: {_ms(self.lat_ms)} ms ({_ms(self.lat_low_ms)} .. "
@@ -127,6 +127,12 @@ def _positive(name: str, value: object) -> float:
     if not is_number(value) or not (0 < float(value) < math.inf):
         raise ModelError(f"{name} must be a finite number > 0, got {value!r}")
     return float(value)
+
+
+def _mib_s(value: float) -> str:
+    """A throughput as written for people [MiB/s]: whole MiB/s from 100 up (1,890), three
+    significant digits below, so a small volume's limit reads as Azure gives it (6.25, 6.4)."""
+    return f"{value:,.0f}" if not abs(value) < 100 else f"{value:.3g}"
 
 
 def option_latency(
@@ -183,11 +189,11 @@ def option_latency(
     limit = _positive("limit_mib_s", limit_mib_s)
     shape = published_shape(kind)
     known = KnownLimits.of_iops(
-        bw_to_iops(limit, bs), f"the option's {limit:,.0f} MiB/s limit", shape=shape
+        bw_to_iops(limit, bs), f"the option's {_mib_s(limit)} MiB/s limit", shape=shape
     )
     fc = planned_latency(bw_to_iops(bw, bs), known)
     at = [float(iops_to_bw(ops, bs)) for ops in iops_at_latency(fc, objective)]
-    why = (f"queueing at the {limit:,.0f} MiB/s limit; light-load latency "
+    why = (f"queueing at the {_mib_s(limit)} MiB/s limit; light-load latency "
            f"{shape.lat_light_ms:.3g} ms ({shape.light_basis}), shape {shape.typical:.2f} "
            f"({shape.low:.2f} .. {shape.high:.2f}) of ANF's SPECstorage 2020 curves")  # fmt: skip
     at_limit = bw >= limit * (1 - _AT_LIMIT)

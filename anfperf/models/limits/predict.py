@@ -47,6 +47,14 @@ log = logging.getLogger(__name__)
 CONSTRAINT_COLUMNS = ["constraint", "bw_mib_s", "iops", "kind", "binding", "detail", "source"]
 #: Name of the constraint that is ANF's published observation for the volume type.
 PUBLISHED_BENCHMARK = "published volume benchmark"
+#: Name of the constraint that is a volume's limit as Azure reports it, the file not proving
+#: manual QoS (:attr:`anfperf.models.QuotaScenario.qos_type` not 'manual').
+AZURE_LIMIT = "Azure's limit"
+
+
+def constraint_phrase(name: str) -> str:
+    """A constraint's name in a sentence: 'the volume quota', but "Azure's limit"."""
+    return name if name == AZURE_LIMIT else f"the {name}"
 
 
 @dataclass(frozen=True)
@@ -197,7 +205,7 @@ def predict_achievable(
     rows: list[tuple[str, float, str, str, str]] = []
     if s.level is not None:
         rows += _volume_rows(level_name(s.level), s.quota_tib, s.manual_bw_mib_s, s.volume_type,
-                             s.rule, s.cool_access)  # fmt: skip
+                             s.rule, s.cool_access, s.qos_type)  # fmt: skip
     if s.pattern is not None:
         seen = published_ceiling(s.volume_type, s.pattern, s.read_pct, s.bs_kib)
         rows.append((PUBLISHED_BENCHMARK, seen.bw_mib_s, "observed", seen.detail, seen.source))
@@ -223,15 +231,23 @@ def _volume_rows(
     volume_type: str,
     rule: str,
     cool_access: bool,
+    qos_type: str | None = "manual",
 ) -> list[tuple[str, float, str, str, str]]:
-    """The volume's own limits: its QoS throughput (manual, or quota x rate) and its type cap."""
+    """The volume's own limits: its QoS throughput (manual, Azure's, or quota x rate) and its
+    type cap."""
     rows = []
     row = volume_limit_row(name, volume_type, rule)
     cap = volume_type_cap(name, volume_type, rule)
     if manual_bw_mib_s is not None:
         _check_manual(manual_bw_mib_s, cap, name, volume_type)
-        rows.append(("volume throughput (manual QoS)", manual_bw_mib_s, "limit",
-                     f"assigned {manual_bw_mib_s:g} MiB/s", "configuration"))  # fmt: skip
+        if qos_type == "manual":
+            rows.append(("volume throughput (manual QoS)", manual_bw_mib_s, "limit",
+                         f"assigned {manual_bw_mib_s:g} MiB/s", "configuration"))  # fmt: skip
+        else:
+            qos = "auto QoS" if qos_type == "auto" else "auto or manual QoS not stated"
+            rows.append((AZURE_LIMIT, manual_bw_mib_s, "limit",
+                         f"{manual_bw_mib_s:g} MiB/s as Azure reports it ({qos})",
+                         "Azure"))  # fmt: skip
     elif quota_tib is not None:
         lo, hi = volume_size_range(name, volume_type, rule, cool_access)
         if not lo * (1 - 1e-9) <= quota_tib <= hi * (1 + 1e-9):

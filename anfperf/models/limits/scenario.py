@@ -34,7 +34,12 @@ class QuotaScenario:
     quota_tib : float, optional
         Volume quota [TiB] (auto QoS).
     manual_bw_mib_s : float, optional
-        Throughput assigned to a manual-QoS volume [MiB/s] (instead of quota x rate).
+        Throughput assigned to a manual-QoS volume [MiB/s] (instead of quota x rate), or the
+        volume's limit as Azure reports it (see `qos_type`).
+    qos_type : {'manual', 'auto'} or None
+        What `manual_bw_mib_s` is: 'manual' (default) a manual-QoS throughput; 'auto' or None
+        Azure's limit of an auto-QoS volume or of one whose QoS type is not known (named
+        "Azure's limit", not manual QoS; :attr:`anfperf.azure.AnfVolume.limit_qos`).
     volume_type : {'regular', 'large', 'breakthrough'}
         Volume type ('breakthrough': a large volume in breakthrough mode).
     rule : str
@@ -64,6 +69,7 @@ class QuotaScenario:
     level: str | None = None
     quota_tib: float | None = None
     manual_bw_mib_s: float | None = None
+    qos_type: str | None = "manual"
     volume_type: str = "regular"
     rule: str = "current"
     cool_access: bool = False
@@ -74,6 +80,8 @@ class QuotaScenario:
     nfs_version: str = "3"
 
     def __post_init__(self) -> None:
+        if self.qos_type not in ("manual", "auto", None):
+            raise ModelError(f"qos_type must be 'manual', 'auto' or None, got {self.qos_type!r}")
         if not self.bs_kib > 0:
             raise ModelError("bs_kib must be > 0")
         if not 0 <= self.read_pct <= 100:
