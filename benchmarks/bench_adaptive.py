@@ -21,7 +21,7 @@ Two ways of measuring:
    sweep is the powers of two, and each adaptive choice is answered with the recorded depth
    nearest it; the chooser is given the limit;
 2. through the runner (``--no-live`` leaves it out), as ``anfperf run`` does it: real fio on
-   this machine (the local executor) and on two loopback sshd hosts, each step 1 s of warm-up
+   this machine (the local executor) and on two loopback sshd hosts, each step 2 s of warm-up
    and 2 s measured; the dense sweep one workload of the nine depths, the adaptive one a
    ``sweep: adaptive`` workload the runner continues step by step, alternated in ``--rounds``
    (2) rounds: the means of the rounds' answers are judged, and how far the two dense sweeps
@@ -71,7 +71,7 @@ from tests.adaptive.recorded import QD_DENSE, dense_rate_iops, fio_sweep, lookup
 DENSE = [2**k for k in range(9)]  # 1 .. 256
 TOP = DENSE[-1]
 #: Warm-up and measured seconds of one step through the runner, in both sweeps.
-WARM_S = 1
+WARM_S = 2
 RUN_S = 2
 #: 64 MiB files: each load point reads the same blocks in both sweeps.
 FILE_GIB = 1 / 16
