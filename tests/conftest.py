@@ -85,11 +85,13 @@ def vdbench_interval_lines(text: str) -> list[tuple[int, float, float, float, fl
 
 def fio_documents(source: Path | str) -> list[dict]:
     """Every complete JSON document of a fio output (a file, or its text), in order, read with
-    json alone: each starts with '{' at the start of a line (fio's text may come before; a live
-    run's status documents come before its result, the last); one cut short ends the list."""
+    json alone: each starts with '{' at the start of a line or with its "fio version" (fio's
+    text may come before; a live run's status documents come before its result, the last); one
+    cut short ends the list."""
     text = source if isinstance(source, str) else source.read_bytes().decode("utf-8", "replace")
     decoder, docs, at = json.JSONDecoder(), [], 0
-    for match in re.finditer(r"(?m)^\{", text):
+    # a document starts a line, or follows fio's own text on it ("...signal 15{")
+    for match in re.finditer(r'(?m)^\{|\{(?=\s*"fio version")', text):
         if match.start() < at:
             continue
         try:

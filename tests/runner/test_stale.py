@@ -48,7 +48,9 @@ def remote_dir_once_fio_runs(run_dir: Path, timeout_s: float = 60) -> str:
             wd = doc["steps"][0]["tasks"]["vm1"].get("remote_dir")
         except (TypeError, KeyError, IndexError):
             wd = None
-        if wd and procs_in(wd):
+        # its command runs and has written its pid file (the shell that writes it works there
+        # a moment before)
+        if wd and procs_in(wd) and (Path(wd) / ".anfperf-step0.pid").exists():
             return wd
         time.sleep(0.1)
     raise AssertionError(f"fio did not start for {run_dir}")
