@@ -115,8 +115,10 @@ def test_live_intervals_add_up_to_the_final_json(fio_bin, tmp_path, hosts):
     assert sum(i.ios for i in intervals) / sum(i.span_s for i in intervals) == pytest.approx(
         final_iops, rel=0.01
     )
-    full = [i.iops for i in intervals if i.span_s >= 0.5]
-    assert min(full) <= final_iops * 1.01 and max(full) >= final_iops * 0.99
+    # a mean of the intervals' rates, weighted by their spans: within their range (a short last
+    # interval's rate counts too: left out, a busy machine's runs fell outside the rest)
+    rates = [i.ios / i.span_s for i in intervals if i.span_s > 0]
+    assert min(rates) <= final_iops * 1.01 and max(rates) >= final_iops * 0.99
 
 
 def test_a_host_rate_limited_below_the_others_is_flagged_within_three_intervals(
