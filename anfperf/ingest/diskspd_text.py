@@ -64,6 +64,9 @@ def read_diskspd_text(
                              package; the text itself does not say
     ===============  ======  ==========================================================
 
+    Without ``-L`` DiskSpd measures no latency: the latency columns stay empty (NaN, never 0)
+    and an INFO log line says so.
+
     Decimal commas (``13052,65``), CRLF, UTF-16 (PowerShell redirection), a BOM and non-UTF-8
     code pages are read, each with a warning naming the file (and line where it is one line).
 
@@ -176,6 +179,9 @@ def _span_rows(lines: list[str], start: int, end: int, step: int, head: dict, so
     if seconds is None or "total" not in tables:
         raise ParseError(source, f"timespan {step + 1} (line {start + 1}): no 'actual test time' "
                                  "or 'Total IO' total line: the output is cut short")  # fmt: skip
+    if "lat_mean_ms" not in tables["total"][1]:  # a run without -L: no latency was measured
+        log.info("%s:%d: timespan %d has no AvgLat column (DiskSpd ran without -L): latency "
+                 "left empty", source, start + 1, step + 1)  # fmt: skip
     spans = head["spans"]
     span = spans[step] if step < len(spans) else {"targets": {}, "duration_s": None}
     interrupted = bool(span["duration_s"] and seconds < span["duration_s"] - 1)

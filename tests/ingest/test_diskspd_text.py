@@ -3,6 +3,7 @@ tests/data/diskspd_text (PROVENANCE.md there), checked against the lines DiskSpd
 
 from __future__ import annotations
 
+import logging
 import re
 import warnings
 
@@ -13,6 +14,7 @@ from anfperf.errors import ParseError
 from anfperf.ingest import detect_format, read_many
 from anfperf.ingest.diskspd import read_diskspd_xml
 from anfperf.ingest.diskspd_text import read_diskspd_text
+from anfperf.ingest.diskspd_text_params import command_line_config
 from tests.conftest import DATA, PUBLIC, require_corpus
 
 TEXT = DATA / "diskspd_text"
@@ -26,6 +28,12 @@ FIVE_TARGETS = TEXT / "Write8k.txt"  # BOM, five targets, per-target percentile 
 # transcript is Russian systeminfo in code page 1251
 AZURE_2018 = TEXT / "goodsql2016.westeurope.cloudapp.azure.com.txt"
 TABLET_2018 = TEXT / "Irbis_TW57.txt"
+# DiskSpd 2.2, read-only (-w0) and without -L: I/O tables of bytes, I/Os, MiB/s, I/O per s only,
+# no percentile table, a Write IO table of zeros; a blank first line, the 2.2 CPU table
+# ("Core | Class | CPU"), tab-indented parameters (shanyuduo/HardwareBench fixtures)
+READ_4K = TEXT / "fixture-diskspd-4k.txt"  # -b4K -r4K -o8 -t1 -Sh -d3
+READ_SEQ = TEXT / "fixture-diskspd-seq.txt"  # -b1M -o8 -t1 -Sh -d3 (sequential)
+NO_LATENCY = [READ_4K, READ_SEQ]
 ONE_TARGET = [READ_WRITE, WRITE_2021, WRITE_220, NUMA_220, AZURE_2018, TABLET_2018]
 NAMES = {"total": "Total IO", "read": "Read IO", "write": "Write IO"}
 
@@ -92,7 +100,9 @@ def test_five_targets_sum_to_the_printed_total_line():
 
 
 @pytest.mark.parametrize(
-    "path", [READ_WRITE, WRITE_2021, FIVE_TARGETS, AZURE_2018, TABLET_2018], ids=lambda p: p.stem
+    "path",
+    [READ_WRITE, WRITE_2021, FIVE_TARGETS, AZURE_2018, TABLET_2018, *NO_LATENCY],
+    ids=lambda p: p.stem,
 )
 def test_thread_lines_add_up_to_the_total_line(path):
     """Counts are exact; DiskSpd rounds per-thread MiB/s and I/O per s to 0.01."""
@@ -233,8 +243,9 @@ def test_read_and_cli_ingest_take_the_text(tmp_path, capsys):
 
 def test_without_latency_columns_the_latency_is_unknown(tmp_path):
     """Without -L DiskSpd prints no AvgLat / LatStdDev columns and no percentile table (the
-    layout of DiskSpd's own ResultParser); made here from the real mixed run, no such real
-    output having been found: latency stays NaN, never 0."""
+    layout of DiskSpd's own ResultParser); made here from the real mixed run (a mixed run
+    without -L; the real ones, READ_4K and READ_SEQ, are read-only): latency stays NaN, never
+    0."""
 
     def drop_latency(text: str) -> str:
         out = []
@@ -268,3 +279,57 @@ def test_a_console_transcript_and_a_code_page_before_the_output_are_said():
     messages = [str(w.message) for w in said]
     assert any("Irbis_TW57.txt:1: not UTF-8" in m for m in messages)
     assert any("Irbis_TW57.txt:50: DiskSpd's output starts here" in m for m in messages)
+
+
+LATENCY = ["lat_mean_ms", "lat_std_ms", "lat_min_ms", "lat_p50_ms", "lat_p99_ms", "lat_max_ms"]
+
+
+@pytest.mark.parametrize("path", NO_LATENCY, ids=lambda p: p.stem)
+def test_read_only_runs_without_latency_are_the_printed_total_lines(path, caplog):
+    """Real -w0 runs without -L: the read and total rows are the printed total lines, the Write IO
+    table of zeros gives no write row, latency is unknown (NaN, not 0) and a log line says why."""
+    assert detect_format(path) == "diskspd_text"
+    with caplog.at_level(logging.INFO, logger="anfperf.ingest.diskspd_text"):
+        with warnings.catch_warnings():
+            warnings.simplefilter("error")  # nothing in these files is worth a warning
+            frame = read_diskspd_text(path).set_index("direction")
+    assert list(frame.index) == ["read", "total"]
+    assert _total_line(path, "write") == [0, 0, 0.0, 0.0]
+    for direction in ("read", "total"):
+        # four numbers only: bytes, I/Os, MiB/s, I/O per s (no AvgLat, LatStdDev)
+        byte_count, ios, mib_s, iops = _total_line(path, direction)
+        row = frame.loc[direction]
+        assert (row["iops"], row["bw_mib_s"]) == (iops, mib_s)
+        # the XML reader's count / seconds, to 'actual test time''s rounding to 0.01 s
+        seconds = row["runtime_s"]
+        assert ios / seconds == pytest.approx(iops, abs=ios * 0.005 / seconds**2 + 0.005)
+        assert byte_count / ios == row["bs_kib"] * 1024  # every I/O one block
+    assert frame[LATENCY].isna().all().all()
+    assert "ran without -L): latency left empty" in caplog.text
+    # read-only: the total is the read table, line for line
+    assert _total_line(path, "total") == _total_line(path, "read")
+
+
+def test_read_only_runs_parameters_and_host():
+    """'Input parameters' of DiskSpd 2.2 ("block size: 4KiB", "... per thread: 8", tabs), the
+    host, the 2.2 CPU table's indented 'avg.' line; the Command Line says the same."""
+    rnd = read_diskspd_text(READ_4K).set_index("direction").loc["read"]
+    seq = read_diskspd_text(READ_SEQ).set_index("direction").loc["read"]
+    for row in (rnd, seq):
+        assert row["host"] == "DESKTOP-APCBMMD" and row["read_pct"] == 100.0
+        assert (row["iodepth"], row["numjobs"], row["outstanding"]) == (8, 1, 8)
+        assert bool(row["direct_io"]) and not row["interrupted"]  # -Sh; 'duration: 3s'
+        assert pd.isna(row["tool_version"])  # the path names no diskspd.X.Y.Z package
+    assert (rnd["bs_kib"], rnd["pattern"], rnd["runtime_s"], rnd["job"]) == (
+        4.0, "random", 3.00, "testfile2.dat")  # fmt: skip
+    assert (seq["bs_kib"], seq["pattern"], seq["runtime_s"], seq["job"]) == (
+        1024.0, "sequential", 3.01, "testfile3.dat")  # fmt: skip
+    assert (rnd["cpu_user_pct"], rnd["cpu_sys_pct"]) == (3.17, 2.10)
+    assert (seq["cpu_user_pct"], seq["cpu_sys_pct"]) == (1.23, 1.58)
+    # 1 MiB blocks: MiB/s and I/O per s are the same number
+    assert seq["bw_mib_s"] == seq["iops"] == 2950.48
+    for path, row in ((READ_4K, rnd), (READ_SEQ, seq)):
+        line = next(ln for ln in path.read_text(encoding="utf-8").splitlines()
+                    if ln.startswith("Command Line:"))  # fmt: skip
+        cmd = command_line_config(line)
+        assert {k: row[k] for k in cmd} == cmd
