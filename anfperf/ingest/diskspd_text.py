@@ -46,6 +46,8 @@ def read_diskspd_text(
     column           unit    source
     ===============  ======  ==========================================================
     host                     ``computer name``
+    timestamp        UTC     ``start time`` (System information; older outputs have none):
+                             the run's start, as the XML reader's ``RunTime``
     job, workload            target path (file size in brackets dropped)
     iops             1/s     ``I/O per s`` (one target: its ``total:`` line; several:
                              the sum of the target's thread lines)
@@ -124,7 +126,7 @@ def _decode(data: bytes, source: str) -> str:
 
 def _header(lines: list[str], source: str) -> dict:
     """Host, version and per-span target parameters from the lines before the results."""
-    host, version, spans, cmd = None, None, [], {}
+    host, version, started, spans, cmd = None, None, None, [], {}
     for at, line in enumerate(lines, 1):
         text = line.strip()
         if text.startswith("Results for timespan"):
@@ -135,6 +137,10 @@ def _header(lines: list[str], source: str) -> dict:
             version = f"diskspd-{found.group(1)}" if found else None
         elif text.startswith("computer name:"):
             host = text.split(":", 1)[1].strip() or None
+        elif text.startswith("start time:") and started is None:
+            # "2026/08/17 15:05:06 UTC": the moment the XML's <RunTime> gives (the same value)
+            stamp = text.split(":", 1)[1].strip().replace(" UTC", "")
+            started = pd.to_datetime(stamp, utc=True, errors="coerce", format="%Y/%m/%d %H:%M:%S")
         elif text.startswith("timespan:"):
             spans.append({"targets": {}, "duration_s": None})
         elif spans and text.startswith("duration:"):
@@ -142,7 +148,7 @@ def _header(lines: list[str], source: str) -> dict:
         elif spans and text.startswith("path:"):
             path = text.split(":", 1)[1].strip().strip("'")
             spans[-1]["targets"][path] = target_config(lines, at, source)
-    return {"host": host, "version": version, "spans": spans, "cmd": cmd}
+    return {"host": host, "version": version, "started": started, "spans": spans, "cmd": cmd}
 
 
 def _seconds(text: str) -> float | None:
@@ -189,8 +195,8 @@ def _span_rows(lines: list[str], start: int, end: int, step: int, head: dict, so
         warn(f"{source}:{start + 1}: timespan {step + 1} ran {seconds} s of the "
              f"{span['duration_s']} s requested: the run was cut short")  # fmt: skip
     base = {"tool": "diskspd", "tool_version": head["version"], "host": head["host"] or
-            "localhost", "step": step, "is_summary": True, "runtime_s": seconds,
-            "interrupted": interrupted, **cpu}  # fmt: skip
+            "localhost", "timestamp": head["started"], "step": step, "is_summary": True,
+            "runtime_s": seconds, "interrupted": interrupted, **cpu}  # fmt: skip
     return _rows(tables, pct, threads, span["targets"], head["cmd"], base, source, start)
 
 
