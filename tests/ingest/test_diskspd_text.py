@@ -315,7 +315,7 @@ def test_read_only_runs_without_latency_are_the_printed_total_lines(path, caplog
         byte_count, ios, mib_s, iops = _total_line(path, direction)
         row = frame.loc[direction]
         assert (row["iops"], row["bw_mib_s"]) == (iops, mib_s)
-        # the XML reader's count / seconds, to 'actual test time''s rounding to 0.01 s
+        # the XML reader's count / seconds, to the rounding of 'actual test time' (0.01 s)
         seconds = row["runtime_s"]
         assert ios / seconds == pytest.approx(iops, abs=ios * 0.005 / seconds**2 + 0.005)
         assert byte_count / ios == row["bs_kib"] * 1024  # every I/O one block
@@ -330,6 +330,11 @@ def test_read_only_runs_parameters_and_host():
     host, the 2.2 CPU table's indented 'avg.' line; the Command Line says the same."""
     rnd = read_diskspd_text(READ_4K).set_index("direction").loc["read"]
     seq = read_diskspd_text(READ_SEQ).set_index("direction").loc["read"]
+    for path in (READ_4K, READ_SEQ):
+        text = path.read_text(encoding="utf-8")
+        # the measured time is the 3 s asked for, the 5 s of warm-up not in it (no column
+        # holds the warm-up: the XML reader keeps none either)
+        assert "\tduration: 3s\n" in text and "\twarm up time: 5s\n" in text
     for row in (rnd, seq):
         assert row["host"] == "DESKTOP-APCBMMD" and row["read_pct"] == 100.0
         assert (row["iodepth"], row["numjobs"], row["outstanding"]) == (8, 1, 8)
