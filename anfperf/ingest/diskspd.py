@@ -59,6 +59,7 @@ def read_diskspd_xml(
     read_pct         %       100 - ``Target/WriteRatio``
     iodepth                  ``Target/RequestCount`` (``-o``); numjobs: threads per target
     outstanding              iodepth x threads per target
+    direct_io                ``Target/DisableOSCache`` or ``DisableAllCache`` (``-Su``, ``-Sh``)
     ===============  ======  ==========================================================
 
     Parameters
@@ -175,6 +176,10 @@ def _target_config(profile: ET.Element | None) -> dict[str, dict]:
         threads = _int(target, "ThreadsPerFile")
         write_ratio = _int(target, "WriteRatio")
         random = _text(target, "RandomAccess") == "true"
+        # DiskSpd writes these only when -S turned a cache off (-Su: OS cache; -Sh: both)
+        uncached = any(
+            _text(target, tag) == "true" for tag in ("DisableOSCache", "DisableAllCache")
+        )
         config[path] = {
             "bs_kib": block / BYTES_PER_KIB if block else None,
             "read_pct": 100.0 - write_ratio if write_ratio is not None else None,
@@ -182,6 +187,7 @@ def _target_config(profile: ET.Element | None) -> dict[str, dict]:
             "iodepth": depth,
             "numjobs": threads,
             "outstanding": depth * threads if depth and threads else None,
+            "direct_io": uncached,
         }
     return config
 
