@@ -23,9 +23,11 @@ from __future__ import annotations
 import json
 import logging
 import math
+import os
 import warnings
 from collections.abc import Mapping
 from dataclasses import replace
+from functools import lru_cache
 from pathlib import Path
 from typing import Any, NamedTuple
 
@@ -127,7 +129,7 @@ def _decide(
     if steps >= MAX_STEPS:
         return f"{MAX_STEPS} steps run, the most an adaptive sweep runs"
     if sweep.sweep == ADAPTIVE_MIX:
-        points = [MixPoint(p.read_pct, p.iops) for p in points]
+        points = [MixPoint(p.at, p.iops) for p in points]
     decision = chooser(sweep, known).decide(points)
     if isinstance(decision, str):
         return decision.removeprefix("stop: ")
@@ -157,10 +159,6 @@ class Measured(NamedTuple):
     iops: float
     lat_ms: float
 
-    @property
-    def read_pct(self) -> int:
-        return self.at
-
 
 def measured_point(
     run_dir: str | Path, step: Mapping[str, Any], hosts: Mapping[str, Any]
@@ -171,10 +169,6 @@ def measured_point(
     The fleet's rate is the sum over the hosts of each step's whole-run rate, its latency the
     hosts' means weighted by their rates.
     """
-    from anfperf.analysis.summary import summary_table
-    from anfperf.ingest import read_many
-
-    adaptive = step.get("adaptive") or {}
     paths = [
         Path(run_dir) / p
         for t in (step.get("tasks") or {}).values()
@@ -183,6 +177,29 @@ def measured_point(
     ]
     if not paths:
         return None
+    # each step of a sweep is read once, not again after every later step: the outputs as
+    # they are on disk (a step run again on resume writes new ones) and its hosts are the key
+    outputs = tuple((str(p), *_stamp(p)) for p in paths)
+    return _measured(outputs, json.dumps(step, sort_keys=True, default=str),
+                     json.dumps(hosts, sort_keys=True, default=str))  # fmt: skip
+
+
+def _stamp(path: Path) -> tuple[int, int]:
+    try:
+        stat = os.stat(path)
+    except OSError:
+        return (-1, -1)
+    return (stat.st_mtime_ns, stat.st_size)
+
+
+@lru_cache(maxsize=256)
+def _measured(outputs: tuple, step_json: str, hosts_json: str) -> Measured | None:
+    from anfperf.analysis.summary import summary_table
+    from anfperf.ingest import read_many
+
+    step, hosts = json.loads(step_json), json.loads(hosts_json)
+    adaptive = step.get("adaptive") or {}
+    paths = [Path(o[0]) for o in outputs]
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")  # the report says what a file lacks; here: a number
         try:
@@ -225,9 +242,6 @@ def fleet_limits(
 ) -> KnownLimits | None:
     """The sum of the known limits of the distinct volumes the step's hosts mount (each volume
     counted once however many hosts share it); None unless every one is described."""
-    from anfperf.azure import AnfVolume
-    from anfperf.models import QuotaScenario, known_limits
-
     names = list(step.get("tasks") or {}) + list(step.get("reaches") or [])
     described: dict[str, dict] = {}
     for host in names:
@@ -240,18 +254,11 @@ def fleet_limits(
                 return None
             described[json.dumps(fields, sort_keys=True, default=str)] = fields
     total_iops, total_mib_s, limits = 0.0, 0.0, []
-    for fields in described.values():
-        try:
-            volume = AnfVolume.from_dict(dict(fields))
-            scenario = QuotaScenario(
-                **volume.model_args(), bs_kib=float(workload.bs_kib),
-                read_pct=float(workload.read_pct[0]), pattern=workload.pattern,
-            )  # fmt: skip
-            known = known_limits(scenario)
-        except AnfperfError as exc:
-            log.info("no known limit of %s: %s", fields.get("name"), exc)
-            return None
-        if not known.known:
+    for key in described:
+        known = _volume_limit(
+            key, float(workload.bs_kib), float(workload.read_pct[0]), workload.pattern
+        )
+        if known is None:
             return None
         total_iops += known.iops_max
         total_mib_s += known.bw_mib_s if known.bw_mib_s is not None else math.nan
@@ -260,3 +267,25 @@ def fleet_limits(
         return None
     label = limits[0] if len(limits) == 1 else f"{len(limits)} volumes' limits"
     return KnownLimits(iops_max=total_iops, limit=label, bw_mib_s=total_mib_s)
+
+
+@lru_cache(maxsize=256)
+def _volume_limit(
+    fields_json: str, bs_kib: float, read_pct: float, pattern: str
+) -> KnownLimits | None:
+    """One volume's known limit at a block size and read share (asked after every step, for
+    its alarms and its chooser: worked out once)."""
+    from anfperf.azure import AnfVolume
+    from anfperf.models import QuotaScenario, known_limits
+
+    fields = json.loads(fields_json)
+    try:
+        volume = AnfVolume.from_dict(fields)
+        scenario = QuotaScenario(
+            **volume.model_args(), bs_kib=bs_kib, read_pct=read_pct, pattern=pattern
+        )
+        known = known_limits(scenario)
+    except AnfperfError as exc:
+        log.info("no known limit of %s: %s", fields.get("name"), exc)
+        return None
+    return known if known.known else None
