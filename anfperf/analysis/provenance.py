@@ -29,6 +29,7 @@ __all__ = [
     "WORKLOAD_COLUMNS",
     "CHECKSUM_COLUMNS",
     "VOLUME_COLUMNS",
+    "ADAPTIVE_COLUMNS",
     "sha256_file",
     "files_under",
     "input_checksums",
@@ -39,6 +40,7 @@ __all__ = [
     "volumes_table",
     "tasks_table",
     "workloads_table",
+    "adaptive_table",
     "run_provenance",
 ]
 
@@ -72,6 +74,8 @@ WORKLOAD_COLUMNS = [
     "run_id", "step", "tool", "name", "pattern", "bs_kib", "read_pct", "threads", "duration_s",
     "warmup_s",
 ]  # fmt: skip
+#: An adaptive sweep's steps: the load point chosen (its concurrency, or read share) and why.
+ADAPTIVE_COLUMNS = ["run_id", "step", "sweep", "workload", "chosen", "reason", "stop"]
 CHECKSUM_COLUMNS = ["path", "bytes", "sha256"]
 VOLUME_COLUMNS = ["run_id", "host", "volume", "path", "nfs_mount", "nfs_source", "nfs_mounts"]
 
@@ -437,6 +441,39 @@ def workloads_table(manifests: Manifests) -> pd.DataFrame:
     return pd.DataFrame(rows, columns=WORKLOAD_COLUMNS)
 
 
+def adaptive_table(manifests: Manifests) -> pd.DataFrame:
+    """Every step an adaptive sweep chose (``sweep: adaptive``): what and why, in run order.
+
+    Returns
+    -------
+    pandas.DataFrame
+        Columns :data:`ADAPTIVE_COLUMNS`: step (0-based), sweep (the adaptive workload's name),
+        workload (the step's), chosen (its concurrency, or read share [%]), reason (the
+        chooser's line, as ``anfperf run`` printed it) and stop (on a sweep's last step: why it
+        stopped; else None). Empty when no manifest holds an adaptive sweep.
+    """
+    rows = []
+    for _, data in _contents(manifests):
+        if isinstance(data, str):
+            continue
+        for i, step in enumerate(data.get("steps") or []):
+            adaptive = step.get("adaptive") if isinstance(step, dict) else None
+            if not isinstance(adaptive, dict):
+                continue
+            rows.append(
+                {
+                    "run_id": data.get("run_id"),
+                    "step": i,
+                    "sweep": (adaptive.get("sweep") or {}).get("name"),
+                    "workload": step.get("name"),
+                    "chosen": adaptive.get("concurrency", adaptive.get("read_pct")),
+                    "reason": adaptive.get("reason"),
+                    "stop": adaptive.get("stop"),
+                }
+            )
+    return pd.DataFrame(rows, columns=ADAPTIVE_COLUMNS)
+
+
 def run_provenance(frame: pd.DataFrame | None = None, paths: PathArg = ()) -> dict[str, Any]:
     """Everything a report states about its inputs.
 
@@ -455,8 +492,8 @@ def run_provenance(frame: pd.DataFrame | None = None, paths: PathArg = ()) -> di
         'anfperf_version' (this anfperf); 'runs' (:func:`runs_table`, from the results: always
         there); from the runner manifests found (empty frames when none): 'manifests'
         (:func:`manifests_table`), 'hosts' (:func:`hosts_table`), 'tasks'
-        (:func:`tasks_table`), 'workloads' (:func:`workloads_table`); 'inputs'
-        (:func:`input_checksums` of `paths`).
+        (:func:`tasks_table`), 'workloads' (:func:`workloads_table`), 'adaptive'
+        (:func:`adaptive_table`); 'inputs' (:func:`input_checksums` of `paths`).
 
     Raises
     ------
@@ -482,5 +519,6 @@ def run_provenance(frame: pd.DataFrame | None = None, paths: PathArg = ()) -> di
         "hosts": hosts_table(manifests),
         "tasks": tasks_table(manifests),
         "workloads": workloads_table(manifests),
+        "adaptive": adaptive_table(manifests),
         "inputs": input_checksums(paths),
     }

@@ -501,11 +501,14 @@ def runs_caption(analysis) -> str:
     )
 
 
-def run_sections(analysis, charts: list, main: str | None, shown=None) -> list:
+def run_sections(
+    analysis, charts: list, main: str | None, shown=None, adaptive: pd.DataFrame | None = None
+) -> list:
     """One folding section per run, most telling first: its charts, steps and notes.
 
     The chart already shown at the top of the page (`shown`) is not repeated; a chart with
-    nothing to draw is one line of text.
+    nothing to draw is one line of text. A run whose load points an adaptive sweep chose
+    (`adaptive`: :func:`anfperf.analysis.provenance.adaptive_table`) lists why each one ran.
     """
     from anfperf.report.page import Section, text
 
@@ -541,11 +544,27 @@ def run_sections(analysis, charts: list, main: str | None, shown=None) -> list:
                 items.append(chart.figure)
         if run_id in numbers.index:
             items.append(steps_table(analysis.rows, run_id, caption="Job steps"))
+            if adaptive is not None and (adaptive["run_id"] == run_id).any():
+                items.append(adaptive_steps_table(adaptive, run_id))
             notes = str(numbers.loc[run_id].get("notes") or "")
             if notes:
                 items.append(text("Fit notes: " + notes))
         sections.append(Section(title, items, open=run_id == main, key=f"run-{run_id}"))
     return sections
+
+
+def adaptive_steps_table(adaptive: pd.DataFrame, run_id: str) -> Table:
+    """Why each load point of a run's adaptive sweeps ran, and why each sweep stopped."""
+    run = adaptive[adaptive["run_id"] == run_id].copy()
+    run["why"] = [
+        f"{reason} Stopped: {stop}" if isinstance(stop, str) and stop else reason
+        for reason, stop in zip(run["reason"], run["stop"], strict=True)
+    ]
+    return table(
+        run, ["workload", "chosen", "why"],
+        labels={"workload": "Step", "chosen": "Load point", "why": "Why it ran"},
+        caption="Load points chosen by the adaptive sweep (anfperf run --adaptive)",
+    )  # fmt: skip
 
 
 def _run_order(numbers: pd.DataFrame, main: str | None) -> list[str]:

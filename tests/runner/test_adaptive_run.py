@@ -3,6 +3,7 @@ executor, recorded with its reason, ingested as ordinary steps, and resumed afte
 
 from __future__ import annotations
 
+import html
 import os
 import re
 import signal
@@ -13,8 +14,10 @@ from pathlib import Path
 
 import pytest
 
+from anfperf.analysis.provenance import run_provenance
 from anfperf.errors import WorkloadError
 from anfperf.ingest import read_many
+from anfperf.report.benchmark import adaptive_steps_table
 from anfperf.runner import Manifest, local_inventory, resume_workloads, run_workloads
 from anfperf.runner.steps import plan_workloads
 from anfperf.runner.sweeps import MAX_STEPS, measured_point
@@ -76,6 +79,14 @@ def test_the_sweep_chooses_each_step_from_what_it_measured(tmp_path, fio_bin):
     row = reads[reads["job"] == "qd-qd1"].iloc[0]
     assert points[1] == (1, pytest.approx(row["iops"]), pytest.approx(row["lat_mean_ms"]))
     assert set(reads["job"]) == {s["name"] for s in steps}
+    # the benchmark report's section of the run says why each point ran, and the stop
+    why = run_provenance(frame, [manifest.run_dir])["adaptive"]
+    assert why["chosen"].tolist() == chosen and why["run_id"].eq("ad").all()
+    assert why["reason"].tolist() == [s["adaptive"]["reason"] for s in steps]
+    assert why["stop"].notna().tolist() == [False] * (len(steps) - 1) + [True]
+    table = adaptive_steps_table(why, "ad").to_html()
+    assert all(html.escape(s["adaptive"]["reason"]) in table for s in steps)
+    assert "Stopped: " + html.escape(steps[-1]["adaptive"]["stop"]) in table
 
 
 def test_a_killed_sweep_resumes_where_it_stopped(tmp_path, fio_bin):
