@@ -327,7 +327,7 @@ def test_plan_prints_the_monthly_cost_with_prices(capsys):
     assert f"for {cost:,.0f} USD a month" in out and "Monthly cost [USD]" in out
 
 
-#: Built by the API's schema, not a capture (tests/data/azure/make_retail_prices.py says why).
+#: The recorded meter names with decoys and VM items (tests/data/azure/make_retail_prices.py).
 RETAIL = DATA / "azure" / "retail_prices_anf_vm.json"
 
 

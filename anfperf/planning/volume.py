@@ -206,6 +206,7 @@ def plan_volume(
     prices: Mapping[str, float] | None = None,
     prices_given: Collection[str] = (),
     price_notes: Collection[str] = (),
+    prices_region: str | None = None,
 ) -> VolumePlan:
     """What a volume would do at a workload, and the clients that get it there.
 
@@ -233,6 +234,9 @@ def plan_volume(
         each price of `prices_given` (the ones set one by one) that has no effect on it.
     price_notes : collection of str
         What the prices' reader said (:attr:`anfperf.models.limits.prices.RetailPrices.notes`).
+    prices_region : str, optional
+        The region of the prices (:attr:`anfperf.models.limits.prices.RetailPrices.region`):
+        a note says so when the volume is in another (list prices differ by region).
 
     Returns
     -------
@@ -273,6 +277,11 @@ def plan_volume(
         vm_count=sized.vm_count, nconnect=nconnect, nfs_version=nfs_version, **args,
     )  # fmt: skip
     cost, cost_notes = volume_cost_usd_month(volume, prices, prices_given)
+    here = "".join(str(volume.region or "").split()).lower()
+    there = "".join(str(prices_region or "").split()).lower()
+    if cost is not None and here and there and here != there:
+        cost_notes.append(f"the prices are {there}'s, the volume is in {here}: list prices "
+                          "differ by region (--region)")  # fmt: skip
     return VolumePlan(volume, float(bs_kib), float(read_pct), most, target, sized, constraints,
                       [*notes, *cost_notes, *price_notes], lat_slo_ms, cost)  # fmt: skip
 
