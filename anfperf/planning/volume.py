@@ -106,7 +106,8 @@ class VolumePlan:
                     v.name,
                     f"{v.service_level}, {v.quota_tib:,.4g} TiB, {qos}",
                     f"{limit:,.6g} MiB/s" if limit is not None else "not given",
-                    f"{page.format_number(self.bw_mib_s)} MiB/s = {self.iops:,.0f} IOPS",
+                    f"{page.format_number(self.bw_mib_s)} MiB/s = "
+                    f"{page.format_number(self.iops)} IOPS",
                     self.binding,
                     f"{p.vm_count} x {p.vm_size}, {p.threads_per_vm} outstanding I/O per VM",
                     self._cost_text(),
