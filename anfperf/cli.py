@@ -509,6 +509,7 @@ def _plan_volume(
         lat_slo_ms=args.lat_slo_ms, rule=args.rule, nconnect=nconnect,
         nfs_version=args.nfs_version, prices=prices, prices_given=list(given),
         price_notes=retail.notes if retail else (),
+        prices_region=retail.region if retail else None,
     )  # fmt: skip
     if args.json:
         _print_json(answer.as_dict())

@@ -327,7 +327,7 @@ def test_plan_prints_the_monthly_cost_with_prices(capsys):
     assert f"for {cost:,.0f} USD a month" in out and "Monthly cost [USD]" in out
 
 
-#: Built by the API's schema, not a capture (tests/data/azure/make_retail_prices.py says why).
+#: The recorded meter names with decoys and VM items (tests/data/azure/make_retail_prices.py).
 RETAIL = DATA / "azure" / "retail_prices_anf_vm.json"
 
 
@@ -436,3 +436,27 @@ def test_plan_with_prices_of_vms_only_says_storage_was_ranked_without(capsys):
     assert "capacity [USD per TiB-month] none; 1 VM size priced" in out
     assert "no Azure NetApp Files capacity price among them: the storage options are ranked " in out
     assert "Monthly cost" not in out
+
+
+@pytest.mark.parametrize(
+    ("args", "shown"),
+    [
+        # a 100 GiB Premium volume's 6.25 MiB/s, Azure's 2021-2022 6.4, targets of that size
+        (["--volume", str(DATA / "azure_recorded" / "cli_2020-09-01_volume_show.json")],
+         ["6.25 MiB/s = 100 IOPS", "sized for 6.25 MiB/s"]),
+        (["--volume", str(DATA / "azure_recorded" / "edited_2020-09-01_volume_6.4.json")],
+         ["6.4 MiB/s = 102 IOPS", "sized for 6.4 MiB/s"]),
+        (["--bw-mib-s", "6.25"],
+         ["sized for 6.25 MiB/s", "target 6.25 MiB/s = 100 IOPS", "5.91 MiB/s",
+          "6.61 MiB/s limit", "6.25 MiB/s: just the target", "per VM: 6.25 MiB/s = 100 IOPS"]),
+        (["--iops", "100", "--capacity-tib", "0.1"],
+         ["Throughput limit  6.4 MiB/s", "at 6.25 MiB/s (queueing", "6.4 MiB/s: 2 % above"]),
+    ],
+)  # fmt: skip
+def test_plan_prints_small_throughputs_as_they_are(capsys, args, shown):
+    assert main(["plan", *args, "--bs-kib", "64", "--all"]) == 0
+    out = capsys.readouterr().out
+    for text in shown:
+        assert text in out
+    # never rounded to a whole MiB/s: 6.25 as 6, 6.61 as 7
+    assert not re.search(r"(?<![\d.,])[67] MiB/s", out)

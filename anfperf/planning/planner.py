@@ -53,7 +53,7 @@ from anfperf.paths import PathArg
 from anfperf.planning.threads import SweepCurve, ThreadsBasis, plan_on_sweep, sweep_curve
 from anfperf.report import page
 from anfperf.report.page import Card, Section
-from anfperf.values import is_number, is_whole_number
+from anfperf.values import format_number, is_number, is_whole_number
 
 if TYPE_CHECKING:  # plotly loads in what_if_figures: `anfperf plan` prints text, no charts
     import plotly.graph_objects as go
@@ -364,14 +364,15 @@ class PlanView:
                         key="lat_expected_ms", number=None)  # fmt: skip
         if lat.at_limit:
             return Card("Expected latency", "at the limit",
-                        f"no finite mean at {lat.bw_mib_s:,.0f} MiB/s, its limit; within "
-                        f"{lat.objective_ms:g} ms up to {lat.bw_at_objective_mib_s:,.0f} MiB/s; "
+                        f"no finite mean at {format_number(lat.bw_mib_s)} MiB/s, its limit; within "
+                        f"{lat.objective_ms:g} ms up to "
+                        f"{format_number(lat.bw_at_objective_mib_s)} MiB/s; "
                         f"{lat.objective_ms:g} ms at the target needs a "
-                        f"{lat.limit_for_objective_mib_s:,.0f} MiB/s limit",
+                        f"{format_number(lat.limit_for_objective_mib_s)} MiB/s limit",
                         "warn", key="lat_expected_ms", number=None)  # fmt: skip
         return Card("Expected latency", f"{lat.lat_ms:.2f} ms",
                     f"{lat.lat_low_ms:.2f} .. {lat.lat_high_ms:.2f} ms at "
-                    f"{lat.bw_mib_s:,.0f} MiB/s (queueing at the limit, SPECstorage 2020 "
+                    f"{format_number(lat.bw_mib_s)} MiB/s (queueing at the limit, SPECstorage 2020 "
                     "curves of ANF)", key="lat_expected_ms", number=lat.lat_ms)  # fmt: skip
 
     @property
@@ -404,10 +405,10 @@ class PlanView:
         p, i = self.plan, self.inputs
         return (
             f"**{p.level} {p.volume_type} volume of {p.quota_tib:.3g} TiB** "
-            f"({page.format_number(p.throughput_limit_mib_s)} MiB/s), **{self.vm_count} x "
+            f"({format_number(p.throughput_limit_mib_s)} MiB/s), **{self.vm_count} x "
             f"{p.vm_size}**, "
             f"**{self.threads_per_vm} outstanding I/O per VM** for "
-            f"{p.bw_mib_s:,.0f} MiB/s = {p.iops:,.0f} IOPS of {i.bs_kib:g} KiB "
+            f"{format_number(p.bw_mib_s)} MiB/s = {format_number(p.iops)} IOPS of {i.bs_kib:g} KiB "
             f"at {i.read_pct:g} % reads, sized for {p.lat_ms:g} ms."
         )
 
@@ -422,7 +423,7 @@ class PlanView:
         else:
             margin = f"{-self.headroom_pct:.0f} % short of the target"
         return (
-            f"Binding constraint: **{self.binding}**, {self.binding_mib_s:,.0f} MiB/s "
+            f"Binding constraint: **{self.binding}**, {format_number(self.binding_mib_s)} MiB/s "
             f"({margin}): {row['detail']}."
         )
 
@@ -493,13 +494,14 @@ class PlanView:
         short = self.headroom_pct < -0.5
         cards = [
             Card("Service level", p.level, _level_note(p.level), key="level", number=p.level),
-            Card("Volume type", p.volume_type, f"sized for {p.bw_mib_s:,.0f} MiB/s",
+            Card("Volume type", p.volume_type, f"sized for {format_number(p.bw_mib_s)} MiB/s",
                  key="volume_type", number=p.volume_type),
-            Card("Quota", f"{page.format_number(p.quota_tib)} TiB",
+            Card("Quota", f"{format_number(p.quota_tib)} TiB",
                  f"at least {i.capacity_tib:g} TiB asked" if i.capacity_tib else
                  "sized by throughput", key="quota_tib", number=p.quota_tib),
-            Card("Throughput limit", f"{page.format_number(p.throughput_limit_mib_s)} MiB/s",
-                 f"target {p.bw_mib_s:,.0f} MiB/s = {p.iops:,.0f} IOPS of {i.bs_kib:g} KiB",
+            Card("Throughput limit", f"{format_number(p.throughput_limit_mib_s)} MiB/s",
+                 f"target {format_number(p.bw_mib_s)} MiB/s = {format_number(p.iops)} IOPS of "
+                 f"{i.bs_kib:g} KiB",
                  key="throughput_limit_mib_s", number=p.throughput_limit_mib_s),
             self._latency_card(),
         ]  # fmt: skip
@@ -513,7 +515,7 @@ class PlanView:
                  f"nconnect={i.nconnect}", "bad" if self.vm_count < p.vm_count else "",
                  key="vm_count", number=self.vm_count),
             Card("Threads per VM", f"{self.threads_per_vm:,}",
-                 f"or iodepth x numjobs; {p.iops:,.0f} IOPS x {p.lat_ms:.3g} ms over "
+                 f"or iodepth x numjobs; {format_number(p.iops)} IOPS x {p.lat_ms:.3g} ms over "
                  f"{_count(self.vm_count, 'VM')}{self._threads_source()}", key="threads_per_vm",
                  number=self.threads_per_vm),
             Card("Binds", self.binding, self._margin(), "bad" if short else "", key="binding",
@@ -523,10 +525,11 @@ class PlanView:
 
     def _margin(self) -> str:
         if abs(self.headroom_pct) < 0.5:
-            return f"{self.binding_mib_s:,.0f} MiB/s: just the target"
+            return f"{format_number(self.binding_mib_s)} MiB/s: just the target"
+        binding = format_number(self.binding_mib_s)
         if self.headroom_pct > 0:
-            return f"{self.binding_mib_s:,.0f} MiB/s: {self.headroom_pct:.0f} % above the target"
-        return f"{self.binding_mib_s:,.0f} MiB/s: {-self.headroom_pct:.0f} % short of the target"
+            return f"{binding} MiB/s: {self.headroom_pct:.0f} % above the target"
+        return f"{binding} MiB/s: {-self.headroom_pct:.0f} % short of the target"
 
     def _threads_source(self) -> str:
         """Where the card's latency comes from, in a few words."""
@@ -548,11 +551,11 @@ class PlanView:
             within = f"(sized for {p.lat_ms:g} ms: no latency objective given)"
         return (
             f"Buy {article} **{p.level} {p.volume_type} volume of "
-            f"{page.format_number(p.quota_tib)} TiB**"
-            f" ({page.format_number(p.throughput_limit_mib_s)} MiB/s){cost} and drive it from "
+            f"{format_number(p.quota_tib)} TiB**"
+            f" ({format_number(p.throughput_limit_mib_s)} MiB/s){cost} and drive it from "
             f"**{self.vm_count} x {p.vm_size}** with **{self.threads_per_vm:,} outstanding I/O "
-            f"per VM**: {p.bw_mib_s:,.0f} MiB/s = {p.iops:,.0f} IOPS of {i.bs_kib:g} KiB at "
-            f"{i.read_pct:g} % reads {within}; what binds: the {self.binding} "
+            f"per VM**: {format_number(p.bw_mib_s)} MiB/s = {format_number(p.iops)} IOPS of "
+            f"{i.bs_kib:g} KiB at {i.read_pct:g} % reads {within}; what binds: the {self.binding} "
             f"({self._margin().split(': ', 1)[1]})."
         )
 
@@ -830,8 +833,9 @@ def explain_plan(
     if not seen.empty and seen["bw_mib_s"].iloc[0] < chosen.bw_mib_s * (1 - 1e-9):
         notes.append(
             f"the target is {100 * (chosen.bw_mib_s / seen['bw_mib_s'].iloc[0] - 1):.1f} % "
-            f"above what one such volume was seen to do ({seen['bw_mib_s'].iloc[0]:,.0f} MiB/s, "
-            "published): within the volume's limits, but not measured"
+            "above what one such volume was seen to do "
+            f"({format_number(seen['bw_mib_s'].iloc[0])} MiB/s, published): within the volume's "
+            "limits, but not measured"
         )
     if vm_count < chosen.vm_count:
         why = chosen.client_options.iloc[0]["why"]

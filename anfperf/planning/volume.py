@@ -106,7 +106,8 @@ class VolumePlan:
                     v.name,
                     f"{v.service_level}, {v.quota_tib:,.4g} TiB, {qos}",
                     f"{limit:,.6g} MiB/s" if limit is not None else "not given",
-                    f"{page.format_number(self.bw_mib_s)} MiB/s = {self.iops:,.0f} IOPS",
+                    f"{page.format_number(self.bw_mib_s)} MiB/s = "
+                    f"{page.format_number(self.iops)} IOPS",
                     self.binding,
                     f"{p.vm_count} x {p.vm_size}, {p.threads_per_vm} outstanding I/O per VM",
                     self._cost_text(),
@@ -206,6 +207,7 @@ def plan_volume(
     prices: Mapping[str, float] | None = None,
     prices_given: Collection[str] = (),
     price_notes: Collection[str] = (),
+    prices_region: str | None = None,
 ) -> VolumePlan:
     """What a volume would do at a workload, and the clients that get it there.
 
@@ -233,6 +235,9 @@ def plan_volume(
         each price of `prices_given` (the ones set one by one) that has no effect on it.
     price_notes : collection of str
         What the prices' reader said (:attr:`anfperf.models.limits.prices.RetailPrices.notes`).
+    prices_region : str, optional
+        The region of the prices (:attr:`anfperf.models.limits.prices.RetailPrices.region`):
+        a note says so when the volume is in another (list prices differ by region).
 
     Returns
     -------
@@ -273,6 +278,11 @@ def plan_volume(
         vm_count=sized.vm_count, nconnect=nconnect, nfs_version=nfs_version, **args,
     )  # fmt: skip
     cost, cost_notes = volume_cost_usd_month(volume, prices, prices_given)
+    here = "".join(str(volume.region or "").split()).lower()
+    there = "".join(str(prices_region or "").split()).lower()
+    if cost is not None and here and there and here != there:
+        cost_notes.append(f"the prices are {there}'s, the volume is in {here}: list prices "
+                          "differ by region (--region)")  # fmt: skip
     return VolumePlan(volume, float(bs_kib), float(read_pct), most, target, sized, constraints,
                       [*notes, *cost_notes, *price_notes], lat_slo_ms, cost)  # fmt: skip
 

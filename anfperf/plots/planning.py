@@ -45,6 +45,7 @@ from anfperf.plots._style import (
     subtitle,
 )
 from anfperf.plots.quota import LEVEL_COLORS, level_line, quota_model
+from anfperf.values import format_number
 
 #: Keys of a USL fit (:func:`anfperf.models.fit_usl`), the curve :func:`threads_vs_latency` draws.
 USL_KEYS = ("lam", "sigma", "kappa")
@@ -81,7 +82,7 @@ def _vline(
 
 
 def _target_name(target_mib_s: float) -> str:
-    return f"target {target_mib_s:,.0f} MiB/s"
+    return f"target {format_number(target_mib_s)} MiB/s"
 
 
 def _vms(n: int) -> str:
@@ -137,8 +138,8 @@ def quota_meeting(
     top = float(level_line(np.array([hi]), name)[0])
     if target > top * (1 + 1e-12):
         raise ModelError(
-            f"{target:,.0f} MiB/s is above the {top:,.0f} MiB/s one Flexible volume can be "
-            "given (manual QoS)"
+            f"{format_number(target)} MiB/s is above the {format_number(top)} MiB/s one Flexible "
+            "volume can be given (manual QoS)"
         )
     if float(level_line(np.array([lo]), name)[0]) >= target:
         return float(lo)
@@ -228,7 +229,7 @@ def quota_vs_throughput(
         volume_type=volume_type, rule=rule, levels=names,
     )  # fmt: skip
     fig.update_layout(
-        title_text=f"Quota vs throughput per level: what meets {target:,.0f} MiB/s "
+        title_text=f"Quota vs throughput per level: what meets {format_number(target)} MiB/s "
         f"({volume_type} volume, {bs_kib:g} KiB, {read_pct:g} % read)"
     )
     lo_x, hi_x = q.volume_size_range(level, volume_type, rule)
@@ -243,7 +244,8 @@ def quota_vs_throughput(
             name=f"{name} meets the target at {need:.3g} TiB",
             marker={"symbol": "circle", "size": 10, "color": LEVEL_COLORS[i % len(LEVEL_COLORS)],
                     "line": {"color": "#333", "width": 1}},
-            hovertemplate=f"{name}: {need:.3g} TiB for {target:,.0f} MiB/s<extra></extra>",
+            hovertemplate=f"{name}: {need:.3g} TiB for {format_number(target)} MiB/s"
+                          "<extra></extra>",
         )  # fmt: skip
     # every line, the caps (legend entries, not text on the plot) and the target on the chart
     ys = [v for t in fig.data for v in np.asarray(t.y, float) if np.isfinite(v) and v > 0]
@@ -328,7 +330,7 @@ def clients_vs_throughput(
     if volume_limit_mib_s is not None:
         achievable = np.fmin(achievable, float(volume_limit_mib_s))
         _hline(fig, float(volume_limit_mib_s), x_range,
-               f"volume limit {volume_limit_mib_s:,.0f} MiB/s", color=LIMIT_COLOR,
+               f"volume limit {format_number(volume_limit_mib_s)} MiB/s", color=LIMIT_COLOR,
                dash="dot", width=2)  # fmt: skip
     if np.isfinite(achievable).any():
         notes += _achievable_line(fig, counts, achievable, target, max_vms)
@@ -389,7 +391,7 @@ def _achievable_line(
     fig.add_scatter(
         x=[n], y=[target], mode="markers", name=f"target reached with {_vms(n)}",
         marker={"color": SLO_COLOR, "size": 11, "symbol": "diamond"},
-        hovertemplate=f"{_vms(n)} reach {target:,.0f} MiB/s<extra></extra>",
+        hovertemplate=f"{_vms(n)} reach {format_number(target)} MiB/s<extra></extra>",
     )  # fmt: skip
     return []
 
@@ -603,7 +605,7 @@ def concurrency_for_target(
         raise ModelError(f"outstanding must be an integer >= 1, got {outstanding!r}")
     lat = float(lat_ms if lat_ms is not None else lat_slo_ms)
     rate = float(target_iops)
-    title = f"Outstanding I/O for {rate:,.0f} IOPS: the plan by Little's law"
+    title = f"Outstanding I/O for {format_number(rate)} IOPS: the plan by Little's law"
     params = points = None
     about = ""
     if curve is not None:
@@ -619,8 +621,8 @@ def concurrency_for_target(
     n = np.geomspace(1.0, n_hi, 200)
     fig.add_scatter(
         x=n, y=models.latency_at_concurrency(n, rate), mode="lines", line={"color": MODEL_COLOR, "width": 2.5},
-        name=f"Little's law at the target: latency = outstanding / {rate:,.0f} IOPS",
-        hovertemplate=f"%{{x:,.0f}} outstanding deliver {rate:,.0f} IOPS at %{{y:.3g}} ms"
+        name=f"Little's law at the target: latency = outstanding / {format_number(rate)} IOPS",
+        hovertemplate=f"%{{x:,.0f}} outstanding deliver {format_number(rate)} IOPS at %{{y:.3g}} ms"
         "<extra></extra>",
     )  # fmt: skip
     ys = [models.latency_at_concurrency(1.0, rate), models.latency_at_concurrency(n_hi, rate),
@@ -657,12 +659,13 @@ def concurrency_for_target(
                 x=[n_star], y=[lat_star], mode="markers",
                 name=f"the target on {source}: {n_star:,.0f} outstanding at {lat_star:.3g} ms",
                 marker={"color": COLORWAY[0], "size": 11, "symbol": "diamond"},
-                hovertemplate=f"{source} delivers {rate:,.0f} IOPS with %{{x:,.1f}} outstanding "
-                "at %{y:.3g} ms<extra></extra>",
+                hovertemplate=f"{source} delivers {format_number(rate)} IOPS with "
+                              "%{x:,.1f} outstanding at %{y:.3g} ms<extra></extra>",
             )  # fmt: skip
         else:
             notes.append(
-                f"{source} peaks at {models.usl_max(**params):,.0f} IOPS, below the target"
+                f"{source} peaks at {format_number(models.usl_max(**params))} IOPS, below the "
+                "target"
             )
     y_range = (min(ys) / 1.6, max(ys) * 1.6)
     _hline(fig, lat_slo_ms, (1.0, n_hi), f"latency SLO {lat_slo_ms:g} ms", color=SLO_COLOR)
@@ -673,7 +676,7 @@ def concurrency_for_target(
         name=f"plan: {outstanding:,} outstanding I/O{spread} at {lat:g} ms",
         marker={"color": SLO_COLOR, "size": 13, "symbol": "star",
                 "line": {"color": "#333", "width": 1}},
-        hovertemplate=f"plan: {outstanding:,} outstanding I/O{spread} {rate:,.0f} IOPS x "
+        hovertemplate=f"plan: {outstanding:,} outstanding I/O{spread} {format_number(rate)} IOPS x "
         f"{lat:g} ms<extra></extra>",
     )  # fmt: skip
     log_axis(fig, "x", [1.0, n_hi], base=2, pad=0.0)
@@ -776,7 +779,7 @@ def cost_vs_throughput(
                 x=[target], y=[at], mode="markers",
                 name=f"{name}: {at:,.0f} USD a month at the target",
                 marker={"size": 10, "color": color, "line": {"color": "#333", "width": 1}},
-                hovertemplate=f"{name}: {at:,.2f} USD a month for {target:,.0f} MiB/s"
+                hovertemplate=f"{name}: {at:,.2f} USD a month for {format_number(target)} MiB/s"
                 "<extra></extra>",
             )  # fmt: skip
     if not costs:

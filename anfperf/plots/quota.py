@@ -33,6 +33,7 @@ from anfperf.plots._style import (
 from anfperf.plots._style import (
     rule as draw_rule,
 )
+from anfperf.values import format_number
 
 #: Colours of the level lines: the series colours without the one meaning "binds" (SLO_COLOR).
 LEVEL_COLORS = tuple(c for c in COLORWAY if c != SLO_COLOR)
@@ -231,9 +232,9 @@ def _cap_lines(
         what = f"{volume_type} volume cap" if names != [_FLEXIBLE_CAP] else "volume maximum"
         fig.add_scatter(
             x=list(sizes), y=[cap, cap], mode="lines", meta="cap",
-            name=f"{what} {cap:,.0f} MiB/s ({', '.join(names)})",
+            name=f"{what} {format_number(cap)} MiB/s ({', '.join(names)})",
             line={"color": color, "dash": "dash", "width": width},
-            hovertemplate=f"{what}: {cap:,.0f} MiB/s<extra></extra>",
+            hovertemplate=f"{what}: {format_number(cap)} MiB/s<extra></extra>",
         )  # fmt: skip
 
 

@@ -28,6 +28,7 @@ from typing import Any
 
 import pandas as pd
 
+from anfperf import values
 from anfperf.report.display import SECTION_KEY
 
 #: Human names of the tidy frame's and the reports' column names (units in brackets). Columns
@@ -98,11 +99,11 @@ _UNIT_SUFFIXES = (
 )  # fmt: skip
 
 #: What a table shows for a value that is missing, and for an unbounded one.
-BLANK = ""
-UNBOUNDED = "no limit"
+BLANK = values.BLANK
+UNBOUNDED = values.UNBOUNDED
 
 #: Significant digits numbers are rounded to (a whole number is never cut).
-SIGNIFICANT_DIGITS = 3
+SIGNIFICANT_DIGITS = values.SIGNIFICANT_DIGITS
 
 #: Text longer than this is prose: left-aligned and wrapped in a readable width.
 _PROSE_CHARS = 24
@@ -155,8 +156,8 @@ def format_number(value: Any, digits: int = SIGNIFICANT_DIGITS) -> str:
     """A number as a person reads it: thousands separators, `digits` significant digits.
 
     Whole digits are never cut (59,418 stays 59,418, not 59,400); 476.837158 becomes 477,
-    0.26471 0.265. Missing values are :data:`BLANK`, infinities :data:`UNBOUNDED`, booleans
-    "yes"/"no".
+    0.26471 0.265 (:func:`anfperf.values.format_number`, the one rule). Missing values are
+    :data:`BLANK`, infinities :data:`UNBOUNDED`, booleans "yes"/"no".
     """
     if is_blank(value):
         return BLANK
@@ -164,16 +165,7 @@ def format_number(value: Any, digits: int = SIGNIFICANT_DIGITS) -> str:
         return "yes" if value else "no"
     if not isinstance(value, numbers.Number):
         return str(value)
-    x = float(value)
-    if math.isinf(x):
-        return UNBOUNDED if x > 0 else "−" + UNBOUNDED
-    if isinstance(value, numbers.Integral) or x == 0 or abs(x) >= 10 ** (digits - 1):
-        return f"{round(x):,}"
-    decimals = digits - 1 - math.floor(math.log10(abs(x)))
-    text = f"{x:,.{decimals}f}"
-    if "." in text:
-        text = text.rstrip("0").rstrip(".")
-    return text
+    return values.format_number(value, digits)
 
 
 def _format_cell(value: Any, digits: int) -> str:

@@ -320,3 +320,10 @@ def test_concurrency_chart_with_a_measured_sweep_names_it(frame, fit):
         concurrency_for_target(1000, 2.0, outstanding=0)
     with pytest.raises(ModelError, match="target_iops must be a number > 0"):
         concurrency_for_target(0, 2.0, outstanding=1)
+
+
+def test_a_small_target_keeps_its_decimals_in_the_title_and_legend():
+    # a 100 GiB Premium volume's 6.25 MiB/s: "what meets 6.25 MiB/s", not "6 MiB/s"
+    fig = quota_vs_throughput(["Premium"], 64.0, 6.25)
+    assert "what meets 6.25 MiB/s" in fig.layout.title.text
+    assert "target 6.25 MiB/s" in [t.name for t in fig.data]

@@ -12,21 +12,33 @@ Windows VMs (the clients run Linux: the API tells them apart only by the ``produ
 suffix). Items with a tier (``tierMinimumUnits`` > 0) are volume discounts beyond the first
 units: the first tier's price is kept. Of several start dates, the latest applies.
 
-============================  =========================  ==========================================
-what                          meter (``meterName``)      kept as
-============================  =========================  ==========================================
-capacity of a service level   '<Level> Capacity'         USD per TiB-month, per level
-Flexible throughput           'Flexible Throughput'      USD per MiB/s-month (beyond the baseline)
-cool tier capacity            'Cool Tier Capacity'       USD per TiB-month (shown, not planned)
-client VM                     ``armSkuName``, Linux      USD per VM-month, per size
-============================  =========================  ==========================================
+============================================  ==========================================
+what (``meterName`` of a real item)           kept as
+============================================  ==========================================
+'<Level> Capacity' (Standard, Premium,        USD per TiB-month, per level
+Ultra), 'Flexible Service Level Capacity'
+'Flexible Service Level Throughput MiBps'     USD per MiB/s-month of Flexible throughput
+('1/Hour': one MiB/s an hour)                 (beyond the pool's baseline)
+'<Level> Double Encrypted Capacity'           USD per TiB-month, per level (not planned)
+'Standard Storage with Cool Access            USD per TiB-month of the cool tier (not
+Capacity'                                     planned)
+'... with Cool Access Data Transfer'          USD per GiB moved to or from the cool tier
+'Backup Capacity' ('1 GiB/Month')             USD per GiB-month of backups
+'Volume Restore Capacity' ('1 GiB')           USD per GiB restored
+'Cross Region Replication[ - A to B]          USD per GiB replicated, per schedule (the
+<Minutes|Hours|Days>', 'CRR - A to B ...'     unit says '1 GiB/Hour': the price is per GiB)
+client VM (``armSkuName``, Linux)             USD per VM-month, per size
+============================================  ==========================================
 
-ANF meters are those of ``serviceName`` 'Azure NetApp Files'. No real capture of ANF items
-was found (see the corpus' PROVENANCE.md): the meter names above are matched without regard
-to case and spacing, and an ANF item matching none of them is left out, not guessed, and
-named in :attr:`RetailPrices.notes` (so are ANF reservation and tier prices). Hourly
-prices become monthly at the hours per month of the reference table
-(``anfperf/data/planning.csv``, ``hours_per_month``, the figure Azure's pricing uses).
+ANF meters are those of ``serviceName`` 'Azure NetApp Files'. The names above are those of the
+API's own items (tests/data/azure_recorded/anf_retail_prices_2026-01_eastus_eastus2_westeurope.json:
+rows Microsoft's ANF calculator saved from the API, PROVENANCE.md); they are matched without
+regard to case and spacing. Large volumes have no meter of their own (their capacity is the
+level's). An ANF item of the region matching none of them is left out, not guessed, and
+named in :attr:`RetailPrices.notes`; so are its reservation, tier and spot prices, and one
+note says which prices were read but are not part of a plan. Hourly prices become monthly at
+the hours per month of the reference table (``anfperf/data/planning.csv``,
+``hours_per_month``, the figure Azure's pricing uses).
 """
 
 from __future__ import annotations
@@ -73,20 +85,30 @@ VM_SERVICE = "Virtual Machines"
 #: Fields every item must have (the API's names).
 _FIELDS = ("serviceName", "meterName", "unitOfMeasure", "retailPrice", "currencyCode",
            "armRegionName")  # fmt: skip
-#: ANF meters a plan uses: normalised meterName -> (kind, level).
-_ANF_METERS = {
-    "standard capacity": ("capacity", "Standard"),
-    "premium capacity": ("capacity", "Premium"),
-    "ultra capacity": ("capacity", "Ultra"),
-    "flexible capacity": ("capacity", "Flexible"),
-    "flexible throughput": ("throughput", "Flexible"),
-    "cool tier capacity": ("cool", ""),
-}
+_LEVEL = r"(?P<level>standard|premium|ultra)"
+#: Real ANF meters (meterName, spaces normalised, any case; see :func:`_meter`) -> (kind,
+#: unit of the price kept). A level's capacity and Flexible's throughput are planned; the
+#: rest is read and shown.
+_ANF_METERS = tuple((re.compile(pattern, re.IGNORECASE), kind, unit) for pattern, kind, unit in (
+    (rf"^{_LEVEL} capacity$", "capacity", "USD per TiB-month"),
+    (r"^flexible service level capacity$", "capacity", "USD per TiB-month"),
+    (r"^flexible service level throughput mibps$", "throughput", "USD per MiB/s-month"),
+    (rf"^{_LEVEL} double encrypted capacity$", "double encryption", "USD per TiB-month"),
+    (r"^\w+ storage with cool access capacity$", "cool", "USD per TiB-month"),
+    (r"^\w+ storage with cool access data transfer$", "cool transfer", "USD per GiB"),
+    (r"^backup capacity$", "backup", "USD per GiB-month"),
+    (r"^volume restore capacity$", "restore", "USD per GiB"),
+    # 'Cross Region Replication Hours', '... - US East to US West Days', 'CRR - A to B
+    # Minutes', 'Cross Region Replication AU East to NZ North Days': the schedule ends it
+    (r"^(?:cross region replication|crr)(?:\s*-)?\s*(?P<pair>.*?)\s*"
+     r"(?P<every>minutes|hours|days)$", "replication", "USD per GiB replicated"),
+))  # fmt: skip
 #: Words of a skuName or meterName that mark a price a plan does not pay.
 _NOT_LIST = re.compile(r"\b(?:spot|low priority)\b", re.IGNORECASE)
-#: unitOfMeasure: a count, a quantity (or none: per item), per a time (or none).
+#: unitOfMeasure: a count, a quantity (or none: per item, '1/Hour'), per a time (or none).
 _UNIT = re.compile(
-    r"^\s*(?P<count>\d+(?:\.\d+)?)?\s*(?P<what>[A-Za-z/]+?)?\s*(?:/\s*(?P<per>Hour|Day|Month))?\s*$",
+    r"^\s*(?P<count>\d+(?:\.\d+)?)?\s*(?P<what>[A-Za-z][A-Za-z/]*?)?\s*"
+    r"(?:/\s*(?P<per>Hour|Day|Month))?\s*$",
     re.IGNORECASE,
 )
 #: A quantity of a unitOfMeasure in the planner's units: GiB, MiB/s, or an item (VM).
@@ -227,15 +249,27 @@ class RetailPrices:
     vms_usd_per_month : dict of str to float
         Linux list price per VM size (``armSkuName``) [USD per VM-month].
     items : pandas.DataFrame
-        The items kept: what (level, 'Flexible throughput', 'cool tier' or the VM size),
-        usd_per_month, unit (of usd_per_month), meterName, unitOfMeasure, retailPrice,
-        effectiveStartDate, file.
+        The items kept: kind ('capacity', 'throughput', 'double encryption', 'cool', 'cool
+        transfer', 'backup', 'restore', 'replication' or 'vm'), what (the level, 'Flexible
+        throughput', 'cool tier', the replication's regions and schedule, the VM size), usd
+        and its unit, meterName, unitOfMeasure, retailPrice, effectiveStartDate, file.
     files : tuple of str
         The files read.
     notes : tuple of str
-        The region's Azure NetApp Files items not kept, named: meters a plan does not buy or
-        this reader does not know (double encryption, cool-tier transfer, ...), and prices
-        that are not list prices (reservations, tiers).
+        The region's Azure NetApp Files items not kept, each named: meters this reader does
+        not know, and prices that are not list prices (reservations, tiers); last, one line
+        of the prices read that a plan does not pay (double encryption, backup, ...).
+    double_encrypted_usd_per_tib_month : dict of str to float
+        Capacity of a double-encrypted pool per level [USD per TiB-month] (not planned).
+    cool_transfer_usd_per_gib : float
+        Data moved to or from the cool tier [USD per GiB]; NaN: no item.
+    backup_usd_per_gib_month : float
+        Backups [USD per GiB-month]; NaN: no item.
+    restore_usd_per_gib : float
+        Restoring a backup to a volume [USD per GiB]; NaN: no item.
+    replication_usd_per_gib : dict of str to float
+        Cross-region replication per GiB replicated, by 'regions, schedule' ('any region,
+        hours': the region's own meter) [USD per GiB].
     """
 
     region: str
@@ -246,6 +280,11 @@ class RetailPrices:
     items: pd.DataFrame = field(repr=False)
     files: tuple[str, ...] = ()
     notes: tuple[str, ...] = ()
+    double_encrypted_usd_per_tib_month: dict[str, float] = field(default_factory=dict)
+    cool_transfer_usd_per_gib: float = math.nan
+    backup_usd_per_gib_month: float = math.nan
+    restore_usd_per_gib: float = math.nan
+    replication_usd_per_gib: dict[str, float] = field(default_factory=dict)
 
     def plan_prices(self) -> dict[str, float]:
         """Prices as :func:`anfperf.models.plan` takes them: USD per GiB-hour of each level,
@@ -263,12 +302,23 @@ class RetailPrices:
     def describe(self) -> str:
         """One line: where the prices come from and the capacity prices found."""
         levels = ", ".join(f"{k} {v:,.2f}" for k, v in self.levels_usd_per_tib_month.items())
+        flexible = self.flexible_throughput_usd_per_mib_s_month
+        throughput = (f"; Flexible throughput {flexible:,.4g} USD per MiB/s-month"
+                      if math.isfinite(flexible) else "")  # fmt: skip
         files = ", ".join(os.path.basename(f) for f in self.files)
         n = len(self.vms_usd_per_month)
-        left = (f"; {len(self.notes)} Azure NetApp Files item{'' if len(self.notes) == 1 else 's'}"
-                " not read (RetailPrices.notes names them)") if self.notes else ""  # fmt: skip
+        unread = sum(not note.startswith(_READ_NOT_PLANNED) for note in self.notes)
+        left = (f"; {unread} Azure NetApp Files item{'' if unread == 1 else 's'} not read "
+                "(RetailPrices.notes names them)") if unread else ""  # fmt: skip
         return (f"list prices of {self.region} from {files}: capacity [USD per TiB-month] "
-                f"{levels or 'none'}; {n} VM size{'' if n == 1 else 's'} priced{left}")  # fmt: skip
+                f"{levels or 'none'}{throughput}; {n} VM size{'' if n == 1 else 's'} "
+                f"priced{left}")  # fmt: skip
+
+
+#: Levels in the order they are shown.
+_ORDER = {level: n for n, level in enumerate(("Standard", "Premium", "Ultra", "Flexible"))}
+#: How the note of the prices read but not planned begins.
+_READ_NOT_PLANNED = "read, not part of a plan:"
 
 
 def retail_prices(paths: PathArg, region: str) -> RetailPrices:
@@ -310,7 +360,7 @@ def retail_prices(paths: PathArg, region: str) -> RetailPrices:
                   & (pd.to_numeric(here["tierMinimumUnits"], errors="coerce").fillna(0) == 0)]  # fmt: skip
     rows = [*_anf_rows(listed[listed["serviceName"] == ANF_SERVICE]),
             *_vm_rows(listed[listed["serviceName"] == VM_SERVICE])]  # fmt: skip
-    items = pd.DataFrame(rows, columns=["kind", "what", "usd_per_month", "unit", "meterName",
+    items = pd.DataFrame(rows, columns=["kind", "what", "usd", "unit", "meterName",
                                         "unitOfMeasure", "retailPrice", "effectiveStartDate",
                                         "file"])  # fmt: skip
     # of several start dates, the latest applies
@@ -319,54 +369,111 @@ def retail_prices(paths: PathArg, region: str) -> RetailPrices:
 
     def of(kind: str) -> dict[str, float]:
         chosen = items[items["kind"] == kind]
-        return dict(zip(chosen["what"], chosen["usd_per_month"].astype(float), strict=True))
+        found = dict(zip(chosen["what"], chosen["usd"].astype(float), strict=True))
+        return dict(sorted(found.items(), key=lambda kv: _ORDER.get(kv[0], len(_ORDER))))
 
     throughput = of("throughput")
-    cool = of("cool")
+    notes = [*_anf_left_out(here[here["serviceName"] == ANF_SERVICE], listed.index)]
+    shown = _read_not_planned(items)
+    if shown:
+        notes.append(shown)
     return RetailPrices(
         region=want,
         levels_usd_per_tib_month=of("capacity"),
         flexible_throughput_usd_per_mib_s_month=throughput.get("Flexible throughput", math.nan),
-        cool_usd_per_tib_month=cool.get("cool tier", math.nan),
+        cool_usd_per_tib_month=of("cool").get("cool tier", math.nan),
         vms_usd_per_month=of("vm"),
-        items=items.drop(columns="kind"),
+        items=items,
         files=files,
-        notes=tuple(_anf_left_out(here[here["serviceName"] == ANF_SERVICE], listed.index)),
+        notes=tuple(notes),
+        double_encrypted_usd_per_tib_month=of("double encryption"),
+        cool_transfer_usd_per_gib=of("cool transfer").get("cool tier transfer", math.nan),
+        backup_usd_per_gib_month=of("backup").get("backup", math.nan),
+        restore_usd_per_gib=of("restore").get("volume restore", math.nan),
+        replication_usd_per_gib=of("replication"),
     )
+
+
+def _meter(rec: Mapping) -> tuple[str, str, str] | None:
+    """(kind, what, unit of the price kept) of a real ANF meter; None: a meter not known."""
+    meter = " ".join(str(rec["meterName"]).split())
+    for pattern, kind, unit in _ANF_METERS:
+        match = pattern.match(meter)
+        if match is None:
+            continue
+        found = match.groupdict()
+        if kind in ("capacity", "double encryption"):
+            what = found["level"].capitalize() if found.get("level") else "Flexible"
+        elif kind == "replication":
+            what = f"{found['pair'] or 'any region'}, {found['every'].lower()}"
+        else:
+            what = {"throughput": FLEXIBLE_THROUGHPUT_PRICE, "cool": "cool tier",
+                    "cool transfer": "cool tier transfer", "backup": "backup",
+                    "restore": "volume restore"}[kind]  # fmt: skip
+        return kind, what, unit
+    return None
 
 
 def _anf_rows(items: pd.DataFrame) -> Iterable[tuple]:
     for rec in items.to_dict("records"):
-        meter = " ".join(str(rec["meterName"]).split()).lower()
-        if meter not in _ANF_METERS:
-            continue  # double encryption, backup, ...: not what a plan buys (a note names it)
-        kind, level = _ANF_METERS[meter]
-        if kind == "throughput":
-            usd, unit = _monthly(rec, "mib/s"), "USD per MiB/s-month"
-            what = "Flexible throughput"
-        else:
-            usd, unit = _monthly(rec, "gib") * GIB_PER_TIB, "USD per TiB-month"
-            what = level or "cool tier"
+        known = _meter(rec)
+        if known is None:
+            continue  # a meter not known: a note names it (_anf_left_out)
+        kind, what, unit = known
+        if kind in ("capacity", "double encryption", "cool"):
+            usd = _usd(rec, "gib") * GIB_PER_TIB
+        elif kind == "throughput":  # '1/Hour': the meter names its quantity, MiB/s
+            usd = _usd(rec, "mib/s", bare=True)
+        elif kind == "backup":
+            usd = _usd(rec, "gib")
+        elif kind == "replication":  # '1 GiB/Hour', billed per GiB replicated
+            usd = _usd(rec, "gib", monthly=False, time_ignored=True)
+        else:  # cool transfer, restore: '1 GiB', once
+            usd = _usd(rec, "gib", monthly=False)
         yield (kind, what, usd, unit, rec["meterName"], rec["unitOfMeasure"],
                float(rec["retailPrice"]), str(rec["effectiveStartDate"]), rec["file"])  # fmt: skip
 
 
 def _anf_left_out(anf: pd.DataFrame, listed: pd.Index) -> Iterable[str]:
-    """A note per ANF meter of the region not read: none is dropped silently."""
+    """A note per ANF item of the region not read: none is dropped silently."""
     for rec in anf.to_dict("records"):
-        meter = " ".join(str(rec["meterName"]).split()).lower()
-        if meter not in _ANF_METERS:
-            why = "a meter this reader does not price (not part of a plan)"
+        if _meter(rec) is None:
             yield (f"{os.path.basename(str(rec['file']))} item {rec['item']}: Azure NetApp Files "
                    f"{rec['meterName']!r} ({rec.get('skuName')}, {rec['unitOfMeasure']}, "
-                   f"{rec['type']}) left out: {why}")  # fmt: skip
+                   f"{rec['type']}) left out: a meter this reader does not know")  # fmt: skip
     kept = anf.index.isin(listed)
     for rec in anf[~kept].to_dict("records"):
-        meter = " ".join(str(rec["meterName"]).split()).lower()
-        if meter in _ANF_METERS:
+        if _meter(rec) is not None:
             yield (f"{os.path.basename(str(rec['file']))} item {rec['item']}: Azure NetApp Files "
                    f"{rec['meterName']!r} {_not_list(rec)} left out: a plan pays list "
                    "prices")  # fmt: skip
+
+
+def _read_not_planned(items: pd.DataFrame) -> str:
+    """One line: the ANF prices read that a plan does not pay, with their figures."""
+    parts = []
+    double = items[items["kind"] == "double encryption"]
+    if len(double):
+        pairs = sorted(zip(double["what"], double["usd"], strict=True),
+                       key=lambda pair: _ORDER.get(pair[0], len(_ORDER)))  # fmt: skip
+        levels = ", ".join(f"{what} {usd:,.2f}" for what, usd in pairs)
+        parts.append(f"double-encrypted capacity {levels} USD per TiB-month")
+    for kind, name, fmt in (("cool", "cool tier", "{:,.2f} USD per TiB-month"),
+                            ("cool transfer", "cool tier transfer", "{:,.4g} USD per GiB"),
+                            ("backup", "backup", "{:,.4g} USD per GiB-month"),
+                            ("restore", "volume restore", "{:,.4g} USD per GiB")):  # fmt: skip
+        chosen = items.loc[items["kind"] == kind, "usd"]
+        if len(chosen):
+            parts.append(f"{name} {fmt.format(float(chosen.iloc[0]))}")
+    replication = items.loc[items["kind"] == "replication", "usd"]
+    if len(replication):
+        low, high = float(replication.min()), float(replication.max())
+        span = f"{low:,.4g}" if low == high else f"{low:,.4g} to {high:,.4g}"
+        parts.append(f"cross-region replication {span} USD per GiB replicated "
+                     f"({len(replication)} region pairs and schedules)")  # fmt: skip
+    if not parts:
+        return ""
+    return f"{_READ_NOT_PLANNED} {'; '.join(parts)} (RetailPrices.items holds them)"
 
 
 def _not_list(rec: Mapping) -> str:
@@ -382,32 +489,47 @@ def _vm_rows(items: pd.DataFrame) -> Iterable[tuple]:
     for rec in items.to_dict("records"):
         if str(rec["productName"]).rstrip().endswith("Windows") or not rec["armSkuName"]:
             continue  # clients run Linux; the API tells Windows apart by the product's suffix
-        yield ("vm", str(rec["armSkuName"]), _monthly(rec, ""), "USD per VM-month",
+        yield ("vm", str(rec["armSkuName"]), _usd(rec, ""), "USD per VM-month",
                rec["meterName"], rec["unitOfMeasure"], float(rec["retailPrice"]),
                str(rec["effectiveStartDate"]), rec["file"])  # fmt: skip
 
 
-def _monthly(rec: Mapping, quantity: str) -> float:
-    """The item's price per month of one unit of `quantity` ('gib', 'mib/s' or '' per item)."""
+def _usd(rec: Mapping, quantity: str, *, monthly: bool = True, bare: bool = False,
+         time_ignored: bool = False) -> float:  # fmt: skip
+    """The item's price of one unit of `quantity` ('gib', 'mib/s' or '' per item): per month
+    (`monthly`), else once. `bare`: a unit without a quantity ('1/Hour') is per one of
+    `quantity`, which the meter's name gives. `time_ignored`: the unit's time is not the
+    price's (replication: '1 GiB/Hour' priced per GiB replicated)."""
     unit = str(rec["unitOfMeasure"])
     match = _UNIT.match(unit)
     what = (match["what"] or "").lower() if match else None
     per = (match["per"] or "").lower() if match else ""
     if what in ("hour", "day", "month") and not per:  # '1 Hour': per VM-hour
         what, per = "", what
+    if bare and what == "":
+        what = quantity
     same = what is not None and (what == quantity or
                                  (quantity == "gib" and what in ("tib", "gb", "tb")) or
                                  (quantity == "mib/s" and what == "mibps"))  # fmt: skip
     if match is None or not same:
         raise ParseError(rec["file"], f"item {rec['item']} ({rec['meterName']!r}): unitOfMeasure "
-                         f"{unit!r} is not per {quantity or 'item'} (per hour, day or month)")  # fmt: skip
+                         f"{unit!r} is not per {quantity or 'item'} "
+                         f"{'(per hour, day or month)' if monthly else '(once)'}")  # fmt: skip
     if str(rec["currencyCode"]).upper() != "USD":
         raise ParseError(rec["file"], f"item {rec['item']} ({rec['meterName']!r}) is in "
                          f"{rec['currencyCode']}; anfperf plans in USD (ask the API with "
                          "currencyCode='USD')")  # fmt: skip
-    per_time = {"hour": hours_per_month(), "day": hours_per_month() / 24, "month": 1.0}
+    count = float(match["count"] or 1)
+    price = float(rec["retailPrice"]) / (count * _QUANTITY[what])
+    if time_ignored:
+        return price
+    if not monthly:
+        if per:
+            raise ParseError(rec["file"], f"item {rec['item']} ({rec['meterName']!r}): "
+                             f"unitOfMeasure {unit!r} is per {per}, not once")  # fmt: skip
+        return price
     if not per:
         raise ParseError(rec["file"], f"item {rec['item']} ({rec['meterName']!r}): unitOfMeasure "
                          f"{unit!r} names no time (per hour, day or month)")  # fmt: skip
-    count = float(match["count"] or 1)
-    return float(rec["retailPrice"]) * per_time[per] / (count * _QUANTITY[what])
+    per_time = {"hour": hours_per_month(), "day": hours_per_month() / 24, "month": 1.0}
+    return price * per_time[per]

@@ -1,14 +1,17 @@
 """Write retail_prices_anf_vm.json: two pages of the Azure Retail Prices API, one after the other.
 
-NOT A CAPTURE. No real page of Azure NetApp Files items was found (see
-../shared/corpus/azure/PROVENANCE.md, "Retail Prices API, serviceName Azure NetApp Files:
-none found"), so this file is built by the API's documented item schema (the fields and
-envelope of the real page p01 of that corpus: currencyCode, tierMinimumUnits, retailPrice,
-unitPrice, armRegionName, location, effectiveStartDate, meterId, meterName, productId, skuId,
-productName, skuName, serviceName, serviceId, serviceFamily, unitOfMeasure, type,
-isPrimaryMeterRegion, armSkuName). The ANF meter names and prices are illustrative: capacity
-per GiB-hour near the public list prices of eastus, Flexible throughput per MiB/s-hour, the
-cool tier per GiB-month. The VM items follow p01's real ones (Linux has no suffix in
+NOT A CAPTURE: a fixture with decoys around real names. The real ANF items are in
+tests/data/azure_recorded/anf_retail_prices_2026-01_eastus_eastus2_westeurope.json (PROVENANCE.md);
+this file adds what they do not show together with VM items: an older price, a second tier,
+another region, a Reservation and a meter the reader does not know. It is built by the API's
+item schema (the fields and envelope of the real page p01 of ../shared/corpus/azure:
+currencyCode, tierMinimumUnits, retailPrice, unitPrice, armRegionName, location,
+effectiveStartDate, meterId, meterName, productId, skuId, productName, skuName, serviceName,
+serviceId, serviceFamily, unitOfMeasure, type, isPrimaryMeterRegion, armSkuName). The ANF
+meter names, skuNames and units are the recorded ones ('Flexible Service Level Throughput
+MiBps' per '1/Hour'); prices are eastus's, except Flexible's, which are illustrative. The
+unknown meter, 'Elastic Zone Redundant Storage Capacity', is a name third-party docs list
+that the recorded rows do not hold. The VM items follow p01's real ones (Linux has no suffix in
 productName, Windows has ' Windows'; Spot and Low Priority in skuName; Reservation prices
 are totals per term). Decoys a reader must leave out: Windows, Spot, DevTestConsumption,
 Reservation, a second tier, another region, an older start date, double encryption.
@@ -72,11 +75,54 @@ def anf_items() -> list[dict]:
             0.000600,
             start="2021-03-01T00:00:00Z",
         ),
-        _item(ANF, ANF, "Flexible", "Flexible Capacity", "1 GiB/Hour", 0.000180),
-        _item(ANF, ANF, "Flexible", "Flexible Throughput", "1 MiB/s/Hour", 0.0014),
-        _item(ANF, ANF, "Standard", "Cool Tier Capacity", "1 GiB/Month", 0.01),
-        _item(ANF, ANF, "Standard", "Cool Tier Data Transfer", "1 GiB", 0.01),
-        _item(ANF, ANF, "Premium", "Premium Double Encrypted Capacity", "1 GiB/Hour", 0.000443),
+        _item(
+            ANF,
+            ANF,
+            "Flexible Service Level",
+            "Flexible Service Level Capacity",
+            "1 GiB/Hour",
+            0.000180,
+        ),
+        _item(
+            ANF,
+            ANF,
+            "Flexible Service Level",
+            "Flexible Service Level Throughput MiBps",
+            "1/Hour",
+            0.0014,
+        ),
+        _item(
+            ANF,
+            ANF,
+            "Standard Storage with Cool Access",
+            "Standard Storage with Cool Access Capacity",
+            "1 GiB/Hour",
+            0.000082,
+        ),
+        _item(
+            ANF,
+            ANF,
+            "Standard Storage with Cool Access",
+            "Standard Storage with Cool Access Data Transfer",
+            "1 GiB",
+            0.02,
+        ),
+        _item(
+            ANF,
+            ANF,
+            "Premium Double Encrypted",
+            "Premium Double Encrypted Capacity",
+            "1 GiB/Hour",
+            0.00048,
+        ),
+        _item(
+            ANF,
+            ANF,
+            "Elastic Zone Redundant Storage",
+            "Elastic Zone Redundant Storage Capacity",
+            "1 GiB/Hour",
+            0.0004,
+        ),
         _item(ANF, ANF, "Premium", "Premium Capacity", "1 GiB/Hour", 0.000300, tier=102400.0),
         _item(ANF, ANF, "Premium", "Premium Capacity", "1 GiB/Hour", 0.000450, region="westus2"),
         _item(
