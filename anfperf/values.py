@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import math
 import numbers
+import re
 
 
 def is_number(value: object) -> bool:
@@ -57,3 +58,8 @@ def format_number(value: float, digits: int = SIGNIFICANT_DIGITS) -> str:
     if "." in text:
         text = text.rstrip("0").rstrip(".")
     return text
+
+
+def natural_key(text: str) -> list:
+    """Sort key of names holding numbers: 'qd5' before 'qd23' (not as strings: 'qd23', 'qd5')."""
+    return [int(t) if t.isdigit() else t for t in re.split(r"(\d+)", str(text))]

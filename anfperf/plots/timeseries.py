@@ -33,6 +33,7 @@ from anfperf.plots._style import (
     throughput_column,
 )
 from anfperf.units import NS_PER_MS
+from anfperf.values import natural_key
 
 #: Metrics of the per-host and per-interval charts -> axis title.
 METRICS = {
@@ -301,14 +302,14 @@ def latency_over_time(
         _job=work["source_file"].astype(str).map(job_of_log),
     )
     windows = work.groupby("_job")["_window"].nunique()
-    short = sorted(windows.index[windows < min_windows], key=_natural)
+    short = sorted(windows.index[windows < min_windows], key=natural_key)
     if len(short) == len(windows):
         raise AnfperfError(
             f"the fio logs are too short to show latency over time: {_jobs_text(short)} span "
             f"{windows.max()} windows of {window_s:g} s at most ({min_windows} needed)"
         )
     work = work[~work["_job"].isin(short)]
-    jobs = sorted(work["_job"].unique(), key=_natural)
+    jobs = sorted(work["_job"].unique(), key=natural_key)
     if len(jobs) > MAX_LOG_JOBS:
         # a line per job would not be read: one per direction, all jobs merged per window
         work = work.assign(_job=work["direction"].astype(str))
@@ -386,13 +387,6 @@ def _log_interval_s(logs: pd.DataFrame) -> float:
     )
     gaps = np.concatenate([g for g in gaps if len(g)] or [np.array([1.0])])
     return float(np.round(np.median(gaps), 3)) or 1.0
-
-
-def _natural(text: str) -> list:
-    """Sort key that puts 'qd2' before 'qd16'."""
-    import re
-
-    return [int(t) if t.isdigit() else t for t in re.split(r"(\d+)", text)]
 
 
 def job_of_log(source: str) -> str:

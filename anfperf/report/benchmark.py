@@ -18,6 +18,7 @@ from anfperf.analysis import findings
 from anfperf.models import QuotaScenario
 from anfperf.models.limits.predict import constraint_phrase
 from anfperf.report.page import Card, Table, format_number, table
+from anfperf.values import natural_key
 
 #: Kinds of run that have a load curve, most telling first.
 SWEEP_KINDS = (findings.KIND_CONCURRENCY, findings.KIND_RATE)
@@ -228,6 +229,8 @@ def steps_table(rows: pd.DataFrame, run_id: str, *, caption: str = "") -> Table:
 
     run = rows[rows["run_id"] == run_id].copy()
     run["job"] = job_labels(run) if not run.empty else run["job"]
+    # as the load grows: an adaptive sweep's steps ran 1, 64, 5, 23 and their files sort as text
+    run = run.sort_values("job", key=lambda jobs: jobs.map(natural_key), kind="stable")
     if "hosts" in run and pd.to_numeric(run["hosts"], errors="coerce").fillna(1).le(1).all():
         run = run.drop(columns="hosts")
     return table(

@@ -15,9 +15,10 @@ from pathlib import Path
 import pytest
 
 from anfperf.analysis.provenance import run_provenance
+from anfperf.analysis.summary import summary_table
 from anfperf.errors import WorkloadError
 from anfperf.ingest import read_many
-from anfperf.report.benchmark import adaptive_steps_table
+from anfperf.report.benchmark import adaptive_steps_table, steps_table
 from anfperf.runner import Manifest, local_inventory, resume_workloads, run_workloads
 from anfperf.runner.steps import plan_workloads
 from anfperf.runner.sweeps import MAX_STEPS, measured_point
@@ -87,6 +88,9 @@ def test_the_sweep_chooses_each_step_from_what_it_measured(tmp_path, fio_bin):
     table = adaptive_steps_table(why, "ad").to_html()
     assert all(html.escape(s["adaptive"]["reason"]) in table for s in steps)
     assert "Stopped: " + html.escape(steps[-1]["adaptive"]["stop"]) in table
+    # its job steps as the load grows, not in the order they ran nor as text sorts them
+    jobs = steps_table(summary_table(frame), "ad").cells.iloc[:, 0].tolist()
+    assert jobs == [f"qd-qd{c}" for c in sorted(chosen)]
 
 
 def test_a_killed_sweep_resumes_where_it_stopped(tmp_path, fio_bin):
