@@ -16,6 +16,8 @@ import math
 import numbers
 import re
 
+from anfperf.units import GIB_PER_TIB
+
 
 def is_number(value: object) -> bool:
     """True for a real number (int, float, numpy's), False for a boolean or anything else."""
@@ -58,6 +60,13 @@ def format_number(value: float, digits: int = SIGNIFICANT_DIGITS) -> str:
     if "." in text:
         text = text.rstrip("0").rstrip(".")
     return text
+
+
+def format_quota(quota_tib: float) -> str:
+    """A volume's or pool's size as Azure shows it: GiB below 1 TiB (100 GiB, not 0.09766 TiB)."""
+    if quota_tib < 1:
+        return f"{quota_tib * GIB_PER_TIB:,.6g} GiB"
+    return f"{quota_tib:,.6g} TiB"
 
 
 def natural_key(text: str) -> list:

@@ -9,7 +9,7 @@ import numpy as np
 import pytest
 
 from anfperf.report import page
-from anfperf.values import format_number
+from anfperf.values import format_number, format_quota
 
 
 @pytest.mark.parametrize(
@@ -27,3 +27,10 @@ from anfperf.values import format_number
 def test_small_numbers_keep_their_decimals_large_ones_are_grouped(value, shown):
     assert format_number(value) == shown
     assert page.format_number(value) == shown  # the reports' tables use the same rule
+
+
+def test_a_size_below_a_tib_is_written_in_gib_as_azure_shows_it():
+    assert format_quota(100 / 1024) == "100 GiB"
+    assert format_quota(0.5) == "512 GiB"
+    assert format_quota(2) == "2 TiB" and format_quota(1) == "1 TiB"
+    assert format_quota(12.5) == "12.5 TiB"

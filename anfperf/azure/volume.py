@@ -43,7 +43,7 @@ from anfperf.models.limits.quota import (
     pool_throughput_limit,
     throughput_limit,
 )
-from anfperf.values import is_number
+from anfperf.values import format_quota, is_number
 
 __all__ = ["AnfPool", "AnfVolume", "read_pool", "read_pools", "read_volume", "read_volumes"]
 
@@ -205,7 +205,7 @@ class AnfVolume:
         """How reports name it: 'volume1 (Premium, 0.1 TiB, 128 MiB/s)'."""
         limit = self.throughput_limit_mib_s
         bw = f", {limit:,.4g} MiB/s" if limit is not None else ""
-        return f"{self.name} ({self.service_level}, {self.quota_tib:,.4g} TiB{bw})"
+        return f"{self.name} ({self.service_level}, {format_quota(self.quota_tib)}{bw})"
 
     def model_args(self) -> dict:
         """The volume as the arguments of :func:`anfperf.models.limits.predict.predict_achievable`.

@@ -26,6 +26,7 @@ from anfperf.models.limits.prices import FLEXIBLE_THROUGHPUT_PRICE
 from anfperf.planning.volume_cost import volume_cost_usd_month
 from anfperf.report import page
 from anfperf.units import KIB_PER_MIB
+from anfperf.values import format_quota
 
 __all__ = ["VolumePlan", "plan_volume"]
 
@@ -104,7 +105,7 @@ class VolumePlan:
                           "clients", "monthly cost"],
                 "value": [
                     v.name,
-                    f"{v.service_level}, {v.quota_tib:,.4g} TiB, {qos}",
+                    f"{v.service_level}, {format_quota(v.quota_tib)}, {qos}",
                     f"{limit:,.6g} MiB/s" if limit is not None else "not given",
                     f"{page.format_number(self.bw_mib_s)} MiB/s = "
                     f"{page.format_number(self.iops)} IOPS",

@@ -55,7 +55,7 @@ def test_quota_verdict_takes_the_volume_and_names_it():
     assert quota["predicted_bw_mib_s"] == 128.0 and quota["scenario"].manual_bw_mib_s == 128.0
     head = benchmark.headline(analysis.numbers, quota)
     # the sample's 473 MiB/s is 370 % of it: not what binds, but that the data are from elsewhere
-    assert ("MiB/s the volume throughput (manual QoS) allows on volume1 (Premium, 0.09766 TiB, "
+    assert ("MiB/s the volume throughput (manual QoS) allows on volume1 (Premium, 100 GiB, "
             "128 MiB/s): these data cannot come from such a volume") in head["verdict"]  # fmt: skip
 
 
@@ -148,7 +148,7 @@ def test_a_flexible_volume_gets_its_limits_without_a_quota_chart(tmp_path):
     section = benchmark.quota_section(quota, quota_model)
     assert isinstance(section, Section)
     note, limits = section.items  # a sentence and the limits, no chart
-    assert "against volume1 (Flexible, 0.09766 TiB, 128 MiB/s)." in repr(note)
+    assert "against volume1 (Flexible, 100 GiB, 128 MiB/s)." in repr(note)
     assert "throughput is assigned, not set by its quota: no throughput-vs-quota chart" in (
         repr(note)
     )
@@ -188,7 +188,7 @@ def test_a_recorded_2020_09_01_volume_reporting_0_mib_s_makes_the_report(tmp_pat
                            out_dir=tmp_path)  # fmt: skip
     assert result.ok, result.error
     text = " ".join(re.sub(r"<[^>]+>", " ", result.html.read_text()).split())
-    assert ("6.25 MiB/s the volume quota allows on cli-vol-000004 (Premium, 0.09766 TiB, "
+    assert ("6.25 MiB/s the volume quota allows on cli-vol-000004 (Premium, 100 GiB, "
             "6.25 MiB/s)") in text  # fmt: skip
     assert "volume throughput (manual QoS)" not in text
 
