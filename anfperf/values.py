@@ -63,10 +63,14 @@ def format_number(value: float, digits: int = SIGNIFICANT_DIGITS) -> str:
 
 
 def format_quota(quota_tib: float) -> str:
-    """A volume's or pool's size as Azure shows it: GiB below 1 TiB (100 GiB, not 0.09766 TiB)."""
+    """A volume's or pool's size as Azure shows it: GiB below 1 TiB (100 GiB, not 0.09766 TiB),
+    else TiB to two decimals rounded up (31.25 TiB; 15.625 is 15.63: a size to buy is never
+    written smaller than it is)."""
     if quota_tib < 1:
-        return f"{quota_tib * GIB_PER_TIB:,.6g} GiB"
-    return f"{quota_tib:,.6g} TiB"
+        gib = math.ceil(quota_tib * GIB_PER_TIB - 1e-9)
+        return f"{gib:,} GiB"
+    text = f"{math.ceil(quota_tib * 100 - 1e-9) / 100:,.2f}".rstrip("0").rstrip(".")
+    return f"{text} TiB"
 
 
 def natural_key(text: str) -> list:

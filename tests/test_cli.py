@@ -287,7 +287,7 @@ def test_plan_prints_what_to_buy_first_in_100_columns(capsys):
     p = plan(bw_mib_s=4500, bs_kib=64, lat_slo_ms=2)
     block = "\n".join(lines[: lines.index("")])
     for label, value in [("Service level", p.level), ("Volume type", p.volume_type),
-                         ("Quota", "35.2 TiB"), ("Throughput limit", "4,500 MiB/s"),
+                         ("Quota", "35.16 TiB"), ("Throughput limit", "4,500 MiB/s"),
                          ("Client VMs", f"{p.vm_count} x D8ds_v4"),
                          ("Threads per VM", str(p.threads_per_vm)), ("Binds", "volume quota")]:  # fmt: skip
         assert re.search(rf"^  {label} +{re.escape(value)} ", block, re.M), label

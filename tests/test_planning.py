@@ -116,7 +116,7 @@ def test_what_the_notebook_shows_of_a_plan():
     view = plan_view(PlanInputs(target_mib_s=2000, levels=("Premium",)), figures=False)
     need = quota.quota_needed(2000, "Premium")  # 31.25 TiB
     assert view.plan.quota_tib == pytest.approx(need)
-    assert view.summary().startswith(f"**Premium regular volume of {need:.3g} TiB** (2,000 MiB/s)")
+    assert view.summary().startswith(f"**Premium regular volume of {need:.4g} TiB** (2,000 MiB/s)")
     # the quota was sized to the target: the volume's quota binds, exactly at it
     assert view.binding == "volume quota" and abs(view.headroom_pct) < 1e-9
     assert view.binding_text() == (
@@ -128,7 +128,7 @@ def test_what_the_notebook_shows_of_a_plan():
         "storage",
         "Premium regular volume, 31.25 TiB",
     )
-    assert storage["why"].startswith("2,000.0 MiB/s / 64 MiB/s per TiB")
+    assert storage["why"].startswith("2,000 MiB/s / 64 MiB/s per TiB")
     assert list(view.options.columns) == [
         "level", "volume_type", "quota_tib", "limit_mib_s", "feasible", "why",
     ]  # fmt: skip
@@ -238,7 +238,7 @@ def test_the_plan_block_says_what_to_buy():
                            "Binds"]  # fmt: skip
     assert cards["Service level"].value == "Ultra"
     assert cards["Volume type"].value == "regular"
-    assert cards["Quota"].value == "15.6 TiB"
+    assert cards["Quota"].value == "15.63 TiB"
     assert cards["Throughput limit"].value == "2,000 MiB/s"
     assert cards["Monthly cost"].value == "6,400 USD"
     assert cards["Monthly cost"].note == "16 TiB pool 6,400 USD (client VMs not priced)"
@@ -246,7 +246,7 @@ def test_the_plan_block_says_what_to_buy():
     assert cards["Threads per VM"].value == f"{view.threads_per_vm}"
     assert cards["Binds"].value == view.binding == "volume quota"
     verdict = view.verdict_text()
-    assert verdict.startswith("Buy an **Ultra regular volume of 15.6 TiB** (2,000 MiB/s) for "
+    assert verdict.startswith("Buy an **Ultra regular volume of 15.63 TiB** (2,000 MiB/s) for "
                               "6,400 USD a month and drive it from")  # fmt: skip
     assert verdict.endswith("what binds: the volume quota (just the target).")
     # the options table shows the costs; without prices there is no cost card nor column

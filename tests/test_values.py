@@ -33,4 +33,7 @@ def test_a_size_below_a_tib_is_written_in_gib_as_azure_shows_it():
     assert format_quota(100 / 1024) == "100 GiB"
     assert format_quota(0.5) == "512 GiB"
     assert format_quota(2) == "2 TiB" and format_quota(1) == "1 TiB"
-    assert format_quota(12.5) == "12.5 TiB"
+    assert format_quota(12.5) == "12.5 TiB" and format_quota(1_000) == "1,000 TiB"
+    # a size to buy is rounded up: 15.62 TiB x 64 MiB/s per TiB would fall short of 1,000 MiB/s
+    assert format_quota(15.625) == "15.63 TiB" and format_quota(31.25) == "31.25 TiB"
+    assert format_quota(0.0488281) == "50 GiB"

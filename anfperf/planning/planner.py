@@ -53,7 +53,7 @@ from anfperf.paths import PathArg
 from anfperf.planning.threads import SweepCurve, ThreadsBasis, plan_on_sweep, sweep_curve
 from anfperf.report import page
 from anfperf.report.page import Card, Section
-from anfperf.values import format_number, is_number, is_whole_number
+from anfperf.values import format_number, format_quota, is_number, is_whole_number
 
 if TYPE_CHECKING:  # plotly loads in what_if_figures: `anfperf plan` prints text, no charts
     import plotly.graph_objects as go
@@ -404,7 +404,7 @@ class PlanView:
         """The plan in one Markdown paragraph."""
         p, i = self.plan, self.inputs
         return (
-            f"**{p.level} {p.volume_type} volume of {p.quota_tib:.3g} TiB** "
+            f"**{p.level} {p.volume_type} volume of {format_quota(p.quota_tib)}** "
             f"({format_number(p.throughput_limit_mib_s)} MiB/s), **{self.vm_count} x "
             f"{p.vm_size}**, "
             f"**{self.threads_per_vm} outstanding I/O per VM** for "
@@ -496,7 +496,7 @@ class PlanView:
             Card("Service level", p.level, _level_note(p.level), key="level", number=p.level),
             Card("Volume type", p.volume_type, f"sized for {format_number(p.bw_mib_s)} MiB/s",
                  key="volume_type", number=p.volume_type),
-            Card("Quota", f"{format_number(p.quota_tib)} TiB",
+            Card("Quota", format_quota(p.quota_tib),
                  f"at least {i.capacity_tib:g} TiB asked" if i.capacity_tib else
                  "sized by throughput", key="quota_tib", number=p.quota_tib),
             Card("Throughput limit", f"{format_number(p.throughput_limit_mib_s)} MiB/s",
@@ -550,8 +550,7 @@ class PlanView:
         else:
             within = f"(sized for {p.lat_ms:g} ms: no latency objective given)"
         return (
-            f"Buy {article} **{p.level} {p.volume_type} volume of "
-            f"{format_number(p.quota_tib)} TiB**"
+            f"Buy {article} **{p.level} {p.volume_type} volume of {format_quota(p.quota_tib)}**"
             f" ({format_number(p.throughput_limit_mib_s)} MiB/s){cost} and drive it from "
             f"**{self.vm_count} x {p.vm_size}** with **{self.threads_per_vm:,} outstanding I/O "
             f"per VM**: {format_number(p.bw_mib_s)} MiB/s = {format_number(p.iops)} IOPS of "

@@ -45,7 +45,7 @@ from anfperf.plots._style import (
     subtitle,
 )
 from anfperf.plots.quota import LEVEL_COLORS, level_line, quota_model
-from anfperf.values import format_number
+from anfperf.values import format_number, format_quota
 
 #: Keys of a USL fit (:func:`anfperf.models.fit_usl`), the curve :func:`threads_vs_latency` draws.
 USL_KEYS = ("lam", "sigma", "kappa")
@@ -193,7 +193,7 @@ def quota_vs_throughput(
     plotly.graph_objects.Figure
         Log-log axes. One line per level (named after the level), the caps, the target
         (annotated 'target <n> MiB/s'), and one marker per level meeting it, named
-        ``'<level> meets the target at <q> TiB'`` with x = that quota [TiB].
+        ``'<level> meets the target at <q> TiB' (below 1 TiB: GiB)`` with x = that quota [TiB].
 
     Raises
     ------
@@ -241,7 +241,7 @@ def quota_vs_throughput(
         # in the legend, not as text: the levels' points crowd each other on the target line
         fig.add_scatter(
             x=[need], y=[target], mode="markers",
-            name=f"{name} meets the target at {need:.3g} TiB",
+            name=f"{name} meets the target at {format_quota(need)}",
             marker={"symbol": "circle", "size": 10, "color": LEVEL_COLORS[i % len(LEVEL_COLORS)],
                     "line": {"color": "#333", "width": 1}},
             hovertemplate=f"{name}: {need:.3g} TiB for {format_number(target)} MiB/s"

@@ -18,7 +18,7 @@ from anfperf.analysis import findings
 from anfperf.models import QuotaScenario
 from anfperf.models.limits.predict import constraint_phrase
 from anfperf.report.page import Card, Table, format_number, table
-from anfperf.values import natural_key
+from anfperf.values import format_quota, natural_key
 
 #: Kinds of run that have a load curve, most telling first.
 SWEEP_KINDS = (findings.KIND_CONCURRENCY, findings.KIND_RATE)
@@ -315,7 +315,7 @@ def quota_verdict(
         vm_count=vm_count, **extra,
     )  # fmt: skip
     check = findings.quota_check(point["bw_mib_s"], scenario)
-    described = f"{level}, {format_number(quota_tib)} TiB" + (" (assumed)" if assumed else "")
+    described = f"{level}, {format_quota(quota_tib)}" + (" (assumed)" if assumed else "")
     return {
         **check, "run_id": point["run_id"], "label": point["label"], "point": point,
         "volume": volume.label if volume is not None else described,

@@ -184,7 +184,7 @@ def test_a_planned_volumes_small_limit_is_printed_as_it_is(capsys):
     assert main(["plan", "--bw-mib-s", "6.25", "--bs-kib", "64"]) == 0
     out = " ".join(capsys.readouterr().out.split())
     assert "Throughput limit 6.25 MiB/s" in out
-    assert "Buy an Ultra regular volume of 0.0488 TiB (6.25 MiB/s)" in out
+    assert "Buy an Ultra regular volume of 50 GiB (6.25 MiB/s)" in out
 
 
 def test_a_resource_graph_answer_is_read_from_its_data_rows(tmp_path):

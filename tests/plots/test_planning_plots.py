@@ -79,9 +79,9 @@ def test_quota_chart_draws_the_quota_model_and_the_target():
     ]
     assert not any("volume cap" in a.text for a in fig.layout.annotations)
     assert [t.name for t in markers] == [
-        "Premium meets the target at 31.2 TiB",
-        "Ultra meets the target at 15.6 TiB",
-        "Flexible meets the target at 3.12 TiB",
+        "Premium meets the target at 31.25 TiB",
+        "Ultra meets the target at 15.63 TiB",
+        "Flexible meets the target at 3.13 TiB",
     ]
     for level in ("Standard", "Premium", "Ultra"):
         line = next(t for t in lines if t.name.startswith(level))
@@ -114,7 +114,7 @@ def test_quota_chart_of_a_large_volume_plan():
     assert premium.line.width == 3 and min(premium.x) == pytest.approx(50)
     # the large-volume minimum of 50 TiB already gives Ultra 6,400 MiB/s
     assert trace(fig, "Ultra meets the target at 50 TiB").x[0] == pytest.approx(50)
-    assert trace(fig, "Premium meets the target at 93.8 TiB").x[0] == pytest.approx(93.75)
+    assert trace(fig, "Premium meets the target at 93.75 TiB").x[0] == pytest.approx(93.75)
 
 
 @pytest.mark.parametrize("target", [1500.0, 1600.0, 1700.0, 2000.0, 4000.0, 4500.0, 5000.0])

@@ -52,7 +52,7 @@ from anfperf.models.limits.quota import (
 from anfperf.models.littles_law import outstanding_io, threads_needed
 from anfperf.models.tables import table_value
 from anfperf.units import GIB_PER_TIB, KIB_PER_MIB
-from anfperf.values import is_number
+from anfperf.values import format_number, format_quota, is_number
 
 log = logging.getLogger(__name__)
 
@@ -127,7 +127,7 @@ class _Target:
 
     def step(self) -> _Step:
         """The target's row of the reasoning."""
-        return ("target", f"{self.bw:,.1f} MiB/s = {self.rate:,.0f} IOPS", f"{self.bw:.6g}",
+        return ("target", f"{format_number(self.bw)} MiB/s = {format_number(self.rate)} IOPS", f"{self.bw:.6g}",
                 f"{self.bs_kib:g} KiB blocks, {self.read_pct:g} % reads, {self.pattern}"
                 f"{self.assumed}"
                 + (f", at least {self.capacity_tib:g} TiB" if self.capacity_tib else ""))  # fmt: skip
@@ -349,7 +349,7 @@ def _storage_step(best: pd.Series, storage: pd.DataFrame) -> _Step:
         ranked += (f"; its {best['pool_tib']:g} TiB capacity pool costs "
                    f"{best['cost_usd_month']:,.2f} USD a month")  # fmt: skip
     return ("storage", f"{best['level']} {best['volume_type']} volume, "
-            f"{best['quota_tib']:.2f} TiB", f"{best['quota_tib']:.6g}",
+            f"{format_quota(best['quota_tib'])}", f"{best['quota_tib']:.6g}",
             best["why"] + f"; {ranked}: {best['ranked_by']}")  # fmt: skip
 
 
@@ -526,7 +526,7 @@ def _auto_qos_sizing(
 ) -> tuple[float, float, str]:
     """Auto QoS: the quota the throughput (or the capacity, or the smallest volume) needs."""
     quota = max(bw / level_r, capacity_tib, lo)
-    why = f"{bw:,.1f} MiB/s / {level_r:g} MiB/s per TiB = {bw / level_r:.2f} TiB"
+    why = f"{format_number(bw)} MiB/s / {level_r:g} MiB/s per TiB = {bw / level_r:.2f} TiB"
     if capacity_tib > bw / level_r:
         why += f"; the {capacity_tib:g} TiB of capacity asked for is more"
     if quota > bw / level_r and quota == lo:
