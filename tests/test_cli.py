@@ -358,6 +358,10 @@ def test_plan_ranks_by_the_monthly_cost_of_pool_and_clients_from_retail_prices(c
     totals = [o["total_usd_month"] for o in options]
     assert totals == sorted(totals)  # the cheapest that meets the target first
     assert "list prices of eastus from retail_prices_anf_vm.json" in got["prices"]
+    # the throughput bought is the Flexible volume's limit, and it binds (not the clients)
+    bound = {c["constraint"]: (c["bw_mib_s"], c["binding"]) for c in got["constraints"]}
+    assert bound["volume throughput (manual QoS)"] == (2000, True)
+    assert not any(binds for name, (_, binds) in bound.items() if name.startswith("client"))
 
     assert main(args) == 0
     out = capsys.readouterr().out

@@ -819,13 +819,15 @@ def explain_plan(
         Without charts (:func:`what_if_figures` draws them).
     """
     vm_count = int(inputs.clients or chosen.vm_count)
-    # Flexible has no auto-QoS limit (its throughput is bought): only the clients then
-    auto = chosen.level != "Flexible"
+    # Flexible has no auto-QoS limit: the throughput bought is the volume's (manual QoS) limit
+    volume = ({"level": chosen.level, "quota_tib": chosen.quota_tib}
+              if chosen.level != "Flexible" else
+              {"level": chosen.level, "manual_bw_mib_s": chosen.throughput_limit_mib_s,
+               "qos_type": "manual"})  # fmt: skip
     constraints = predict_achievable(
-        bs_kib=inputs.bs_kib, read_pct=inputs.read_pct, level=chosen.level if auto else None,
-        quota_tib=chosen.quota_tib if auto else None, volume_type=chosen.volume_type,
+        bs_kib=inputs.bs_kib, read_pct=inputs.read_pct, volume_type=chosen.volume_type,
         rule=rule, pattern=pattern or inputs.pattern, vm_size=chosen.vm_size, vm_count=vm_count,
-        nconnect=inputs.nconnect, nfs_version=nfs_version,
+        nconnect=inputs.nconnect, nfs_version=nfs_version, **volume,
     )  # fmt: skip
     notes = []
     seen = constraints[constraints["constraint"] == PUBLISHED_BENCHMARK]
