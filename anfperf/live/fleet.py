@@ -313,8 +313,9 @@ class FleetFigures:
             return
         self._round.clear()
         fleet = self.totals()
-        self._judge_latency(FLEET, now, fleet.lat_mean_ms, fleet.iops,
-                            f"over {fleet.hosts} hosts")  # fmt: skip
+        if fleet.hosts > 1:  # a lone host's own alarm already says it
+            self._judge_latency(FLEET, now, fleet.lat_mean_ms, fleet.iops,
+                                f"over {fleet.hosts} hosts")  # fmt: skip
         pinned = [
             (value, limit, unit)
             for value, limit, unit in (

@@ -93,6 +93,12 @@ def test_latency_above_the_objective_names_the_host_then_the_fleet():
     )
 
 
+def test_a_lone_hosts_latency_is_said_once_not_again_for_the_fleet():
+    fleet, clock = fleet_of(hosts=("vm01",), slo_ms=2.0)
+    (alarm,) = feed(fleet, clock, {"vm01": 1000}, 1, lat_ms=2.5)
+    assert (alarm.host, alarm.kind) == ("vm01", "latency")
+
+
 def test_a_rate_pinned_at_the_limit_for_two_rounds_is_an_alarm():
     fleet, clock = fleet_of(hosts=("vm01", "vm02"), limit_iops=4000)
     assert feed(fleet, clock, {"vm01": 2000, "vm02": 1850}, 1) == []  # 96 %: not pinned
