@@ -244,7 +244,7 @@ def quota_vs_throughput(
             name=f"{name} meets the target at {format_quota(need)}",
             marker={"symbol": "circle", "size": 10, "color": LEVEL_COLORS[i % len(LEVEL_COLORS)],
                     "line": {"color": "#333", "width": 1}},
-            hovertemplate=f"{name}: {need:.3g} TiB for {format_number(target)} MiB/s"
+            hovertemplate=f"{name}: {format_quota(need)} for {format_number(target)} MiB/s"
                           "<extra></extra>",
         )  # fmt: skip
     # every line, the caps (legend entries, not text on the plot) and the target on the chart
@@ -370,7 +370,7 @@ def _client_lines(
         fig.add_scatter(
             x=counts, y=y, mode="lines+markers", name=constraint,
             line={"color": COLORWAY[i % len(COLORWAY)]}, marker={"size": 5},
-            hovertemplate=f"{constraint}: %{{y:,.0f}} MiB/s with %{{x}} VMs<extra></extra>",
+            hovertemplate=f"{constraint}: %{{y:,.4~r}} MiB/s with %{{x}} VMs<extra></extra>",
         )  # fmt: skip
     return achievable, notes
 
@@ -382,7 +382,7 @@ def _achievable_line(
     fig.add_scatter(
         x=counts, y=achievable, mode="lines", name="achievable (least of the limits)",
         line={"color": MODEL_COLOR, "width": 3},
-        hovertemplate="achievable: %{y:,.0f} MiB/s with %{x} VMs<extra></extra>",
+        hovertemplate="achievable: %{y:,.4~r} MiB/s with %{x} VMs<extra></extra>",
     )  # fmt: skip
     reached = np.flatnonzero(achievable >= target * (1 - 1e-9))
     if not reached.size:

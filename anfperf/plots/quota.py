@@ -209,7 +209,7 @@ def _level_lines(
             line={"color": LEVEL_COLORS[i % len(LEVEL_COLORS)],
                   "width": 3 if each == name else 1.5,
                   "dash": "dashdot" if flexible else "solid"},
-            hovertemplate=f"{each}: %{{y:,.0f}} MiB/s at %{{x:.3g}} TiB<extra></extra>",
+            hovertemplate=f"{each}: %{{y:,.4~r}} MiB/s at %{{x:.4~r}} TiB<extra></extra>",
         )  # fmt: skip
     return caps
 

@@ -117,6 +117,16 @@ def test_quota_chart_of_a_large_volume_plan():
     assert trace(fig, "Premium meets the target at 93.75 TiB").x[0] == pytest.approx(93.75)
 
 
+def test_a_small_volumes_target_keeps_its_decimals_in_names_and_hovers():
+    fig = quota_vs_throughput(["Premium"], 64, 6.25, level="Premium", quota_tib=100 / 1024)
+    meets = trace(fig, "Premium meets the target at 100 GiB")
+    assert meets.x[0] == pytest.approx(100 / 1024)
+    assert "100 GiB for 6.25 MiB/s" in meets.hovertemplate
+    # plotly's d3 format: 4 significant digits, zeros trimmed (6.25, 4,500), never whole MiB/s
+    line = trace(fig, "Premium (64 MiB/s per TiB)")
+    assert "%{y:,.4~r} MiB/s" in line.hovertemplate and ",.0f" not in line.hovertemplate
+
+
 @pytest.mark.parametrize("target", [1500.0, 1600.0, 1700.0, 2000.0, 4000.0, 4500.0, 5000.0])
 def test_the_target_line_never_strikes_through_a_cap_label(target):
     # a 2,000 MiB/s target drew its dashed line through 'regular volume cap 1,600 MiB/s'
