@@ -229,8 +229,10 @@ def steps_table(rows: pd.DataFrame, run_id: str, *, caption: str = "") -> Table:
 
     run = rows[rows["run_id"] == run_id].copy()
     run["job"] = job_labels(run) if not run.empty else run["job"]
-    # as the load grows: an adaptive sweep's steps ran 1, 64, 5, 23 and their files sort as text
-    run = run.sort_values("job", key=lambda jobs: jobs.map(natural_key), kind="stable")
+    # a sweep's steps (labels that differ in their numbers only) as the load grows: an adaptive
+    # sweep ran qd 1, 64, 5, 23 and their files sort as text; named workloads keep their order
+    if run["job"].astype(str).str.replace(r"\d+", "#", regex=True).nunique() == 1:
+        run = run.sort_values("job", key=lambda jobs: jobs.map(natural_key), kind="stable")
     if "hosts" in run and pd.to_numeric(run["hosts"], errors="coerce").fillna(1).le(1).all():
         run = run.drop(columns="hosts")
     return table(

@@ -14,8 +14,10 @@ import anfperf
 from anfperf.analysis.sweep import summary_rows
 from anfperf.report import export_html, page
 from anfperf.report.benchmark import runs_table, steps_table
-from tests.conftest import DATA
+from tests.conftest import DATA, TESTS
 from tests.report.test_report import visible_text
+
+ROOT = TESTS.parent
 
 
 @pytest.mark.parametrize(
@@ -68,6 +70,19 @@ def test_a_real_sweeps_steps_as_a_table_for_people(sweep_rows):
     assert "<th" in html and "NaN" not in html and "<NA>" not in html
     assert 'class="anfperf-table"' in html  # the box that scrolls when the table is wide
     assert html.count('class="anfperf-num"') == 6 * len(cells)
+
+
+def test_named_workloads_keep_their_run_order_and_a_sweep_goes_up():
+    """A run of named workloads (RndRead, RndMix, SeqRead) is shown in the order it ran; a
+    sweep's labels, which differ only in their numbers, by load (mix0, mix10, ..., mix100)."""
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        frame = anfperf.read_many([ROOT / "data" / "samples"])
+    rows = summary_rows(frame)
+    named = steps_table(rows, "A-direct").cells["Job"].tolist()
+    assert named == ["RndRead", "RndMix", "SeqRead"]
+    mix = steps_table(rows, "mix_sweep_randrw8k").cells["Job"].tolist()
+    assert mix == [f"mix{p}" for p in range(0, 101, 10)]
 
 
 def test_prose_is_left_aligned_and_never_cut():
