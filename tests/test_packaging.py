@@ -217,7 +217,7 @@ def test_installed_wheel_plans(wheel_venv):
     lines = out.stdout.splitlines()
     assert lines[0] == "What to buy"  # from the wheel's reference tables
     assert "\n  Service level     Ultra " in out.stdout
-    assert "\n  Quota             35.2 TiB " in out.stdout
+    assert "\n  Quota             35.16 TiB " in out.stdout
     # the same plan as from the checkout
     here = subprocess.run(
         [sys.executable, "-m", "anfperf.cli", *PLAN_ARGS], capture_output=True, text=True
