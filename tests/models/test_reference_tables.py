@@ -186,7 +186,7 @@ def test_plan_reads_the_flexible_rows(edited_tables):
     why = default.storage_options.set_index(["level", "volume_type"]).loc[
         ("Flexible", "regular"), "why"
     ]
-    assert "a Flexible regular volume takes 0.0488281 .. 100 TiB and up to 4500 MiB/s" in why
+    assert "a Flexible regular volume takes 50 GiB .. 100 TiB and up to 4,500 MiB/s" in why
     pool_tib = 2  # 1000 / 640 MiB/s per pool TiB at most = 1.5625 TiB, in whole TiB
     cost = default.storage_options.iloc[0]["cost_usd_month"]
     assert cost == pytest.approx((pool_tib * 1024 * 0.0003 + (1000 - 128) * 0.01) * 730)

@@ -514,9 +514,10 @@ def _flexible_sizing(
     baseline, per_tib = _flexible_pool_rates()
     pool = max(quota, bw / per_tib, table_value("planning", "min_pool_tib"))
     why = (
-        f"manual QoS: {bw:,.1f} MiB/s bought on a {pool:.2f} TiB pool ({baseline:g} MiB/s "
-        f"included, at most {per_tib:g} MiB/s per TiB; a Flexible regular volume "
-        f"takes {lo:g} .. {hi:g} TiB and up to {cap:g} MiB/s)"
+        f"manual QoS: {format_number(bw)} MiB/s bought on a {format_quota(pool)} pool "
+        f"({baseline:g} MiB/s included, at most {per_tib:g} MiB/s per TiB; a Flexible regular "
+        f"volume takes {format_quota(lo)} .. {format_quota(hi)} and up to {format_number(cap)} "
+        "MiB/s)"
     )
     return quota, min(bw, cap), why, pool
 
@@ -526,7 +527,7 @@ def _auto_qos_sizing(
 ) -> tuple[float, float, str]:
     """Auto QoS: the quota the throughput (or the capacity, or the smallest volume) needs."""
     quota = max(bw / level_r, capacity_tib, lo)
-    why = f"{format_number(bw)} MiB/s / {level_r:g} MiB/s per TiB = {bw / level_r:.2f} TiB"
+    why = f"{format_number(bw)} MiB/s / {level_r:g} MiB/s per TiB = {format_quota(bw / level_r)}"
     if capacity_tib > bw / level_r:
         why += f"; the {capacity_tib:g} TiB of capacity asked for is more"
     if quota > bw / level_r and quota == lo:
