@@ -175,7 +175,7 @@ def test_threads_beyond_nfs_inflight_are_noted():
 # The concurrency sweep and the charts
 
 
-def test_the_sweep_curve_is_fitted_on_the_bundled_real_sweep(sweep):
+def test_the_sweep_curve_is_fitted_on_the_bundled_real_sweep(sweep, tmp_path):
     frame, source = sweep
     assert source == "RndReadThreads (bundled sample: a local disk, not ANF)"
     fit = models.fit_usl(*sweep_xy(frame))
@@ -184,8 +184,10 @@ def test_the_sweep_curve_is_fitted_on_the_bundled_real_sweep(sweep):
     # the measured IOPS
     n = raw["threads"] * sd_count("RndReadThreads")
     assert np.median(np.abs(models.usl(n, **fit) / raw["iops"] - 1)) < 0.1
-    with pytest.raises(AnfperfError, match="no results"):
+    with pytest.raises(AnfperfError, match="sweep: no such file or folder: /nonexistent/nothing"):
         load_sweep(["/nonexistent/nothing"])
+    with pytest.raises(AnfperfError, match=f"no results in {tmp_path}"):
+        load_sweep([tmp_path])  # there, but nothing in it to read
 
 
 def test_what_if_figures_follow_the_plan(sweep):

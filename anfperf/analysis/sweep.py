@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import warnings
 
 import numpy as np
@@ -161,6 +162,9 @@ def load_sweep(
     from anfperf.ingest import read_many  # ingest is heavy: only when a sweep is read
 
     paths = path_list(paths, "sweep") or [samples_path("vdbench", "RndReadThreads")]
+    missing = [str(p) for p in paths if not os.path.exists(p)]
+    if missing:
+        raise AnfperfError(f"sweep: no such file or folder: {', '.join(missing)}")
     with warnings.catch_warnings():
         # unreadable companions of a run folder are reported by errors="warn"; a sweep with
         # nothing readable is the error below
