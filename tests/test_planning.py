@@ -565,3 +565,20 @@ def test_threads_per_vm_from_a_sweeps_fitted_curve_and_the_fallback_says_why():
     assert "not from the sweep RndReadThreads" in why_beyond.text
     assert "384,000 IOPS is beyond the fitted curve" in why_beyond.text
     assert why.from_sweep and not why_slo.from_sweep and not why_beyond.from_sweep
+
+
+def test_the_verdict_promises_the_objective_only_where_the_volume_can_keep_it():
+    """Sized exactly at the target, ANF's load-latency curve has no finite mean there: the
+    verdict names the limit a 2 ms mean needs (300 / (1 - 0.33 / 2)^(1/m), about +6 %) instead
+    of saying "within 2 ms"; a volume with room above the target keeps the promise."""
+    at_limit = plan_view(PlanInputs(target_mib_s=300, lat_slo_ms=2.0, levels=("Ultra",)),
+                         figures=False)  # fmt: skip
+    needs = at_limit.latency.limit_for_objective_mib_s
+    assert at_limit.latency.at_limit and 310 < needs < 325
+    verdict = at_limit.verdict_text()
+    assert "within 2 ms" not in verdict
+    assert f"at the volume's limit (a mean within 2 ms needs a {needs:.0f} MiB/s limit)" in verdict
+    roomy = plan_view(PlanInputs(target_mib_s=300, lat_slo_ms=2.0, levels=("Ultra",),
+                                 capacity_tib=4.0), figures=False)  # fmt: skip
+    assert roomy.plan.throughput_limit_mib_s == 512 and not roomy.latency.at_limit
+    assert "300 MiB/s = 4,800 IOPS of 64 KiB at 100 % reads within 2 ms;" in roomy.verdict_text()

@@ -545,16 +545,24 @@ class PlanView:
             else ""
         )
         article = "an" if p.level[:1] in "AEIOU" else "a"
-        if i.lat_slo_ms is not None:
-            within = f"within {i.lat_slo_ms:g} ms"
+        lat = self.latency
+        if i.lat_slo_ms is not None and lat.predictable and lat.at_limit:
+            # Little's law sizes the clients for the objective; the volume, at its limit, does
+            # not hold it: say so rather than promise it
+            within = (
+                f", at the volume's limit (a mean within {i.lat_slo_ms:g} ms needs a "
+                f"{format_number(lat.limit_for_objective_mib_s)} MiB/s limit)"
+            )
+        elif i.lat_slo_ms is not None:
+            within = f" within {i.lat_slo_ms:g} ms"
         else:
-            within = f"(sized for {p.lat_ms:g} ms: no latency objective given)"
+            within = f" (sized for {p.lat_ms:g} ms: no latency objective given)"
         return (
             f"Buy {article} **{p.level} {p.volume_type} volume of {format_quota(p.quota_tib)}**"
             f" ({format_number(p.throughput_limit_mib_s)} MiB/s){cost} and drive it from "
             f"**{self.vm_count} x {p.vm_size}** with **{self.threads_per_vm:,} outstanding I/O "
             f"per VM**: {format_number(p.bw_mib_s)} MiB/s = {format_number(p.iops)} IOPS of "
-            f"{i.bs_kib:g} KiB at {i.read_pct:g} % reads {within}; what binds: the {self.binding} "
+            f"{i.bs_kib:g} KiB at {i.read_pct:g} % reads{within}; what binds: the {self.binding} "
             f"({self._margin().split(': ', 1)[1]})."
         )
 
