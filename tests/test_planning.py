@@ -576,7 +576,7 @@ def test_the_verdict_promises_the_objective_only_where_the_volume_can_keep_it():
     needs = at_limit.latency.limit_for_objective_mib_s
     assert at_limit.latency.at_limit and 310 < needs < 325
     verdict = at_limit.verdict_text()
-    assert "within 2 ms" not in verdict
+    assert "reads within 2 ms" not in verdict
     assert f"at the volume's limit (a mean within 2 ms needs a {needs:.0f} MiB/s limit)" in verdict
     roomy = plan_view(PlanInputs(target_mib_s=300, lat_slo_ms=2.0, levels=("Ultra",),
                                  capacity_tib=4.0), figures=False)  # fmt: skip
