@@ -294,7 +294,7 @@ def test_the_tables_are_for_people():
     clients = view.client_options_table().cells
     assert "477" in clients["Egress per VM [MiB/s]"].tolist()
     assert list(view.options_table().cells.columns)[:4] == [
-        "Service level", "Volume type", "Quota [TiB]", "Throughput limit [MiB/s]",
+        "Service level", "Volume type", "Quota", "Throughput limit [MiB/s]",
     ]  # fmt: skip
     assert "left" in view.reasoning_table().to_html()  # prose left-aligned
     assert "anfperf-prose" in view.constraints_table().to_html()
@@ -501,7 +501,7 @@ def test_the_plan_states_the_expected_latency_at_the_target_with_its_band():
     assert card.note.startswith("0.40 .. 0.55 ms at 3,000 MiB/s")
     text = view.text()
     assert "Expected mean latency at 3,000 MiB/s: 0.45 ms (0.40 .. 0.55 ms)." in text
-    assert re.search(r"^Ultra +regular +40 +4,500 +0\.45 ms \(0\.40 \.\. 0\.55\) +yes$", text,
+    assert re.search(r"^Ultra +regular +40 TiB +4,500 +0\.45 ms \(0\.40 \.\. 0\.55\) +yes$", text,
                      re.M)  # fmt: skip
     assert max(len(line) for line in text.split("\n\nStorage options")[0].splitlines()) <= 100
     doc = view.as_dict()

@@ -357,6 +357,12 @@ class PlanView:
         return options_latency(p.storage_options, p.bw_mib_s, self.inputs.bs_kib,
                                objective_ms=self.inputs.lat_slo_ms)  # fmt: skip
 
+    def _options_shown(self) -> pd.DataFrame:
+        """The storage options with their quota as the cards write it (50 GiB, 15.63 TiB)."""
+        options = self.storage_options
+        quota = [format_quota(q) if q == q else "" for q in options["quota_tib"]]
+        return options.assign(quota=quota)
+
     def _latency_card(self) -> Card:
         lat = self.latency
         if not lat.predictable:
@@ -611,7 +617,7 @@ class PlanView:
             parts.append("")
             parts += [wrapping.fill(f"- {n}", width, subsequent_indent="  ") for n in self.notes]
         parts += ["", wrapping.fill(self.inputs.prices_text(), width)]
-        storage = ["level", "volume_type", "quota_tib", "limit_mib_s", *self._cost_columns(),
+        storage = ["level", "volume_type", "quota", "limit_mib_s", *self._cost_columns(),
                    "latency", "feasible"]  # fmt: skip
         clients = ["vm_size", "vcpus", "egress_mib_s", "vm_count", "total_vcpus", "vm_usd_month"]
         tables = []
@@ -625,7 +631,7 @@ class PlanView:
             clients.remove("egress_mib_s")  # the why says it
             clients.append("why")
         tables += [
-            page.table(self.storage_options, storage, labels=_OPTION_LABELS,
+            page.table(self._options_shown(), storage, labels=_OPTION_LABELS,
                        caption="Storage options (first: the plan), with the expected mean latency "
                        "at the target and its band"),
             page.table(self.client_options, clients, labels=_OPTION_LABELS,
@@ -695,9 +701,9 @@ class PlanView:
 
     def options_table(self) -> page.Table:
         """Every service level and volume type considered, with the cost when priced."""
-        cols = ["level", "volume_type", "quota_tib", "limit_mib_s", *self._cost_columns(),
+        cols = ["level", "volume_type", "quota", "limit_mib_s", *self._cost_columns(),
                 "latency", "feasible", "why"]  # fmt: skip
-        return page.table(self.storage_options, cols, labels=_OPTION_LABELS,
+        return page.table(self._options_shown(), cols, labels=_OPTION_LABELS,
                           caption="Every service level and volume type considered, feasible "
                           "or not, and why (first: the plan), with the mean latency each "
                           "gives at the target (queueing at its own limit, the light-load "
@@ -752,6 +758,7 @@ class PlanView:
 _OPTION_LABELS = {
     "level": "Service level",
     "volume_type": "Volume type",
+    "quota": "Quota",
     "limit_mib_s": "Throughput limit [MiB/s]",
     "pool_tib": "Pool [TiB]",
     "cost_usd_month": "Pool cost [USD/month]",

@@ -263,6 +263,12 @@ class Table:
             while cap > 16 and fixed + sum(min(widths[i], max(cap, least[i])) for i in text) > room:
                 cap -= 1
             widths = [min(w, max(cap, least[i])) if i in text else w for i, w in enumerate(widths)]
+        if sum(widths) > room and header:
+            # still too wide: a header wider than its column's values wraps to them (never
+            # below a word: "Throughput / limit / [MiB/s]" over "4,500")
+            for i in range(cols):
+                values = max((len(r[i]) for r in rows), default=0)
+                widths[i] = min(widths[i], max(values, longest_unbreakable(heads[i])))
         lines = []
         for cells in ([heads] if header else []) + rows:
             wrapped = [wrap(c, widths[i]) or [""] for i, c in enumerate(cells)]
