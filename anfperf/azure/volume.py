@@ -7,8 +7,8 @@ them from any file :func:`anfperf.azure.resources.read_resources` reads, into
 :class:`AnfVolume` and :class:`AnfPool`, whose fields carry their units.
 
 Two field layouts exist for an auto-QoS volume's throughput: API versions up to 2023 put it in
-``throughputMibps``; later ones write ``throughputMibps: null`` and the value in
-``actualThroughputMibps``. Both are read; :attr:`AnfVolume.throughput_limit_mib_s` is the
+``throughputMibps``; later ones write ``throughputMibps: null`` (or leave it out, as a real
+2023-05-01-preview body does) and the value in ``actualThroughputMibps``. Both are read; :attr:`AnfVolume.throughput_limit_mib_s` is the
 volume's limit either way.
 
 API versions up to 2020-11-01 wrote ``throughputMibps: 0.0`` for an auto-QoS volume: a 0.0 in
