@@ -449,6 +449,9 @@ def _plan(args: argparse.Namespace) -> int:
     plan_prices = {**(retail.plan_prices() if retail else {}), **whatif}
     if args.volume is not None:
         return _plan_volume(args, nconnect, plan_prices or None, whatif, retail)
+    for option, given in (("--volume-name", args.volume_name), ("--volume-pool", args.volume_pool)):
+        if given is not None:
+            raise ModelError(f"{option} goes with --volume FILE (which volume, and its pool)")
     if args.bw_mib_s is None and args.iops is None:
         raise ModelError("anfperf plan needs a target (--bw-mib-s or --iops) or --volume FILE")
     levels = args.level or PLANNED_LEVELS
@@ -502,7 +505,7 @@ def _plan_volume(
     from anfperf.planning.volume import plan_volume
 
     with collected_warnings():  # what does not add up is in the volume's notes, printed below
-        volume = read_volume(args.volume, name=args.volume_name)
+        volume = read_volume(args.volume, name=args.volume_name, pool_path=args.volume_pool)
     answer = plan_volume(
         volume, bs_kib=args.bs_kib, read_pct=args.read_pct, bw_mib_s=args.bw_mib_s,
         iops=args.iops, pattern=args.pattern, vm_sizes=args.vm_size, lat_ms=args.lat_ms,
@@ -583,6 +586,9 @@ def _add_plan_parser(sub: argparse._SubParsersAction) -> None:
     )  # fmt: skip
     planner.add_argument("--volume-name", metavar="NAME",
                          help="which volume of --volume's file, when it holds several")  # fmt: skip
+    planner.add_argument("--volume-pool", metavar="FILE",
+                         help="its capacity pool (az netappfiles pool show/list or ARM JSON), "
+                              "when --volume's file does not hold it: its QoS type")  # fmt: skip
     planner.add_argument("--rule", default="current", help="volume-limit rules (default current)")
     planner.add_argument(
         "--nconnect", type=_number_in(_nconnect_range, whole=True), metavar="N",

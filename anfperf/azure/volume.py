@@ -542,7 +542,8 @@ def _volume(resource: AzureResource, pools: dict[str, AnfPool]) -> AnfVolume:
                              f"{pool.name} is auto QoS", line=resource.line)  # fmt: skip
         if qos is None:
             _note(notes, f"{_where(resource)}: {what}; the file does not give its pool's QoS "
-                         "type (read with pool_path= to check it)")  # fmt: skip
+                         "type (give its pool's JSON to check it: anfperf plan --volume-pool FILE, "
+                         "read_volume(..., pool_path=FILE))")  # fmt: skip
     if limit is None and qos != "manual" and auto is not None:
         limit = auto
         notes.append(f"{_where(resource)}: no throughput given; {auto:g} MiB/s is quota x rate")

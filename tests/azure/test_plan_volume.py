@@ -10,7 +10,7 @@ import pytest
 from anfperf.azure import read_volume
 from anfperf.cli import main
 from anfperf.planning.volume import plan_volume
-from tests.azure.test_volume import R01, S01, corpus
+from tests.azure.test_volume import R01, S01, S03, S04, corpus
 
 
 def test_plan_volume_prints_its_limit_what_binds_and_the_clients(capsys):
@@ -67,6 +67,10 @@ def test_plan_volume_of_a_manual_qos_volume_uses_its_assigned_throughput():
         (["--volume", "{r01}", "--volume-name", "nope", "--bs-kib", "64"],
          "no volume named 'nope' in it"),
         (["--bs-kib", "64"], "anfperf plan needs a target (--bw-mib-s or --iops) or --volume FILE"),
+        (["--bw-mib-s", "100", "--bs-kib", "64", "--volume-pool", "{r01}"],
+         "--volume-pool goes with --volume FILE"),
+        (["--bw-mib-s", "100", "--bs-kib", "64", "--volume-name", "x"],
+         "--volume-name goes with --volume FILE"),
     ],
 )  # fmt: skip
 def test_plan_volume_errors_are_one_line(capsys, args, message):
@@ -87,6 +91,21 @@ def test_plan_volume_says_what_does_not_add_up_once_in_its_notes(capsys):
     assert (f"- {path}:1: account1/pool1/volume1: a Premium volume of 100 GiB with 128 MiB/s is "
             "only possible on a manual-QoS pool") in text  # fmt: skip
     assert "binds volume throughput (manual QoS) assigned 128 MiB/s" in text
+
+
+def test_plan_volume_reads_its_pool_from_another_file(capsys):
+    """The REST example volume (128 MiB/s on 100 GiB Premium) and, from its own file, its pool
+    (pool1 of the same account and resource group, qosType Manual): manual QoS, no note."""
+    assert main(["plan", "--volume", str(corpus(S01)), "--volume-pool", str(corpus(S03)),
+                 "--bs-kib", "64"]) == 0  # fmt: skip
+    text = " ".join(capsys.readouterr().out.split())
+    assert "settings Premium, 100 GiB, manual QoS regular volume in eastus" in text
+    assert "only possible on a manual-QoS pool" not in text
+    # another pool of the account (customPool1) is not its pool: the file still does not say
+    assert main(["plan", "--volume", str(corpus(S01)), "--volume-pool", str(corpus(S04)),
+                 "--bs-kib", "64"]) == 0  # fmt: skip
+    text = " ".join(capsys.readouterr().out.split())
+    assert "QoS not in the file" in text and "anfperf plan --volume-pool FILE" in text
 
 
 def test_plan_volume_states_the_expected_latency_at_the_target(capsys):
