@@ -62,10 +62,15 @@ def format_number(value: float, digits: int = SIGNIFICANT_DIGITS) -> str:
     return text
 
 
-def format_quota(quota_tib: float) -> str:
+def format_quota(quota_tib: float, *, exact: bool = False) -> str:
     """A volume's or pool's size as Azure shows it: GiB below 1 TiB (100 GiB, not 0.09766 TiB),
     else TiB to two decimals rounded up (31.25 TiB; 15.625 is 15.63: a size to buy is never
-    written smaller than it is)."""
+    written smaller than it is); `exact`: six significant digits, for a formula's operand
+    (35.1562 TiB x 128 MiB/s per TiB)."""
+    if exact:
+        if quota_tib < 1:
+            return f"{quota_tib * GIB_PER_TIB:,.6g} GiB"
+        return f"{quota_tib:,.6g} TiB"
     if quota_tib < 1:
         gib = math.ceil(quota_tib * GIB_PER_TIB - 1e-9)
         return f"{gib:,} GiB"

@@ -37,3 +37,9 @@ def test_a_size_below_a_tib_is_written_in_gib_as_azure_shows_it():
     # a size to buy is rounded up: 15.62 TiB x 64 MiB/s per TiB would fall short of 1,000 MiB/s
     assert format_quota(15.625) == "15.63 TiB" and format_quota(31.25) == "31.25 TiB"
     assert format_quota(0.0488281) == "50 GiB"
+
+
+def test_a_size_in_a_formula_is_written_exactly():
+    assert format_quota(100 / 1024, exact=True) == "100 GiB"
+    assert format_quota(35.15625, exact=True) == "35.1562 TiB"
+    assert format_quota(4, exact=True) == "4 TiB"

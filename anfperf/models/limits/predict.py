@@ -40,6 +40,7 @@ from anfperf.models.limits.quota import (
 from anfperf.models.limits.quota import cool_access as cool_access_table
 from anfperf.models.limits.scenario import QuotaScenario
 from anfperf.models.littles_law import iops_at_concurrency
+from anfperf.values import format_quota
 
 log = logging.getLogger(__name__)
 
@@ -257,7 +258,7 @@ def _volume_rows(
         rate = auto_qos_rate(name, cool_access)
         cool = " with cool access" if cool_access else ""
         rows.append(("volume quota", quota_tib * rate, "limit",
-                     f"{quota_tib:g} TiB x {rate:g} MiB/s per TiB ({name}{cool})",
+                     f"{format_quota(quota_tib, exact=True)} x {rate:g} MiB/s per TiB ({name}{cool})",
                      _rate_source(name, cool_access)))  # fmt: skip
     src = f"{row['source']} ({row['date']})" if pd.notna(row["date"]) else str(row["source"])
     rows.append(("volume type cap", cap, "limit",
