@@ -288,7 +288,10 @@ def read_volumes(
     resources = read_resources(path)
     pools = {pool_key(p): p for p in _pools(resources)}
     if pool_path is not None:
-        pools.update({pool_key(p): p for p in _pools(read_resources(pool_path))})
+        given = read_resources(pool_path)
+        if not _pools(given):
+            raise ParseError(pool_path, f"no capacity pool in it ({_found(given)})")
+        pools.update({pool_key(p): p for p in _pools(given)})
     volumes = [_volume(r, pools) for r in resources if _is_volume(r)]
     elastic = [r for r in resources if _is(r, ELASTIC_VOLUME_TYPE)]
     if elastic:

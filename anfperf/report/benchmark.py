@@ -368,7 +368,11 @@ def volume_scenario(quota: dict) -> QuotaScenario | None:
 
 
 def measured_volume(
-    path=None, name: str | None = None, notes: list[str] | None = None, prov: dict | None = None
+    path=None,
+    name: str | None = None,
+    notes: list[str] | None = None,
+    prov: dict | None = None,
+    pool_path=None,
 ):
     """The volume measured as Azure describes it, or None.
 
@@ -385,6 +389,9 @@ def measured_volume(
     prov : dict, optional
         :func:`anfperf.analysis.provenance.run_provenance`: without `path`, the volume the runs'
         manifests record (the inventory's ``volume_json``), when they record one (or `name`).
+    pool_path : str or os.PathLike, optional
+        The report's `volume_pool` parameter: its capacity pool's JSON, when `path` does not
+        hold it (its QoS type).
 
     Returns
     -------
@@ -397,9 +404,9 @@ def measured_volume(
     if path is None:
         return _manifest_volume(prov, name, notes)
     if notes is None:
-        return read_volume(path, name=name)
+        return read_volume(path, name=name, pool_path=pool_path)
     with collected_warnings() as said:
-        volume = read_volume(path, name=name)
+        volume = read_volume(path, name=name, pool_path=pool_path)
     notes.extend(message for message, _ in said)
     return volume
 

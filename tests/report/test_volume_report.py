@@ -15,7 +15,7 @@ from anfperf.analysis import findings, provenance
 from anfperf.cli import main
 from anfperf.errors import ReportError
 from anfperf.report import benchmark, render_report
-from tests.azure.test_volume import R01, S01, corpus
+from tests.azure.test_volume import R01, S01, S03, corpus
 from tests.conftest import DATA, TESTS
 from tests.report.conftest import check_layout, check_report
 from tests.runner.test_inventory_volume_json import ULTRA, _inventory
@@ -102,6 +102,30 @@ def test_a_volume_file_of_another_resource_is_a_one_line_report_error(tmp_path):
         in (message)
     )
     assert "\n" not in message
+    # the same for the volume's pool (-p volume_pool), given a file that holds none
+    with pytest.raises(ReportError) as caught:
+        render_report(NOTEBOOK, parameters={"paths": [str(RUN)], "volume": str(corpus(S01)),
+                                            "volume_pool": str(metrics)},
+                      out_dir=tmp_path / "pool")  # fmt: skip
+    message = str(caught.value)
+    assert (
+        f"ParseError: {metrics}: no capacity pool in it (it holds Microsoft.Insights/metrics)"
+        in (message)
+    )
+    assert "\n" not in message
+
+
+def test_the_volumes_pool_from_a_file_of_its_own_says_its_qos():
+    """The REST example volume alone leaves its pool's QoS type open (a note); with its pool
+    (-p volume_pool: pool1 of the same account, qosType Manual) it is manual QoS, and the
+    notes speak of the pool's own figures only."""
+    alone, with_pool = [], []
+    assert benchmark.measured_volume(corpus(S01), notes=alone).qos_type is None
+    assert any("does not give its pool's QoS type" in n for n in alone)
+    volume = benchmark.measured_volume(corpus(S01), notes=with_pool, pool_path=corpus(S03))
+    assert volume.qos_type == "manual"
+    assert not any("QoS type" in n for n in with_pool)
+    assert any("account1/pool1: totalThroughputMibps 281.474" in n for n in with_pool)
 
 
 @pytest.mark.fio
