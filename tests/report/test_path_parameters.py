@@ -35,7 +35,8 @@ SAMPLE = ROOT / "anfperf" / "samples" / "fio" / "randread_qd4.json"
 #: The parameters of each bundled report that name files, and how.
 PATH_PARAMETERS = {
     "benchmark": {"paths": PathParameter("path"), "store": PathParameter("path"),
-                  "volume": PathParameter("path"), "fio_logs": PathParameter("glob"),
+                  "volume": PathParameter("path"), "volume_pool": PathParameter("path"),
+                  "fio_logs": PathParameter("glob"),
                   "metrics": PathParameter("path")},
     "compare": {"paths": PathParameter("path"), "store": PathParameter("path")},
     "capacity": {"prices": PathParameter("path"), "sweep": PathParameter("path", ("sample",))},
