@@ -49,6 +49,7 @@ import os
 import re
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
+from typing import NamedTuple
 
 import pandas as pd
 
@@ -86,22 +87,50 @@ VM_SERVICE = "Virtual Machines"
 _FIELDS = ("serviceName", "meterName", "unitOfMeasure", "retailPrice", "currencyCode",
            "armRegionName")  # fmt: skip
 _LEVEL = r"(?P<level>standard|premium|ultra)"
-#: Real ANF meters (meterName, spaces normalised, any case; see :func:`_meter`) -> (kind,
-#: unit of the price kept). A level's capacity and Flexible's throughput are planned; the
-#: rest is read and shown.
-_ANF_METERS = tuple((re.compile(pattern, re.IGNORECASE), kind, unit) for pattern, kind, unit in (
-    (rf"^{_LEVEL} capacity$", "capacity", "USD per TiB-month"),
-    (r"^flexible service level capacity$", "capacity", "USD per TiB-month"),
-    (r"^flexible service level throughput mibps$", "throughput", "USD per MiB/s-month"),
-    (rf"^{_LEVEL} double encrypted capacity$", "double encryption", "USD per TiB-month"),
-    (r"^\w+ storage with cool access capacity$", "cool", "USD per TiB-month"),
-    (r"^\w+ storage with cool access data transfer$", "cool transfer", "USD per GiB"),
-    (r"^backup capacity$", "backup", "USD per GiB-month"),
-    (r"^volume restore capacity$", "restore", "USD per GiB"),
+
+
+class _Meter(NamedTuple):
+    """How a real ANF meter's price is read: what it is (`kind`; `what` names it, None: from
+    the meter name), the unit of the price kept, the quantity its unitOfMeasure is per
+    ('gib', 'mib/s'), the factor to the kept unit, and how it is billed: 'month' (per hour,
+    day or month, kept per month), 'once' (per unit, no time) or 'unit' (its unit's time is
+    not the price's: replication's '1 GiB/Hour' is per GiB replicated). `bare`: a unit
+    without a quantity ('1/Hour') is per one `quantity`, which the meter's name gives."""
+
+    kind: str
+    what: str | None
+    unit: str
+    quantity: str
+    scale: float
+    billing: str
+    bare: bool = False
+
+
+#: Real ANF meters (meterName, spaces normalised, any case; see :func:`_meter`) and how each is
+#: read. A level's capacity and Flexible's throughput are planned; the rest is read and shown.
+_ANF_METERS = tuple((re.compile(pattern, re.IGNORECASE), meter) for pattern, meter in (
+    (rf"^{_LEVEL} capacity$",
+     _Meter("capacity", None, "USD per TiB-month", "gib", GIB_PER_TIB, "month")),
+    (r"^flexible service level capacity$",
+     _Meter("capacity", "Flexible", "USD per TiB-month", "gib", GIB_PER_TIB, "month")),
+    (r"^flexible service level throughput mibps$",
+     _Meter("throughput", FLEXIBLE_THROUGHPUT_PRICE, "USD per MiB/s-month", "mib/s", 1.0,
+            "month", bare=True)),
+    (rf"^{_LEVEL} double encrypted capacity$",
+     _Meter("double encryption", None, "USD per TiB-month", "gib", GIB_PER_TIB, "month")),
+    (r"^\w+ storage with cool access capacity$",
+     _Meter("cool", "cool tier", "USD per TiB-month", "gib", GIB_PER_TIB, "month")),
+    (r"^\w+ storage with cool access data transfer$",
+     _Meter("cool transfer", "cool tier transfer", "USD per GiB", "gib", 1.0, "once")),
+    (r"^backup capacity$",
+     _Meter("backup", "backup", "USD per GiB-month", "gib", 1.0, "month")),
+    (r"^volume restore capacity$",
+     _Meter("restore", "volume restore", "USD per GiB", "gib", 1.0, "once")),
     # 'Cross Region Replication Hours', '... - US East to US West Days', 'CRR - A to B
     # Minutes', 'Cross Region Replication AU East to NZ North Days': the schedule ends it
     (r"^(?:cross region replication|crr)(?:\s*-)?\s*(?P<pair>.*?)\s*"
-     r"(?P<every>minutes|hours|days)$", "replication", "USD per GiB replicated"),
+     r"(?P<every>minutes|hours|days)$",
+     _Meter("replication", None, "USD per GiB replicated", "gib", 1.0, "unit")),
 ))  # fmt: skip
 #: Words of a skuName or meterName that mark a price a plan does not pay.
 _NOT_LIST = re.compile(r"\b(?:spot|low priority)\b", re.IGNORECASE)
@@ -394,23 +423,22 @@ def retail_prices(paths: PathArg, region: str) -> RetailPrices:
     )
 
 
-def _meter(rec: Mapping) -> tuple[str, str, str] | None:
-    """(kind, what, unit of the price kept) of a real ANF meter; None: a meter not known."""
+def _meter(rec: Mapping) -> tuple[_Meter, str] | None:
+    """How a real ANF meter is read and what it names (the level, the replication's regions
+    and schedule, ...); None: a meter not known."""
     meter = " ".join(str(rec["meterName"]).split())
-    for pattern, kind, unit in _ANF_METERS:
+    for pattern, how in _ANF_METERS:
         match = pattern.match(meter)
         if match is None:
             continue
         found = match.groupdict()
-        if kind in ("capacity", "double encryption"):
-            what = found["level"].capitalize() if found.get("level") else "Flexible"
-        elif kind == "replication":
+        if how.what is not None:
+            what = how.what
+        elif how.kind == "replication":
             what = f"{found['pair'] or 'any region'}, {found['every'].lower()}"
         else:
-            what = {"throughput": FLEXIBLE_THROUGHPUT_PRICE, "cool": "cool tier",
-                    "cool transfer": "cool tier transfer", "backup": "backup",
-                    "restore": "volume restore"}[kind]  # fmt: skip
-        return kind, what, unit
+            what = found["level"].capitalize()
+        return how, what
     return None
 
 
@@ -419,18 +447,9 @@ def _anf_rows(items: pd.DataFrame) -> Iterable[tuple]:
         known = _meter(rec)
         if known is None:
             continue  # a meter not known: a note names it (_anf_left_out)
-        kind, what, unit = known
-        if kind in ("capacity", "double encryption", "cool"):
-            usd = _usd(rec, "gib") * GIB_PER_TIB
-        elif kind == "throughput":  # '1/Hour': the meter names its quantity, MiB/s
-            usd = _usd(rec, "mib/s", bare=True)
-        elif kind == "backup":
-            usd = _usd(rec, "gib")
-        elif kind == "replication":  # '1 GiB/Hour', billed per GiB replicated
-            usd = _usd(rec, "gib", monthly=False, time_ignored=True)
-        else:  # cool transfer, restore: '1 GiB', once
-            usd = _usd(rec, "gib", monthly=False)
-        yield (kind, what, usd, unit, rec["meterName"], rec["unitOfMeasure"],
+        how, what = known
+        usd = _usd(rec, how.quantity, billing=how.billing, bare=how.bare) * how.scale
+        yield (how.kind, what, usd, how.unit, rec["meterName"], rec["unitOfMeasure"],
                float(rec["retailPrice"]), str(rec["effectiveStartDate"]), rec["file"])  # fmt: skip
 
 
@@ -494,12 +513,10 @@ def _vm_rows(items: pd.DataFrame) -> Iterable[tuple]:
                str(rec["effectiveStartDate"]), rec["file"])  # fmt: skip
 
 
-def _usd(rec: Mapping, quantity: str, *, monthly: bool = True, bare: bool = False,
-         time_ignored: bool = False) -> float:  # fmt: skip
-    """The item's price of one unit of `quantity` ('gib', 'mib/s' or '' per item): per month
-    (`monthly`), else once. `bare`: a unit without a quantity ('1/Hour') is per one of
-    `quantity`, which the meter's name gives. `time_ignored`: the unit's time is not the
-    price's (replication: '1 GiB/Hour' priced per GiB replicated)."""
+def _usd(rec: Mapping, quantity: str, *, billing: str = "month", bare: bool = False) -> float:
+    """The item's price of one unit of `quantity` ('gib', 'mib/s' or '' per item), as billed
+    (:class:`_Meter`: 'month' kept per month, 'once', or 'unit' whatever time its unit
+    names); `bare`: a unit without a quantity ('1/Hour') is per one `quantity`."""
     unit = str(rec["unitOfMeasure"])
     match = _UNIT.match(unit)
     what = (match["what"] or "").lower() if match else None
@@ -514,16 +531,16 @@ def _usd(rec: Mapping, quantity: str, *, monthly: bool = True, bare: bool = Fals
     if match is None or not same:
         raise ParseError(rec["file"], f"item {rec['item']} ({rec['meterName']!r}): unitOfMeasure "
                          f"{unit!r} is not per {quantity or 'item'} "
-                         f"{'(per hour, day or month)' if monthly else '(once)'}")  # fmt: skip
+                         f"{'(once)' if billing == 'once' else '(per hour, day or month)'}")  # fmt: skip
     if str(rec["currencyCode"]).upper() != "USD":
         raise ParseError(rec["file"], f"item {rec['item']} ({rec['meterName']!r}) is in "
                          f"{rec['currencyCode']}; anfperf plans in USD (ask the API with "
                          "currencyCode='USD')")  # fmt: skip
     count = float(match["count"] or 1)
     price = float(rec["retailPrice"]) / (count * _QUANTITY[what])
-    if time_ignored:
+    if billing == "unit":
         return price
-    if not monthly:
+    if billing == "once":
         if per:
             raise ParseError(rec["file"], f"item {rec['item']} ({rec['meterName']!r}): "
                              f"unitOfMeasure {unit!r} is per {per}, not once")  # fmt: skip
