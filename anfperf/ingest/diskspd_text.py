@@ -12,6 +12,7 @@ unrounded counts.
 
 from __future__ import annotations
 
+import codecs
 import logging
 import os
 import re
@@ -31,7 +32,8 @@ log = logging.getLogger(__name__)
 #: The three I/O tables, by their title line.
 TABLES = {"Total IO": "total", "Read IO": "read", "Write IO": "write"}
 _STARTS = ("Command Line:", "Input parameters:")
-_BOMS = (b"\xef\xbb\xbf", b"\xff\xfe", b"\xfe\xff")
+_UTF8_BOM = codecs.BOM_UTF8
+_UTF16_BOMS = (codecs.BOM_UTF16_LE, codecs.BOM_UTF16_BE)
 
 
 def read_diskspd_text(
@@ -109,11 +111,11 @@ def parse_rows(data: bytes, source: str) -> list[dict]:
 
 
 def _decode(data: bytes, source: str) -> str:
-    if data.startswith((b"\xff\xfe", b"\xfe\xff")):
+    if data.startswith(_UTF16_BOMS):
         warn(f"{source}: UTF-16 text (PowerShell redirection); read as such")
         return data.decode("utf-16")
-    if data.startswith(b"\xef\xbb\xbf"):
-        return data[3:].decode("utf-8", errors="replace")
+    if data.startswith(_UTF8_BOM):
+        return data[len(_UTF8_BOM) :].decode("utf-8", errors="replace")
     if b"\x00" in data[:4096]:
         raise ParseError(source, "binary data, not DiskSpd text")
     try:
@@ -237,12 +239,11 @@ def _rows(tables, pct, threads, targets, cmd, base, source, start) -> list[dict]
 def _sniff(head: bytes) -> bool:
     """DiskSpd's first line, or its ``Command Line:`` and ``Input parameters:`` at the start of
     lines after a few lines of console transcript (``PS C:\\> diskspd ...``)."""
-    for bom in _BOMS:
-        if head.startswith(bom):
-            head = head[len(bom) :]
-            if bom != _BOMS[0]:  # UTF-16: the ASCII of the first lines, without their NULs
-                head = head.replace(b"\x00", b"")
-    if head.lstrip().startswith((b"Command Line:", b"Input parameters:")):
+    if head.startswith(_UTF8_BOM):
+        head = head[len(_UTF8_BOM) :]
+    elif head.startswith(_UTF16_BOMS):  # the ASCII of the first lines, without their NULs
+        head = head[2:].replace(b"\x00", b"")
+    if head.lstrip().startswith(tuple(start.encode() for start in _STARTS)):
         return True
     start = head.find(b"\nCommand Line: ", 0, 4096)
     return start >= 0 and b"\nInput parameters:" in head[start : start + 4096]
