@@ -227,10 +227,8 @@ class AnfVolume:
             "cool_access": bool(self.cool_access),
         }
         limit = self.throughput_limit_mib_s
-        auto = _auto_limit(self.quota_tib, self.service_level, self.volume_type,
-                           bool(self.cool_access))[0]  # fmt: skip
+        _, decimal = self._auto_rules()
         reported = self.actual_throughput_mib_s is not None or self.throughput_mib_s is not None
-        decimal = _decimal_limit(auto, self.quota_tib, self.service_level, bool(self.cool_access))
         older = limit is not None and decimal is not None and _agree(limit, decimal)
         if not reported or limit is None or (self.qos_type == "auto" and not older):
             # auto QoS: quota x rate, the model's own rule (the reader refused any other number)
@@ -253,13 +251,18 @@ class AnfVolume:
         limit = self.throughput_limit_mib_s
         if limit is None:
             return None
-        auto = _auto_limit(self.quota_tib, self.service_level, self.volume_type,
-                           bool(self.cool_access))[0]  # fmt: skip
+        auto, decimal = self._auto_rules()
         if auto is None:
             return "manual" if self.service_level == "Flexible" else None
-        decimal = _decimal_limit(auto, self.quota_tib, self.service_level, bool(self.cool_access))
         possible = _agree(limit, auto) or (decimal is not None and _agree(limit, decimal))
         return None if possible else "manual"
+
+    def _auto_rules(self) -> tuple[float | None, float | None]:
+        """The auto-QoS limit of this volume's size and level [MiB/s], and the same under
+        Azure's 2021-2022 rule of 1,000 GiB to the TiB (None where a rule gives none)."""
+        level, cool = self.service_level, bool(self.cool_access)
+        auto = _auto_limit(self.quota_tib, level, self.volume_type, cool)[0]
+        return auto, _decimal_limit(auto, self.quota_tib, level, cool)
 
 
 def read_volumes(
