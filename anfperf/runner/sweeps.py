@@ -177,11 +177,19 @@ def measured_point(
     ]
     if not paths:
         return None
-    # each step of a sweep is read once, not again after every later step: the outputs as
-    # they are on disk (a step run again on resume writes new ones) and its hosts are the key
-    outputs = tuple((str(p), *_stamp(p)) for p in paths)
-    return _measured(outputs, json.dumps(step, sort_keys=True, default=str),
-                     json.dumps(hosts, sort_keys=True, default=str))  # fmt: skip
+    # each step's outputs are read once, not again after every later step of its sweep: the
+    # files as they are on disk are the key (a step run again on resume writes new ones)
+    figures = _fleet_figures(tuple((str(p), *_stamp(p)) for p in paths), str(step.get("name")))
+    if figures is None:
+        return None
+    iops, lat_ms = figures
+    measured_hosts = {
+        h: hosts.get(h) or {} for h, t in step["tasks"].items() if t["status"] == "ok"
+    }
+    jobs = jobs_per_point({**step, "tasks": measured_hosts}, hosts)
+    adaptive = step.get("adaptive") or {}
+    at = adaptive.get("read_pct", adaptive.get("concurrency", 0))
+    return Measured(int(at), iops / jobs, lat_ms)
 
 
 def _stamp(path: Path) -> tuple[int, int]:
@@ -193,36 +201,29 @@ def _stamp(path: Path) -> tuple[int, int]:
 
 
 @lru_cache(maxsize=256)
-def _measured(outputs: tuple, step_json: str, hosts_json: str) -> Measured | None:
+def _fleet_figures(outputs: tuple, name: str) -> tuple[float, float] | None:
+    """The fleet's rate [1/s] and rate-weighted mean latency [ms] of a step's outputs
+    ((path, mtime, size) each); None when they give no figures."""
     from anfperf.analysis.summary import summary_table
     from anfperf.ingest import read_many
 
-    step, hosts = json.loads(step_json), json.loads(hosts_json)
-    adaptive = step.get("adaptive") or {}
-    paths = [Path(o[0]) for o in outputs]
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")  # the report says what a file lacks; here: a number
         try:
-            table = summary_table(read_many(paths, errors="warn"))
+            table = summary_table(read_many([Path(o[0]) for o in outputs], errors="warn"))
         except AnfperfError as exc:
-            log.warning("%s: no figures: %s", step.get("name"), exc)
+            log.warning("%s: no figures: %s", name, exc)
             return None
     if table.empty:
         return None
     rows = table[table["host"] == "all"] if (table["host"] == "all").any() else table
-    iops = float(rows["iops"].sum())
     lat = rows["lat_mean_ms"].to_numpy(float)
     weights = rows["iops"].to_numpy(float)
-    ok = ~(weights > 0) | ~(lat > 0)
-    if not iops > 0 or ok.all():
+    measured = (weights > 0) & (lat > 0)
+    iops = float(rows["iops"].sum())  # NaN (a host without figures) counts as none
+    if not iops > 0 or not measured.any():
         return None
-    lat_ms = float((lat[~ok] * weights[~ok]).sum() / weights[~ok].sum())
-    measured_hosts = {
-        h: hosts.get(h) or {} for h, t in step["tasks"].items() if t["status"] == "ok"
-    }
-    jobs = jobs_per_point({**step, "tasks": measured_hosts}, hosts)
-    at = adaptive.get("read_pct", adaptive.get("concurrency", 0))
-    return Measured(int(at), iops / jobs, lat_ms)
+    return iops, float((lat[measured] * weights[measured]).sum() / weights[measured].sum())
 
 
 def fleet_known_limits(
