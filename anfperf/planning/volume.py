@@ -56,6 +56,8 @@ class VolumePlan:
     cost_usd_month : float, optional
         Its monthly cost, its pool's share (:func:`anfperf.planning.volume_cost.volume_cost_usd_month`),
         when prices were given [USD per month].
+    priced : bool
+        Prices were given (without a cost, the notes say why it is unknown).
     """
 
     volume: AnfVolume
@@ -68,6 +70,7 @@ class VolumePlan:
     notes: list[str] = field(default_factory=list)
     lat_slo_ms: float | None = None
     cost_usd_month: float | None = None
+    priced: bool = False
 
     @property
     def binding(self) -> str:
@@ -143,9 +146,7 @@ class VolumePlan:
     def _cost_text(self) -> str:
         if self.cost_usd_month is not None:
             return f"{self.cost_usd_month:,.2f} USD"
-        return (
-            "unknown (notes below)" if any("cost" in n for n in self.notes) else "no prices given"
-        )
+        return "unknown (notes below)" if self.priced else "no prices given"
 
     def as_dict(self) -> dict[str, Any]:
         """The answer for machine readers (``anfperf plan --volume FILE --json``)."""
@@ -278,14 +279,10 @@ def plan_volume(
         bs_kib=bs_kib, read_pct=read_pct, pattern=pattern, rule=rule, vm_size=sized.vm_size,
         vm_count=sized.vm_count, nconnect=nconnect, nfs_version=nfs_version, **args,
     )  # fmt: skip
-    cost, cost_notes = volume_cost_usd_month(volume, prices, prices_given)
-    here = "".join(str(volume.region or "").split()).lower()
-    there = "".join(str(prices_region or "").split()).lower()
-    if cost is not None and here and there and here != there:
-        cost_notes.append(f"the prices are {there}'s, the volume is in {here}: list prices "
-                          "differ by region (--region)")  # fmt: skip
+    cost, cost_notes = volume_cost_usd_month(volume, prices, prices_given, prices_region)
     return VolumePlan(volume, float(bs_kib), float(read_pct), most, target, sized, constraints,
-                      [*notes, *cost_notes, *price_notes], lat_slo_ms, cost)  # fmt: skip
+                      [*notes, *cost_notes, *price_notes], lat_slo_ms, cost,
+                      priced=bool(prices))  # fmt: skip
 
 
 def __dir__() -> list[str]:

@@ -23,6 +23,7 @@ def volume_cost_usd_month(
     volume: AnfVolume,
     prices_usd_per_hour: Mapping[str, float] | None,
     given: Collection[str] = (),
+    prices_region: str | None = None,
 ) -> tuple[float | None, list[str]]:
     """The volume's monthly cost [USD per month] and what to know of it.
 
@@ -36,6 +37,9 @@ def volume_cost_usd_month(
     given : collection of str
         The keys the user set one by one (``--price``): each that does not apply to this
         volume is said to have no effect (a prices file holds every level's, unremarked).
+    prices_region : str, optional
+        The prices' region (armRegionName): a note says so when the volume is in another
+        (list prices differ by region).
 
     Returns
     -------
@@ -65,7 +69,16 @@ def volume_cost_usd_month(
             return None, notes
         cost += extra
     notes.insert(0, f"monthly cost {cost:,.2f} USD: its pool's share, {what}")
+    here, there = _region(volume.region), _region(prices_region)
+    if here and there and here != there:
+        notes.append(f"the prices are {there}'s, the volume is in {here}: list prices differ "
+                     "by region (--region)")  # fmt: skip
     return cost, notes
+
+
+def _region(name: str | None) -> str:
+    """A region as armRegionName writes it: 'East US' is 'eastus'."""
+    return "".join(str(name or "").split()).lower()
 
 
 def _flexible_throughput_usd_month(
