@@ -237,9 +237,10 @@ def _factor(name: str, unit: object, column: str, source: str) -> float:
     return fits[1]
 
 
-#: Dimensions whose values name the volume of a series: Azure's own resource id (metrics of
-#: a subscription or a region, ``Microsoft.ResourceId eq '*'``) or a volume's name.
-_VOLUME_DIMENSIONS = ("microsoft.resourceid", "volumename", "volume")
+#: The dimension whose values name the volume of a series: Azure's own resource id (metrics
+#: of a subscription or a region, ``Microsoft.ResourceId eq '*'``); Azure lists no dimension
+#: of its own for ANF volume metrics.
+_VOLUME_DIMENSION = "microsoft.resourceid"
 _SUBSCRIPTION = re.compile(r"/?subscriptions/[^/]+", re.I)
 
 
@@ -280,7 +281,7 @@ def _volume_dimension(metadata: object) -> str | None:
     for item in metadata if isinstance(metadata, list) else ():
         names = item.get("name") if isinstance(item, dict) else None
         key = names.get("value") if isinstance(names, dict) else names
-        if isinstance(key, str) and key.lower() in _VOLUME_DIMENSIONS and item.get("value"):
+        if isinstance(key, str) and key.lower() == _VOLUME_DIMENSION and item.get("value"):
             return str(item["value"])
     return None
 
