@@ -33,7 +33,7 @@ from anfperf.plots._style import (
 from anfperf.plots._style import (
     rule as draw_rule,
 )
-from anfperf.values import format_number
+from anfperf.values import format_number, format_quota
 
 #: Colours of the level lines: the series colours without the one meaning "binds" (SLO_COLOR).
 LEVEL_COLORS = tuple(c for c in COLORWAY if c != SLO_COLOR)
@@ -161,7 +161,7 @@ def quota_model(
     draw_rule(fig, x=quota_tib, color=LIMIT_COLOR, dash="dot")
     fig.add_annotation(
         x=math.log10(quota_tib), xref="x", y=0.0, yref="paper", xanchor="left",
-        yanchor="bottom", text=f" {named}quota {quota_tib:g} TiB", showarrow=False,
+        yanchor="bottom", text=f" {named}quota {format_quota(quota_tib)}", showarrow=False,
         font={"color": LIMIT_COLOR, "size": 11},
     )  # fmt: skip
     if check is not None:

@@ -103,7 +103,7 @@ def test_quota_chart_draws_the_quota_model_and_the_target():
     ultra = next(t for t in lines if t.name.startswith("Ultra"))
     assert ultra.line.width == 3
     text = [a.text for a in fig.layout.annotations]
-    assert " quota 15.625 TiB" in text and not any("target" in t for t in text)
+    assert " quota 15.63 TiB" in text and not any("target" in t for t in text)
     assert "Standard cannot: 2000 MiB/s is above the 1600 MiB/s cap" in fig.layout.title.text
 
 
