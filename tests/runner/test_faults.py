@@ -40,7 +40,7 @@ from anfperf.runner import (
     run_plan,
 )
 from anfperf.schema import read_manifest
-from tests.conftest import small_tmpfs
+from tests.conftest import fio_documents, small_tmpfs
 from tests.runner.test_fleet import fio_job, json_iops, procs_in, tiny
 
 pytestmark = pytest.mark.fio
@@ -148,13 +148,15 @@ def test_ctrl_c_while_a_host_hangs_records_it_with_a_reason(frozen, tmp_path, fi
 # -- item 2: SIGTERM and repeated Ctrl-C ----------------------------------------------------------
 
 
-def start_cli_run(tmp_path: Path, run_id: str, duration_s: int) -> tuple[subprocess.Popen, Path]:
+def start_cli_run(
+    tmp_path: Path, run_id: str, duration_s: int, *extra: str
+) -> tuple[subprocess.Popen, Path]:
     """`anfperf run RndRead` on this machine in a child process; (process, run folder)."""
     (tmp_path / "data").mkdir(exist_ok=True)
     args = [
         sys.executable, "-m", "anfperf.cli", "run", "RndRead", "--volume", str(tmp_path / "data"),
         "--out", str(tmp_path / "raw"), "--run-id", run_id, "--no-progress",
-        "--set", f"duration_s={duration_s}", *TINY,
+        "--set", f"duration_s={duration_s}", *TINY, *extra,
     ]  # fmt: skip
     env = {**os.environ, "PYTHONPATH": str(Path(__file__).parents[2])}
     proc = subprocess.Popen(args, stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=env)
@@ -176,6 +178,18 @@ def wait_for_fio(run_dir: Path, timeout_s: float = 30, step: int = 0) -> str:
     raise AssertionError(f"fio did not start for {run_dir}")
 
 
+def wait_for_measured_io(folder: Path, timeout_s: float = 30) -> None:
+    """Until a fio output in `folder` holds a status document with reads done."""
+    deadline = time.monotonic() + timeout_s
+    while time.monotonic() < deadline:
+        for out in folder.glob("*.json"):
+            docs = fio_documents(out) if out.stat().st_size else []
+            if docs and sum(job["read"]["total_ios"] for job in docs[-1]["jobs"]) > 0:
+                return
+        time.sleep(0.1)
+    raise AssertionError(f"fio measured nothing in {folder} within {timeout_s:g} s")
+
+
 def _comm(pid: int) -> str:
     try:
         return Path(f"/proc/{pid}/comm").read_text().strip()
@@ -191,10 +205,11 @@ def _comm(pid: int) -> str:
 def test_sigterm_and_repeated_ctrl_c_stop_the_run_and_keep_its_results(
     tmp_path, fio_bin, signals, stopped_by
 ):
-    proc, run_dir = start_cli_run(tmp_path, "stopme", duration_s=30)
+    # fio's status every second into its output: the signals come once it has measured
+    proc, run_dir = start_cli_run(tmp_path, "stopme", 30, "--live-interval", "1")
     try:
         wd = wait_for_fio(run_dir)
-        time.sleep(1.0)  # fio has measured a second
+        wait_for_measured_io(Path(wd))  # a loaded machine may start fio late
         for sig in signals:
             proc.send_signal(sig)
             time.sleep(0.15)
