@@ -139,7 +139,10 @@ def test_a_host_rate_limited_below_the_others_is_flagged_within_three_intervals(
     sent = sum(1 for t in slow_host.arrived if t - fleet.start_s <= alarm.at_s)
     assert sent <= 3
     assert alarm.text.startswith("vm-slow: ") and "below the fleet median" in alarm.text
-    assert f"{alarm.value:,.0f} IOPS" in alarm.text and 400 < alarm.value < 600
+    # the figure is one of the slow host's own interval rates, held under its 500 by fio (a
+    # loaded machine gives it less: 293 once)
+    assert f"{alarm.value:,.0f} IOPS" in alarm.text and 0 < alarm.value < 600
+    assert any(alarm.value == pytest.approx(i.iops) for i in slow_host.intervals)
     # the fleet's 2,000 IOPS is the limit given: pinned
     assert "pinned" in {a.kind for _, a in alarms}
     assert all(len(line) <= LINE_WIDTH and line.startswith("fleet ") for line in lines)
