@@ -1040,8 +1040,9 @@ def _add_run_parser(sub: argparse._SubParsersAction) -> None:
     run.add_argument(
         "--adaptive", nargs="?", const=1.0, type=_number_in(_plausible("lat_ms")),
         metavar="MS", help="an adaptive sweep of each workload: anfperf chooses each next "
-        "concurrency from what it measured (light load, heavy load, the knee, the MS "
-        "latency crossing, one past it), up to its highest (or --set max_outstanding=N); "
+        "concurrency from what it measured (light load, heavy load, the MS latency "
+        "crossing, past it, the knee), up to its highest (or --set max_outstanding=N), in at "
+        "most half a dense sweep's steps (or --set max_steps=N); "
         "MS default 1",
     )  # fmt: skip
     run.add_argument("--slo-ms", type=_number_in(_plausible("lat_ms")), metavar="MS",

@@ -1,7 +1,8 @@
 """Adaptive sweeps: each next step chosen from what the steps before it measured.
 
 - :mod:`~anfperf.adaptive.chooser`: the concurrency chooser (:class:`AdaptiveSweep`: light
-  load, heavy load, the knee, the latency objective's crossing, one point past) and what a
+  load, heavy load, the latency objective's crossing, past it, the knee, one point past the
+  highest; at most half the steps of a dense sweep) and what a
   sweep's points say (:func:`answers`: peak, IOPS at the objective, knee);
 - :mod:`~anfperf.adaptive.mix`: the read/write mix chooser (:class:`MixSweep`: pure reads and
   pure writes, then where the mix model's band is widest).

@@ -10,10 +10,7 @@ rate, the knee, the rate at the latency objective), in this order:
    times the concurrency that limit needs by Little's law at the light-load latency, whichever
    is smaller (latency rises on the way to a limit, so the concurrency of R_min alone falls
    short of it);
-3. **the knee** N* = X_max x R_min (:func:`anfperf.models.forecast.throughput.knee_concurrency`), where
-   the bounds of a closed system meet, unless a measured point is within :data:`KNEE_NEAR` of
-   it;
-4. **the latency objective's crossing**, bracketed by the measured points below and above it
+3. **the latency objective's crossing**, bracketed by the measured points below and above it
    (the first point at or above the objective going up, as
    :func:`anfperf.analysis.findings.iops_at_latency_measured` reads it, and the one before):
    split where Little's law puts it (the bracket's higher rate x the objective: past the knee
@@ -21,10 +18,24 @@ rate, the knee, the rate at the latency objective), in this order:
    the bracket's ends, or at its geometric mean when Little's law puts it outside; until the bracket is within
    :data:`BRACKET` in concurrency, or a point lies within :data:`PINNED` of the objective, or
    the rates either side differ by less than :data:`FLAT`;
-5. **one point past**: twice the highest concurrency measured, until the rate is within
-   :data:`AT_LIMIT` of the known limit, the latency is past the objective by :data:`PAST`, the
-   rate rose less than :data:`FLAT` over each of the last two steps up, or `max_outstanding`
+4. **past the crossing**, when the rate does not rise by :data:`FLAT` from the highest point
+   below the top (at the crossing or past it) to the top, and they are more than
+   :data:`BEYOND_GAP` apart (a dense sweep's grain): a curve that falls past its peak, or a
+   plateau whose points scatter, has its highest rate in between, which neither end shows; at
+   their geometric mean;
+5. **the knee** N* = X_max x R_min (:func:`anfperf.models.forecast.throughput.knee_concurrency`), where
+   the bounds of a closed system meet, unless a measured point is within :data:`KNEE_NEAR` of
+   it;
+6. **one point past the highest**: twice the highest concurrency measured, until the rate is
+   within :data:`AT_LIMIT` of the known limit, the latency is past the objective by :data:`PAST`,
+   the rate rose less than :data:`FLAT` over each of the last two steps up, or `max_outstanding`
    is reached.
+
+The order is that of what each step answers: the peak and the rate at the objective (what a
+sweep is run for) before the knee's own point (N* is computed from the peak and R_min whether
+or not a point lies at it). A sweep runs at most `max_steps` steps, by default half of those a
+dense sweep in powers of two over the same range runs (:func:`dense_steps`), and never fewer
+than :data:`MIN_STEPS`: when the budget is spent the sweep stops and says so.
 
 The chooser is a pure function of the points measured (their order does not count): the same
 points give the same next choice, which is what resuming a sweep needs. Every choice carries
@@ -53,16 +64,19 @@ from anfperf.models.littles_law import outstanding_io, threads_needed
 
 __all__ = [
     "AT_LIMIT",
+    "BEYOND_GAP",
     "BRACKET",
     "FLAT",
     "HEADROOM",
     "KNEE_NEAR",
+    "MIN_STEPS",
     "PAST",
     "PINNED",
     "AdaptiveSweep",
     "Choice",
     "Point",
     "answers",
+    "dense_steps",
 ]
 
 
@@ -92,6 +106,23 @@ AT_LIMIT = 0.03
 #: Latency past the objective by this share: the crossing lies well below, going further up
 #: only lengthens queues.
 PAST = 0.2
+#: Past the crossing, points are looked at down to this factor apart: a dense sweep's grain.
+BEYOND_GAP = 2.0
+#: Fewest steps a sweep's budget allows: the light and heavy loads, the crossing, one more.
+MIN_STEPS = 4
+
+
+def dense_steps(min_outstanding: int, max_outstanding: int) -> int:
+    """Steps of a dense sweep from `min_outstanding` doubling up to `max_outstanding`
+    (the last one at `max_outstanding` when the doubling does not land on it).
+
+    Examples
+    --------
+    >>> dense_steps(1, 256), dense_steps(2, 128), dense_steps(1, 1000)
+    (9, 7, 11)
+    """
+    n = int(math.floor(math.log2(max_outstanding / min_outstanding) + 1e-9)) + 1
+    return n + (min_outstanding * 2 ** (n - 1) < max_outstanding)
 
 
 class Point(NamedTuple):
@@ -156,6 +187,10 @@ class AdaptiveSweep:
         sweep when reached.
     label : str
         What the reasons call a concurrency: 'qd' (queue depth), 'threads'.
+    max_steps : int, optional
+        Most steps the sweep runs (at least 2, the light and heavy loads); by default half of
+        those of a dense sweep over the same range (:func:`dense_steps`), at least
+        :data:`MIN_STEPS`.
 
     Examples
     --------
@@ -169,6 +204,7 @@ class AdaptiveSweep:
     min_outstanding: int = 1
     known: KnownLimits | None = None
     label: str = "qd"
+    max_steps: int | None = None
 
     def __post_init__(self) -> None:
         if not (isinstance(self.until_lat_ms, int | float) and self.until_lat_ms > 0):
@@ -182,6 +218,22 @@ class AdaptiveSweep:
                 f"max_outstanding ({self.max_outstanding}) is below min_outstanding "
                 f"({self.min_outstanding})"
             )
+        if self.max_steps is not None and (
+            isinstance(self.max_steps, bool) or not isinstance(self.max_steps, int)
+            or self.max_steps < 2
+        ):  # fmt: skip
+            raise ModelError(
+                f"max_steps must be a whole number >= 2 (the light and heavy loads), got "
+                f"{self.max_steps!r}"
+            )
+
+    @property
+    def step_budget(self) -> int:
+        """Most steps this sweep runs: `max_steps`, or half a dense sweep's (at least
+        :data:`MIN_STEPS`)."""
+        if self.max_steps is not None:
+            return self.max_steps
+        return max(MIN_STEPS, dense_steps(self.min_outstanding, self.max_outstanding) // 2)
 
     # -- the decision ----------------------------------------------------------------------
 
@@ -207,9 +259,11 @@ class AdaptiveSweep:
         heavy, why_heavy = self._heavy(light)
         if heavy not in done and heavy > light.outstanding:
             return Choice(heavy, f"{self.label} {heavy}: heavy load, {why_heavy}")
-        for choose in (self._knee, self._split, self._past):
+        for choose in (self._split, self._beyond, self._knee, self._past):
             found = choose(points, done)
             if isinstance(found, Choice):
+                if len(points) >= self.step_budget:
+                    return self._stop(points, spent=True)
                 return found
         return self._stop(points)
 
@@ -315,6 +369,30 @@ class AdaptiveSweep:
         return Choice(n, f"{self.label} {n}: bisects the {self.until_lat_ms:.3g} ms crossing between "
                       f"{_at(below, self.label)} and {_at(above, self.label)} ({how})")  # fmt: skip
 
+    def _beyond(self, points: list[Point], done: set[int]) -> Choice | None:
+        """A point between the top and the highest point below it (at the crossing or past it),
+        when the rate does not rise between them: the peak may lie there."""
+        bracket = self._crossing(points)
+        top = points[-1]
+        if bracket is None or len(points) < 2:
+            return None
+        # the highest point below the top: at the crossing (either end of its bracket) or past it
+        above = points[-2]
+        if above.outstanding < bracket[0].outstanding:
+            return None
+        if top.outstanding <= BEYOND_GAP * above.outstanding:
+            return None
+        best = max(p.iops for p in points if p.outstanding <= above.outstanding)
+        if top.iops >= (1 + FLAT) * best or _at_known_limit(best, self.known):
+            return None  # still rising to the top, or the limit reached: nothing hides between
+        n = round(math.sqrt(above.outstanding * top.outstanding))
+        if n in done:
+            return None
+        return Choice(n, f"{self.label} {n}: past the {self.until_lat_ms:.3g} ms crossing, "
+                      f"between {_at(above, self.label)} and {_at(top, self.label)} (geometric mean): "
+                      f"the rate does not rise {FLAT * 100:.0f} % from {best:,.0f} to "
+                      f"{top.iops:,.0f} IOPS, the peak may lie between")  # fmt: skip
+
     def _ended_going_up(self, points: list[Point]) -> str | None:
         """Why going further up gives nothing; None while it might."""
         top = points[-1]
@@ -357,18 +435,31 @@ class AdaptiveSweep:
             n, f"{self.label} {n}: one point {what} ({_at(top, self.label)}, {top.iops:,.0f} IOPS)"
         )
 
-    def _stop(self, points: list[Point]) -> str:
+    def _stop(self, points: list[Point], spent: bool = False) -> str:
         bracket = self._crossing(points)
         slo = self.until_lat_ms
         if bracket is not None:
-            crossing = self._pinned(*bracket)
+            crossing = self._pinned(*bracket) or (
+                f"the {slo:.3g} ms crossing lies between {_at(bracket[0], self.label)} and "
+                f"{_at(bracket[1], self.label)}"
+            )
         elif points[0].lat_ms >= slo:
             crossing = f"the light load {_at(points[0])} is already past the {slo:.3g} ms SLO"
         else:
             crossing = (
                 f"the {slo:.3g} ms SLO is not crossed up to {self.label} {points[-1].outstanding}"
             )
-        return f"stop: {crossing}; {self._ended_going_up(points) or 'nothing more to find'}"
+        if spent:
+            dense = dense_steps(self.min_outstanding, self.max_outstanding)
+            end = (
+                f"the budget of {self.step_budget} steps is spent"
+                + ("" if self.max_steps is not None else
+                   f" (half of the {dense} a dense sweep {self.label} {self.min_outstanding}.."
+                   f"{self.max_outstanding} in powers of two runs)")
+            )  # fmt: skip
+        else:
+            end = self._ended_going_up(points) or "nothing more to find"
+        return f"stop: {crossing}; {end}"
 
 
 def answers(

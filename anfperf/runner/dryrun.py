@@ -13,6 +13,7 @@ from typing import Any
 
 from anfperf.runner.progress import format_duration
 from anfperf.runner.steps import RunPlan
+from anfperf.runner.sweeps import chooser
 from anfperf.tools import get_tool
 from anfperf.workloads.spec import Workload
 
@@ -81,11 +82,14 @@ def _adaptive_note(step: Any) -> str:
     if not step.adaptive:
         return ""
     sweep = step.adaptive["sweep"]
+    if "until_lat_ms" not in sweep:  # adaptive_mix: its read shares
+        return "; the first step of an adaptive mix sweep: the next read shares are chosen as it measures"
     unit = "threads" if "threads" in sweep else "iodepth"
+    budget = chooser(Workload.from_dict(sweep)).step_budget
     return (
         f"; the first step of an adaptive sweep: the next steps are chosen as it measures, "
         f"{unit} up to {sweep['max_outstanding']}, until the mean latency passes "
-        f"{sweep['until_lat_ms']:g} ms (a step each of this length)"
+        f"{sweep['until_lat_ms']:g} ms, at most {budget} steps (each of this length)"
     )
 
 

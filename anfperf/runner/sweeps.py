@@ -35,12 +35,9 @@ from anfperf.adaptive import AdaptiveSweep, Choice, MixChoice, MixPoint, MixSwee
 from anfperf.errors import AnfperfError
 from anfperf.models import KnownLimits
 from anfperf.runner.manifest import Manifest
-from anfperf.workloads.spec import ADAPTIVE_MIX
+from anfperf.workloads.spec import ADAPTIVE_MIX, MAX_ADAPTIVE_STEPS
 
 log = logging.getLogger(__name__)
-
-#: Most steps one adaptive sweep runs (a guard: the chooser stops far earlier).
-MAX_STEPS = 24
 
 
 def chooser(workload: Any, known: KnownLimits | None = None) -> AdaptiveSweep | MixSweep:
@@ -52,6 +49,7 @@ def chooser(workload: Any, known: KnownLimits | None = None) -> AdaptiveSweep | 
         until_lat_ms=float(workload.until_lat_ms), max_outstanding=int(workload.max_outstanding),
         min_outstanding=int(workload.concurrency[0]), known=known,
         label="threads" if workload.threads is not None else "qd",
+        max_steps=workload.max_steps,
     )  # fmt: skip
 
 
@@ -126,8 +124,9 @@ def _decide(
 ) -> Choice | MixChoice | str:
     if unmeasured:
         return f"{unmeasured[-1]} gave no figures from any host: the sweep cannot choose on"
-    if steps >= MAX_STEPS:
-        return f"{MAX_STEPS} steps run, the most an adaptive sweep runs"
+    # a guard: the chooser's budget stops a sweep far earlier
+    if steps >= MAX_ADAPTIVE_STEPS:
+        return f"{MAX_ADAPTIVE_STEPS} steps run, the most an adaptive sweep runs"
     if sweep.sweep == ADAPTIVE_MIX:
         points = [MixPoint(p.at, p.iops) for p in points]
     decision = chooser(sweep, known).decide(points)

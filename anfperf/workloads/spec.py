@@ -66,6 +66,8 @@ POSIX_PATH_RE = re.compile(r"/?[A-Za-z0-9._+@-]+(/[A-Za-z0-9._+@-]+)*/?|/")
 WINDOWS_PATH_RE = re.compile(r"([A-Za-z]:|\\\\[A-Za-z0-9._-]+)?[\\/]?[A-Za-z0-9._+\\/-]*")
 #: Upper bounds that catch typos (a 10**9 thread count) before a tool does something silly.
 MAX_CONCURRENCY = 65536
+#: Most steps one adaptive sweep runs (`max_steps` at most; a guard the runner keeps too).
+MAX_ADAPTIVE_STEPS = 24
 MAX_NUMJOBS = 4096
 RATE_MAX = "max"
 
@@ -218,6 +220,10 @@ class Workload:
         The adaptive sweep's latency objective [ms] (its SLO).
     max_outstanding : int, optional
         The adaptive sweep's highest concurrency: threads, or iodepth per job.
+    max_steps : int, optional
+        Most steps the adaptive sweep runs (at least 2); by default half of those of a dense
+        sweep in powers of two up to `max_outstanding`, at least 4
+        (:attr:`anfperf.adaptive.AdaptiveSweep.step_budget`).
     description : str, optional
         One line saying what the workload is for.
     source : str, optional
@@ -242,6 +248,7 @@ class Workload:
     sweep: str | None = None
     until_lat_ms: float | None = None
     max_outstanding: int | None = None
+    max_steps: int | None = None
     description: str = ""
     source: str = ""
 
@@ -339,7 +346,7 @@ class Workload:
                 name, "sweep", f"must be one of {SWEEPS} (or left out), got {self.sweep!r}"
             )
         if self.sweep != ADAPTIVE:
-            for key in ("until_lat_ms", "max_outstanding"):
+            for key in ("until_lat_ms", "max_outstanding", "max_steps"):
                 if getattr(self, key) is not None:
                     raise _error(name, key, f"goes with sweep: {ADAPTIVE}")
             if self.sweep is None:
@@ -362,6 +369,9 @@ class Workload:
         top = _int(self.max_outstanding, name, "max_outstanding", self.concurrency[0],
                    MAX_CONCURRENCY)  # fmt: skip
         object.__setattr__(self, "max_outstanding", top)
+        if self.max_steps is not None:
+            steps = _int(self.max_steps, name, "max_steps", 2, MAX_ADAPTIVE_STEPS)
+            object.__setattr__(self, "max_steps", steps)
 
     def _tidy_text(self, name: str) -> None:
         """`description` and `source` as one line of text each."""
@@ -463,7 +473,7 @@ class Workload:
         suffix = f"-{tag}{int(value)}"
         return self.replace(
             name=self.name[: 64 - len(suffix)] + suffix, sweep=None, until_lat_ms=None,
-            max_outstanding=None, **{key: int(value)},
+            max_outstanding=None, max_steps=None, **{key: int(value)},
         )  # fmt: skip
 
     def replace(self, **changes: Any) -> Workload:

@@ -33,15 +33,16 @@ def vdbench() -> dict[int, Point]:
     }
 
 
-def test_order_light_heavy_knee_then_the_crossing(fio):
+def test_order_light_heavy_the_crossing_then_the_knee(fio):
     choices, points, why = drive(AdaptiveSweep(until_lat_ms=1.0, max_outstanding=128), fio)
-    assert [c.outstanding for c in choices] == [1, 128, 3, 99]
+    assert [c.outstanding for c in choices] == [1, 128, 99, 3]
     assert [c.reason for c in choices] == [
         "qd 1: light load, for the lowest latency",
         "qd 128: heavy load, the max_outstanding 128, for the highest rate",
-        "qd 3: near the knee N* = 98,995 IOPS x 0.0273 ms = 2.7 (Little's law)",
-        "qd 99: bisects the 1 ms crossing between qd 3 (0.04 ms) and qd 128 (1.29 ms) "
+        "qd 99: bisects the 1 ms crossing between qd 1 (0.0273 ms) and qd 128 (1.29 ms) "
         "(Little's law: 98,995 IOPS x 1 ms = 99.0)",
+        # the rate rises from qd 99 to qd 128: nothing past the crossing hides a higher one
+        "qd 3: near the knee N* = 98,995 IOPS x 0.0273 ms = 2.7 (Little's law)",
     ]
     assert why == (
         "stop: the 1 ms crossing is pinned: qd 99 (1.05 ms) is within 15 % of it; "
@@ -51,21 +52,57 @@ def test_order_light_heavy_knee_then_the_crossing(fio):
 
 def test_the_crossing_is_split_again_with_the_higher_rate_of_the_bracket(fio):
     choices, _, why = drive(AdaptiveSweep(until_lat_ms=0.5, max_outstanding=128), fio)
-    assert [c.outstanding for c in choices] == [1, 128, 3, 49, 61]
+    assert [c.outstanding for c in choices] == [1, 128, 49, 61]
     # qd 128 has fallen past the peak: qd 49's 121,408 IOPS places the crossing
     assert choices[-1].reason == (
         "qd 61: bisects the 0.5 ms crossing between qd 49 (0.395 ms) and qd 128 (1.29 ms) "
         "(Little's law: 121,408 IOPS x 0.5 ms = 60.7)"
     )
-    assert why.startswith("stop: the 0.5 ms crossing is pinned: qd 61 (0.529 ms)")
+    # the rate falls from qd 61 to qd 128: one point past the crossing would come next, but
+    # four steps are half of a dense sweep 1..128
+    assert why == (
+        "stop: the 0.5 ms crossing is pinned: qd 61 (0.529 ms) is within 15 % of it; the budget "
+        "of 4 steps is spent (half of the 8 a dense sweep qd 1..128 in powers of two runs)"
+    )
+    more = AdaptiveSweep(until_lat_ms=0.5, max_outstanding=128, max_steps=5)
+    choices, _, why = drive(more, fio)
+    assert [c.outstanding for c in choices] == [1, 128, 49, 61, 88]
+    assert choices[-1].reason == (
+        "qd 88: past the 0.5 ms crossing, between qd 61 (0.529 ms) and qd 128 "
+        "(1.29 ms) (geometric mean): the rate does not rise 3 % from 121,408 to 98,995 IOPS, "
+        "the peak may lie between"
+    )
+    assert why.endswith("the budget of 5 steps is spent")
+
+
+def test_a_peak_past_the_crossing_is_looked_for_before_the_knee():
+    # the two loopback sshd hosts of benchmarks/bench_adaptive.py: the disk's rate peaks
+    # past the 1 ms crossing (qd 64: 50.2k IOPS) and falls by qd 256
+    sweep = AdaptiveSweep(1.0, 256)
+    ends = [Point(1, 13_500, 0.074), Point(256, 44_600, 5.7)]
+    first = sweep.next_point(ends)
+    assert first.outstanding == 45  # Little's law: 44,600 IOPS x 1 ms
+    flat = ends + [Point(45, 46_000, 0.98)]
+    beyond = sweep.next_point(flat)
+    assert beyond.outstanding == 107  # sqrt(45 x 256)
+    assert "past the 1 ms crossing, between qd 45 (0.98 ms) and qd 256" in beyond.reason
+    assert sweep.stop_reason(flat + [Point(107, 47_000, 2.3)]).endswith(
+        "the budget of 4 steps is spent (half of the 9 a dense sweep qd 1..256 in powers of two "
+        "runs)"
+    )
+    # a rate still rising to the heavy load hides nothing past the crossing: the knee instead
+    rising = ends[:1] + [Point(256, 52_000, 4.9), Point(52, 46_000, 1.1)]
+    assert "near the knee" in sweep.next_point(rising).reason
+    # no more than the budget, whatever is left to look at
+    assert len(drive(AdaptiveSweep(1.0, 256, max_steps=2), {1: ends[0], 256: ends[1]})[0]) == 2
 
 
 def test_vdbench_threads_from_their_lowest(vdbench):
     sweep = AdaptiveSweep(until_lat_ms=0.5, max_outstanding=128, min_outstanding=2)
     choices, _, why = drive(sweep, vdbench)
-    assert [c.outstanding for c in choices] == [2, 128, 8, 61]
+    assert [c.outstanding for c in choices] == [2, 128, 61, 8]
     assert (
-        choices[2].reason == "qd 8: near the knee N* = 121,009 IOPS x 0.069 ms = 8.3 (Little's law)"
+        choices[3].reason == "qd 8: near the knee N* = 121,009 IOPS x 0.069 ms = 8.3 (Little's law)"
     )
     assert why.startswith("stop: the 0.5 ms crossing is pinned: qd 61 (0.541 ms)")
 
@@ -77,7 +114,7 @@ def test_stops_past_the_slo_by_its_margin(vdbench):
     known = KnownLimits.of_iops(200_000, "a limit not reached")
     sweep = AdaptiveSweep(until_lat_ms=0.2, max_outstanding=1024, min_outstanding=2, known=known)
     choices, _, why = drive(sweep, vdbench)
-    assert [c.outstanding for c in choices] == [2, 28, 8, 23, 21]
+    assert [c.outstanding for c in choices] == [2, 28, 23, 21, 8]
     assert choices[1].reason == (
         "qd 28: heavy load, 2 x the 14 the known limit 200,000 IOPS needs at the light-load "
         "0.069 ms (Little's law)"
@@ -117,8 +154,8 @@ def test_stops_at_max_outstanding_and_never_past_it(fio):
 
 
 def test_stops_when_the_crossing_is_bracketed_within_its_factor(fio):
-    choices, _, why = drive(AdaptiveSweep(0.75, 128), fio)
-    assert [c.outstanding for c in choices] == [1, 128, 3, 74, 91]
+    choices, _, why = drive(AdaptiveSweep(0.75, 128, max_steps=5), fio)
+    assert [c.outstanding for c in choices] == [1, 128, 74, 91, 3]
     assert why == (
         "stop: the 0.75 ms crossing is bracketed within x1.25: qd 74 (0.529 ms) .. qd 91 "
         "(1.05 ms); max_outstanding 128 reached"
@@ -126,12 +163,21 @@ def test_stops_when_the_crossing_is_bracketed_within_its_factor(fio):
 
 
 def test_stops_when_the_rates_either_side_of_the_crossing_agree():
-    sweep = AdaptiveSweep(1.0, 256)
+    sweep = AdaptiveSweep(1.0, 256, max_steps=8)
     flat = [Point(1, 30_000, 0.03), Point(3, 70_000, 0.04), Point(40, 100_000, 0.4)]
     flat.append(Point(256, 101_000, 2.5))
-    assert sweep.next_point(flat[:3] + [Point(256, 90_000, 2.5)]) is not None
-    assert sweep.next_point(flat) is None
-    assert "bracketed in rate: qd 40 (0.4 ms) 100,000 IOPS" in sweep.stop_reason(flat)
+    assert "bisects" in sweep.next_point(flat[:3] + [Point(256, 90_000, 2.5)]).reason
+    # the rate at the objective is known; the peak may still lie between qd 40 and qd 256
+    assert "past the 1 ms crossing, between qd 40" in sweep.next_point(flat).reason
+    done = flat + [Point(101, 100_500, 1.0)]
+    assert sweep.next_point(done).outstanding == 161  # down to a dense sweep's grain, x2
+    done.append(Point(161, 101_000, 1.6))
+    assert sweep.next_point(done) is None
+    assert "pinned: qd 101 (1 ms)" in sweep.stop_reason(done)
+    # in the default budget (4 steps) the sweep stops where the rates agree
+    assert "bracketed in rate: qd 40 (0.4 ms) 100,000 IOPS" in AdaptiveSweep(1.0, 256).stop_reason(
+        flat
+    )
 
 
 def test_a_light_load_past_the_slo_has_no_crossing_to_find(fio):
@@ -181,6 +227,8 @@ def test_bad_arguments_are_refused():
         {"until_lat_ms": 1, "max_outstanding": True},
         {"until_lat_ms": 1, "max_outstanding": 8.0},
         {"until_lat_ms": 1, "max_outstanding": 4, "min_outstanding": 8},
+        {"until_lat_ms": 1, "max_outstanding": 8, "max_steps": 1},
+        {"until_lat_ms": 1, "max_outstanding": 8, "max_steps": 4.0},
     ):
         with pytest.raises(ModelError):
             AdaptiveSweep(**bad)

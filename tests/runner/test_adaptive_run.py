@@ -21,7 +21,7 @@ from anfperf.ingest import read_many
 from anfperf.report.benchmark import adaptive_steps_table, steps_table
 from anfperf.runner import Manifest, local_inventory, resume_workloads, run_workloads
 from anfperf.runner.steps import plan_workloads
-from anfperf.runner.sweeps import MAX_STEPS, measured_point
+from anfperf.runner.sweeps import chooser, measured_point
 from anfperf.workloads import Workload, get_workload
 
 pytestmark = pytest.mark.fio
@@ -44,6 +44,13 @@ def test_an_adaptive_workload_is_checked_and_planned_as_its_light_load():
         get_workload("RndReadQD").replace(max_outstanding=64)
     with pytest.raises(WorkloadError, match="give one threads or iodepth"):
         SWEEP.replace(iodepth=[1, 2])
+    with pytest.raises(WorkloadError, match="field 'max_steps': goes with sweep"):
+        get_workload("RndReadQD").replace(max_steps=4)
+    with pytest.raises(WorkloadError, match="field 'max_steps'"):
+        SWEEP.replace(max_steps=1)  # the light and heavy loads at least
+    assert chooser(SWEEP).step_budget == 4
+    assert chooser(Workload.from_dict({**SWEEP.to_dict(), "max_steps": 6})).step_budget == 6
+    assert "max_steps" not in SWEEP.adaptive_point(8).to_dict()
     adaptive = get_workload("RndReadQD").as_adaptive(2.0)
     assert (adaptive.iodepth, adaptive.max_outstanding) == ((1,), 128)
     assert Workload.from_dict(adaptive.to_dict()) == adaptive
@@ -60,7 +67,8 @@ def test_the_sweep_chooses_each_step_from_what_it_measured(tmp_path, fio_bin):
     manifest = run_workloads([SWEEP], inv, tmp_path / "raw", run_id="ad", live_interval_s=None)
     assert manifest.status == "complete"
     steps = sweep_steps(manifest)
-    assert 3 <= len(steps) <= MAX_STEPS and len(steps) == len(manifest.data["steps"])
+    # at most half of the 6 steps a dense sweep 1..32 runs, and at least 4
+    assert 3 <= len(steps) <= 4 and len(steps) == len(manifest.data["steps"])
     first, heavy = steps[0]["adaptive"], steps[1]["adaptive"]
     assert first["concurrency"] == 1 and "light load" in first["reason"]
     assert heavy["concurrency"] == 32 and "heavy load, the max_outstanding 32" in heavy["reason"]

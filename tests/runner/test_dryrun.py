@@ -44,6 +44,21 @@ def test_a_dry_run_says_what_a_fleet_run_would_write_and_contacts_nobody(tmp_pat
     assert "e+0" not in out
 
 
+def test_a_dry_run_of_an_adaptive_sweep_says_its_bounds_and_budget(tmp_path, capsys):
+    argv = ["run", "RndReadQD", "--volume", str(tmp_path), "--dry-run", "--adaptive", "1"]
+    assert main(argv) == 0
+    out = capsys.readouterr().out
+    assert "iodepth up to 128, until the mean latency passes 1 ms, at most 4 steps" in out
+    assert main([*argv, "--set", "max_steps=6"]) == 0
+    assert "at most 6 steps (each of this length)" in capsys.readouterr().out
+    # a mix sweep has no objective nor highest concurrency (it was a KeyError)
+    mix = ["run", "RndMix8kSweep", "--volume", str(tmp_path), "--dry-run"]
+    assert main([*mix, "--set", "sweep=adaptive_mix", "--set", "read_pct=50"]) == 0
+    out = capsys.readouterr().out
+    assert "RndMix8kSweep-r100: 1 load point" in out
+    assert "the first step of an adaptive mix sweep" in out
+
+
 @pytest.mark.fio
 def test_the_files_a_dry_run_announces_are_the_files_fio_makes(fio_bin, tmp_path, capsys):
     volume = tmp_path / "vol"
