@@ -24,7 +24,7 @@ Two ways of measuring:
    this machine (the local executor) and on two loopback sshd hosts, each step 2 s of warm-up
    and 2 s measured; the dense sweep one workload of the nine depths, the adaptive one a
    ``sweep: adaptive`` workload the runner continues step by step, alternated in ``--rounds``
-   (2) rounds: the means of the rounds' answers are judged, and how far the two dense sweeps
+   (3) rounds: the means of the rounds' answers are judged, and how far the first two dense sweeps
    land apart (the machine's own spread) is printed beside them; for the limited target the
    inventory names a volume JSON (the REST example of ../shared/corpus/azure with its
    throughput set to the limit at 4 KiB), where the runner finds the known limit, as it would
@@ -366,7 +366,7 @@ def main(argv: list[str] | None = None) -> int:
         "--pairs", type=int, default=4, help="alternated runs with and without live figures"
     )
     parser.add_argument(
-        "--rounds", type=int, default=2, help="rounds of a dense then an adaptive sweep"
+        "--rounds", type=int, default=3, help="rounds of a dense then an adaptive sweep"
     )
     args = parser.parse_args(argv)
     ok = recorded()
