@@ -24,8 +24,10 @@ Two ways of measuring:
    this machine (the local executor) and on two loopback sshd hosts, each step 2 s of warm-up
    and 2 s measured; the dense sweep one workload of the nine depths, the adaptive one a
    ``sweep: adaptive`` workload the runner continues step by step, alternated in ``--rounds``
-   (3) rounds: the means of the rounds' answers are judged, and how far the first two dense sweeps
-   land apart (the machine's own spread) is printed beside them; for the limited target the
+   (6) rounds: the means of the rounds' answers are judged (one step that other work on this
+   shared machine slowed moves its round's answers by up to a fifth: three rounds are not
+   enough to judge 3 %), and how far the first two dense sweeps land apart (the machine's own
+   spread) is printed beside them; for the limited target the
    inventory names a volume JSON (the REST example of ../shared/corpus/azure with its
    throughput set to the limit at 4 KiB), where the runner finds the known limit, as it would
    a real volume's. Then the live figures' cost: the same qd 32 run with and without them,
@@ -366,7 +368,7 @@ def main(argv: list[str] | None = None) -> int:
         "--pairs", type=int, default=4, help="alternated runs with and without live figures"
     )
     parser.add_argument(
-        "--rounds", type=int, default=3, help="rounds of a dense then an adaptive sweep"
+        "--rounds", type=int, default=6, help="rounds of a dense then an adaptive sweep"
     )
     args = parser.parse_args(argv)
     ok = recorded()

@@ -71,7 +71,9 @@ def newcomer(tmp_path_factory) -> Path:
 
 
 def _run(argv: list[str], cwd: Path) -> subprocess.CompletedProcess:
-    env = {**os.environ, "PYTHONWARNINGS": "ignore"}
+    # the newcomer's temporary files (start_run's console logs) stay in its folder, not in /tmp
+    (cwd / "tmp").mkdir(exist_ok=True)
+    env = {**os.environ, "PYTHONWARNINGS": "ignore", "TMPDIR": str(cwd / "tmp")}
     return subprocess.run(argv, cwd=cwd, capture_output=True, text=True, timeout=600, env=env)
 
 

@@ -55,7 +55,7 @@ def test_stop_interrupts_the_run_as_ctrl_c_would(fio_bin, tmp_path, handles):
     handle = start_run(
         ["RndRead", "--volume", str(tmp_path / "vol"), "--set", "duration_s=60", *SMALL,
          "--run-id", "stopped-run"],
-        out_dir=tmp_path / "raw",
+        out_dir=tmp_path / "raw", log_dir=tmp_path / "console",
     )  # fmt: skip
     handles.append(handle)
     assert handle.run_id == "stopped-run" and handle.args.count("--run-id") == 1
