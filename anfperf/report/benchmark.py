@@ -567,13 +567,16 @@ def run_sections(
 
 def adaptive_steps_table(adaptive: pd.DataFrame, run_id: str) -> Table:
     """Why each load point of a run's adaptive sweeps ran, and why each sweep stopped."""
-    run = adaptive[adaptive["run_id"] == run_id].copy()
-    run["why"] = [
-        f"{reason} Stopped: {stop}" if isinstance(stop, str) and stop else reason
-        for reason, stop in zip(run["reason"], run["stop"], strict=True)
-    ]
+    run = adaptive[adaptive["run_id"] == run_id]
+    rows = []
+    for workload, chosen, reason, stop in zip(
+        run["workload"], run["chosen"], run["reason"], run["stop"], strict=True
+    ):
+        rows.append({"workload": workload, "chosen": chosen, "why": reason})
+        if isinstance(stop, str) and stop:  # a row of its own under the sweep's last step
+            rows.append({"workload": "", "chosen": math.nan, "why": f"Stopped: {stop}"})
     return table(
-        run, ["workload", "chosen", "why"],
+        pd.DataFrame(rows, columns=["workload", "chosen", "why"]), ["workload", "chosen", "why"],
         labels={"workload": "Step", "chosen": "Load point", "why": "Why it ran"},
         caption="Load points chosen by the adaptive sweep (anfperf run --adaptive)",
     )  # fmt: skip

@@ -93,9 +93,13 @@ def test_the_sweep_chooses_each_step_from_what_it_measured(tmp_path, fio_bin):
     assert why["chosen"].tolist() == chosen and why["run_id"].eq("ad").all()
     assert why["reason"].tolist() == [s["adaptive"]["reason"] for s in steps]
     assert why["stop"].notna().tolist() == [False] * (len(steps) - 1) + [True]
-    table = adaptive_steps_table(why, "ad").to_html()
+    shown = adaptive_steps_table(why, "ad")
+    table = shown.to_html()
     assert all(html.escape(s["adaptive"]["reason"]) in table for s in steps)
-    assert "Stopped: " + html.escape(steps[-1]["adaptive"]["stop"]) in table
+    # the stop a row of its own under the last step, not run on into its reason
+    last = shown.cells.iloc[-1].tolist()
+    assert last[0] == "" and last[2] == "Stopped: " + steps[-1]["adaptive"]["stop"]
+    assert shown.cells.iloc[-2, 2] == steps[-1]["adaptive"]["reason"]
     # its job steps as the load grows, not in the order they ran nor as text sorts them
     jobs = steps_table(summary_table(frame), "ad").cells.iloc[:, 0].tolist()
     assert jobs == [f"qd-qd{c}" for c in sorted(chosen)]
