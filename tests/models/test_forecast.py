@@ -107,6 +107,11 @@ def test_a_known_limit_caps_every_prediction_and_narrows_the_band():
     # without the limit the same four points, still rising as at the start, say nothing
     unbounded = forecast_throughput(depth[rising], iops[rising], depth[~rising])
     assert not unbounded.predictable and "still grows" in unbounded.says()
+    # its band's floor: the last point less its scatter (a repeat lands as far), then the fall
+    # of a sweep that levels at once and is over-driven: not the last point itself
+    last = iops[rising][-1]
+    assert np.all(unbounded.lower < last) and np.all(np.diff(unbounded.lower) <= 0)
+    assert np.all(unbounded.lower >= last * (1 - FALL_CAP) * (1 - 0.1))
 
 
 def test_vdbench_threads_still_rising_beat_the_flat_line():

@@ -62,6 +62,13 @@ def _elasticity(n: np.ndarray, x: np.ndarray) -> tuple[float, float, float]:
     return float(slope), se, float(np.expm1(np.max(np.abs(resid))))
 
 
+def _floor(last: float, scatter: float, ratio: np.ndarray) -> np.ndarray:
+    """Least rate past the data [IOPS]: the sweep may level at once at its last point (less
+    that point's scatter about the sweep's growth: a repeat of it lands as far) and then be
+    over-driven (:func:`over_driven_fall` from there)."""
+    return last * (1.0 - scatter) * (1.0 - over_driven_fall(ratio))
+
+
 def over_driven_fall(ratio: np.ndarray) -> np.ndarray:
     """Share of a plateau an over-driven system may lose at `ratio` x the concurrency it
     saturated at (:data:`FALL_PER_DOUBLING` per doubling, at most :data:`FALL_CAP`)."""
@@ -149,8 +156,9 @@ def forecast_throughput(
             f"N={n[-1]:g}, {early:.2f} at N={n[0]:g}) and no limit of the volume or its "
             "clients is known: nothing says where it stops; measure higher or give the volume"
         )
-        return refused(at_arr, float(x[-1]), why)
-    return _fitted(n, x, at_arr, ratio, cap, known, notes, (level, draws), fit)
+        return refused(at_arr, _floor(float(x[-1]), scatter, ratio), why)
+    return _fitted(n, x, at_arr, _floor(float(x[-1]), scatter, ratio), cap, known, notes,
+                   (level, draws), fit)  # fmt: skip
 
 
 def _mean_per_n(concurrency: object, iops: object) -> tuple[np.ndarray, np.ndarray]:
@@ -229,7 +237,7 @@ def _fitted(
     n: np.ndarray,
     x: np.ndarray,
     at: np.ndarray,
-    ratio: np.ndarray,
+    floor: np.ndarray,
     cap: np.ndarray,
     known: KnownLimits,
     notes: list[str],
@@ -244,9 +252,8 @@ def _fitted(
         band = predict_band(fit, at, level, draws=draws)
     est = np.minimum(band["estimate"].to_numpy(float), cap)
     upper = np.minimum(band["upper"].to_numpy(float), cap)
-    # past the data the sweep may level at once and then be over-driven; lower than that it
-    # does not go (a bootstrap draw of a retrograde curve can crash to zero: not physical)
-    floor = float(x[-1]) * (1.0 - over_driven_fall(ratio))
+    # no lower than `floor` (a bootstrap draw of a retrograde curve can crash to zero: not
+    # physical)
     lower = np.minimum(np.maximum(band["lower"].to_numpy(float), floor), est)
     capped = bool(np.any(band["estimate"].to_numpy(float) > cap))
     notes += list(fit.notes)
