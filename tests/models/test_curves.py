@@ -29,7 +29,7 @@ from anfperf.models import (
     usl_throughput_at_latency,
 )
 from anfperf.models.curves.usl import usl_concurrency_at_rate, usl_latency_at_rate_ms
-from tests.models.realdata import sd_count, summary_avg, vdbench_dir
+from tests.models.realdata import fio_qd_sweep, sd_count, summary_avg, vdbench_dir
 
 TRUE_USL = {"lam": 20000.0, "sigma": 0.05, "kappa": 0.0005}
 N = np.array([2, 4, 8, 12, 16, 24, 32, 48, 64, 96, 128], dtype=float)
@@ -83,6 +83,15 @@ def test_auto_keeps_amdahl_when_kappa_is_not_needed():
     assert set(fit.aicc) == {"usl", "amdahl"}
     assert fit["sigma"] == pytest.approx(0.08, abs=0.01)
     assert usl_max(**fit) == pytest.approx(fit["lam"] / fit["sigma"])
+
+
+def test_four_points_cannot_judge_kappa_and_the_note_says_so():
+    depth, iops = fio_qd_sweep()  # real: iodepth 1, 2, 3, 4
+    fit = fit_usl(depth[:4], iops[:4])
+    assert fit["kappa"] == 0.0 and not math.isfinite(fit.aicc["usl"])
+    assert fit.notes[0] == (
+        "kept Amdahl's law (kappa = 0): too few points to fit the USL's coherency term as well"
+    )
 
 
 def test_auto_keeps_the_usl_when_the_curve_turns_down():

@@ -183,9 +183,19 @@ def _choose_usl(aicc: dict[str, float]) -> tuple[str, list[str]]:
     """
     if len(aicc) == 1:
         return next(iter(aicc)), []
-    chosen = "amdahl" if aicc["amdahl"] <= aicc["usl"] + 2.0 else "usl"
-    kept = "Amdahl (kappa = 0)" if chosen == "amdahl" else "the USL"
-    return chosen, [f"kept {kept}: AICc " + ", ".join(f"{k} {v:.2f}" for k, v in aicc.items())]
+    amdahl, full = aicc["amdahl"], aicc["usl"]
+    if amdahl <= full + 2.0:
+        why = (
+            "too few points to fit the USL's coherency term as well"
+            if not math.isfinite(full) else
+            f"the USL's coherency term fits these points no better (AICc {full:.1f} against "
+            f"{amdahl:.1f}: it would need to be lower by more than 2)"
+        )  # fmt: skip
+        return "amdahl", [f"kept Amdahl's law (kappa = 0): {why}"]
+    return "usl", [
+        f"kept the USL: its coherency term (kappa) fits these points better than Amdahl's law "
+        f"(AICc {full:.1f} against {amdahl:.1f})"
+    ]
 
 
 def _usl_params(
