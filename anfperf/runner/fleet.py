@@ -55,7 +55,12 @@ from anfperf.runner.hostrun import (
     PREPARE_TIMEOUT_S,
     StepRunner,
 )
-from anfperf.runner.interrupts import handling_signals, raise_stopped
+from anfperf.runner.interrupts import (
+    hand_over,
+    keeping_signals,
+    signals_kept,
+    stopping_on_signals,
+)
 from anfperf.runner.inventory import DEFAULT_WORKDIR
 from anfperf.runner.ledger import new_manifest, resume_manifest, step_record
 from anfperf.runner.livefeed import LiveFeed
@@ -71,6 +76,7 @@ log = logging.getLogger(__name__)
 DEFAULT_OUT = "data/raw"
 
 
+@keeping_signals
 def run_plan(
     plan: RunPlan,
     connections: Mapping[str, Any] | Iterable[Any],
@@ -235,8 +241,10 @@ def _open_manifest(
 def _run_steps(plan: RunPlan, runner: StepRunner, manifest: Manifest) -> None:
     """Run the steps in order, an adaptive sweep's next step inserted after each of its steps;
     on Ctrl-C or a signal, stop the hosts and record 'interrupted'."""
-    try:
-        with handling_signals(raise_stopped):
+    # the first signal stops the run; later ones, even while its exception unwinds, only
+    # hurry the hosts (runner.impatient), and the manifest is still written
+    with stopping_on_signals(runner.impatient) as on_stop:
+        try:
             index = 0
             while index < len(runner.plan.steps):
                 runner.run_step(index, runner.plan.steps[index])
@@ -248,16 +256,16 @@ def _run_steps(plan: RunPlan, runner: StepRunner, manifest: Manifest) -> None:
                     )
                     runner.bar.add_planned(follow.duration_s)
                 index += 1
-    except KeyboardInterrupt as exc:
-        runner.stopped_by = getattr(exc, "signame", "Ctrl-C")
-        # more signals now only hurry the hosts; the manifest is still written
-        with handling_signals(runner.impatient):
+        except KeyboardInterrupt as exc:
+            hand_over(runner.impatient)  # also when the interrupt came from elsewhere
+            runner.stopped_by = getattr(exc, "signame", "Ctrl-C")
             runner.interrupt()
             manifest.update(status="interrupted", end=now_iso())
             manifest.close()
             if runner.live is not None:
                 runner.live.close("interrupted")
-        raise
+            on_stop()  # the burst's last presses while the run winds up
+            raise
 
 
 def _live_feed(
@@ -399,19 +407,20 @@ def run_inventory(
             "warnings": list(getattr(report, "warnings", [])),
         }
         facts[host.name] = dict(getattr(report, "facts", {}))
-    try:
-        return run_plan(
-            plan, conns, out_dir,
-            workdir={h.name: h.workdir for h in inventory.hosts},
-            hosts_info=hosts_info, facts=facts, resume=resume, progress=progress,
-            secrets=inventory.secrets(),
-            extra={"inventory": inventory.source, **dict(extra or {})},
-            unreachable={} if retry_unreachable else unreachable_at_preflight(reports),
-            **options,
-        )  # fmt: skip
-    finally:
-        if own:
-            close_all(conns)
+    with signals_kept():
+        try:
+            return run_plan(
+                plan, conns, out_dir,
+                workdir={h.name: h.workdir for h in inventory.hosts},
+                hosts_info=hosts_info, facts=facts, resume=resume, progress=progress,
+                secrets=inventory.secrets(),
+                extra={"inventory": inventory.source, **dict(extra or {})},
+                unreachable={} if retry_unreachable else unreachable_at_preflight(reports),
+                **options,
+            )  # fmt: skip
+        finally:
+            if own:
+                close_all(conns)
 
 
 def unreachable_at_preflight(reports: Mapping[str, Any]) -> dict[str, str]:

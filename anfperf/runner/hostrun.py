@@ -21,6 +21,7 @@ import collections
 import contextlib
 import io
 import logging
+import math
 import posixpath
 import threading
 import time
@@ -99,7 +100,7 @@ class StepRunner:
         self.stop = threading.Event()
         self.stopped_by = "Ctrl-C"
         self.hurry = threading.Event()  # signalled again: stop waiting for the hosts
-        self.first_stop = 0.0
+        self.first_stop = math.inf  # a press before interrupt() is the first press
         self.running: dict[str, tuple[Any, str]] = {}  # host -> (connection, remote pid file)
         self.lock = threading.Lock()
         self.index = 0  # the step running now
