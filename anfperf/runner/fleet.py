@@ -55,12 +55,7 @@ from anfperf.runner.hostrun import (
     PREPARE_TIMEOUT_S,
     StepRunner,
 )
-from anfperf.runner.interrupts import (
-    hand_over,
-    keeping_signals,
-    signals_kept,
-    stopping_on_signals,
-)
+from anfperf.runner.interrupts import hand_over, keeping_signals, stopping_on_signals
 from anfperf.runner.inventory import DEFAULT_WORKDIR
 from anfperf.runner.ledger import new_manifest, resume_manifest, step_record
 from anfperf.runner.livefeed import LiveFeed
@@ -361,6 +356,7 @@ def close_all(connections: Mapping[str, Any] | Iterable[Any]) -> None:
         close_quietly(conn)
 
 
+@keeping_signals
 def run_inventory(
     plan: RunPlan,
     inventory: Any,
@@ -407,20 +403,19 @@ def run_inventory(
             "warnings": list(getattr(report, "warnings", [])),
         }
         facts[host.name] = dict(getattr(report, "facts", {}))
-    with signals_kept():
-        try:
-            return run_plan(
-                plan, conns, out_dir,
-                workdir={h.name: h.workdir for h in inventory.hosts},
-                hosts_info=hosts_info, facts=facts, resume=resume, progress=progress,
-                secrets=inventory.secrets(),
-                extra={"inventory": inventory.source, **dict(extra or {})},
-                unreachable={} if retry_unreachable else unreachable_at_preflight(reports),
-                **options,
-            )  # fmt: skip
-        finally:
-            if own:
-                close_all(conns)
+    try:
+        return run_plan(
+            plan, conns, out_dir,
+            workdir={h.name: h.workdir for h in inventory.hosts},
+            hosts_info=hosts_info, facts=facts, resume=resume, progress=progress,
+            secrets=inventory.secrets(),
+            extra={"inventory": inventory.source, **dict(extra or {})},
+            unreachable={} if retry_unreachable else unreachable_at_preflight(reports),
+            **options,
+        )  # fmt: skip
+    finally:
+        if own:
+            close_all(conns)
 
 
 def unreachable_at_preflight(reports: Mapping[str, Any]) -> dict[str, str]:

@@ -10,15 +10,12 @@ from __future__ import annotations
 
 import contextlib
 import functools
-import logging
 import os
 import signal
 import threading
 import time
 from collections.abc import Callable
 from typing import Any
-
-log = logging.getLogger(__name__)
 
 #: A signal repeated within this many seconds of the first is the same impatient press.
 REPEAT_S = 2.0
@@ -54,11 +51,7 @@ def stop_then(then: Callable[[int, Any], None]) -> Callable[[int, Any], None]:
 
 def hand_over(handler: Callable[[int, Any], None]) -> None:
     """The stop signals (and SIGINT) to `handler` from now on, those not set to be ignored."""
-    if threading.current_thread() is not threading.main_thread():
-        return
-    for sig in (signal.SIGINT, *_STOP_SIGNALS):
-        if signal.getsignal(sig) is not signal.SIG_IGN:
-            signal.signal(sig, handler)
+    _install(handler, [signal.SIGINT, *_STOP_SIGNALS])
 
 
 def settle(saved: dict[int, Any], quiet_s: float = REPEAT_S) -> Callable[[int, Any], None]:

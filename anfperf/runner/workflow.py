@@ -17,7 +17,7 @@ from anfperf.errors import AnfperfError, RemoteError
 from anfperf.folders import output_folder
 from anfperf.runner.fleet import DEFAULT_OUT, close_all, run_inventory
 from anfperf.runner.hostrun import MAX_PARALLEL_HOSTS
-from anfperf.runner.interrupts import signals_kept
+from anfperf.runner.interrupts import keeping_signals
 from anfperf.runner.inventory import Inventory
 from anfperf.runner.manifest import Manifest
 from anfperf.runner.preflight import HostReport, preflight_inventory
@@ -220,6 +220,7 @@ def resume_workloads(
     )  # fmt: skip
 
 
+@keeping_signals  # a stopped run's last presses held through closing the hosts
 def _preflight_and_run(
     plan: RunPlan,
     inventory: Inventory,
@@ -239,27 +240,23 @@ def _preflight_and_run(
     # before the hosts are checked, which takes time; made only when the run starts
     output_folder(out_dir, what="the run", make=False)
     inventory = inventory.select(plan.hosts)
-    with signals_kept():  # a stopped run's last presses held through closing the hosts
-        conns = inventory.connect()
-        try:
-            with held_ssh_log():
-                reports = preflight_inventory(
-                    inventory,
-                    conns,
-                    tool=plan.options["tool"],
-                    max_parallel_hosts=max_parallel_hosts,
-                )
-                if on_preflight is not None:
-                    on_preflight(plan, reports)
-                bad = {name: list(r.problems) for name, r in reports.items() if not r.ok}
-                if bad and not force:
-                    raise RemoteError(f"nothing ran: fix the problems on {named(list(bad))}", bad)
-                if on_start is not None:
-                    on_start(plan)
-                return run_inventory(
-                    plan, inventory, out_dir, connections=conns, reports=reports, resume=resume,
-                    progress=progress, max_parallel_hosts=max_parallel_hosts,
-                    retry_unreachable=retry_unreachable, **live,
-                )  # fmt: skip
-        finally:
-            close_all(conns)
+    conns = inventory.connect()
+    try:
+        with held_ssh_log():
+            reports = preflight_inventory(
+                inventory, conns, tool=plan.options["tool"], max_parallel_hosts=max_parallel_hosts
+            )
+            if on_preflight is not None:
+                on_preflight(plan, reports)
+            bad = {name: list(r.problems) for name, r in reports.items() if not r.ok}
+            if bad and not force:
+                raise RemoteError(f"nothing ran: fix the problems on {named(list(bad))}", bad)
+            if on_start is not None:
+                on_start(plan)
+            return run_inventory(
+                plan, inventory, out_dir, connections=conns, reports=reports, resume=resume,
+                progress=progress, max_parallel_hosts=max_parallel_hosts,
+                retry_unreachable=retry_unreachable, **live,
+            )  # fmt: skip
+    finally:
+        close_all(conns)
