@@ -151,27 +151,49 @@ def ops_at_latency(curve: np.ndarray, lat_ms: float) -> float:
     return float(np.interp(lat_ms, lat[i - 1 : i + 1], ops[i - 1 : i + 1]))
 
 
+def _fio_read_iops(pattern: str) -> dict[int, list[float]]:
+    """Read IOPS per iodepth of the fio JSON files matching `pattern` under
+    tests/data/fio_sweeps, read here with the standard library."""
+    import json
+
+    by_depth: dict[int, list[float]] = {}
+    for path in sorted((DATA / "fio_sweeps").glob(pattern)):
+        job = json.loads(path.read_text())["jobs"][0]
+        depth = int(job["job options"]["iodepth"])
+        by_depth.setdefault(depth, []).append(float(job["read"]["iops"]))
+    return by_depth
+
+
 def fio_qd_sweep() -> tuple[np.ndarray, np.ndarray]:
     """The real fio iodepth sweep of tests/data/fio_sweeps/qd_randread (make_sweeps.sh).
 
-    Three passes of 4 KiB random reads at iodepth 1 .. 128; the JSON is read here with the
-    standard library, and the median of the passes is taken per depth.
+    Three passes of 4 KiB random reads at iodepth 1 .. 128; the median of the passes is taken
+    per depth.
 
     Returns
     -------
     (numpy.ndarray, numpy.ndarray)
         Depths and the median read IOPS at each.
     """
-    import json
+    return fio_median_sweep("qd_randread/pass*_qd*.json")
 
-    by_depth: dict[int, list[float]] = {}
-    for path in sorted((DATA / "fio_sweeps" / "qd_randread").glob("pass*_qd*.json")):
-        job = json.loads(path.read_text())["jobs"][0]
-        depth = int(job["job options"]["iodepth"])
-        by_depth.setdefault(depth, []).append(float(job["read"]["iops"]))
+
+def fio_median_sweep(pattern: str) -> tuple[np.ndarray, np.ndarray]:
+    """The depths of a recorded sweep of three passes (`pattern` under tests/data/fio_sweeps)
+    and the median read IOPS at each."""
+    by_depth = _fio_read_iops(pattern)
     depths = np.array(sorted(by_depth), dtype=float)
     assert all(len(by_depth[int(d)]) == 3 for d in depths), "three passes per depth"
     return depths, np.array([np.median(by_depth[int(d)]) for d in depths])
+
+
+def fio_one_pass(pattern: str) -> tuple[np.ndarray, np.ndarray]:
+    """One pass of a recorded fio iodepth sweep (e.g. ``"qd_dense/limited/pass1_qd*.json"``):
+    its depths and read IOPS, as a single pass scatters on a shared machine."""
+    by_depth = _fio_read_iops(pattern)
+    assert all(len(v) == 1 for v in by_depth.values()), f"one run per depth in {pattern}"
+    depths = np.array(sorted(by_depth), dtype=float)
+    return depths, np.array([by_depth[int(d)][0] for d in depths])
 
 
 def lower_upper(n: int) -> tuple[np.ndarray, np.ndarray]:

@@ -15,6 +15,7 @@ from anfperf.models import (
     FewPointsWarning,
     SaturationWarning,
     fit_queueing_latency,
+    fit_throughput_curve,
     fit_usl,
     kneedle,
     queueing_iops_at_latency,
@@ -290,3 +291,30 @@ def test_usl_latency_against_throughput_inverts_the_usl():
     # below one I/O in flight and past the peak there is no such point
     assert np.isnan(usl_latency_at_rate_ms([5_000.0, 1e6], 10_000.0, 0.05, 1e-3)).all()
     assert math.isnan(usl_concurrency_at_rate(1e6, 10_000.0, 0.05, 1e-3))
+
+
+def test_a_stacked_curve_keeps_its_record_past_each_prefix():
+    from anfperf.models.curves.blend import CANDIDATES
+    from anfperf.models.curves.selection import (
+        mixed_predictions,
+        prequential_errors,
+        prequential_predictions,
+    )
+
+    depth, iops = fio_qd_sweep()
+    n, x = depth[:8], iops[:8]  # QD 1..16 of the recorded sweep
+    fit = fit_throughput_curve(n, x)
+    own = {k: prequential_predictions(n, x, *CANDIDATES[k]) for k in fit.fits}
+    mix = mixed_predictions(own, fit.weights)
+    np.testing.assert_allclose(fit.prequential, mix)
+    # where a candidate gave nothing, the others' weights carry the mix alone
+    gap = {**own, "mva": np.full_like(own["mva"], np.nan)}
+    only = {k: v for k, v in fit.weights.items() if k != "mva"}
+    total = sum(only.values())
+    expected = sum(w / total * own[k] for k, w in only.items())
+    np.testing.assert_allclose(mixed_predictions(gap, fit.weights), expected)
+    # row 0 is the fit to QD 1..3: every later point, at its depth over 3, and its log error
+    ratio, err = prequential_errors(n, x, fit.prequential)
+    np.testing.assert_allclose(ratio[: n.size - 3], n[3:] / 3.0)
+    np.testing.assert_allclose(err[: n.size - 3], np.log(x[3:] / fit.prequential[0, 3:]))
+    assert ratio.size == sum(range(1, n.size - 2))  # (n - 3) + (n - 4) + ... + 1

@@ -21,6 +21,8 @@ from tests.models.realdata import (
     SPEC_BREAKTHROUGH_LIMIT,
     SPEC_LARGE,
     SPEC_LARGE_LIMIT,
+    fio_median_sweep,
+    fio_one_pass,
     fio_qd_sweep,
 )
 
@@ -92,6 +94,51 @@ def test_fio_sweep_that_has_fallen_is_recognised_past_its_peak():
     peak = iops[depth >= 24].max()  # the best of the sweep's upper half (QD 48: 121,408)
     assert fc.estimate[0] < iops[-1] < peak == fc.upper[0]
     assert fc.estimate[0] >= (1 - FALL_CAP) * peak
+
+
+def test_a_fall_on_the_last_point_alone_is_read_without_it_and_the_band_reaches_down_to_it():
+    # one pass of the rate-limited dense sweep: QD 10 dips to 33,803 after 41,231 at QD 8, then
+    # the pass goes on to 50k (the rate limit) with two more one-point dips (25-28k)
+    depth, iops = fio_one_pass("qd_dense/limited/pass1_qd*.json")
+    seen = depth <= 10
+    fc = forecast_throughput(depth[seen], iops[seen], depth[~seen])
+    assert fc.basis == "plateau"  # it was 'past its peak', its band topped at 41,944
+    assert fc.notes[0].startswith("the fall rests on the last point alone (33,803 at N=10")
+    inside = (fc.lower <= iops[~seen]) & (iops[~seen] <= fc.upper)
+    assert inside.mean() >= 0.9 and np.all(fc.upper[depth[~seen] >= 16] > 50_000)
+    # read without its last point the sweep is refused (still rising as at the start): so is
+    # the sweep, and its floor still reaches down to a fall past the peak
+    depth, iops = fio_one_pass("qd_dense/unlimited/pass2_qd*.json")
+    seen = depth <= 5  # 39,183 at QD 4, then 4,441 at QD 5 (a stalled run), 43,607 at QD 6
+    fc = forecast_throughput(depth[seen], iops[seen], depth[~seen])
+    assert not fc.predictable and "the fall rests on the last point alone" in fc.says()
+    assert np.all(fc.lower <= iops[~seen])
+    # a fall over two points is evidence: the recorded median sweep is past its peak
+    assert forecast_throughput(*fio_qd_sweep(), [256.0]).basis == "past its peak"
+
+
+def test_a_fitted_curve_band_reaches_as_far_as_its_own_record_missed():
+    from anfperf.models import fit_throughput_curve
+    from anfperf.models.curves.selection import prequential_errors
+
+    # the dense sweep without a rate limit, fitted on QD 1..23: fits to its first points fell
+    # short of their later ones by up to 53 % (e^0.53) at 7.7x the depth they saw
+    depth, iops = fio_median_sweep("qd_dense/unlimited/pass*_qd*.json")
+    seen = depth <= 23
+    fit = fit_throughput_curve(depth[seen], iops[seen])
+    ratio, err = prequential_errors(fit.x, fit.y, fit.prequential)
+    assert ratio.min() > 1.0 and err.max() == pytest.approx(0.531, abs=0.01)
+    far = depth[~seen] >= 23 * ratio[np.argmax(err)]
+    fc = forecast_throughput(depth[seen], iops[seen], depth[~seen], fit=fit)
+    assert np.all(fc.upper[far] >= fc.estimate[far] * np.exp(err.max()))
+    assert np.all(np.diff(fc.upper / fc.estimate) >= 0)  # the reach grows with the distance
+    # one quick pass on this machine's disk (make_onepass.sh) still rising slowly at QD 128:
+    # the stacked curve of QD 1..12 levels off near 60k, the pass reaches 79k; the curve's
+    # bootstrap band alone held 1 of the 7 points above QD 12
+    depth, iops = fio_one_pass("qd_onepass/qd*.json")
+    check = judge_forecast(depth, iops, forecast_throughput)
+    assert check["forecast"].basis == "fitted curve"
+    assert check["coverage"] >= TARGETS["coverage"]
 
 
 def test_a_known_limit_caps_every_prediction_and_narrows_the_band():

@@ -29,7 +29,11 @@ from anfperf.models.curves.curve_reading import SEARCH_MAX_N, throughput_readers
 from anfperf.models.curves.mva import fit_mva_throughput, mva_throughput
 from anfperf.models.curves.registry import ModelSpec, register_model
 from anfperf.models.curves.result import FitResult, SaturationWarning, check_points, fit_inputs
-from anfperf.models.curves.selection import prequential_predictions, stacking_weights
+from anfperf.models.curves.selection import (
+    mixed_predictions,
+    prequential_predictions,
+    stacking_weights,
+)
 from anfperf.models.curves.usl import fit_usl, usl
 
 #: Candidates of the default curve: name -> (fit, model).
@@ -119,8 +123,8 @@ def fit_throughput_curve(concurrency: object, throughput: object) -> FitResult:
         ``{'lam', 'sigma', 'kappa', 'demand_ms', 'delay_ms', 'usl_weight', 'amdahl_lam',
         'amdahl_sigma', 'amdahl_weight'}``; `fits` holds the three fits, `weights` the weights,
         `aicc` each fit's AICc (for reference), `selected` the candidate of largest weight.
-        No covariance (NaN): the uncertainty of an average comes from
-        :func:`anfperf.models.predict_band`.
+        `prequential` the average's predictions past each prefix. No covariance (NaN): the
+        uncertainty of an average comes from :func:`anfperf.models.predict_band`.
 
     Raises
     ------
@@ -167,6 +171,7 @@ def fit_throughput_curve(concurrency: object, throughput: object) -> FitResult:
         selected=max(weights, key=weights.get),
         fits=fits,
         weights=weights,
+        prequential=mixed_predictions(predictions, weights),
     )
 
 

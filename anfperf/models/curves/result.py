@@ -102,6 +102,10 @@ class FitResult(dict):
         The component fits of a model average, by name (empty otherwise).
     weights : dict
         The weight of each component fit of a model average (empty otherwise).
+    prequential : numpy.ndarray or None
+        A model average's predictions of its own points by fits to the prefixes below them
+        (:func:`~anfperf.models.curves.selection.prequential_predictions`, mixed by `weights`):
+        how far off it went past the data it had; None otherwise.
     """
 
     def __init__(
@@ -121,6 +125,7 @@ class FitResult(dict):
         selected: str | None = None,
         fits: dict[str, FitResult] | None = None,
         weights: dict[str, float] | None = None,
+        prequential: np.ndarray | None = None,
     ):
         super().__init__({k: float(v) for k, v in params.items()})
         self.model = model
@@ -153,6 +158,7 @@ class FitResult(dict):
         self.selected = selected
         self.fits = dict(fits or {})
         self.weights = dict(weights or {})
+        self.prequential = None if prequential is None else np.asarray(prequential, float)
 
     def replace(self, **changes: object) -> FitResult:
         """A copy with some constructor arguments changed (e.g. ``ci=``)."""
@@ -160,7 +166,7 @@ class FitResult(dict):
             "model": self.model, "y": self.y, "y_fit": self.y_fit, "cov": self.cov,
             "ci": self.ci, "notes": self.notes, "x": self.x, "fixed": self.fixed,
             "bounds": self.bounds, "aicc": self.aicc, "selected": self.selected,
-            "fits": self.fits, "weights": self.weights,
+            "fits": self.fits, "weights": self.weights, "prequential": self.prequential,
         }  # fmt: skip
         params = changes.pop("params", dict(self))
         args.update(changes)

@@ -126,3 +126,62 @@ def stacking_weights(
     w /= w.sum()
     weights.update({k: float(v) for k, v in zip(names, w, strict=True)})
     return weights, int(scored.sum())
+
+
+def mixed_predictions(
+    predictions: Mapping[str, np.ndarray], weights: Mapping[str, float]
+) -> np.ndarray:
+    """The weighted average of candidates' predictions, over those that gave one at each point.
+
+    Parameters
+    ----------
+    predictions : mapping of str to numpy.ndarray
+        Each candidate's predictions, all of one shape (NaN where a fit failed).
+    weights : mapping of str to float
+        Each candidate's weight (:func:`stacking_weights`).
+
+    Returns
+    -------
+    numpy.ndarray
+        The mix, of the predictions' shape; NaN where no weighted candidate predicted.
+    """
+    stack = np.array([np.asarray(predictions[k], float) for k in predictions])
+    w = np.array([float(weights.get(k, 0.0)) for k in predictions]).reshape(
+        -1, *[1] * (stack.ndim - 1)
+    )
+    given = np.isfinite(stack) & (w > 0)
+    total = np.sum(np.where(given, w, 0.0), axis=0)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        return np.where(total > 0, np.sum(np.where(given, w * stack, 0.0), axis=0) / total, np.nan)
+
+
+def prequential_errors(
+    x: np.ndarray, y: np.ndarray, predictions: np.ndarray, *, first: int = FIRST_FIT_POINTS
+) -> tuple[np.ndarray, np.ndarray]:
+    """How far past its data each prefix's fit reached, and how far off it was there.
+
+    Parameters
+    ----------
+    x, y : numpy.ndarray
+        The points, x ascending (as given to :func:`prequential_predictions`).
+    predictions : numpy.ndarray
+        :func:`prequential_predictions` of them (or :func:`mixed_predictions` of several).
+    first : int
+        Distinct x values of the shortest prefix, as given to :func:`prequential_predictions`.
+
+    Returns
+    -------
+    (numpy.ndarray, numpy.ndarray)
+        For every prediction made: x over the largest x its fit saw [-], and
+        ``log(measured / predicted)`` [-] (> 0: the fit fell short).
+    """
+    levels = np.unique(x)
+    rows = np.atleast_2d(np.asarray(predictions, float))
+    ratios, errors = [], []
+    for seen_max, row in zip(levels[first - 1 : -1], rows, strict=False):
+        ok = np.isfinite(row) & (row > 0) & (x > seen_max)
+        ratios.append(x[ok] / seen_max)
+        errors.append(np.log(y[ok] / row[ok]))
+    if not ratios:
+        return np.empty(0), np.empty(0)
+    return np.concatenate(ratios), np.concatenate(errors)
