@@ -381,3 +381,11 @@ def test_the_iops_at_an_slo_past_the_data_is_bounded_by_the_volume_measured():
     assert "from the queueing curve of the known limit" in row["notes"]
     assert "volume quota: 12 TiB x 64 MiB/s per TiB (Premium)" in row["notes"]
     assert analysis.bounded_by(None) is analysis
+
+
+def test_runs_of_a_loop_named_by_a_number_come_in_the_number_order():
+    # a bash loop's fio outputs, one file per queue depth (qd1.json .. qd128.json)
+    frame = anfperf.read(DATA / "fio_sweeps" / "qd_onepass")
+    runs = findings.key_numbers(frame)["run_id"].tolist()
+    depths = [1, 2, 3, 4, 6, 8, 12, 16, 24, 32, 48, 64, 96, 128]
+    assert runs == [f"qd{d}" for d in depths]  # as strings: qd1, qd12, qd128, qd16, qd2 ...

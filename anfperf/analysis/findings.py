@@ -56,6 +56,7 @@ from anfperf.models.curves.queueing import KNEE_FACTOR
 from anfperf.models.forecast import iops_at_latency
 from anfperf.models.limits.predict import constraint_phrase
 from anfperf.models.littles_law import latency_at_concurrency
+from anfperf.values import natural_key
 
 __all__ = [
     "MIN_SWEEP_POINTS",
@@ -394,6 +395,8 @@ def key_numbers(
         numbers["cached"] = bool(kinds.loc[run_id, "cached"])
         numbers["cache_reason"] = str(kinds.loc[run_id, "cache_reason"])
         out.append(numbers)
+    # runs named by a number (a loop's qd1 .. qd128) in the number's order, not as strings
+    out.sort(key=lambda numbers: natural_key(numbers["run_id"]))
     return pd.DataFrame(out, columns=KEY_COLUMNS).astype({"cached": bool})
 
 
