@@ -53,7 +53,7 @@ lint: install
 # even where PYTHONDONTWRITEBYTECODE is set, so that pytest keeps its rewritten test modules
 # between runs instead of rewriting them in every worker.
 TEST_WORKERS ?= 3
-PYTEST := PYTHONDONTWRITEBYTECODE= $(BIN)/python -m pytest -q -n $(TEST_WORKERS) --dist loadfile
+PYTEST := PYTHONDONTWRITEBYTECODE= $(BIN)/python -m pytest -q -n $(TEST_WORKERS) --dist loadfile --durations=15
 # Each shipped notebook runs once with its defaults: these through nbval (cell by cell, in
 # notebooks/, as a reader opens them), the others in a test that renders them with their
 # defaults (tests/test_packaging.py holds the two lists against notebooks/).
