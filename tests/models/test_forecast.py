@@ -141,6 +141,33 @@ def test_a_fitted_curve_band_reaches_as_far_as_its_own_record_missed():
     assert check["coverage"] >= TARGETS["coverage"]
 
 
+def test_a_curve_fitted_to_rising_points_is_not_read_to_fall_past_them():
+    from anfperf.models import fit_throughput_curve, throughput_curve
+
+    # pass 3 of the recorded sweep up to QD 8 (still rising: 36k .. 119k): the stacked curve
+    # (USL 0.44) turns down past it, to 113,775 at QD 96; it levels at QD 12 and falls at 96
+    depth, iops = fio_one_pass("qd_randread/pass3_qd*.json")
+    seen = depth <= 8
+    fit = fit_throughput_curve(depth[seen], iops[seen])
+    beyond = depth[~seen]
+    at_last = float(throughput_curve(8.0, **fit))
+    assert np.min(throughput_curve(beyond, **fit)) < 0.97 * at_last
+    fc = forecast_throughput(depth[seen], iops[seen], beyond, fit=fit)
+    assert fc.basis == "fitted curve"
+    assert np.all(fc.estimate >= at_last - 1e-6)  # held where the data end, not read to fall
+    assert np.all(fc.lower <= iops[~seen])  # the band's floor still holds the fall at 96, 128
+
+
+def test_a_sweep_whose_band_cannot_be_drawn_gets_its_record_as_band_not_an_error():
+    # pass 2 of the dense sweep: QD 5 stalled (4,441 IOPS between 39,183 and 43,607); no
+    # bootstrap resample of QD 1..19 refits: the forecast said so with a ModelError
+    depth, iops = fio_one_pass("qd_dense/unlimited/pass2_qd*.json")
+    seen = depth <= 19
+    fc = forecast_throughput(depth[seen], iops[seen], depth[~seen])
+    assert any("the band is the curve's own record past each prefix alone" in n for n in fc.notes)
+    assert np.all((fc.lower <= iops[~seen]) & (iops[~seen] <= fc.upper))
+
+
 def test_a_known_limit_caps_every_prediction_and_narrows_the_band():
     depth, iops = fio_qd_sweep()
     # 4 KiB on a Standard volume of 24 TiB: 384 MiB/s = 98,304 IOPS, below the sweep's plateau

@@ -14,7 +14,9 @@ Three things bound what more I/Os in flight can give, whatever curve is fitted:
 flat line, with that fall in the band), fallen past its peak (over two points or more: one
 point dips as far in a noisy run, so a fall on the last point alone is read without it, the
 band reaching down to the fall), still rising with curvature (the default stacked curve
-of :mod:`anfperf.models.curves.blend` and its band, capped by the bounds), or rising without
+of :mod:`anfperf.models.curves.blend` and its band, capped by the bounds; a curve that turns
+down past rising points is not read to fall, the estimate holding the curve's value where the
+data end and the band's floor keeping the fall), or rising without
 curvature: no number unless a limit is known, since nothing in the data says where it stops.
 
 The stacked curve's bootstrap band spans its models' disagreement, not what none of them
@@ -36,6 +38,7 @@ import numpy as np
 from anfperf.errors import ModelError
 from anfperf.models.curves.band import DEFAULT_DRAWS, predict_band
 from anfperf.models.curves.blend import fit_throughput_curve
+from anfperf.models.curves.registry import get_model
 from anfperf.models.curves.result import FitResult
 from anfperf.models.curves.selection import prequential_errors
 from anfperf.models.forecast.known import KnownLimits
@@ -275,18 +278,30 @@ def _fitted(
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         fit = fit if fit is not None else fit_throughput_curve(n, x)
-        band = predict_band(fit, at, level, draws=draws)
-    est = np.minimum(band["estimate"].to_numpy(float), cap)
-    upper = np.minimum(band["upper"].to_numpy(float), cap)
-    lower = band["lower"].to_numpy(float)
+        curve = get_model(fit.model).model
+        try:
+            band = predict_band(fit, at, level, draws=draws)
+            drawn = (band[k].to_numpy(float) for k in ("estimate", "lower", "upper"))
+        except ModelError as exc:  # no resample of the points refits (an outlier among them)
+            drawn = (np.asarray(curve(at, **fit), float),) * 3
+            notes.append(f"{exc}; the band is the curve's own record past each prefix alone")
+    fitted, lower, upper = drawn
     reach_up, reach_down = _record_reach(fit, at / float(n[-1]))
+    if not np.any(reach_up + reach_down > 0) and np.array_equal(lower, upper):
+        return refused(at, floor, notes[-1] + ", too short to draw one")
+    # past the data a sweep that has not fallen is not read to fall (a retrograde curve fitted
+    # to rising points is one of its readings, not evidence): the estimate holds at least the
+    # curve's value at the last concurrency measured; the band's floor keeps the fall
+    at_last = float(curve(float(n[-1]), **fit))
+    est = np.minimum(fitted, cap)
+    est = np.where(at > float(n[-1]), np.maximum(est, np.minimum(at_last, cap)), est)
     upper = np.maximum(upper, est * np.exp(reach_up))
     lower = np.minimum(lower, est * np.exp(-reach_down))
     # no lower than `floor` (a bootstrap draw of a retrograde curve can crash to zero: not
     # physical)
     lower = np.minimum(np.maximum(lower, floor), est)
-    upper = np.minimum(upper, cap)
-    capped = bool(np.any(band["estimate"].to_numpy(float) > cap))
+    upper = np.minimum(np.maximum(upper, est), cap)
+    capped = bool(np.any(fitted > cap))
     notes += list(fit.notes)
     basis = "fitted curve capped by the known limit" if capped else "fitted curve"
     bound = known.limit if capped and known.known else None
