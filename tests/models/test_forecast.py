@@ -158,11 +158,20 @@ def test_a_curve_fitted_to_rising_points_is_not_read_to_fall_past_them():
     assert np.all(fc.lower <= iops[~seen])  # the band's floor still holds the fall at 96, 128
 
 
-def test_a_sweep_whose_band_cannot_be_drawn_gets_its_record_as_band_not_an_error():
-    # pass 2 of the dense sweep: QD 5 stalled (4,441 IOPS between 39,183 and 43,607); no
-    # bootstrap resample of QD 1..19 refits: the forecast said so with a ModelError
+def test_a_stalled_run_is_left_out_and_a_band_that_cannot_be_drawn_is_not_an_error(monkeypatch):
+    from anfperf.models.forecast import throughput
+
+    # pass 2 of the dense sweep: QD 5 stalled (4,441 IOPS between 39,183 and 43,607)
     depth, iops = fio_one_pass("qd_dense/unlimited/pass2_qd*.json")
     seen = depth <= 19
+    fc = forecast_throughput(depth[seen], iops[seen], depth[~seen])
+    assert fc.notes[1].startswith("N=5: 4,441 IOPS, less than 50% of both neighbours'")
+    assert fc.notes[1].endswith("a stalled run, left out")
+    assert np.all((fc.lower <= iops[~seen]) & (iops[~seen] <= fc.upper))
+    assert np.max(fc.estimate) < 1.5 * np.max(iops)  # through the stall: 485,559 at QD 256
+    # read with the stall, no bootstrap resample of QD 1..19 refits: the forecast said so with
+    # a ModelError; the band is now the curve's own record past each prefix
+    monkeypatch.setattr(throughput, "STALL_SHARE", 0.0)
     fc = forecast_throughput(depth[seen], iops[seen], depth[~seen])
     assert any("the band is the curve's own record past each prefix alone" in n for n in fc.notes)
     assert np.all((fc.lower <= iops[~seen]) & (iops[~seen] <= fc.upper))

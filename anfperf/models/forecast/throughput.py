@@ -64,6 +64,8 @@ FALLEN = 0.1
 SATURATED = 0.1
 #: Fewest predictions past its own prefixes a fitted curve's record needs to widen its band.
 MIN_RECORD = 3
+#: A point below this share of both its neighbours' rates is a stalled run, left out.
+STALL_SHARE = 0.5
 
 
 def _elasticity(n: np.ndarray, x: np.ndarray) -> tuple[float, float, float]:
@@ -134,15 +136,19 @@ def forecast_throughput(
         Mismatched lengths or non-positive values.
     """
     n, x = _mean_per_n(concurrency, iops)
+    n, x, stalls = _without_stalls(n, x)
+    if stalls:
+        fit = None  # a caller's fit holds the stalled points
     at_arr = np.atleast_1d(np.asarray(at, float))
     known = given = known or KnownLimits()
     if n.size < MIN_POINTS:
         why = f"{n.size} concurrencies measured, {MIN_POINTS} needed to read a curve's shape"
-        return refused(at_arr, 0.0, why)
+        return refused(at_arr, 0.0, "; ".join([*stalls, why]))
     known, left_out = known.unless_passed_by(x)
     r_min_ms = float(np.min(n / x)) * MS_PER_S
     cap = np.minimum(at_arr / r_min_ms * MS_PER_S, known.iops_max)
     notes = [f"Little's law: at most N in flight / {r_min_ms:.3g} ms (the lowest latency measured)"]
+    notes += stalls
     if left_out:
         notes.append(left_out)
     if known.known:
@@ -200,6 +206,25 @@ def _mean_per_n(concurrency: object, iops: object) -> tuple[np.ndarray, np.ndarr
         raise ModelError("concurrencies and rates must be > 0")
     levels = np.unique(n)
     return levels, np.array([float(np.mean(x[n == v])) for v in levels])
+
+
+def _without_stalls(n: np.ndarray, x: np.ndarray) -> tuple[np.ndarray, np.ndarray, list[str]]:
+    """The points less those between two neighbours that ran at least twice as fast.
+
+    More I/Os in flight never halve a system's rate from one step to the next and double it
+    again at the step after: such a point is a stalled run (a host paused, a mount that hung,
+    a noisy neighbour), not the curve, and a fit through it reads the wrong shape. Each one
+    left out is named in a note.
+    """
+    stalled = np.zeros(n.size, bool)
+    stalled[1:-1] = x[1:-1] < STALL_SHARE * np.minimum(x[:-2], x[2:])
+    notes = [
+        f"N={n[i]:g}: {x[i]:,.0f} IOPS, less than {STALL_SHARE:.0%} of both neighbours' "
+        f"({x[i - 1]:,.0f} at N={n[i - 1]:g}, {x[i + 1]:,.0f} at N={n[i + 1]:g}): a stalled run, "
+        "left out"
+        for i in np.flatnonzero(stalled)
+    ]
+    return n[~stalled], x[~stalled], notes
 
 
 def _plateau(
