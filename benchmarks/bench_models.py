@@ -239,6 +239,10 @@ def context(args: argparse.Namespace) -> list[dict]:
         rows.append(
             row(f"{name}: stacked curve alone (before)", holdout_check(x, y, draws=args.draws))
         )
+    onepass = median_per_x(read_many(sorted((DATA / "fio_sweeps" / "qd_onepass").glob("*.json"))))
+    check = judge_forecast(onepass["outstanding"], onepass["iops"], forecast_throughput)
+    print_forecast("fio iodepth 1..128, one quick pass (tests/data/fio_sweeps/qd_onepass)", check)
+    rows.append(row("fio iodepth, one quick pass (qd_onepass)", check))
     for name, data in (("large volume", SPEC_LARGE), ("breakthrough", SPEC_BREAKTHROUGH)):
         check = judge_forecast(data[:, 0], data[:, 2], forecast_throughput)
         print(f"\nSPEC {name}, ops vs load (a straight line by design): {check['forecast'].says()}")
