@@ -306,14 +306,17 @@ def _fitted(
         curve = get_model(fit.model).model
         try:
             band = predict_band(fit, at, level, draws=draws)
-            drawn = (band[k].to_numpy(float) for k in ("estimate", "lower", "upper"))
+            drawn = [band[k].to_numpy(float) for k in ("estimate", "lower", "upper")]
         except ModelError as exc:  # no resample of the points refits (an outlier among them)
-            drawn = (np.asarray(curve(at, **fit), float),) * 3
-            notes.append(f"{exc}; the band is the curve's own record past each prefix alone")
-    fitted, lower, upper = drawn
+            drawn = []
+            why = f"{exc}; the band is the curve's own record past each prefix alone"
     reach_up, reach_down = _record_reach(fit, at / float(n[-1]))
-    if not np.any(reach_up + reach_down > 0) and np.array_equal(lower, upper):
-        return refused(at, floor, notes[-1] + ", too short to draw one")
+    if not drawn:
+        if not np.any(reach_up + reach_down > 0):
+            return refused(at, floor, why + ", too short to draw one")
+        notes.append(why)
+        drawn = [np.asarray(curve(at, **fit), float)] * 3
+    fitted, lower, upper = drawn
     # past the data a sweep that has not fallen is not read to fall (a retrograde curve fitted
     # to rising points is one of its readings, not evidence): the estimate holds at least the
     # curve's value at the last concurrency measured; the band's floor keeps the fall
@@ -340,11 +343,12 @@ def _record_reach(fit: FitResult, ratio: np.ndarray) -> tuple[np.ndarray, np.nda
     """How far above and below its estimate [log] the curve's own record says to reach.
 
     The stacked curve predicted its later points from each prefix of the sweep
-    (``fit.prequential``); its largest shortfall and overshoot there, at up to `r_max` times
-    the concurrency each prefix saw, are what it may miss by again. At `ratio` times the last
-    concurrency measured the reach grows as ``sqrt(log ratio / log r_max)`` (nothing at the
-    data, the record's worst at its own distance, more beyond); too short a record (fewer than
-    :data:`MIN_RECORD` predictions) gives none.
+    (``fit.prequential``); its largest shortfall and overshoot there, up to `r_max` times the
+    concurrency each prefix saw (the farthest the record reaches), are what it may miss by
+    again. At `ratio` times the last concurrency measured the reach grows as
+    ``sqrt(log ratio / log r_max)`` (nothing at the data, the record's worst at its own
+    distance, more beyond); too short a record (fewer than :data:`MIN_RECORD` predictions)
+    gives none.
     """
     none = np.zeros(ratio.size)
     if fit.prequential is None or fit.x is None:
