@@ -504,12 +504,17 @@ def key_chart(charts: list, run_id: str | None):
 
 
 def runs_caption(analysis) -> str:
-    """What the runs table holds, in one line."""
+    """What the runs table holds, in one line; and how to read a loop's single runs (one file
+    per load point) as the sweep they are (:mod:`anfperf.analysis.loops`)."""
+    from anfperf.analysis.loops import loop_hint, loop_sweeps
+
     n = len(analysis.numbers)
     tools = sorted(analysis.frame["tool"].dropna().astype(str).unique())
+    hints = [f" {loop_hint(s)}." for s in loop_sweeps(analysis.rows, analysis.kinds)]
     return (
         f"{n} run{'s' if n != 1 else ''} ({', '.join(tools)}): whole-run rates, all hosts "
         "together, warm-up excluded. Knee: where the fitted latency doubles its unloaded value."
+        + "".join(hints)
     )
 
 

@@ -1,0 +1,48 @@
+"""A shell loop's single runs (one fio file per queue depth) recognised as one sweep, and the
+way to read them as one said in the report (anfperf.analysis.loops)."""
+
+from __future__ import annotations
+
+import warnings
+
+import anfperf
+from anfperf._bundled import SAMPLES
+from anfperf.analysis import findings
+from anfperf.analysis.loops import loop_hint, loop_sweeps
+from anfperf.report.benchmark import runs_caption
+from tests.conftest import DATA
+
+ONEPASS = DATA / "fio_sweeps" / "qd_onepass"
+DEPTHS = (1, 2, 3, 4, 6, 8, 12, 16, 24, 32, 48, 64, 96, 128)
+
+
+def _sweeps(frame):
+    analysis = findings.analyse(frame)
+    return loop_sweeps(analysis.rows, analysis.kinds), analysis
+
+
+def test_a_loop_of_fio_files_is_found_and_the_report_says_how_to_read_it_as_one_run():
+    (sweep,), analysis = _sweeps(anfperf.read(ONEPASS))
+    assert sweep.run_ids == tuple(f"qd{d}" for d in DEPTHS)
+    assert sweep.outstanding == tuple(float(d) for d in DEPTHS)
+    assert sweep.tool == "fio" and sweep.folder.endswith("fio_sweeps/qd_onepass")
+    hint = loop_hint(sweep)
+    assert hint.startswith("qd1 .. qd128: 14 single fio runs in ")
+    assert "differ only in outstanding I/O (1 .. 128)" in hint
+    assert f"anfperf ingest {sweep.folder} --run-id qd_onepass --out store/" in hint
+    assert hint in runs_caption(analysis)
+    # what the hint says to do: one run id for the files makes one concurrency sweep
+    (one,) = findings.analyse(anfperf.read(ONEPASS, run_id="qd_onepass")).kinds.itertuples()
+    assert one.kind == findings.KIND_CONCURRENCY and one.points == len(DEPTHS)
+    assert _sweeps(anfperf.read(ONEPASS, run_id="qd_onepass"))[0] == []
+
+
+def test_runs_that_are_not_one_loop_over_outstanding_io_get_no_hint():
+    # a block-size loop at one queue depth: single runs, but one level of outstanding I/O
+    frame = anfperf.read(DATA / "fio_sweeps" / "bs_randread")
+    assert _sweeps(frame)[0] == []
+    # the bundled samples: sweeps and single runs of different workloads and folders
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        sweeps, analysis = _sweeps(anfperf.read(SAMPLES))
+    assert sweeps == [] and ".." not in runs_caption(analysis)
