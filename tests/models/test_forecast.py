@@ -249,3 +249,26 @@ def test_block_size_bounds_hold_the_published_sizes_and_far_unseen_regimes_give_
     # MiB/s no more), the published 4 KiB read ceiling given
     down = forecast_block_size(bs[~small], iops[~small], bs[small], max_iops=460_000)
     assert np.all((down.lower <= iops[small]) & (iops[small] <= down.upper))
+
+
+@pytest.mark.parametrize(
+    "pattern",
+    ["qd_randread/pass1_qd*.json", "qd_dense/limited/pass2_qd*.json", "qd_onepass/qd*.json"],
+)
+def test_every_prefix_of_real_passes_gives_an_ordered_band_within_the_bounds(pattern):
+    # every reading (plateau, past its peak, one-point fall, fitted curve, refused) asked at
+    # concurrencies inside the data as well as past them: lower <= estimate <= upper, and
+    # nothing above a known limit (a plateau's band within the data was upside down)
+    depth, iops = fio_one_pass(pattern)
+    step = max(1, depth.size // 5)
+    for k in range(4, depth.size, step):
+        at = np.append(depth, 2 * depth[-1])
+        for known in (None, KnownLimits.of_iops(1.1 * float(iops.max()), "a limit above all")):
+            fc = forecast_throughput(depth[:k], iops[:k], at, known, draws=50)
+            if not fc.predictable:
+                continue
+            assert np.all(fc.lower > 0) and np.all(np.isfinite(fc.estimate)), (k, fc.basis)
+            assert np.all(fc.lower <= fc.estimate * (1 + 1e-9)), (k, fc.basis)
+            assert np.all(fc.estimate <= fc.upper * (1 + 1e-9)), (k, fc.basis)
+            if known is not None:
+                assert np.all(fc.upper <= known.iops_max * (1 + 1e-9)), (k, fc.basis)

@@ -250,7 +250,7 @@ def _plateau(
         )
         return Forecast(at, est, lower, cap.copy(), "held at the known limit", True,
                         tuple(notes), known.limit)  # fmt: skip
-    grow = ratio ** max(growth, 0.0)
+    grow = np.maximum(ratio, 1.0) ** max(growth, 0.0)  # no growth asked for within the data
     est = np.minimum(np.full(at.size, best), cap)
     upper = np.minimum(best * (1.0 + scatter) * grow, cap)
     lower = np.minimum(best * (1.0 - scatter) * (1.0 - over_driven_fall(fall_ratio)), est)
@@ -276,8 +276,8 @@ def _past_peak(
 ) -> Forecast:
     """A sweep that has fallen past its peak: the fall goes on at its measured rate."""
     floor = best * (1.0 - FALL_CAP)
-    est = np.minimum(np.maximum(last * ratio**late, floor), cap)
     upper = np.minimum(np.full(at.size, best), cap)
+    est = np.minimum(np.maximum(last * ratio**late, floor), upper)
     lower = np.minimum(est * (1.0 - over_driven_fall(ratio)), est)
     notes.append(
         f"past its peak: {best:,.0f} at best, {last:,.0f} at the last point (elasticity "
