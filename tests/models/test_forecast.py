@@ -19,6 +19,7 @@ from anfperf.models.forecast.throughput import FALL_CAP
 from tests.models.realdata import (
     SPEC_BREAKTHROUGH,
     SPEC_BREAKTHROUGH_LIMIT,
+    SPEC_BREAKTHROUGH_SCALE,
     SPEC_LARGE,
     SPEC_LARGE_LIMIT,
     fio_median_sweep,
@@ -272,3 +273,22 @@ def test_every_prefix_of_real_passes_gives_an_ordered_band_within_the_bounds(pat
             assert np.all(fc.estimate <= fc.upper * (1 + 1e-9)), (k, fc.basis)
             if known is not None:
                 assert np.all(fc.upper <= known.iops_max * (1 + 1e-9)), (k, fc.basis)
+
+
+def test_latency_past_a_fitted_maximum_rate_is_no_number_and_its_band_has_no_holes():
+    # six breakthrough volumes (SPEC 00148), no limit given, fitted on the first 5 loads (up to
+    # 2.6M ops/s): the queueing fit puts its maximum rate at 6.8M (38 % of it measured); past
+    # it the curve has no latency. It printed inf there, and NaN band edges where a draw had none
+    load, lat = SPEC_BREAKTHROUGH_SCALE[:, 2], SPEC_BREAKTHROUGH_SCALE[:, 1]
+    fc = forecast_latency(load[:5], lat[:5], load[5:], resolution_ms=0.05)
+    assert fc.predictable and fc.basis == "queueing fit (no limit known)"
+    top = fc.params["iops_max"]
+    assert top == pytest.approx(6.83e6, rel=0.01)
+    assert np.all(np.isnan(fc.estimate[load[5:] >= top]))  # 7.26M and 7.78M ops/s
+    assert np.all(np.isfinite(fc.estimate[load[5:] < top]))
+    assert "no number there" in fc.notes[-1]
+    assert not np.any(np.isnan(fc.lower)) and not np.any(np.isnan(fc.upper))
+    assert np.all(np.isinf(fc.upper[load[5:] >= top]))
+    assert np.all(np.diff(fc.lower) >= 0)  # latency's floor does not fall as load grows
+    given = np.isfinite(fc.estimate)
+    assert np.all(fc.lower[given] <= fc.estimate[given])

@@ -260,9 +260,27 @@ def _fitted(
         warnings.simplefilter("ignore")
         fit = fit_queueing_latency(x, y, outstanding=outstanding)
         band = predict_band(fit, at, level, draws=draws)
+    est, lower, upper = (band[k].to_numpy(float) for k in ("estimate", "lower", "upper"))
+    notes = list(fit.notes)
+    if not np.all(np.isfinite(est)):
+        top = float(fit["iops_max"])
+        notes.append(
+            f"at {top:,.0f} and above, the fitted curve's maximum rate, it has no latency "
+            f"({float(np.max(x)) / top:.0%} of that rate measured): no number there"
+        )
+        est = np.where(np.isfinite(est), est, np.nan)
+    # a draw with no latency there (its maximum rate below the load): the band is unbounded
+    # above, and below it reaches the band's floor at the highest load that has one (latency
+    # does not fall as load grows), else the least latency measured
+    upper = np.where(np.isfinite(upper), upper, np.inf)
+    order = np.argsort(at, kind="stable")
+    floor = np.maximum.accumulate(np.where(np.isfinite(lower[order]), lower[order], -np.inf))
+    floor = np.maximum(floor, float(np.min(y)))[np.argsort(order, kind="stable")]
+    lower = np.where(np.isfinite(lower), lower, floor)
     return Forecast(
-        x=at, estimate=band["estimate"].to_numpy(), lower=band["lower"].to_numpy(),
-        upper=band["upper"].to_numpy(), basis=basis, notes=tuple(fit.notes), params=dict(fit),
+        x=at, estimate=est, lower=np.minimum(lower, np.where(np.isnan(est), lower, est)),
+        upper=upper, basis=basis, predictable=bool(np.any(np.isfinite(est))), notes=tuple(notes),
+        params=dict(fit),
     )  # fmt: skip
 
 
