@@ -389,3 +389,25 @@ def test_runs_of_a_loop_named_by_a_number_come_in_the_number_order():
     runs = findings.key_numbers(frame)["run_id"].tolist()
     depths = [1, 2, 3, 4, 6, 8, 12, 16, 24, 32, 48, 64, 96, 128]
     assert runs == [f"qd{d}" for d in depths]  # as strings: qd1, qd12, qd128, qd16, qd2 ...
+
+
+def test_a_stalled_step_of_a_concurrency_sweep_is_left_out_of_its_fit_and_named():
+    # pass 2 of the dense sweep read as one run: QD 5 stalled (4,441 IOPS between 39,183 and
+    # 43,607); through it the USL fitted R^2 -0.27 and the report gave no knee, no model SLO
+    files = sorted((DATA / "fio_sweeps" / "qd_dense" / "unlimited").glob("pass2_*.json"))
+    frame = anfperf.read_many(files, run_id="pass2")
+    row = findings.key_numbers(frame).iloc[0]
+    assert row["kind"] == findings.KIND_CONCURRENCY and row["points"] == 28
+    assert row["notes"].startswith(
+        "N=5: 4,441 IOPS, less than 50% of both neighbours' (39,183 at N=4, 43,607 at N=6): "
+        "a stalled run, left out of the fit"
+    )
+    assert row["fit_r2"] > 0.8 and np.isfinite(row["knee_iops"])
+    assert row["peak_iops"] == pytest.approx(89_995, abs=1)  # the measured numbers keep it all
+    # the report's chart fits the same points: its curve is drawn, not "fits poorly"
+    from anfperf.analysis import summary_rows
+
+    rows = summary_rows(frame)
+    conc = rows["configured"].to_numpy(float)
+    keep, notes = findings.unstalled_steps(conc, rows["iops"].to_numpy(float))
+    assert (~keep).sum() == (conc == 5).sum() == 1 and len(notes) == 1

@@ -54,6 +54,7 @@ from anfperf.models import (
 )
 from anfperf.models.curves.queueing import KNEE_FACTOR
 from anfperf.models.forecast import iops_at_latency
+from anfperf.models.forecast.throughput import stalled_points
 from anfperf.models.limits.predict import constraint_phrase
 from anfperf.models.littles_law import latency_at_concurrency
 from anfperf.values import natural_key
@@ -80,6 +81,7 @@ __all__ = [
     "peak_run",
     "latency_fit",
     "concurrency_fit",
+    "unstalled_steps",
     "curve_knee",
     "curve_iops_at_latency",
     "iops_at_latency_measured",
@@ -447,6 +449,9 @@ def _run_numbers(
             # throughput of an over-driven device does
             conc = pd.to_numeric(run["configured"], errors="coerce").to_numpy(float)
             ok &= np.isfinite(conc) & (conc > 0)
+            keep, said = unstalled_steps(conc[ok], iops[ok])
+            ok[ok] = keep  # a stalled step is not the curve: rerun it
+            notes += said
             fit = concurrency_fit(conc[ok], iops[ok])
         else:
             fit = latency_fit(iops[ok], lat[ok])
@@ -629,6 +634,23 @@ def latency_fit(iops: np.ndarray, lat_ms: np.ndarray):
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         return fit_queueing_latency(iops, lat_ms)
+
+
+def unstalled_steps(concurrency: np.ndarray, iops: np.ndarray) -> tuple[np.ndarray, list[str]]:
+    """Which points of a concurrency sweep to fit: all but its stalled steps.
+
+    A step whose mean rate is below half of both neighbouring steps' is a stalled run
+    (:func:`anfperf.models.forecast.throughput.stalled_points`), not the curve.
+
+    Returns
+    -------
+    (numpy.ndarray, list of str)
+        A mask over the points (False: a stalled step's), and a note naming each step left out.
+    """
+    levels = np.unique(concurrency)
+    means = np.array([float(np.mean(iops[concurrency == c])) for c in levels])
+    stalled, notes = stalled_points(levels, means)
+    return ~np.isin(concurrency, stalled), [f"{note} of the fit" for note in notes]
 
 
 def concurrency_fit(concurrency: np.ndarray, iops: np.ndarray):

@@ -409,6 +409,7 @@ def _sweep_fit(kind: str, x: np.ndarray, y: np.ndarray, n: np.ndarray) -> _Sweep
     """The fit findings.key_numbers made (same points, same function)."""
     if kind == findings.KIND_CONCURRENCY:
         ok = np.isfinite(n) & (n > 0)
+        ok[ok] = findings.unstalled_steps(n[ok], x[ok])[0]
         x, y, n = x[ok], y[ok], n[ok]
         fit = findings.concurrency_fit(n, x)
         return _SweepFit(fit, usl_latency_at_rate_ms, n, x, "USL fit",

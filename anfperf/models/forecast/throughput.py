@@ -208,14 +208,24 @@ def _mean_per_n(concurrency: object, iops: object) -> tuple[np.ndarray, np.ndarr
     return levels, np.array([float(np.mean(x[n == v])) for v in levels])
 
 
-def _without_stalls(n: np.ndarray, x: np.ndarray) -> tuple[np.ndarray, np.ndarray, list[str]]:
-    """The points less those between two neighbours that ran at least twice as fast.
+def stalled_points(concurrency: np.ndarray, iops: np.ndarray) -> tuple[np.ndarray, list[str]]:
+    """Concurrencies whose rate is below :data:`STALL_SHARE` of both neighbours' rates.
 
     More I/Os in flight never halve a system's rate from one step to the next and double it
     again at the step after: such a point is a stalled run (a host paused, a mount that hung,
-    a noisy neighbour), not the curve, and a fit through it reads the wrong shape. Each one
-    left out is named in a note.
+    a noisy neighbour), not the curve, and a fit through it reads the wrong shape.
+
+    Parameters
+    ----------
+    concurrency, iops : numpy.ndarray
+        One point per concurrency [-], ascending, and its rate [IOPS].
+
+    Returns
+    -------
+    (numpy.ndarray, list of str)
+        The stalled concurrencies, and a note naming each with its neighbours.
     """
+    n, x = np.asarray(concurrency, float), np.asarray(iops, float)
     stalled = np.zeros(n.size, bool)
     stalled[1:-1] = x[1:-1] < STALL_SHARE * np.minimum(x[:-2], x[2:])
     notes = [
@@ -224,7 +234,14 @@ def _without_stalls(n: np.ndarray, x: np.ndarray) -> tuple[np.ndarray, np.ndarra
         "left out"
         for i in np.flatnonzero(stalled)
     ]
-    return n[~stalled], x[~stalled], notes
+    return n[stalled], notes
+
+
+def _without_stalls(n: np.ndarray, x: np.ndarray) -> tuple[np.ndarray, np.ndarray, list[str]]:
+    """The points less the stalled ones (:func:`stalled_points`), and the notes naming them."""
+    stalled, notes = stalled_points(n, x)
+    keep = ~np.isin(n, stalled)
+    return n[keep], x[keep], notes
 
 
 def _plateau(
