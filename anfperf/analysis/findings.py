@@ -647,9 +647,7 @@ def unstalled_steps(concurrency: np.ndarray, iops: np.ndarray) -> tuple[np.ndarr
     (numpy.ndarray, list of str)
         A mask over the points (False: a stalled step's), and a note naming each step left out.
     """
-    levels = np.unique(concurrency)
-    means = np.array([float(np.mean(iops[concurrency == c])) for c in levels])
-    stalled, notes = stalled_points(levels, means)
+    stalled, notes = stalled_points(concurrency, iops)
     return ~np.isin(concurrency, stalled), [f"{note} of the fit" for note in notes]
 
 

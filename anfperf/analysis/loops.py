@@ -14,6 +14,7 @@ from dataclasses import dataclass
 
 import pandas as pd
 
+from anfperf.analysis.findings import KIND_SINGLE
 from anfperf.values import natural_key
 
 __all__ = ["LoopSweep", "loop_sweeps", "loop_hint"]
@@ -62,7 +63,7 @@ def loop_sweeps(rows: pd.DataFrame, kinds: pd.DataFrame) -> list[LoopSweep]:
         One per folder, tool and workload with at least :data:`MIN_LEVELS` levels; empty
         when there is none (or the rows lack the columns that tell).
     """
-    single = set(kinds.loc[kinds["kind"] == "single points", "run_id"].astype(str))
+    single = set(kinds.loc[kinds["kind"] == KIND_SINGLE, "run_id"].astype(str))
     needed = {"run_id", "tool", "outstanding", "source_file", *_SAME}
     if not single or not needed <= set(rows.columns):
         return []
@@ -81,13 +82,10 @@ def loop_sweeps(rows: pd.DataFrame, kinds: pd.DataFrame) -> list[LoopSweep]:
     for key, group in per_run.groupby(keys, dropna=False, sort=False):
         if group["outstanding"].nunique() < MIN_LEVELS:
             continue
-        group = group.sort_values("outstanding", kind="stable")
-        ids = sorted(group.index.astype(str), key=lambda r: (group.loc[r, "outstanding"],
-                                                             natural_key(r)))  # fmt: skip
-        out.append(
-            LoopSweep(tuple(ids), str(key[0]), str(key[1]),
-                      tuple(float(v) for v in group["outstanding"]))
-        )  # fmt: skip
+        ids = sorted(group.index.astype(str),
+                     key=lambda r: (group.loc[r, "outstanding"], natural_key(r)))  # fmt: skip
+        depths = tuple(float(group.loc[r, "outstanding"]) for r in ids)
+        out.append(LoopSweep(tuple(ids), str(key[0]), str(key[1]), depths))
     return out
 
 

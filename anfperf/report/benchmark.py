@@ -15,6 +15,7 @@ import re
 import pandas as pd
 
 from anfperf.analysis import findings
+from anfperf.analysis.loops import loop_hint, loop_sweeps
 from anfperf.models import QuotaScenario
 from anfperf.models.limits.predict import constraint_phrase
 from anfperf.report.page import Card, Table, format_number, table
@@ -506,8 +507,6 @@ def key_chart(charts: list, run_id: str | None):
 def runs_caption(analysis) -> str:
     """What the runs table holds, in one line; and how to read a loop's single runs (one file
     per load point) as the sweep they are (:mod:`anfperf.analysis.loops`)."""
-    from anfperf.analysis.loops import loop_hint, loop_sweeps
-
     n = len(analysis.numbers)
     tools = sorted(analysis.frame["tool"].dropna().astype(str).unique())
     hints = [f" {loop_hint(s)}." for s in loop_sweeps(analysis.rows, analysis.kinds)]

@@ -278,7 +278,7 @@ def _fitted(
     floor = np.maximum(floor, float(np.min(y)))[np.argsort(order, kind="stable")]
     lower = np.where(np.isfinite(lower), lower, floor)
     return Forecast(
-        x=at, estimate=est, lower=np.minimum(lower, np.where(np.isnan(est), lower, est)),
+        x=at, estimate=est, lower=np.fmin(lower, est),
         upper=upper, basis=basis, predictable=bool(np.any(np.isfinite(est))), notes=tuple(notes),
         params=dict(fit),
     )  # fmt: skip

@@ -218,14 +218,15 @@ def stalled_points(concurrency: np.ndarray, iops: np.ndarray) -> tuple[np.ndarra
     Parameters
     ----------
     concurrency, iops : numpy.ndarray
-        One point per concurrency [-], ascending, and its rate [IOPS].
+        The points [-], [IOPS]: several at one concurrency count as their mean.
 
     Returns
     -------
     (numpy.ndarray, list of str)
         The stalled concurrencies, and a note naming each with its neighbours.
     """
-    n, x = np.asarray(concurrency, float), np.asarray(iops, float)
+    n, at = np.unique(np.asarray(concurrency, float), return_inverse=True)
+    x = np.bincount(at, weights=np.asarray(iops, float)) / np.bincount(at)
     stalled = np.zeros(n.size, bool)
     stalled[1:-1] = x[1:-1] < STALL_SHARE * np.minimum(x[:-2], x[2:])
     notes = [
