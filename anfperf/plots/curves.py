@@ -651,8 +651,14 @@ def _add_throughput_model(
 
     Fitted in IOPS, drawn at `scale` `unit` per IOPS. Returns the band's highest point [unit]
     (0 when none is drawn) and the fit (None when there is none), which the forecast past the
-    data takes over (:func:`_add_throughput_forecast`).
+    data takes over (:func:`_add_throughput_forecast`). A stalled step is left out of the fit,
+    as the report's key numbers leave it out (:func:`findings.unstalled_steps`).
     """
+    ok = np.isfinite(n) & np.isfinite(iops) & (n > 0) & (iops > 0)
+    keep, stalls = findings.unstalled_steps(n[ok], iops[ok])
+    for note in stalls:
+        subtitle(fig, note, prefix=prefix)
+    n, iops = n[ok][keep], iops[ok][keep]
     if np.unique(n).size < 4:
         subtitle(
             fig, f"no fitted curve: {np.unique(n).size} concurrencies (4 needed)", prefix=prefix

@@ -566,3 +566,17 @@ def test_latency_curve_of_a_flat_sweep_without_a_limit_says_it_cannot_tell(frame
     # a sweep that has risen gets no such note: its fitted curve is what it says
     risen = curves.latency_curve(frame, run_id="qd_sweep_randread4k", resamples=0)
     assert NOT_PREDICTABLE not in risen.layout.title.text
+
+
+def test_scaling_leaves_a_stalled_step_out_of_its_fitted_curve_and_says_so():
+    # pass 2 of the dense sweep as one run: QD 5 stalled (4,441 IOPS); with it in the fit no
+    # bootstrap refit converged and the chart said "no throughput curve"
+    files = sorted((DATA / "fio_sweeps" / "qd_dense" / "unlimited").glob("pass2_*.json"))
+    fig = curves.scaling(anfperf.read_many(files, run_id="pass2"), draws=50)
+    names = [t.name for t in fig.data]
+    assert "fitted curve" in names and "95 % prediction band" in names
+    title = fig.layout.title.text
+    assert "N=5: 4,441 IOPS" in title and "a stalled run, left out of the fit" in title
+    assert "no throughput curve" not in title
+    measured = next(t for t in fig.data if t.name == "measured")
+    assert 4441 == round(min(measured.y))  # the measured point itself stays drawn
