@@ -17,6 +17,7 @@ from anfperf.models import (
 from anfperf.models.forecast import NOT_PREDICTABLE, TARGETS, iops_at_latency
 from anfperf.models.forecast.throughput import FALL_CAP
 from tests.models.realdata import (
+    DATA,
     SPEC_BREAKTHROUGH,
     SPEC_BREAKTHROUGH_LIMIT,
     SPEC_BREAKTHROUGH_SCALE,
@@ -250,6 +251,32 @@ def test_block_size_bounds_hold_the_published_sizes_and_far_unseen_regimes_give_
     # MiB/s no more), the published 4 KiB read ceiling given
     down = forecast_block_size(bs[~small], iops[~small], bs[small], max_iops=460_000)
     assert np.all((down.lower <= iops[small]) & (iops[small] <= down.upper))
+
+
+def test_block_size_band_holds_the_fall_of_an_over_driven_byte_path():
+    from anfperf.ingest import read_fio_json
+    from anfperf.models.forecast import forecast_block_size
+    from anfperf.models.forecast.block import BYTE_FALL_PER_DOUBLING, NOISE_FLOOR
+    from anfperf.models.forecast.throughput import FALL_PER_DOUBLING
+
+    # a real pass of sequential writes at queue depth 32 (make_bs_qd32.sh): 3,144 MiB/s at
+    # 64 KiB, 3,169 at 128, then 2,820, 2,022 and 2,017 MiB/s at 256, 512 and 1024 KiB
+    files = sorted((DATA / "fio_sweeps" / "bs_qd32").glob("write_bs*k.json"),
+                   key=lambda f: int(f.stem.removeprefix("write_bs").removesuffix("k")))  # fmt: skip
+    frames = [read_fio_json(f) for f in files]
+    bs = np.array([f["bs_kib"].iloc[0] for f in frames], float)
+    iops = np.array([f.query("is_summary and direction == 'write'")["iops"].sum() for f in frames])
+    mib_s = iops * bs / 1024
+    assert mib_s[bs == 64][0] == pytest.approx(3144, abs=1)
+    fitted = bs <= 64
+    fc = forecast_block_size(bs[fitted], iops[fitted], bs[~fitted])
+    assert np.all((fc.lower <= iops[~fitted]) & (iops[~fitted] <= fc.upper))
+    # 512 KiB keeps 64 % of the 64 KiB MiB/s: less than a concurrency sweep's fall of 8 % per
+    # doubling allows with the least scatter (72 %), more than the byte path's 12 % (61 %)
+    kept = float(mib_s[bs == 512][0] / mib_s[bs == 64][0])
+    assert kept == pytest.approx(0.643, abs=0.001)
+    assert (1 - 3 * BYTE_FALL_PER_DOUBLING) * (1 - NOISE_FLOOR) < kept
+    assert kept < (1 - 3 * FALL_PER_DOUBLING) * (1 - NOISE_FLOOR)
 
 
 @pytest.mark.parametrize(

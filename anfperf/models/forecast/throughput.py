@@ -87,10 +87,11 @@ def _floor(last: float, scatter: float, ratio: np.ndarray) -> np.ndarray:
     return last * (1.0 - scatter) * (1.0 - over_driven_fall(ratio))
 
 
-def over_driven_fall(ratio: np.ndarray) -> np.ndarray:
-    """Share of a plateau an over-driven system may lose at `ratio` x the concurrency it
-    saturated at (:data:`FALL_PER_DOUBLING` per doubling, at most :data:`FALL_CAP`)."""
-    return np.minimum(FALL_CAP, FALL_PER_DOUBLING * np.log2(np.maximum(ratio, 1.0)))
+def over_driven_fall(ratio: np.ndarray, per_doubling: float = FALL_PER_DOUBLING) -> np.ndarray:
+    """Share of a plateau an over-driven system may lose at `ratio` x the load it saturated
+    at (`per_doubling` per doubling, :data:`FALL_PER_DOUBLING` for concurrency; at most
+    :data:`FALL_CAP`)."""
+    return np.minimum(FALL_CAP, per_doubling * np.log2(np.maximum(ratio, 1.0)))
 
 
 def forecast_throughput(
