@@ -19,6 +19,7 @@ from pathlib import Path
 
 import numpy as np
 import pandas as pd
+from scipy.optimize import linprog
 
 from anfperf.ingest import read_fio_json, read_vdbench
 from anfperf.models import fit_mix, predict_band
@@ -80,6 +81,49 @@ def _calc_sweeps() -> dict[str, tuple[np.ndarray, np.ndarray, float | None]]:
     }  # fmt: skip
 
 
+def convex_floor_pct(x: np.ndarray, y: np.ndarray) -> tuple[float, float]:
+    """The least median and max error [%] any mix curve through the two endpoints can reach.
+
+    Every mix model from two endpoints (harmonic, power means with exponent <= 1, the
+    geometric mean) is monotone and convex in the read share. A linear programme finds the
+    convex, monotone curve through the endpoints closest to the interior points (in the
+    largest relative error); for the median, the closest to each half of them. A target
+    below these figures is one no such model can meet on these data.
+    """
+    order = np.argsort(x)
+    x, y = np.asarray(x, float)[order], np.asarray(y, float)[order]
+    inner = np.arange(1, x.size - 1)
+
+    def floor(points: np.ndarray) -> float:
+        n = x.size  # variables: the curve's value at each x, then the error t
+        a_ub, b_ub = [], []
+        for i in points:  # |g_i - y_i| <= t y_i
+            for sign in (1.0, -1.0):
+                row = np.zeros(n + 1)
+                row[i], row[n] = sign, -y[i]
+                a_ub.append(row)
+                b_ub.append(sign * y[i])
+        for i in range(1, n - 1):  # slopes do not fall (convex)
+            row = np.zeros(n + 1)
+            left, right = x[i] - x[i - 1], x[i + 1] - x[i]
+            row[i - 1], row[i], row[i + 1] = -1 / left, 1 / left + 1 / right, -1 / right
+            a_ub.append(row)
+            b_ub.append(0.0)
+        rising = 1.0 if y[-1] >= y[0] else -1.0
+        for i in range(n - 1):  # monotone between the endpoints
+            row = np.zeros(n + 1)
+            row[i], row[i + 1] = rising, -rising
+            a_ub.append(row)
+            b_ub.append(0.0)
+        bounds = [(y[0], y[0]), *[(0, None)] * (n - 2), (y[-1], y[-1]), (0, None)]
+        res = linprog(np.r_[np.zeros(n), 1.0], A_ub=np.array(a_ub), b_ub=b_ub, bounds=bounds)
+        return float(res.x[-1]) * 100.0 if res.success else math.nan
+
+    half = inner.size // 2 + 1  # the median of an odd count is its (n // 2 + 1)-th smallest
+    median = min(floor(np.array(s)) for s in itertools.combinations(inner, half))
+    return round(median, 2), round(floor(inner), 2)
+
+
 def _flat_mix(x_known: np.ndarray, y_known: np.ndarray, x: np.ndarray) -> np.ndarray:
     return np.array([y_known[np.argmin(np.abs(x_known - v))] for v in x])
 
@@ -102,6 +146,7 @@ def mix_cases() -> list[dict]:
         ends = [0, x.size - 1]
         two = _case(f"mix {name}: two endpoints", *_mix_predictions(x, y, ends, limit),
                     MIX_TARGET_PCT, MIX_TARGET_PCT)  # fmt: skip
+        two["convex_floor_pct"] = convex_floor_pct(x, y)
         out.append(two)
         inner = range(1, x.size - 1)
         for extra in (1, 2):
@@ -138,6 +183,7 @@ def _measured_mix_cases() -> list[dict]:
         _case("mix fio 8 KiB randrw (a VM's disk) [IOPS]: two endpoints",
               *_mix_predictions(x, y, ends, None), MIX_TARGET_PCT, MIX_TARGET_PCT)
     )  # fmt: skip
+    out[-1]["convex_floor_pct"] = convex_floor_pct(x, y)
     vdb = CORPUS / "vdbench"
     if vdb.is_dir():
         for pure, mixed, col, label in (
