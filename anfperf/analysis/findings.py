@@ -33,6 +33,7 @@ from dataclasses import dataclass
 import numpy as np
 import pandas as pd
 
+from anfperf.analysis.blocks import block_notes
 from anfperf.analysis.sweep import summary_rows
 from anfperf.errors import AnfperfError, ModelError
 from anfperf.models import (
@@ -109,6 +110,7 @@ OVER_MODEL_PCT = 150.0
 KIND_CONCURRENCY = "concurrency sweep"
 KIND_RATE = "load curve"
 KIND_MIX = "read/write mix sweep"
+KIND_BLOCK = "block-size sweep"
 KIND_SINGLE = "single points"
 
 KEY_COLUMNS = [
@@ -226,7 +228,8 @@ def run_kinds(frame: pd.DataFrame, *, rows: pd.DataFrame | None = None) -> pd.Da
     -------
     pandas.DataFrame
         One row per run, columns :data:`KIND_COLUMNS`: run_id, tool, kind
-        (:data:`KIND_CONCURRENCY`, :data:`KIND_RATE`, :data:`KIND_MIX` or :data:`KIND_SINGLE`),
+        (:data:`KIND_CONCURRENCY`, :data:`KIND_RATE`, :data:`KIND_MIX`, :data:`KIND_BLOCK` or
+        :data:`KIND_SINGLE`),
         points (whole-run rows), hosts (distinct client hosts, the 'all' aggregate left out),
         cached (a client cache served the run, or may have: :func:`cache_verdict`) and
         cache_reason (why, in words; "" when not cached).
@@ -344,6 +347,8 @@ def _kind(run: pd.DataFrame) -> str:
         return KIND_MIX
     if _swept(run, "configured", ["bs_kib", "read_pct"]):
         return KIND_CONCURRENCY
+    if _swept(run, "bs_kib", ["read_pct", "pattern", "configured"]):
+        return KIND_BLOCK
     return KIND_SINGLE
 
 
@@ -434,6 +439,8 @@ def _run_numbers(
     bw = pd.to_numeric(run["bw_mib_s"], errors="coerce").to_numpy(float)
     lat = pd.to_numeric(run["lat_mean_ms"], errors="coerce").to_numpy(float)
     numbers = _measured_numbers(run, kind, iops, bw, lat, lat_slo_ms)
+    if kind == KIND_BLOCK:
+        numbers["notes"] = "; ".join(block_notes(run))
     if kind not in (KIND_CONCURRENCY, KIND_RATE):
         return numbers
     ok = np.isfinite(iops) & np.isfinite(lat) & (iops > 0) & (lat > 0)

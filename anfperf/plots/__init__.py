@@ -6,6 +6,7 @@ run, host, job and step of each measured point. :func:`report_charts` picks thos
 """
 
 from anfperf.plots._style import TEMPLATE, figure, hover
+from anfperf.plots.blocks import block_size
 from anfperf.plots.compare import compare_chart
 from anfperf.plots.curves import latency_curve, mix, scaling
 from anfperf.plots.overview import Chart, report_charts
@@ -14,7 +15,7 @@ from anfperf.plots.server import client_server_chart
 from anfperf.plots.timeseries import host_bars, intervals, latency_cdf, latency_over_time
 
 __all__ = [
-    "TEMPLATE", "Chart", "client_server_chart", "compare_chart", "figure", "host_bars", "hover", "intervals",
+    "TEMPLATE", "Chart", "block_size", "client_server_chart", "compare_chart", "figure", "host_bars", "hover", "intervals",
     "latency_cdf", "latency_curve", "latency_over_time", "mix", "quota_model", "report_charts",
     "scaling",
 ]  # fmt: skip

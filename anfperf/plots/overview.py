@@ -23,13 +23,14 @@ from anfperf.analysis import findings
 from anfperf.analysis.sweep import summary_rows
 from anfperf.errors import AnfperfError
 from anfperf.models.forecast.known import KnownLimits
-from anfperf.plots import curves, timeseries
+from anfperf.plots import blocks, curves, timeseries
 
 #: Chart kinds of :class:`Chart`, in the order a run's charts are shown, with their headings.
 CHART_KINDS = {
     "latency_curve": "Latency vs throughput",
     "scaling": "Scaling with concurrency",
     "mix": "Read/write mix",
+    "block_size": "Block size",
     "host_bars": "Per host",
     "latency_cdf": "Latency distribution",
     "intervals": "Per interval",
@@ -37,7 +38,8 @@ CHART_KINDS = {
 }
 #: Runs' order by kind: the sweeps, which answer "how far does it go", first.
 RUN_ORDER = (
-    findings.KIND_CONCURRENCY, findings.KIND_RATE, findings.KIND_MIX, findings.KIND_SINGLE,
+    findings.KIND_CONCURRENCY, findings.KIND_RATE, findings.KIND_MIX, findings.KIND_BLOCK,
+    findings.KIND_SINGLE,
 )  # fmt: skip
 
 
@@ -106,9 +108,10 @@ def report_charts(
     Returns
     -------
     list of Chart
-        Run by run (concurrency sweeps, load curves, mix sweeps, single points; cached runs
-        last; ties in run order), each run's charts in the order of :data:`CHART_KINDS`. A chart
-        with nothing worth drawing carries its one-line reason in `note` and no figure.
+        Run by run (concurrency sweeps, load curves, mix and block-size sweeps, single points;
+        cached runs last; ties in run order), each run's charts in the order of
+        :data:`CHART_KINDS`. A chart with nothing worth drawing carries its one-line reason in
+        `note` and no figure.
     """
     if rows is None:
         rows = summary_rows(frame)
@@ -151,6 +154,9 @@ def report_charts(
             wanted.append(
                 ("mix", lambda r=run, i=run_id, s=run_rows: curves.mix(r, run_id=i, rows=s))
             )
+        if kind == findings.KIND_BLOCK:
+            wanted.append(("block_size", lambda r=run, i=run_id, s=run_rows, lim=limit:
+                           blocks.block_size(r, run_id=i, rows=s, known=lim)))  # fmt: skip
         if hosts > 1:
             wanted.append(("host_bars", lambda r=run, i=run_id: timeseries.host_bars(r, run_id=i)))
         if run["lat_bins"].notna().any():

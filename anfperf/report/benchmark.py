@@ -10,6 +10,7 @@ says what the data mean in one paragraph and a row of cards, :func:`runs_table` 
 from __future__ import annotations
 
 import math
+import os
 import re
 
 import pandas as pd
@@ -231,9 +232,13 @@ def steps_table(rows: pd.DataFrame, run_id: str, *, caption: str = "") -> Table:
     run = rows[rows["run_id"] == run_id].copy()
     run["job"] = job_labels(run) if not run.empty else run["job"]
     # a sweep's steps (labels that differ in their numbers only) as the load grows: an adaptive
-    # sweep ran qd 1, 64, 5, 23 and their files sort as text; named workloads keep their order
+    # sweep ran qd 1, 64, 5, 23 and their files sort as text, as a loop's files (bs4 .. bs1024,
+    # one job name) do; named workloads keep their order
     if run["job"].astype(str).str.replace(r"\d+", "#", regex=True).nunique() == 1:
-        run = run.sort_values("job", key=lambda jobs: jobs.map(natural_key), kind="stable")
+        files = run.get("source_file", pd.Series("", index=run.index)).astype(str)
+        keys = [(natural_key(j), natural_key(os.path.basename(f)))
+                for j, f in zip(run["job"].astype(str), files, strict=True)]  # fmt: skip
+        run = run.iloc[sorted(range(len(run)), key=keys.__getitem__)]
     if "hosts" in run and pd.to_numeric(run["hosts"], errors="coerce").fillna(1).le(1).all():
         run = run.drop(columns="hosts")
     return table(
@@ -587,9 +592,10 @@ def adaptive_steps_table(adaptive: pd.DataFrame, run_id: str) -> Table:
 
 
 def _run_order(numbers: pd.DataFrame, main: str | None) -> list[str]:
-    """Runs in order of importance: the main run, load curves, mix sweeps, single points,
-    runs served from a client cache last; by peak IOPS within each."""
-    rank = {findings.KIND_CONCURRENCY: 0, findings.KIND_RATE: 0, findings.KIND_MIX: 1}
+    """Runs in order of importance: the main run, load curves, mix and block-size sweeps,
+    single points, runs served from a client cache last; by peak IOPS within each."""
+    rank = {findings.KIND_CONCURRENCY: 0, findings.KIND_RATE: 0, findings.KIND_MIX: 1,
+            findings.KIND_BLOCK: 1}  # fmt: skip
     key = numbers.assign(
         _main=numbers["run_id"].ne(main).astype(int),
         _cache=findings.cached_runs(numbers).astype(int),

@@ -37,10 +37,11 @@ FAR = 4.0
 #: A measured point's repeat scatter the band allows at least [-].
 NOISE_FLOOR = 0.05
 #: Fall of the byte rate past the largest size measured, per doubling of the block size [-]:
-#: more bytes in flight over-drive the path. Real sweeps of a VM disk at queue depth 32 and 64
-#: keep 0.65 .. 0.78 of their 64 KiB MiB/s at 512 KiB (tests/data/fio_sweeps/bs_qd32): 11 ..
-#: 14 % per doubling; the 8 % of a concurrency sweep's fall left them below the band.
-BYTE_FALL_PER_DOUBLING = 0.12
+#: more bytes in flight over-drive the path. Real sweeps of a VM disk at queue depth 16 .. 64
+#: keep 0.77 .. 0.89 of their peak MiB/s at twice the peak's size and 0.64 at four times
+#: (tests/data/fio_sweeps/bs_randwrite, bs_qd32): 18 % per doubling; the 8 % of a concurrency
+#: sweep's fall left them below the band.
+BYTE_FALL_PER_DOUBLING = 0.18
 
 
 def forecast_block_size(
@@ -92,17 +93,18 @@ def forecast_block_size(
     op_cap = caps.get("max_iops", math.inf)
     scatter = max(NOISE_FLOOR, float(np.max(np.abs(fit.y_fit / x - 1.0))))
     est = np.asarray(op_cost_iops(at_arr, **fit), float)
-    lower, upper = est * (1 - scatter), est * (1 + scatter)
+    # a relative scatter as a factor either way: a poor fit's band stays above zero
+    lower, upper = est / (1 + scatter), est * (1 + scatter)
     notes = list(fit.notes)
     up, down = at_arr > hi, at_arr < lo
     ratio_up, ratio_down = at_arr / hi, lo / at_arr
     # larger blocks: IOPS no more than at the largest size, MiB/s no less (less a fall)
     upper = np.where(up, np.minimum(x_hi * (1 + scatter), byte_cap * KIB_PER_MIB / at_arr), upper)
     fall = over_driven_fall(ratio_up, BYTE_FALL_PER_DOUBLING)
-    lower = np.where(up, x_hi * hi / at_arr * (1 - scatter) * (1 - fall), lower)
+    lower = np.where(up, x_hi * hi / at_arr / (1 + scatter) * (1 - fall), lower)
     # smaller blocks: IOPS no fewer than at the smallest size, MiB/s no more
     upper = np.where(down, np.minimum(x_lo * lo / at_arr * (1 + scatter), op_cap), upper)
-    lower = np.where(down, np.minimum(x_lo * (1 - scatter), op_cap), lower)
+    lower = np.where(down, np.minimum(x_lo / (1 + scatter), op_cap), lower)
     est = np.clip(est, lower, upper)
     share_hi = op_share(hi, fit["op_us"], fit["bw_mib_s"])
     share_lo = op_share(lo, fit["op_us"], fit["bw_mib_s"])
