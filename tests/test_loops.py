@@ -24,7 +24,8 @@ def _sweeps(frame):
 def test_a_loop_of_fio_files_is_found_and_the_report_says_how_to_read_it_as_one_run():
     (sweep,), analysis = _sweeps(anfperf.read(ONEPASS))
     assert sweep.run_ids == tuple(f"qd{d}" for d in DEPTHS)
-    assert sweep.outstanding == tuple(float(d) for d in DEPTHS)
+    assert sweep.varies == "outstanding" and sweep.levels == tuple(float(d) for d in DEPTHS)
+    assert sweep.kind == findings.KIND_CONCURRENCY
     assert sweep.tool == "fio" and sweep.folder.endswith("fio_sweeps/qd_onepass")
     hint = loop_hint(sweep)
     assert hint.startswith("qd1 .. qd128: 14 single fio runs in ")
@@ -37,10 +38,27 @@ def test_a_loop_of_fio_files_is_found_and_the_report_says_how_to_read_it_as_one_
     assert _sweeps(anfperf.read(ONEPASS, run_id="qd_onepass"))[0] == []
 
 
-def test_runs_that_are_not_one_loop_over_outstanding_io_get_no_hint():
-    # a block-size loop at one queue depth: single runs, but one level of outstanding I/O
-    frame = anfperf.read(DATA / "fio_sweeps" / "bs_randread")
-    assert _sweeps(frame)[0] == []
+def test_a_loop_over_block_sizes_is_found_too_and_read_as_one_run_is_a_block_size_sweep():
+    # three passes of a loop over block sizes at one queue depth: 27 single runs
+    folder = DATA / "fio_sweeps" / "bs_randread"
+    (sweep,), analysis = _sweeps(anfperf.read(folder))
+    assert sweep.varies == "bs_kib" and sweep.kind == findings.KIND_BLOCK
+    assert len(sweep.run_ids) == 27 and sweep.run_ids[:3] == ("pass1_bs4k", "pass2_bs4k",
+                                                                "pass3_bs4k")  # fmt: skip
+    hint = loop_hint(sweep)
+    assert "27 single fio runs in " in hint
+    assert "differ only in block size (4 .. 1,024 KiB): read as one run they are a block-size " \
+        "sweep" in hint  # fmt: skip
+    assert "--run-id bs_randread --out store/" in hint and hint in runs_caption(analysis)
+    (one,) = findings.analyse(anfperf.read(folder, run_id="bs_randread")).kinds.itertuples()
+    assert one.kind == findings.KIND_BLOCK
+
+
+def test_runs_that_are_not_one_loop_get_no_hint():
+    # two block sizes at one queue depth: single runs, but two levels are no sweep
+    rows = findings.analyse(anfperf.read(DATA / "fio_sweeps" / "bs_qd32"))
+    few = rows.rows[rows.rows["bs_kib"] <= 8]
+    assert loop_sweeps(few, rows.kinds[rows.kinds["run_id"].isin(few["run_id"])]) == []
     # the bundled samples: sweeps and single runs of different workloads and folders
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")

@@ -3,8 +3,10 @@
 ``for qd in 1 2 4 ... 128; do fio ... --iodepth=$qd --output=qd$qd.json; done`` leaves one
 file per queue depth, and each file is a run of one point (its run id is its file name): the
 report can fit no curve to any of them. :func:`loop_sweeps` finds such runs -- single points
-of one tool in one folder, the same access pattern, block size and read share, at three or
-more levels of outstanding I/O -- and :func:`loop_hint` says how to read them as one run.
+of one tool in one folder that differ in one thing only, at three or more levels of it:
+outstanding I/O (a concurrency sweep), block size (a block-size sweep), read share (a
+read/write mix sweep) or requested rate (a load curve) -- and :func:`loop_hint` says how to
+read them as one run.
 """
 
 from __future__ import annotations
@@ -14,41 +16,57 @@ from dataclasses import dataclass
 
 import pandas as pd
 
-from anfperf.analysis.findings import KIND_SINGLE
+from anfperf.analysis.findings import KIND_BLOCK, KIND_CONCURRENCY, KIND_MIX, KIND_RATE, KIND_SINGLE
 from anfperf.values import natural_key
 
 __all__ = ["LoopSweep", "loop_sweeps", "loop_hint"]
 
-#: Levels of outstanding I/O single runs need to make a sweep (as a run needs to be one).
+#: Levels single runs need to make a sweep (as a run needs to be one).
 MIN_LEVELS = 3
-#: What the runs of one loop share, besides their folder and tool.
-_SAME = ("pattern", "bs_kib", "read_pct")
+#: What a loop may vary: the column, the sweep it makes, its name in words, its unit.
+VARIED = {
+    "outstanding": (KIND_CONCURRENCY, "outstanding I/O", ""),
+    "bs_kib": (KIND_BLOCK, "block size", " KiB"),
+    "read_pct": (KIND_MIX, "read share", " %"),
+    "rate_limit_iops": (KIND_RATE, "requested rate", " IOPS"),
+}
+#: What the runs of one loop share besides their folder and tool (and all but the varied one
+#: of VARIED).
+_SAME = ("pattern",)
 
 
 @dataclass(frozen=True)
 class LoopSweep:
-    """Single-point runs that differ only in their outstanding I/O.
+    """Single-point runs that differ in one thing only.
 
     Attributes
     ----------
     run_ids : tuple of str
-        The runs, by outstanding I/O.
+        The runs, by the level of what they vary.
     folder : str
         The folder holding their files.
     tool : str
         The tool that made them.
-    outstanding : tuple of float
-        Their outstanding I/O [-], ascending.
+    varies : str
+        The column they differ in, a key of :data:`VARIED` ('outstanding', 'bs_kib', ...).
+    levels : tuple of float
+        Its value in each run, ascending [its unit].
     """
 
     run_ids: tuple[str, ...]
     folder: str
     tool: str
-    outstanding: tuple[float, ...]
+    varies: str
+    levels: tuple[float, ...]
+
+    @property
+    def kind(self) -> str:
+        """The sweep the runs make as one run (:mod:`anfperf.analysis.findings`' kinds)."""
+        return VARIED[self.varies][0]
 
 
 def loop_sweeps(rows: pd.DataFrame, kinds: pd.DataFrame) -> list[LoopSweep]:
-    """The groups of single-point runs that one loop over outstanding I/O made.
+    """The groups of single-point runs that one loop made.
 
     Parameters
     ----------
@@ -60,32 +78,36 @@ def loop_sweeps(rows: pd.DataFrame, kinds: pd.DataFrame) -> list[LoopSweep]:
     Returns
     -------
     list of LoopSweep
-        One per folder, tool and workload with at least :data:`MIN_LEVELS` levels; empty
-        when there is none (or the rows lack the columns that tell).
+        One per folder, tool and what the runs share, with at least :data:`MIN_LEVELS` levels
+        of what they vary; empty when there is none (or the rows lack the columns that tell).
     """
     single = set(kinds.loc[kinds["kind"] == KIND_SINGLE, "run_id"].astype(str))
-    needed = {"run_id", "tool", "outstanding", "source_file", *_SAME}
+    needed = {"run_id", "tool", "source_file", *_SAME}
     if not single or not needed <= set(rows.columns):
         return []
+    varied = [c for c in VARIED if c in rows.columns]
     one = rows[rows["run_id"].astype(str).isin(single)]
     per_run = one.groupby("run_id", observed=True).agg(
         tool=("tool", "first"),
         source=("source_file", "first"),
-        outstanding=("outstanding", "first"),
-        levels=("outstanding", "nunique"),
-        **{k: (k, "first") for k in _SAME},
+        steps=("run_id", "size"),
+        **{k: (k, "first") for k in (*_SAME, *varied)},
     )
-    per_run = per_run[(per_run["levels"] == 1) & per_run["outstanding"].notna()]
+    per_run = per_run[per_run["steps"] == 1]  # one point each
     per_run["folder"] = per_run["source"].astype(str).map(os.path.dirname)
     out = []
-    keys = ["folder", "tool", *_SAME]
-    for key, group in per_run.groupby(keys, dropna=False, sort=False):
-        if group["outstanding"].nunique() < MIN_LEVELS:
-            continue
-        ids = sorted(group.index.astype(str),
-                     key=lambda r: (group.loc[r, "outstanding"], natural_key(r)))  # fmt: skip
-        depths = tuple(float(group.loc[r, "outstanding"]) for r in ids)
-        out.append(LoopSweep(tuple(ids), str(key[0]), str(key[1]), depths))
+    for column in varied:
+        levels = pd.to_numeric(per_run[column], errors="coerce")
+        runs = per_run[levels.notna()]
+        keys = ["folder", "tool", *_SAME, *(c for c in varied if c != column)]
+        shared = [runs[k].astype(object).where(runs[k].notna(), "") for k in keys]
+        for key, group in runs.groupby(shared, dropna=False, sort=False):
+            values = pd.to_numeric(group[column], errors="coerce")
+            if values.nunique() < MIN_LEVELS:
+                continue
+            ids = sorted(group.index.astype(str), key=lambda r: (values[r], natural_key(r)))
+            out.append(LoopSweep(tuple(ids), str(key[0]), str(key[1]), column,
+                                 tuple(float(values[r]) for r in ids)))  # fmt: skip
     return out
 
 
@@ -93,10 +115,11 @@ def loop_hint(sweep: LoopSweep) -> str:
     """How to read a loop's single runs as one sweep, in one sentence with the commands."""
     folder = sweep.folder or "."
     name = os.path.basename(os.path.abspath(folder)) or "sweep"
-    lo, hi = sweep.outstanding[0], sweep.outstanding[-1]
+    kind, what, unit = VARIED[sweep.varies]
+    lo, hi = sweep.levels[0], sweep.levels[-1]
     return (
         f"{sweep.run_ids[0]} .. {sweep.run_ids[-1]}: {len(sweep.run_ids)} single {sweep.tool} "
-        f"runs in {folder} that differ only in outstanding I/O ({lo:g} .. {hi:g}): read as one "
-        f"run they are a concurrency sweep with its fitted curve: anfperf ingest {folder} "
+        f"runs in {folder} that differ only in {what} ({lo:,g} .. {hi:,g}{unit}): read as one "
+        f"run they are a {kind} with its fitted curve: anfperf ingest {folder} "
         f"--run-id {name} --out store/, then anfperf report benchmark -p store store/"
     )
