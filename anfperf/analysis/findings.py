@@ -33,7 +33,7 @@ from dataclasses import dataclass
 import numpy as np
 import pandas as pd
 
-from anfperf.analysis.blocks import block_notes
+from anfperf.analysis.blocks import block_notes, block_sweeps
 from anfperf.analysis.sweep import summary_rows
 from anfperf.errors import AnfperfError, ModelError
 from anfperf.models import (
@@ -490,7 +490,8 @@ def run_known_limits(run: pd.DataFrame, scenario: QuotaScenario | None) -> Known
     -------
     anfperf.models.KnownLimits
         None known (unbounded) without a scenario, for a run of several block sizes (one limit
-        in IOPS cannot hold for all of them) or one the model does not take.
+        in IOPS cannot hold for all of them) or one the model does not take. A run that is one
+        block-size sweep gets the limit at its largest size: what bounds its MiB/s.
     """
     if scenario is None or run.empty:
         return KnownLimits()
@@ -500,7 +501,11 @@ def run_known_limits(run: pd.DataFrame, scenario: QuotaScenario | None) -> Known
         if len(values) == 1:
             fields[col] = float(values[0])
     if "bs_kib" not in fields:
-        return KnownLimits()
+        sweeps = block_sweeps(run)
+        if len(sweeps) != 1 or len(sweeps[0].rows) != len(run):
+            return KnownLimits()
+        # one block-size sweep: the limit at its largest size, where bytes bind (its MiB/s)
+        fields["bs_kib"] = float(pd.to_numeric(run["bs_kib"], errors="coerce").max())
     patterns = run["pattern"].dropna().astype(str).unique() if "pattern" in run else []
     if len(patterns) == 1 and patterns[0] in ("random", "sequential"):
         fields["pattern"] = str(patterns[0])

@@ -800,16 +800,18 @@ def _add_limit_line(
     *,
     horizontal: bool,
     span: tuple[float, float],
+    label: str | None = None,
 ) -> None:
     """The known limit at `value` (in the axis's unit) as a line, a legend entry and a label.
 
-    `span`: where along the other axis the line's trace runs (its hover and legend entry).
+    `span`: where along the other axis the line's trace runs (its hover and legend entry);
+    `label`: the words on the line (default :func:`limit_label`: the limit in MiB/s and IOPS).
 
     Horizontal (throughput): the whole label above the line, 'known limit' in the legend.
     Vertical (latency): the whole label in the legend, the limit's name and rate beside the
     line, past it, where nothing else is drawn (no load past a limit is sustained).
     """
-    label = plot_text(limit_label(known))
+    label = plot_text(label or limit_label(known))
     tip = f"{label}<br>{plot_text(known.limit or '')}<extra></extra>"
     line = {"color": SLO_COLOR, "width": 2, "dash": "dashdot"}
     if horizontal:

@@ -352,7 +352,8 @@ def known_limits_of_runs(quota: dict, rows: pd.DataFrame) -> dict:
     dict of str to anfperf.models.forecast.KnownLimits
         Per run id. Empty when there is no verdict or the volume is assumed (an assumed limit
         is no limit known); a run of several block sizes is left out (nothing known: one limit
-        in IOPS cannot hold for all of them).
+        in IOPS cannot hold for all of them) unless it is one block-size sweep (the limit at
+        its largest size: its MiB/s is what the block-size chart draws).
     """
     scenario = volume_scenario(quota)
     if scenario is None or rows.empty:

@@ -91,3 +91,22 @@ def test_the_report_draws_a_block_size_sweep_and_says_why_when_it_cannot():
         rows = summary_rows(frame)
         block_size(frame, run_id="bs_qd32", rows=rows[rows["bs_kib"] <= 8])
     assert findings.KIND_BLOCK in overview.RUN_ORDER
+
+
+def test_a_block_size_sweep_is_bounded_by_its_volumes_mib_s_at_its_largest_size():
+    from anfperf.models import QuotaScenario
+
+    rows = summary_rows(_run("bs_qd32"))
+    ultra = QuotaScenario(bs_kib=64.0, level="Ultra", quota_tib=10.0)  # the run sets bs_kib
+    known = findings.run_known_limits(rows, ultra)
+    assert known.known and known.bw_mib_s == pytest.approx(1280)  # 10 TiB x 128 MiB/s
+    fig = block_size(_run("bs_qd32"), run_id="bs_qd32", rows=rows, known=known)
+    line = _traces(fig)["known limit"]
+    assert line.y == (1280.0, 1280.0)
+    assert "volume quota 1,280 MiB/s" in [a.text for a in fig.layout.annotations]
+    # a run of several sweeps (or of one workload at two sizes) has no one limit
+    path = require_corpus(PUBLIC / "vdbench" / "v13_flatfile.html")
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        four = summary_rows(anfperf.read(path))
+    assert not findings.run_known_limits(four, ultra).known
