@@ -22,7 +22,7 @@ import pandas as pd
 from scipy.optimize import linprog
 
 from anfperf.ingest import read_fio_json, read_vdbench
-from anfperf.models import fit_mix, predict_band
+from anfperf.models.forecast import forecast_mix
 from anfperf.models.forecast.block import forecast_block_size
 from anfperf.units import KIB_PER_MIB
 
@@ -128,15 +128,15 @@ def _flat_mix(x_known: np.ndarray, y_known: np.ndarray, x: np.ndarray) -> np.nda
     return np.array([y_known[np.argmin(np.abs(x_known - v))] for v in x])
 
 
-def _mix_predictions(x, y, known, limit):
-    """Predictions, flat baseline and band at the points not in `known`."""
+def _mix_predictions(x, y, known, limit, outstanding=None):
+    """Predictions, flat baseline and band at the points not in `known` (`outstanding`: the
+    I/Os in flight at each point, when known)."""
     rest = np.setdiff1d(np.arange(x.size), known)
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore")
-        fit = fit_mix(x[known], y[known], limit=limit)
-    band = predict_band(fit, x[rest])
+    n = (None, None) if outstanding is None else (outstanding[known], outstanding[rest])
+    fc = forecast_mix(x[known], y[known], x[rest], limit=limit, outstanding=n[0],
+                      at_outstanding=n[1])  # fmt: skip
     flat = _flat_mix(x[known], y[known], x[rest])
-    return y[rest], band["estimate"], flat, band["lower"], band["upper"]
+    return y[rest], fc.estimate, flat, fc.lower, fc.upper
 
 
 def mix_cases() -> list[dict]:
@@ -196,15 +196,13 @@ def _measured_mix_cases() -> list[dict]:
                     warnings.simplefilter("ignore")
                     f = read_vdbench(vdb / name)
                 runs = f[f["is_summary"] & (f["direction"] == "total")]
-                pts += list(
-                    zip(runs["read_pct"].to_numpy(float), runs[col].to_numpy(float), strict=True)
-                )
-            x = np.array([p[0] for p in pts])
-            y = np.array([p[1] for p in pts])
+                pts += list(zip(runs["read_pct"].to_numpy(float), runs[col].to_numpy(float),
+                                runs["outstanding"].to_numpy(float), strict=True))  # fmt: skip
+            x, y, n = (np.array([p[k] for p in pts]) for k in range(3))
             ends = list(np.flatnonzero((x == 0) | (x == 100)))
             out.append(
                 _case(f"mix Vdbench {label}: pure runs -> {mixed}",
-                      *_mix_predictions(x, y, ends, None), MIX_TARGET_PCT, MIX_TARGET_PCT)
+                      *_mix_predictions(x, y, ends, None, n), MIX_TARGET_PCT, MIX_TARGET_PCT)
             )  # fmt: skip
     return out
 

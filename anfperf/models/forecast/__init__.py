@@ -12,6 +12,8 @@ know.
   its band, from its own limit (:func:`option_latency`, :func:`options_latency`);
 - :mod:`~anfperf.models.forecast.block`: IOPS at other block sizes (:func:`forecast_block_size`)
   within the bounds of the sizes measured, none far into a regime the data do not show;
+- :mod:`~anfperf.models.forecast.mix`: read/write mixes not measured (:func:`forecast_mix`),
+  the band reaching down by Little's law for mixes run with fewer I/Os in flight;
 - :mod:`~anfperf.models.forecast.judge`: the hold-out judgement (fit the lower half, predict
   the rest, against holding the last value flat).
 
@@ -23,6 +25,7 @@ from anfperf.models.forecast.block import forecast_block_size
 from anfperf.models.forecast.judge import TARGETS, judge_forecast
 from anfperf.models.forecast.known import KnownLimits, LatencyShape, known_limits, published_shape
 from anfperf.models.forecast.latency import forecast_latency, iops_at_latency, planned_latency
+from anfperf.models.forecast.mix import forecast_mix
 from anfperf.models.forecast.option import OptionLatency, option_latency, options_latency
 from anfperf.models.forecast.result import NOT_PREDICTABLE, Forecast
 from anfperf.models.forecast.throughput import forecast_throughput
@@ -36,6 +39,7 @@ __all__ = [
     "OptionLatency",
     "forecast_block_size",
     "forecast_latency",
+    "forecast_mix",
     "forecast_throughput",
     "iops_at_latency",
     "judge_forecast",
