@@ -126,6 +126,24 @@ class BlockReading:
         return self.iops * self.bs_kib / KIB_PER_MIB
 
     @property
+    def per_kib_us(self) -> float:
+        """Time each KiB moved adds to an I/O [us] (NaN without a fit)."""
+        if self.fit is None:
+            return float("nan")
+        return float(US_PER_S / (self.fit["bw_mib_s"] * KIB_PER_MIB))
+
+    def costs_text(self, *, brief: bool = False) -> str:
+        """Each I/O's costs in a few words: 'each I/O 9.31 us + 0.785 us per KiB: operations
+        bind below 11.9 KiB, bytes above' (`brief`: up to the colon); "" without a fit."""
+        if self.fit is None:
+            return ""
+        op_us = float(self.fit["op_us"])
+        text = f"each I/O {_num(op_us)} us + {_num(self.per_kib_us)} us per KiB"
+        if brief or op_us <= 0:
+            return text
+        return f"{text}: operations bind below {_num(self.crossover_kib)} KiB, bytes above"
+
+    @property
     def crossover_kib(self) -> float:
         """The block size whose bytes take as long as its operation [KiB] (NaN without a
         fit, inf with no per-operation cost): below it operations bind, above it bytes."""
@@ -185,7 +203,7 @@ def block_reading(rows: pd.DataFrame) -> BlockReading:
 
 def _costs_note(reading: BlockReading) -> str:
     op_us, bw = float(reading.fit["op_us"]), float(reading.fit["bw_mib_s"])
-    per_kib_us = US_PER_S / (bw * KIB_PER_MIB)
+    per_kib_us = reading.per_kib_us
     if op_us <= 0:
         return (
             f"no fixed cost per operation shows: bytes bind at every size measured, "

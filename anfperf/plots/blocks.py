@@ -36,7 +36,7 @@ from anfperf.plots._style import (
     subtitle,
 )
 from anfperf.plots.curves import _add_limit_line, _limit_name
-from anfperf.units import KIB_PER_MIB, US_PER_S
+from anfperf.units import KIB_PER_MIB
 
 __all__ = ["block_size"]
 
@@ -145,16 +145,13 @@ def _add_sweep(
     fell = reading.fall >= FELL
     grid = np.geomspace(lo, reading.peak_bs_kib if fell else hi, CURVE_POINTS)
     fitted = np.asarray(op_cost_iops(grid, **reading.fit), float) * grid / KIB_PER_MIB
-    op_us = float(reading.fit["op_us"])
-    per_kib_us = US_PER_S / (float(reading.fit["bw_mib_s"]) * KIB_PER_MIB)
-    costs = f"each I/O {op_us:.3g} us + {per_kib_us:.3g} us per KiB"
     fig.add_scatter(
         x=grid, y=fitted, mode="lines", name=f"{prefix}per-op + per-byte cost",
         legendgroup=prefix, line={"color": color if prefix else MODEL_COLOR, "width": 2},
-        hovertemplate=f"{costs}: %{{y:,.1f}} MiB/s at %{{x:,.0f}} KiB<extra></extra>",
+        hovertemplate=f"{reading.costs_text(brief=True)}: %{{y:,.1f}} MiB/s at %{{x:,.0f}} KiB"
+                      "<extra></extra>",
     )  # fmt: skip
-    if op_us > 0:
-        costs += f": operations bind below {reading.crossover_kib:,.3g} KiB, bytes above"
+    costs = reading.costs_text()
     top = max(measured.top_mib_s, float(np.max(fitted)))
     if fell:
         why = (f"larger blocks not predicted: the MiB/s fell {reading.fall:.0%} past its peak "
