@@ -97,3 +97,34 @@ def test_the_steps_of_a_loop_run_are_listed_by_block_size():
     rows = summary_rows(_run("bs_qd32"))
     shown = steps_table(rows, "bs_qd32").cells["Block size [KiB]"]
     assert shown.tolist() == ["4", "8", "16", "32", "64", "128", "256", "512", "1,024"]
+
+
+@pytest.mark.vdbench
+def test_a_real_vdbench_xfersize_sweep_is_a_block_size_sweep(tmp_path):
+    import subprocess
+
+    from tests.conftest import vdbench_launcher
+
+    launcher = vdbench_launcher()
+    data = tmp_path / "data"
+    data.mkdir()
+    parm = tmp_path / "parm"
+    parm.write_text(
+        f"sd=sd1,lun={data / 'file1'},size=64m\n"
+        "wd=wd1,sd=sd1,rdpct=100,seekpct=100\n"
+        "rd=rd1,wd=wd1,iorate=max,elapsed=2,interval=1,warmup=1,threads=4,"
+        "forxfersize=(4k,16k,64k,256k)\n"
+    )
+    out = tmp_path / "out"
+    proc = subprocess.run([str(launcher), "-f", str(parm), "-o", str(out)], capture_output=True,
+                          text=True, timeout=180)  # fmt: skip
+    assert proc.returncode == 0, proc.stdout[-2000:] + proc.stderr[-2000:]
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        analysis = findings.analyse(anfperf.read(out))
+    (kind,) = analysis.kinds.itertuples()
+    assert kind.kind == findings.KIND_BLOCK and kind.points == 4
+    reading = block_reading(analysis.rows)
+    assert reading.bs_kib.tolist() == [4, 16, 64, 256]
+    assert reading.fit is not None and reading.fit["bw_mib_s"] > 0
+    assert analysis.numbers["notes"].iloc[0].startswith("each I/O costs ")
