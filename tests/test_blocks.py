@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import warnings
 
+import numpy as np
 import pytest
 
 import anfperf
@@ -128,3 +129,20 @@ def test_a_real_vdbench_xfersize_sweep_is_a_block_size_sweep(tmp_path):
     assert reading.bs_kib.tolist() == [4, 16, 64, 256]
     assert reading.fit is not None and reading.fit["bw_mib_s"] > 0
     assert analysis.numbers["notes"].iloc[0].startswith("each I/O costs ")
+
+
+def test_a_sweep_whose_iops_rise_with_block_size_has_no_costs_and_says_why():
+    # the public run's random reads: 55, 56, 70 and 172 IOPS at 4 .. 32 KiB (a cold device)
+    path = require_corpus(PUBLIC / "vdbench" / "v13_flatfile.html")
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        frame = anfperf.read(path)
+    rows = summary_rows(frame)
+    reads = rows[rows["job"].str.fullmatch(r"ran_read_(4|8|16|32)k")]
+    reading = block_reading(reads)
+    assert reading.iops.round().tolist() == [55, 56, 70, 172]
+    assert reading.fit is None and np.isnan(reading.crossover_kib) and reading.costs_text() == ""
+    assert reading.notes == (
+        "no per-operation cost fitted: the sweep does not slow down with block size: no byte "
+        "rate to fit",
+    )
