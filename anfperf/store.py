@@ -22,6 +22,7 @@ from anfperf.errors import AnfperfError, ParseError, StoreWriteError, warn
 from anfperf.folders import atomic_write
 from anfperf.schema import KEY_COLUMNS
 from anfperf.userfiles import not_regular_reason, open_regular
+from anfperf.values import natural_key
 
 __all__ = [
     "save_frame",
@@ -654,7 +655,7 @@ def list_runs(
     table = _query(
         store,
         "SELECT run_id, string_agg(DISTINCT CAST(tool AS VARCHAR), ', ') AS tool, "
-        "string_agg(DISTINCT workload, ', ' ORDER BY workload) AS workloads, "
+        "list(DISTINCT workload) AS workloads, "
         "count(DISTINCT host) FILTER (WHERE host <> 'all') AS hosts, "
         # a row's timestamp is when its interval or job ended: the run began that much earlier
         "min(timestamp - to_microseconds(CAST(1e6 * coalesce(time_s, runtime_s, 0) AS BIGINT))) "
@@ -663,6 +664,11 @@ def list_runs(
         rows,
     )
     out = table.to_pandas()
+    # a loop's workloads (bs4k .. bs1024k, qd1 .. qd128) in their numbers' order, not as text
+    out["workloads"] = [
+        ", ".join(sorted((str(w) for w in names if w is not None), key=natural_key))
+        for names in out["workloads"]
+    ]
     out["hosts"] = out["hosts"].astype("int64").clip(lower=1)
     for col in ("start", "end"):  # the tidy frame's unit, whatever the part files hold
         out[col] = pd.to_datetime(out[col], utc=True).dt.as_unit("ns")
