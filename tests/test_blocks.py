@@ -18,6 +18,14 @@ from tests.conftest import DATA, PUBLIC, require_corpus
 SWEEPS = DATA / "fio_sweeps"
 
 
+def public_v13():
+    """The public Vdbench run of four block-size sweeps (../shared/corpus, read in place)."""
+    path = require_corpus(PUBLIC / "vdbench" / "v13_flatfile.html")
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        return anfperf.read(path)
+
+
 def _run(name: str):
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
@@ -64,10 +72,7 @@ def test_the_costs_of_a_sweep_that_fell_are_those_of_its_sizes_up_to_the_peak():
 
 
 def test_a_run_of_four_block_size_sweeps_reads_each_apart():
-    path = require_corpus(PUBLIC / "vdbench" / "v13_flatfile.html")
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore")
-        frame = anfperf.read(path)
+    frame = public_v13()
     rows = summary_rows(frame)
     sweeps = block_sweeps(rows)
     assert [s.label for s in sweeps] == [
@@ -133,10 +138,7 @@ def test_a_real_vdbench_xfersize_sweep_is_a_block_size_sweep(tmp_path):
 
 def test_a_sweep_whose_iops_rise_with_block_size_has_no_costs_and_says_why():
     # the public run's random reads: 55, 56, 70 and 172 IOPS at 4 .. 32 KiB (a cold device)
-    path = require_corpus(PUBLIC / "vdbench" / "v13_flatfile.html")
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore")
-        frame = anfperf.read(path)
+    frame = public_v13()
     rows = summary_rows(frame)
     reads = rows[rows["job"].str.fullmatch(r"ran_read_(4|8|16|32)k")]
     reading = block_reading(reads)
@@ -146,3 +148,17 @@ def test_a_sweep_whose_iops_rise_with_block_size_has_no_costs_and_says_why():
         "no per-operation cost fitted: the sweep does not slow down with block size: no byte "
         "rate to fit",
     )
+
+
+def test_rows_alike_group_in_first_row_order_with_a_missing_value_as_one():
+    from anfperf.analysis.sweep import alike
+
+    rows = summary_rows(public_v13())
+    groups = alike(rows, ["pattern", "read_pct", "no_such_column"])
+    assert [key for key, _ in groups] == [
+        ("random", 0.0), ("random", 100.0), ("sequential", 0.0), ("sequential", 100.0),
+    ]  # fmt: skip
+    assert sum(len(g) for _, g in groups) == len(rows) == 38
+    blank = rows.assign(read_pct=np.where(rows["pattern"] == "random", np.nan, rows["read_pct"]))
+    assert [key for key, _ in alike(blank, ["read_pct"])] == [("",), (0.0,), (100.0,)]
+    assert alike(rows, ["no_such_column"])[0][0] == () and len(alike(rows, [])) == 1

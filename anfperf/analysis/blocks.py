@@ -12,12 +12,14 @@ the costs are fitted up to the peak only, as the line they are does not hold pas
 
 from __future__ import annotations
 
+import dataclasses
 import warnings
 from dataclasses import dataclass
 
 import numpy as np
 import pandas as pd
 
+from anfperf.analysis.sweep import alike
 from anfperf.errors import ModelError
 from anfperf.models.curves.op_cost import fit_op_cost
 from anfperf.models.curves.result import FitResult
@@ -65,14 +67,11 @@ def block_sweeps(rows: pd.DataFrame) -> list[BlockSweep]:
         In the order of their first row; empty when the run holds none.
     """
     keys = [c for c in SHARED if c in rows]
-    shared = [rows[c].astype(object).where(rows[c].notna(), "") for c in keys]
-    groups = rows.groupby(shared, sort=False, dropna=False) if keys else [((), rows)]
     found = []
-    for key, group in groups:
+    for key, group in alike(rows, keys):
         sizes = pd.to_numeric(group["bs_kib"], errors="coerce")
         if sizes[sizes > 0].nunique() >= MIN_SIZES:
-            found.append((dict(zip(keys, key if isinstance(key, tuple) else (key,), strict=True)),
-                          group))  # fmt: skip
+            found.append((dict(zip(keys, key, strict=True)), group))
     if len(found) < 2:
         return [BlockSweep("", group) for _, group in found]
     differ = [k for k in keys if len({str(f[k]) for f, _ in found}) > 1]
@@ -179,26 +178,24 @@ def block_reading(rows: pd.DataFrame) -> BlockReading:
     mib_s = rates * sizes / KIB_PER_MIB
     top = int(np.argmax(mib_s))
     fall = max(0.0, 1.0 - float(mib_s[-1] / mib_s[top]))
-    notes = []
     # past the peak the path is over-driven: its costs are the line up to the peak
     upto = slice(0, top + 1) if fall >= FELL and top >= 1 else slice(None)
-    fit = None
+    reading = BlockReading(sizes, rates, None, float(sizes[top]), fall, ())
     try:
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")
-            fit = fit_op_cost(sizes[upto], rates[upto])
+            reading = dataclasses.replace(reading, fit=fit_op_cost(sizes[upto], rates[upto]))
     except ModelError as exc:
-        notes.append(f"no per-operation cost fitted: {exc}")
-    reading = BlockReading(sizes, rates, fit, float(sizes[top]), fall, ())
-    if fit is not None:
-        notes.append(_costs_note(reading))
+        notes = [f"no per-operation cost fitted: {exc}"]
+    else:
+        notes = [_costs_note(reading)]
     if fall >= FELL:
         notes.append(
             f"the MiB/s peaked at {mib_s[top]:,.0f} at {sizes[top]:g} KiB and fell {fall:.0%} "
             f"by {sizes[-1]:g} KiB: more bytes in flight over-drive the byte path (the costs "
             f"are fitted up to {sizes[top]:g} KiB)"
         )
-    return BlockReading(sizes, rates, fit, float(sizes[top]), fall, tuple(notes))
+    return dataclasses.replace(reading, notes=tuple(notes))
 
 
 def _costs_note(reading: BlockReading) -> str:

@@ -34,7 +34,7 @@ import numpy as np
 import pandas as pd
 
 from anfperf.analysis.blocks import block_notes, block_sweeps
-from anfperf.analysis.sweep import summary_rows
+from anfperf.analysis.sweep import alike, summary_rows
 from anfperf.errors import AnfperfError, ModelError
 from anfperf.models import (
     KnownLimits,
@@ -333,9 +333,7 @@ def _distinct(rows: pd.DataFrame, col: str) -> int:
 
 def _swept(run: pd.DataFrame, col: str, fixed: list[str]) -> bool:
     """Whether `col` takes MIN_SWEEP_POINTS or more values among rows alike in `fixed`."""
-    keys = [run[c].astype(object).where(run[c].notna(), "") for c in fixed if c in run]
-    groups = run.groupby(keys, dropna=False) if keys else [(None, run)]
-    return any(_distinct(g, col) >= MIN_SWEEP_POINTS for _, g in groups)
+    return any(_distinct(g, col) >= MIN_SWEEP_POINTS for _, g in alike(run, fixed))
 
 
 def _kind(run: pd.DataFrame) -> str:
@@ -347,7 +345,7 @@ def _kind(run: pd.DataFrame) -> str:
         return KIND_MIX
     if _swept(run, "configured", ["bs_kib", "read_pct"]):
         return KIND_CONCURRENCY
-    if _swept(run, "bs_kib", ["read_pct", "pattern", "configured"]):
+    if block_sweeps(run):  # block sizes at one pattern, read share and load
         return KIND_BLOCK
     return KIND_SINGLE
 

@@ -17,6 +17,7 @@ from dataclasses import dataclass
 import pandas as pd
 
 from anfperf.analysis.findings import KIND_BLOCK, KIND_CONCURRENCY, KIND_MIX, KIND_RATE, KIND_SINGLE
+from anfperf.analysis.sweep import alike
 from anfperf.values import natural_key
 
 __all__ = ["LoopSweep", "loop_sweeps", "loop_hint"]
@@ -100,8 +101,7 @@ def loop_sweeps(rows: pd.DataFrame, kinds: pd.DataFrame) -> list[LoopSweep]:
         levels = pd.to_numeric(per_run[column], errors="coerce")
         runs = per_run[levels.notna()]
         keys = ["folder", "tool", *_SAME, *(c for c in varied if c != column)]
-        shared = [runs[k].astype(object).where(runs[k].notna(), "") for k in keys]
-        for key, group in runs.groupby(shared, dropna=False, sort=False):
+        for key, group in alike(runs, keys):
             values = pd.to_numeric(group[column], errors="coerce")
             if values.nunique() < MIN_LEVELS:
                 continue

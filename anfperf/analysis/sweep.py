@@ -13,11 +13,40 @@ from anfperf.analysis.summary import summary_table
 from anfperf.errors import AnfperfError, ModelError, warn
 from anfperf.paths import PathArg, path_list
 
-__all__ = ["RATE_COLUMNS", "SAMPLE_SWEEP", "load_sweep", "summary_rows", "sweep_points", "sweep_xy"]
+__all__ = [
+    "RATE_COLUMNS", "SAMPLE_SWEEP", "alike", "load_sweep", "summary_rows", "sweep_points",
+    "sweep_xy",
+]  # fmt: skip
 
 
 def __dir__() -> list[str]:
     return __all__  # what tab completion and help() offer
+
+
+def alike(rows: pd.DataFrame, columns) -> list[tuple[tuple, pd.DataFrame]]:
+    """The groups of `rows` alike in `columns` (those `rows` has), in the order of their first
+    row; a missing value is a value of its own (``""``), so rows that lack one group together.
+
+    Parameters
+    ----------
+    rows : pandas.DataFrame
+        Whole-run rows (:func:`summary_rows`) or any frame.
+    columns : iterable of str
+        The columns the rows of a group share.
+
+    Returns
+    -------
+    list of (tuple, pandas.DataFrame)
+        Each group's values of the columns present (``()`` when none is: one group of all).
+    """
+    keys = [c for c in columns if c in rows]
+    if not keys:
+        return [((), rows)]
+    by = [rows[c].astype(object).where(rows[c].notna(), "") for c in keys]
+    return [
+        (key if isinstance(key, tuple) else (key,), group)
+        for key, group in rows.groupby(by, sort=False, dropna=False)
+    ]
 
 
 def summary_rows(frame: pd.DataFrame) -> pd.DataFrame:

@@ -25,7 +25,7 @@ import pandas as pd
 import plotly.graph_objects as go
 
 from anfperf.analysis import findings
-from anfperf.analysis.sweep import summary_rows
+from anfperf.analysis.sweep import alike, summary_rows
 from anfperf.errors import ModelError
 from anfperf.models.curves.band import case_band, predict_band
 from anfperf.models.curves.blend import fit_throughput_curve, throughput_curve
@@ -989,9 +989,7 @@ def _sweeps(
         # Vdbench names the workload (wd=) of every step: a repeated name is a sweep's
         if run["workload"].astype(str).nunique() < len(run):
             keys = ["workload", *keys]
-        by = [run[k].astype(object).where(run[k].notna(), "") for k in keys]
-        parts = run.groupby(by, sort=False) if keys else [((), run)]
-        for _, part in parts:
+        for _, part in alike(run, keys):
             usable = _usable(part, x, y, uncontrolled)
             if load(usable).nunique() >= MIN_POINTS:
                 found.append((str(rid), _describe(part, keys), usable, part))

@@ -13,7 +13,8 @@ from anfperf.analysis import findings, summary_rows
 from anfperf.errors import AnfperfError
 from anfperf.models import KnownLimits
 from anfperf.plots import block_size, overview
-from tests.conftest import DATA, PUBLIC, require_corpus
+from tests.conftest import DATA
+from tests.test_blocks import public_v13
 
 SWEEPS = DATA / "fio_sweeps"
 
@@ -68,10 +69,7 @@ def test_a_rising_sweep_shows_what_larger_blocks_give_within_a_known_limit():
 
 
 def test_four_sweeps_of_one_run_each_have_their_own_traces():
-    path = require_corpus(PUBLIC / "vdbench" / "v13_flatfile.html")
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore")
-        frame = anfperf.read(path)
+    frame = public_v13()
     fig = block_size(frame, run_id="v13_flatfile")
     measured = [t.name for t in fig.data if t.name.endswith("measured")]
     assert measured == [
@@ -105,8 +103,5 @@ def test_a_block_size_sweep_is_bounded_by_its_volumes_mib_s_at_its_largest_size(
     assert line.y == (1280.0, 1280.0)
     assert "volume quota 1,280 MiB/s" in [a.text for a in fig.layout.annotations]
     # a run of several sweeps (or of one workload at two sizes) has no one limit
-    path = require_corpus(PUBLIC / "vdbench" / "v13_flatfile.html")
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore")
-        four = summary_rows(anfperf.read(path))
+    four = summary_rows(public_v13())
     assert not findings.run_known_limits(four, ultra).known
