@@ -30,6 +30,10 @@ ROOT = Path(__file__).resolve().parents[1]
 CALC = ROOT / "tests" / "data" / "anf_calculator"
 FIO_SWEEPS = ROOT / "tests" / "data" / "fio_sweeps"
 FIO_MIX = ROOT / "anfperf" / "samples" / "fio" / "sweeps" / "mix_sweep_randrw8k.json"
+FIO_GRIDS = FIO_SWEEPS / "mix_qd"
+#: Counts in flight at which the grids' pure runs are taken as measured; the mixes at every
+#: other count of the grid (1 .. 64) are predicted.
+GRID_PURE_COUNTS = ((4,), (16,), (1, 2), (32, 64), (1, 4, 16, 64))
 CORPUS = ROOT.parent / "shared" / "corpus"
 
 #: The issue's targets: a mix within 3 % from two endpoints; a block size within 15 % past 4x.
@@ -204,6 +208,46 @@ def _measured_mix_cases() -> list[dict]:
                 _case(f"mix Vdbench {label}: pure runs -> {mixed}",
                       *_mix_predictions(x, y, ends, None, n), MIX_TARGET_PCT, MIX_TARGET_PCT)
             )  # fmt: skip
+    return out
+
+
+def _grid(name: str) -> pd.DataFrame:
+    """One grid of tests/data/fio_sweeps/mix_qd: read share, iodepth, total IOPS per run."""
+    frame = pd.concat([read_fio_json(p) for p in sorted((FIO_GRIDS / name).glob("*.json"))])
+    rows = frame[frame["is_summary"] & (frame["direction"] == "total")]
+    return pd.DataFrame({"read_pct": rows["read_pct"].to_numpy(float),
+                         "n": rows["outstanding"].to_numpy(float),
+                         "iops": rows["iops"].to_numpy(float)})  # fmt: skip
+
+
+def grid_mix_cases() -> list[dict]:
+    """Mixes at counts in flight other than their pure runs', without and with the counts.
+
+    Per grid of tests/data/fio_sweeps/mix_qd and choice of counts in :data:`GRID_PURE_COUNTS`:
+    the pure runs at those counts predict the 25, 50 and 75 % mixes at every other count. The
+    flat baseline: the pure run nearest in read share, at the nearest count, held.
+    """
+    out = []
+    for name in ("rand8k", "seq64k"):
+        grid = _grid(name)
+        for counts in GRID_PURE_COUNTS:
+            pure = grid[grid["read_pct"].isin([0, 100]) & grid["n"].isin(counts)]
+            mixes = grid[~grid["read_pct"].isin([0, 100]) & ~grid["n"].isin(counts)]
+            x, y, m = (pure[c].to_numpy(float) for c in ("read_pct", "iops", "n"))
+            cases = {"without the counts": {}, "with the counts": {"outstanding": m}}
+            for label, told in cases.items():
+                parts = [[], [], [], [], []]
+                for count, at in mixes.groupby("n"):
+                    fc = forecast_mix(x, y, at["read_pct"], at_outstanding=count, **told)
+                    near = np.abs(np.log(m / count)) == np.min(np.abs(np.log(m / count)))
+                    flat = _flat_mix(x[near], y[near], at["read_pct"].to_numpy(float))
+                    for part, values in zip(parts, (at["iops"], fc.estimate, flat, fc.lower,
+                                                    fc.upper), strict=True):  # fmt: skip
+                        part.extend(np.asarray(values, float))
+                out.append(_case(
+                    f"mix fio grid {name} (a VM's disk): pure at {counts} in flight -> "
+                    f"mixes at the others, {label}", *parts, math.nan, math.nan,
+                ))  # fmt: skip
     return out
 
 

@@ -44,17 +44,15 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
 from anfperf.analysis import findings  # noqa: E402
-from anfperf.analysis.sweep import sweep_points, sweep_xy  # noqa: E402
+from anfperf.analysis.sweep import sweep_points  # noqa: E402
 from anfperf.ingest import read_many, read_vdbench  # noqa: E402
 from anfperf.models import (  # noqa: E402
     KnownLimits,
-    fit_mix,
     fit_queueing_latency,
     forecast_latency,
     forecast_throughput,
     holdout_check,
     judge_forecast,
-    mix_throughput,
 )
 from anfperf.models.forecast import TARGETS, iops_at_latency  # noqa: E402
 from tests.models.realdata import (  # noqa: E402
@@ -220,16 +218,18 @@ def judged_mix_and_block() -> list[dict]:
     except ImportError:
         print("\n(no mix and block-size cases: benchmarks/_models_mix.py not found)")
         return []
-    rows = []
-    for case in mix_and_block_cases():
-        rows.append({
-            "case": case["case"], "fit/pred": case.get("fit/pred", ""),
-            "median %": case["median_err_pct"], "max %": case["max_err_pct"],
-            "flat median %": case["flat_median_err_pct"], "flat max %": case["flat_max_err_pct"],
-            "coverage": case["coverage"], "band width": case["median_rel_width"],
-            "met": bool(case["met"]), "floor": case.get("convex_floor_pct"),
-        })  # fmt: skip
-    return rows
+    return [{**mix_row(case), "met": bool(case["met"])} for case in mix_and_block_cases()]
+
+
+def mix_row(case: dict) -> dict:
+    """A case of benchmarks/_models_mix.py as a row of the printed tables."""
+    return {
+        "case": case["case"], "fit/pred": case.get("fit/pred", ""),
+        "median %": case["median_err_pct"], "max %": case["max_err_pct"],
+        "flat median %": case["flat_median_err_pct"], "flat max %": case["flat_max_err_pct"],
+        "coverage": case["coverage"], "band width": case["median_rel_width"],
+        "floor": case.get("convex_floor_pct"),
+    }  # fmt: skip
 
 
 def floors(rows: list[dict]) -> list[str]:
@@ -265,18 +265,11 @@ def context(args: argparse.Namespace) -> list[dict]:
         check = judge_forecast(qd["outstanding"], qd["iops"], forecast_throughput)
         print_forecast("fio iodepth 1..128 on this machine now (one pass of 0.5 s)", check)
         rows.append(row("fio iodepth, this machine now", check))
-    if VDBENCH.is_dir():
-        pure = pd.concat([read_vdbench(VDBENCH / n) for n in ("RndRead", "RndWrite")])
-        mixed = sweep_points(read_vdbench(VDBENCH / "RndMix"), "read_pct", "iops")
-        with warnings.catch_warnings():
-            warnings.simplefilter("ignore")
-            mfit = fit_mix(*sweep_xy(pure, "read_pct", "iops"))
-        pred = float(mix_throughput(mixed["read_pct"].iloc[0], **mfit))
-        meas = float(mixed["iops"].iloc[0])
-        print(f"\nVdbench 8 KiB random, pure read + pure write -> 50 % mix: measured {meas:,.0f}, "
-              f"predicted {pred:,.0f} ({pred / meas - 1:+.1%})")  # fmt: skip
-    else:
-        print(f"\n{VDBENCH} not found: its context cases skipped")
+    try:
+        from benchmarks._models_mix import grid_mix_cases
+    except ImportError:
+        return rows
+    rows += [mix_row(case) for case in grid_mix_cases()]
     return rows
 
 

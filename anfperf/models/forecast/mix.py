@@ -1,13 +1,20 @@
 """Read/write mixes not measured, from the mixes that were, and what was in flight in each.
 
 The mix model (:func:`~anfperf.models.curves.mix.fit_mix`: the harmonic mean of the pure
-reads and writes, a volume's limit a separate ceiling) predicts the mix as it runs under the
-load that drove the measured mixes. A mix run with fewer I/Os in flight than they had may be
-bound by what it had in flight, not by the mix: latency does not fall as more is in flight,
-so by Little's law ``X(n) >= X(m) n / m`` for ``n < m``, and that is as low as its band
-reaches (the estimate stays the mix's own rate: an upper end for such a run). Vdbench's 64 KiB
-pure runs at 40 .. 80 in flight against its mixes at 12 and 14 (../shared/corpus/vdbench
-SeqRead, SeqWrite, SeqMix): the mix's band alone held one of the two.
+reads and writes, a volume's limit a separate ceiling) is time sharing: it holds between runs
+made with as many I/Os in flight. When the measured runs and the mix to predict had different
+counts in flight, each measured read share is first carried to the mix's count, then mixed:
+
+- between two counts measured at that read share, along its own measured points (linear in
+  log throughput against log count);
+- past them, from the nearest count ``m`` by ``X(n) = X(m) (n / m) ** IN_FLIGHT_ELASTICITY``.
+  By Little's law the latency does not fall as more is in flight and the throughput does not
+  fall as less is, so ``X(n)`` lies between ``X(m)`` and ``X(m) n / m``: that is how far the
+  band reaches (elasticity 0 and 1, the mix band about each).
+
+On this machine's disk (tests/data/fio_sweeps/mix_qd: 8 KiB random and 64 KiB sequential,
+1 .. 64 in flight x 0 .. 100 % reads), mixes predicted from pure runs measured at other counts
+in flight: see ``benchmarks/_models_mix.py``.
 """
 
 from __future__ import annotations
@@ -22,7 +29,13 @@ from anfperf.models.curves.band import predict_band
 from anfperf.models.curves.mix import fit_mix
 from anfperf.models.forecast.result import Forecast
 
-__all__ = ["forecast_mix"]
+__all__ = ["IN_FLIGHT_ELASTICITY", "forecast_mix"]
+
+#: How throughput follows the count in flight past the counts measured [-]: d log X / d log N.
+#: The median over every pair of counts of the repository's real concurrency sweeps recorded
+#: before the mix grids: fio random reads of a VM's disk (tests/data/fio_sweeps/qd_randread
+#: 0.12, qd_onepass 0.29) and ANF's Vdbench forthreads run (../shared/corpus RndReadThreads 0.30).
+IN_FLIGHT_ELASTICITY = 0.3
 
 
 def forecast_mix(
@@ -48,8 +61,8 @@ def forecast_mix(
     outstanding : array-like, optional
         I/Os in flight at each measured point [-].
     at_outstanding : float or array-like, optional
-        I/Os in flight of the mixes to predict [-]; fewer than the measured points had
-        widens the band down by Little's law.
+        I/Os in flight of the mixes to predict [-]. With `outstanding`, each measured read
+        share is carried to that count first (see the module's docstring).
     level : float
         Share of new measurements the band should hold.
 
@@ -64,24 +77,31 @@ def forecast_mix(
         What :func:`~anfperf.models.curves.mix.fit_mix` refuses; an `outstanding` that is not
         one positive count per measured point.
     """
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore")  # kept in the fit's notes
-        fit = fit_mix(read_pct, throughput, limit=limit)
+    pct = np.asarray(read_pct, float).ravel()
+    rate = np.asarray(throughput, float).ravel()
     x = np.atleast_1d(np.asarray(at, float))
-    band = predict_band(fit, x, level)
-    est, lower, upper = (band[k].to_numpy(float) for k in ("estimate", "lower", "upper"))
+    fit = _fit(pct, rate, limit)
+    est, lower, upper = _band(fit, x, level)
     notes = list(fit.notes)
     if outstanding is not None and at_outstanding is not None:
-        m = _in_flight(outstanding, np.size(np.asarray(throughput, float)))
+        m = _counts(outstanding, rate.size)
         n = np.broadcast_to(np.asarray(at_outstanding, float), x.shape)
-        fewer = np.isfinite(n) & (n > 0) & (n < m)
-        if np.any(fewer):
-            lower = np.where(fewer, lower * n / m, lower)
+        carried = np.zeros(x.shape, bool)
+        for count in np.unique(n[np.isfinite(n) & (n > 0)]):
+            if np.all(m == count):
+                continue
+            here = n == count
+            carried |= here
+            shares, mid, low, high = _carried(pct, rate, m, count)
+            est[here] = _band(_fit(shares, mid, limit), x[here], level)[0]
+            lower[here] = _band(_fit(shares, low, limit), x[here], level)[1]
+            upper[here] = _band(_fit(shares, high, limit), x[here], level)[2]
+        if np.any(carried):
             notes.append(
-                f"{int(fewer.sum())} of the mixes ran with {np.min(n[fewer]):g} in flight, "
-                f"fewer than the {m:g} of the measured ones: bound by what they had in flight "
-                "they run slower than the mix; by Little's law not below "
-                f"{np.min(n[fewer]) / m:.0%} of it"
+                f"{int(carried.sum())} of the mixes ran with {_counts_text(n[carried])} in "
+                f"flight, the measured ones with {_counts_text(m)}: each measured read share "
+                f"carried to the mix's count (throughput ~ count^{IN_FLIGHT_ELASTICITY:g} past "
+                "its measured counts; by Little's law between holding and scaling with the count)"
             )
     return Forecast(
         x=x, estimate=est, lower=lower, upper=upper, notes=tuple(notes), level=level,
@@ -91,12 +111,52 @@ def forecast_mix(
     )  # fmt: skip
 
 
-def _in_flight(outstanding: object, n_points: int) -> float:
-    """The most I/Os in flight among the measured points."""
+def _fit(pct: np.ndarray, rate: np.ndarray, limit: float | None):
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")  # kept in the fit's notes
+        return fit_mix(pct, rate, limit=limit)
+
+
+def _band(fit, x: np.ndarray, level: float) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    band = predict_band(fit, x, level)
+    return tuple(band[k].to_numpy(float).copy() for k in ("estimate", "lower", "upper"))
+
+
+def _carried(
+    pct: np.ndarray, rate: np.ndarray, m: np.ndarray, count: float
+) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    """Each measured read share's throughput at `count` in flight: estimate, lowest, highest."""
+    shares, mid, low, high = [], [], [], []
+    for share in np.unique(pct):
+        at = pct == share
+        counts, rates = m[at], rate[at]
+        order = np.argsort(counts)
+        counts, rates = counts[order], rates[order]
+        if counts[0] <= count <= counts[-1]:  # along its own measured points
+            value = float(np.exp(np.interp(np.log(count), np.log(counts), np.log(rates))))
+            lo = hi = value
+        else:
+            near = 0 if count < counts[0] else -1
+            ratio = count / counts[near]
+            value = rates[near] * ratio**IN_FLIGHT_ELASTICITY
+            lo, hi = sorted((rates[near], rates[near] * ratio))
+        shares.append(share)
+        mid.append(value)
+        low.append(lo)
+        high.append(hi)
+    return tuple(np.array(v, float) for v in (shares, mid, low, high))
+
+
+def _counts(outstanding: object, n_points: int) -> np.ndarray:
     m = np.asarray(outstanding, float).ravel()
     if m.size != n_points or not np.all(np.isfinite(m) & (m > 0)):
         raise ModelError(
             f"outstanding must give one positive count per measured point ({n_points}), "
             f"got {m.tolist()}"
         )
-    return float(m.max())
+    return m
+
+
+def _counts_text(counts: np.ndarray) -> str:
+    values = np.unique(counts)
+    return f"{values[0]:g}" if values.size == 1 else f"{values[0]:g} .. {values[-1]:g}"
