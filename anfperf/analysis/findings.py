@@ -68,6 +68,8 @@ __all__ = [
     "KIND_CONCURRENCY",
     "KIND_RATE",
     "KIND_MIX",
+    "KIND_BLOCK",
+    "KIND_GRID",
     "KIND_SINGLE",
     "KEY_COLUMNS",
     "KIND_COLUMNS",
@@ -111,6 +113,9 @@ KIND_CONCURRENCY = "concurrency sweep"
 KIND_RATE = "load curve"
 KIND_MIX = "read/write mix sweep"
 KIND_BLOCK = "block-size sweep"
+#: Read shares at several counts in flight, each at several read shares (fio iodepth x
+#: rwmixread, Vdbench forthreads x forrdpct): one mix curve per count, one scaling curve per mix.
+KIND_GRID = "mix x concurrency grid"
 KIND_SINGLE = "single points"
 
 KEY_COLUMNS = [
@@ -228,8 +233,8 @@ def run_kinds(frame: pd.DataFrame, *, rows: pd.DataFrame | None = None) -> pd.Da
     -------
     pandas.DataFrame
         One row per run, columns :data:`KIND_COLUMNS`: run_id, tool, kind
-        (:data:`KIND_CONCURRENCY`, :data:`KIND_RATE`, :data:`KIND_MIX`, :data:`KIND_BLOCK` or
-        :data:`KIND_SINGLE`),
+        (:data:`KIND_CONCURRENCY`, :data:`KIND_RATE`, :data:`KIND_MIX`, :data:`KIND_GRID`,
+        :data:`KIND_BLOCK` or :data:`KIND_SINGLE`),
         points (whole-run rows), hosts (distinct client hosts, the 'all' aggregate left out),
         cached (a client cache served the run, or may have: :func:`cache_verdict`) and
         cache_reason (why, in words; "" when not cached).
@@ -342,6 +347,10 @@ def _kind(run: pd.DataFrame) -> str:
     # a sweep varies one thing: the points compared share the block size (and, for a
     # concurrency sweep, the read share); a run of different workloads is no sweep
     if _swept(run, "read_pct", ["bs_kib"]):
+        if _swept(run, "read_pct", ["bs_kib", "configured"]) and _swept(
+            run, "configured", ["bs_kib", "read_pct"]
+        ):
+            return KIND_GRID
         return KIND_MIX
     if _swept(run, "configured", ["bs_kib", "read_pct"]):
         return KIND_CONCURRENCY

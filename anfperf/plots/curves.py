@@ -57,6 +57,7 @@ from anfperf.plots._style import (
     throughput_column,
 )
 from anfperf.units import KIB_PER_MIB, MS_PER_S
+from anfperf.values import natural_key
 
 __all__ = ["latency_curve", "mix", "scaling"]
 
@@ -895,13 +896,25 @@ def mix(
         rows = rows if rows is not None else summary_rows(frame)
         chosen = rows if run_id is None else rows[rows["run_id"].astype(str) == run_id]
         y = throughput_column(chosen)
-    sweeps = _sweeps(
-        frame, run_id=run_id, workload=workload, fixed=("bs_kib", "pattern"), x="read_pct", y=y,
-        load=lambda r: r["read_pct"], order=("read_pct", "iops"), what="read/write mix sweep",
-        needs="whole-run points at 2 or more read shares of one workload", rows=rows,
-    )  # fmt: skip
+
+    def mixes(fixed: tuple[str, ...]) -> list[_Sweep]:
+        return _sweeps(
+            frame, run_id=run_id, workload=workload, fixed=fixed, x="read_pct", y=y,
+            load=lambda r: r["read_pct"], order=("read_pct", "iops"),
+            what="read/write mix sweep",
+            needs="whole-run points at 2 or more read shares of one workload", rows=rows,
+        )  # fmt: skip
+
+    try:  # mixes are time sharing at one count in flight: a grid's counts are curves apart
+        sweeps = mixes(("bs_kib", "pattern", "configured"))
+    except ModelError:  # mixes each run at a count of its own: one sweep, as they are
+        sweeps = mixes(("bs_kib", "pattern"))
     fig = figure(_title("Read/write mix", sweeps, workload), "Read share [%]", titles[y])
     fmt = "%{y:,.0f}" if y == "iops" else "%{y:,.1f}"
+    several = len(sweeps) > 1
+    if several:  # a grid's counts in flight in their numbers' order, one legend entry each
+        sweeps = sorted(sweeps, key=lambda s: natural_key(s.label))
+        subtitle(fig, "dots: measured; lines: the mix model fitted to each sweep's points")
     for i, sweep in enumerate(sweeps):
         color = COLORWAY[i % len(COLORWAY)]
         rows, p = sweep.rows, sweep.label
@@ -915,10 +928,10 @@ def mix(
         data, template = _hover(
             rows, extra, [("read share", "%{x:.0f} %"), ("IOPS" if y == "iops" else "MiB/s", fmt)]
         )
-        fig.add_scatter(
+        measured = fig.add_scatter(
             x=pct, y=val, mode="markers", name=f"{p}measured", legendgroup=p,
             marker={"color": color, "size": 9}, customdata=data, hovertemplate=template,
-        )  # fmt: skip
+        ).data[-1]  # fmt: skip
         try:
             fit = fit_mix(pct, val)
         except ModelError as exc:
@@ -931,10 +944,12 @@ def mix(
             if np.unique(pct).size > 2
             else "harmonic, exact at its 2 read shares"
         )
+        if several:  # the sweep's one legend entry names its model's error
+            measured.name = f"{p}({error})"
         fig.add_scatter(
             x=grid, y=mix_throughput(grid, **fit), mode="lines", legendgroup=p,
-            name=f"{p}mix model ({error})",
-            line={"color": MODEL_COLOR, "width": 2},
+            name=f"{p}mix model ({error})", showlegend=not several,
+            line={"color": color if several else MODEL_COLOR, "width": 2},
             hovertemplate=f"model: %{{x:.0f}} % read, {fmt}<extra></extra>",
         )  # fmt: skip
     fig.update_xaxes(range=[-3, 103], dtick=10)
@@ -1031,7 +1046,8 @@ def _describe(rows: pd.DataFrame, keys: list[str]) -> str:
     if len(names) == 1 and names[0]:
         return names[0]
     parts = []
-    for col, fmt in (("bs_kib", "{:g} KiB"), ("pattern", "{}"), ("read_pct", "{:g} % read")):
+    for col, fmt in (("bs_kib", "{:g} KiB"), ("pattern", "{}"), ("read_pct", "{:g} % read"),
+                     ("configured", "{:g} in flight")):  # fmt: skip
         if col in keys and rows[col].notna().any():
             parts.append(fmt.format(rows[col].iloc[0]))
     return " ".join(parts) or "sweep"

@@ -38,8 +38,8 @@ CHART_KINDS = {
 }
 #: Runs' order by kind: the sweeps, which answer "how far does it go", first.
 RUN_ORDER = (
-    findings.KIND_CONCURRENCY, findings.KIND_RATE, findings.KIND_MIX, findings.KIND_BLOCK,
-    findings.KIND_SINGLE,
+    findings.KIND_CONCURRENCY, findings.KIND_RATE, findings.KIND_GRID, findings.KIND_MIX,
+    findings.KIND_BLOCK, findings.KIND_SINGLE,
 )  # fmt: skip
 
 
@@ -150,7 +150,7 @@ def report_charts(
         if kind == findings.KIND_CONCURRENCY:
             wanted.append(("scaling", lambda r=run, i=run_id, s=run_rows, lim=limit:
                            curves.scaling(r, run_id=i, seed=seed, rows=s, known=lim)))  # fmt: skip
-        if kind == findings.KIND_MIX:
+        if kind in (findings.KIND_MIX, findings.KIND_GRID):
             wanted.append(
                 ("mix", lambda r=run, i=run_id, s=run_rows: curves.mix(r, run_id=i, rows=s))
             )

@@ -595,8 +595,8 @@ def adaptive_steps_table(adaptive: pd.DataFrame, run_id: str) -> Table:
 def _run_order(numbers: pd.DataFrame, main: str | None) -> list[str]:
     """Runs in order of importance: the main run, load curves, mix and block-size sweeps,
     single points, runs served from a client cache last; by peak IOPS within each."""
-    rank = {findings.KIND_CONCURRENCY: 0, findings.KIND_RATE: 0, findings.KIND_MIX: 1,
-            findings.KIND_BLOCK: 1}  # fmt: skip
+    rank = {findings.KIND_CONCURRENCY: 0, findings.KIND_RATE: 0, findings.KIND_GRID: 0,
+            findings.KIND_MIX: 1, findings.KIND_BLOCK: 1}  # fmt: skip
     key = numbers.assign(
         _main=numbers["run_id"].ne(main).astype(int),
         _cache=findings.cached_runs(numbers).astype(int),
