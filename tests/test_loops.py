@@ -8,7 +8,7 @@ import warnings
 import anfperf
 from anfperf._bundled import SAMPLES
 from anfperf.analysis import findings
-from anfperf.analysis.loops import loop_hint, loop_sweeps
+from anfperf.analysis.loops import loop_hint, loop_hints, loop_sweeps
 from anfperf.report.benchmark import runs_caption
 from tests.conftest import DATA
 
@@ -52,6 +52,24 @@ def test_a_loop_over_block_sizes_is_found_too_and_read_as_one_run_is_a_block_siz
     assert "--run-id bs_randread --out store/" in hint and hint in runs_caption(analysis)
     (one,) = findings.analyse(anfperf.read(folder, run_id="bs_randread")).kinds.itertuples()
     assert one.kind == findings.KIND_BLOCK
+
+
+def test_nested_loops_over_counts_in_flight_and_read_shares_are_said_once_as_their_grid():
+    # for qd in 1 .. 64; for r in 0 25 50 75 100: 35 single runs, 12 loops (a line or column)
+    folder = DATA / "fio_sweeps" / "mix_qd" / "rand8k"
+    sweeps, analysis = _sweeps(anfperf.read(folder))
+    assert sorted(s.varies for s in sweeps) == ["outstanding"] * 5 + ["read_pct"] * 7
+    (hint,) = loop_hints(sweeps)
+    assert hint.startswith("qd1_r0 .. qd64_r100: 35 single fio runs in ")
+    assert "differ in outstanding I/O (1 .. 64) and read share (0 .. 100 %): read as one run " \
+        "they are a mix x concurrency grid, one mix curve per count in flight" in hint  # fmt: skip
+    assert "--run-id rand8k --out store/" in hint
+    caption = runs_caption(analysis)
+    assert hint in caption and caption.count("anfperf ingest") == 1
+    (one,) = findings.analyse(anfperf.read(folder, run_id="rand8k")).kinds.itertuples()
+    assert one.kind == findings.KIND_GRID and one.points == 35
+    # one loop alone is said as before
+    assert loop_hints(sweeps[:1]) == [loop_hint(sweeps[0])]
 
 
 def test_runs_that_are_not_one_loop_get_no_hint():

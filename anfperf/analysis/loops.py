@@ -16,11 +16,18 @@ from dataclasses import dataclass
 
 import pandas as pd
 
-from anfperf.analysis.findings import KIND_BLOCK, KIND_CONCURRENCY, KIND_MIX, KIND_RATE, KIND_SINGLE
+from anfperf.analysis.findings import (
+    KIND_BLOCK,
+    KIND_CONCURRENCY,
+    KIND_GRID,
+    KIND_MIX,
+    KIND_RATE,
+    KIND_SINGLE,
+)
 from anfperf.analysis.sweep import alike
 from anfperf.values import natural_key
 
-__all__ = ["LoopSweep", "loop_sweeps", "loop_hint"]
+__all__ = ["LoopSweep", "loop_sweeps", "loop_hint", "loop_hints"]
 
 #: Levels single runs need to make a sweep (as a run needs to be one).
 MIN_LEVELS = 3
@@ -113,13 +120,54 @@ def loop_sweeps(rows: pd.DataFrame, kinds: pd.DataFrame) -> list[LoopSweep]:
 
 def loop_hint(sweep: LoopSweep) -> str:
     """How to read a loop's single runs as one sweep, in one sentence with the commands."""
-    folder = sweep.folder or "."
-    name = os.path.basename(os.path.abspath(folder)) or "sweep"
     kind, what, unit = VARIED[sweep.varies]
     lo, hi = sweep.levels[0], sweep.levels[-1]
     return (
         f"{sweep.run_ids[0]} .. {sweep.run_ids[-1]}: {len(sweep.run_ids)} single {sweep.tool} "
-        f"runs in {folder} that differ only in {what} ({lo:,g} .. {hi:,g}{unit}): read as one "
-        f"run they are a {kind} with its fitted curve: anfperf ingest {folder} "
-        f"--run-id {name} --out store/, then anfperf report benchmark -p store store/"
+        f"runs in {sweep.folder or '.'} that differ only in {what} ({lo:,g} .. {hi:,g}{unit}): "
+        f"read as one run they are a {kind} with its fitted curve: {_commands(sweep.folder)}"
+    )
+
+
+def loop_hints(sweeps: list[LoopSweep]) -> list[str]:
+    """How to read each folder's loops as one run: one sentence per folder and tool.
+
+    Nested loops (``for qd ...; for mix ...``) leave one :class:`LoopSweep` per line and column
+    of their grid; they are said once, as the grid they make (a count in flight x read share
+    grid is :data:`~anfperf.analysis.findings.KIND_GRID`).
+    """
+    groups: dict[tuple[str, str], list[LoopSweep]] = {}
+    for sweep in sweeps:
+        groups.setdefault((sweep.folder, sweep.tool), []).append(sweep)
+    out = []
+    for (folder, tool), group in groups.items():
+        if len(group) == 1:
+            out.append(loop_hint(group[0]))
+            continue
+        ids = sorted({r for s in group for r in s.run_ids}, key=natural_key)
+        varies = sorted({s.varies for s in group}, key=list(VARIED).index)
+        ranges = []
+        for column in varies:
+            levels = [v for s in group if s.varies == column for v in s.levels]
+            _, what, unit = VARIED[column]
+            ranges.append(f"{what} ({min(levels):,g} .. {max(levels):,g}{unit})")
+        kind = (
+            f"a {KIND_GRID}, one mix curve per count in flight"
+            if set(varies) == {"outstanding", "read_pct"}
+            else "one run of several sweeps"
+        )
+        out.append(
+            f"{ids[0]} .. {ids[-1]}: {len(ids)} single {tool} runs in {folder or '.'} that "
+            f"differ in {' and '.join(ranges)}: read as one run they are {kind}: "
+            + _commands(folder)
+        )
+    return out
+
+
+def _commands(folder: str) -> str:
+    folder = folder or "."
+    name = os.path.basename(os.path.abspath(folder)) or "sweep"
+    return (
+        f"anfperf ingest {folder} --run-id {name} --out store/, then anfperf report benchmark "
+        "-p store store/"
     )

@@ -16,7 +16,7 @@ import re
 import pandas as pd
 
 from anfperf.analysis import findings
-from anfperf.analysis.loops import loop_hint, loop_sweeps
+from anfperf.analysis.loops import loop_hints, loop_sweeps
 from anfperf.models import QuotaScenario
 from anfperf.models.limits.predict import constraint_phrase
 from anfperf.report.page import Card, Table, format_number, table
@@ -515,7 +515,7 @@ def runs_caption(analysis) -> str:
     per load point) as the sweep they are (:mod:`anfperf.analysis.loops`)."""
     n = len(analysis.numbers)
     tools = sorted(analysis.frame["tool"].dropna().astype(str).unique())
-    hints = [f" {loop_hint(s)}." for s in loop_sweeps(analysis.rows, analysis.kinds)]
+    hints = [f" {hint}." for hint in loop_hints(loop_sweeps(analysis.rows, analysis.kinds))]
     return (
         f"{n} run{'s' if n != 1 else ''} ({', '.join(tools)}): whole-run rates, all hosts "
         "together, warm-up excluded. Knee: where the fitted latency doubles its unloaded value."
