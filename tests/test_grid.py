@@ -60,3 +60,38 @@ def test_the_report_shows_the_grid_as_mixes_per_count_not_as_a_scaling_chart(gri
     assert sum(t.mode == "lines" for t in mix.data) == 7
     means = [np.median(t.y) for t in mix.data if t.mode == "markers"]
     assert means[0] < means[3] < means[6]  # more in flight, more IOPS at every mix
+
+
+@pytest.mark.vdbench
+def test_a_real_vdbench_forthreads_x_forrdpct_run_is_a_grid(tmp_path):
+    import subprocess
+    import warnings
+
+    import anfperf
+    from tests.conftest import vdbench_launcher
+
+    launcher = vdbench_launcher()
+    data = tmp_path / "data"
+    data.mkdir()
+    parm = tmp_path / "parm"
+    parm.write_text(
+        f"sd=sd1,lun={data / 'file1'},size=64m\n"
+        "wd=wd1,sd=sd1,xfersize=8k,seekpct=100\n"
+        "rd=rd1,wd=wd1,iorate=max,elapsed=2,interval=1,warmup=1,"
+        "forthreads=(1,2,4),forrdpct=(0,50,100)\n"
+    )
+    out = tmp_path / "out"
+    proc = subprocess.run([str(launcher), "-f", str(parm), "-o", str(out)], capture_output=True,
+                          text=True, timeout=300)  # fmt: skip
+    assert proc.returncode == 0, proc.stdout[-2000:] + proc.stderr[-2000:]
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        frame = anfperf.read(out)
+    (kind,) = findings.run_kinds(frame).itertuples()
+    assert kind.kind == findings.KIND_GRID and kind.points == 9
+    fig = curves.mix(frame, run_id=kind.run_id)
+    shown = [t.name for t in fig.data if t.showlegend is not False]
+    # one workload (wd1) at three thread counts: each named by its count, in the counts' order
+    assert [n.split(" (MdAPE")[0] for n in shown] == [
+        f"{kind.run_id} / 8 KiB random {n} in flight" for n in (1, 2, 4)
+    ]

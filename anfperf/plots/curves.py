@@ -998,7 +998,7 @@ def _sweeps(
         if workload not in set(names):
             raise ModelError(f"no workload {workload!r} in {where}; it holds {sorted(set(names))}")
         rows, where = rows[names == workload], f"workload {workload!r} of {where}"
-    found: list[tuple[str, str, pd.DataFrame, pd.DataFrame]] = []
+    found: list[tuple[str, list[str], pd.DataFrame, pd.DataFrame]] = []
     for rid, run in rows.groupby("run_id", sort=True):
         keys = [c for c in fixed if c in run]
         # Vdbench names the workload (wd=) of every step: a repeated name is a sweep's
@@ -1007,13 +1007,18 @@ def _sweeps(
         for _, part in alike(run, keys):
             usable = _usable(part, x, y, uncontrolled)
             if load(usable).nunique() >= MIN_POINTS:
-                found.append((str(rid), _describe(part, keys), usable, part))
+                found.append((str(rid), keys, usable, part))
     if not found:
         what_is = ""
         if run_id is not None:
             kinds = findings.run_kinds(frame).set_index("run_id")["kind"]
             what_is = f" (findings: {kinds[run_id]})" if run_id in kinds.index else ""
         raise ModelError(f"no {what} to draw in {where}{what_is}: a {what} needs {needs}")
+    named = [(rid, _describe(part, keys)) for rid, keys, _, part in found]
+    if len(set(named)) < len(named):  # one workload swept at several settings: name those
+        named = [(rid, _describe(part, keys, by_name=False)) for rid, keys, _, part in found]
+    found = [(rid, desc, usable, part) for (rid, desc), (_, _, usable, part) in
+             zip(named, found, strict=True)]  # fmt: skip
     several_in_run = {r: sum(f[0] == r for f in found) > 1 for r, _, _, _ in found}
     out = []
     for rid, desc, usable, part in found:
@@ -1040,10 +1045,11 @@ def _usable(rows: pd.DataFrame, x: str, y: str, uncontrolled: bool) -> pd.DataFr
     return rows[ok.to_numpy(bool)]
 
 
-def _describe(rows: pd.DataFrame, keys: list[str]) -> str:
-    """A sweep's name in the legend: its workload, else block size, pattern and read share."""
+def _describe(rows: pd.DataFrame, keys: list[str], *, by_name: bool = True) -> str:
+    """A sweep's name in the legend: its workload, else (or with `by_name` False) block size,
+    pattern, read share and count in flight."""
     names = rows["workload"].astype(str).unique()
-    if len(names) == 1 and names[0]:
+    if by_name and len(names) == 1 and names[0]:
         return names[0]
     parts = []
     for col, fmt in (("bs_kib", "{:g} KiB"), ("pattern", "{}"), ("read_pct", "{:g} % read"),
