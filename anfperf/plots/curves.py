@@ -29,7 +29,7 @@ from anfperf.analysis.sweep import alike, summary_rows
 from anfperf.errors import ModelError
 from anfperf.models.curves.band import case_band, predict_band
 from anfperf.models.curves.blend import fit_throughput_curve, throughput_curve
-from anfperf.models.curves.mix import fit_mix, mix_throughput
+from anfperf.models.curves.mix import fit_mix, mix_band, mix_throughput
 from anfperf.models.curves.queueing import queueing_latency, refit_queueing_latency
 from anfperf.models.curves.result import FitResult
 from anfperf.models.curves.usl import refit_usl, usl_latency_at_rate_ms
@@ -881,7 +881,9 @@ def mix(
     -------
     plotly.graph_objects.Figure
         Traces per sweep: 'measured', 'mix model (MdAPE e %)' (with only two read shares
-        measured: 'mix model (harmonic, exact at its 2 read shares)').
+        measured: 'mix model (harmonic, exact at its 2 read shares)') and, when there is one
+        sweep, '95 % band of the mix model' (:func:`anfperf.models.mix_band`). Several sweeps
+        (a grid's counts in flight) get one legend entry each, 'measured' named by its error.
 
     Raises
     ------
@@ -946,12 +948,21 @@ def mix(
         )
         if several:  # the sweep's one legend entry names its model's error
             measured.name = f"{p}({error})"
+        else:  # what the mixes between the measured ones may give (one sweep: no clutter)
+            low, high = mix_band(fit, grid)
+            fig.add_scatter(
+                x=np.concatenate([grid, grid[::-1]]), y=np.concatenate([high, low[::-1]]),
+                fill="toself", fillcolor=BAND_COLOR, line={"width": 0}, hoverinfo="skip",
+                mode="lines", name=f"{p}95 % band of the mix model", legendgroup=p,
+                legendrank=1001,  # listed after the points and the model
+            )  # fmt: skip
         fig.add_scatter(
             x=grid, y=mix_throughput(grid, **fit), mode="lines", legendgroup=p,
             name=f"{p}mix model ({error})", showlegend=not several,
             line={"color": color if several else MODEL_COLOR, "width": 2},
             hovertemplate=f"model: %{{x:.0f}} % read, {fmt}<extra></extra>",
         )  # fmt: skip
+    fig.data = sorted(fig.data, key=lambda t: t.fill != "toself")  # bands under the points
     fig.update_xaxes(range=[-3, 103], dtick=10)
     fig.update_yaxes(rangemode="tozero")
     return fig

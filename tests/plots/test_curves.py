@@ -383,12 +383,19 @@ def test_mix_draws_the_sweep_and_the_fitted_mix_model(frame, y, title):
     else:
         expected = [(j["read"]["bw_bytes"] + j["write"]["bw_bytes"]) / 2**20 for j in jobs]
     fit = fit_mix(np.arange(0.0, 101.0, 10.0), expected)
-    assert [t.name for t in fig.data] == ["measured", f"mix model (MdAPE {fit.mdape_pct:.1f} %)"]
+    assert [t.name for t in fig.data] == [
+        "95 % band of the mix model", "measured", f"mix model (MdAPE {fit.mdape_pct:.1f} %)"
+    ]  # fmt: skip
     assert fig.layout.title.text == "Read/write mix: mix_sweep_randrw8k"
     assert fig.layout.xaxis.title.text == "Read share [%]"
     assert fig.layout.yaxis.title.text == title
     assert fig.layout.xaxis.dtick == 10
-    measured, model = fig.data
+    band, measured, model = fig.data
+    # the band, drawn under the points, holds each of the 11 real mixes of the sweep
+    high, low = np.asarray(band.y[:101]), np.asarray(band.y[101:])[::-1]
+    at = (np.asarray(measured.x) * 1).astype(int)  # the band's grid is every whole per cent
+    assert np.all((low[at] <= np.asarray(measured.y)) & (np.asarray(measured.y) <= high[at]))
+    assert np.all(low < np.asarray(model.y)) and np.all(np.asarray(model.y) < high)
     assert list(measured.x) == [float(j["job options"]["rwmixread"]) for j in jobs]
     assert list(measured.x) == list(np.arange(0.0, 101.0, 10.0))
     assert list(measured.y) == pytest.approx(expected)
@@ -400,7 +407,10 @@ def test_mix_draws_the_sweep_and_the_fitted_mix_model(frame, y, title):
 def test_mix_of_two_read_shares_states_no_error():
     # fio stonewall groups: 64 KiB sequential, one job writing, one reading
     fig = curves.mix(anfperf.read(DATA / "fio" / "stonewall_2groups.json"))
-    measured, model = fig.data
+    band, measured, model = fig.data
+    # nil width at the measured ends but a repeat's scatter, widest halfway
+    width = np.asarray(band.y[:101]) - np.asarray(band.y[101:])[::-1]
+    assert width[50] > 4 * width[0] > 0
     assert model.name == "mix model (harmonic, exact at its 2 read shares)"
     assert list(measured.x) == [0.0, 100.0]
     # the harmonic mean of the two rates halfway: 1 / (0.5 / read + 0.5 / write)
