@@ -9,7 +9,8 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from anfperf.analysis import findings
+from anfperf.analysis import findings, summary_rows
+from anfperf.analysis.grids import grid_numbers
 from anfperf.ingest import read_many
 from anfperf.plots import curves
 from anfperf.plots.overview import report_charts
@@ -60,6 +61,35 @@ def test_the_report_shows_the_grid_as_mixes_per_count_not_as_a_scaling_chart(gri
     assert sum(t.mode == "lines" for t in mix.data) == 7
     means = [np.median(t.y) for t in mix.data if t.mode == "markers"]
     assert means[0] < means[3] < means[6]  # more in flight, more IOPS at every mix
+
+
+def test_each_read_share_of_a_grid_is_read_as_the_concurrency_sweep_it_is(grid):
+    rows = summary_rows(grid)
+    per_mix = grid_numbers(rows, lat_slo_ms=0.3)
+    assert per_mix["read_pct"].tolist() == [0, 25, 50, 75, 100]
+    assert per_mix["points"].tolist() == [7] * 5
+    # the measured peaks: pure writes 127,345 IOPS at 64 in flight, the 50 % mix 82,846 at 32
+    assert per_mix["peak_iops"].round().tolist() == [127345, 97313, 82846, 74580, 68454]
+    assert per_mix["outstanding_at_peak"].tolist() == [64, 32, 32, 32, 64]
+    # as a concurrency sweep of its own: the 50 % mix's points alone give the same numbers
+    alone = findings.key_numbers(rows[rows["read_pct"] == 50], lat_slo_ms=0.3).iloc[0]
+    assert alone["kind"] == findings.KIND_CONCURRENCY
+    for col in ("knee_iops", "iops_at_slo_measured", "iops_at_slo_model"):
+        assert per_mix.loc[2, col] == pytest.approx(alone[col])
+    # 0.3 ms lies within every mix's measured latencies: a measured answer for each
+    assert per_mix["iops_at_slo_measured"].notna().all()
+    assert (per_mix["iops_at_slo_measured"] < per_mix["peak_iops"]).all()
+
+
+def test_the_report_lists_each_read_share_of_a_grid(grid):
+    from anfperf.report.benchmark import grid_table
+
+    shown = grid_table(summary_rows(grid), "rand8k", lat_slo_ms=0.3)
+    cells = shown.cells
+    assert list(cells.columns)[:3] == ["Reads [%]", "Block size [KiB]", "Peak IOPS"]
+    assert cells["Peak IOPS"].tolist()[2] == "82,846"
+    assert cells["In flight at peak"].tolist() == ["64", "32", "32", "32", "64"]
+    assert "IOPS at 0.3 ms (measured)" in cells.columns
 
 
 @pytest.mark.vdbench

@@ -249,6 +249,23 @@ def steps_table(rows: pd.DataFrame, run_id: str, *, caption: str = "") -> Table:
     )
 
 
+def grid_table(rows: pd.DataFrame, run_id: str, *, lat_slo_ms: float) -> Table:
+    """Each read share of a grid run as a concurrency sweep (:mod:`anfperf.analysis.grids`):
+    its peak and the count in flight that gave it, knee and IOPS at the latency objective."""
+    from anfperf.analysis.grids import grid_numbers
+
+    per_mix = grid_numbers(rows[rows["run_id"] == run_id], lat_slo_ms=lat_slo_ms)
+    return table(
+        per_mix,
+        ["read_pct", "bs_kib", "peak_iops", "outstanding_at_peak", "lat_at_peak_ms",
+         "knee_iops", "iops_at_slo_measured", "iops_at_slo_model"],
+        labels={"outstanding_at_peak": "In flight at peak",
+                "iops_at_slo_measured": f"IOPS at {lat_slo_ms:g} ms (measured)",
+                "iops_at_slo_model": f"IOPS at {lat_slo_ms:g} ms (model)"},
+        caption="Each read share as a concurrency sweep",
+    )  # fmt: skip
+
+
 # --- the ANF verdict ---------------------------------------------------------------------------
 
 #: The volume assumed when neither the parameters nor the manifests describe it.
@@ -565,6 +582,8 @@ def run_sections(
             else:
                 items.append(chart.figure)
         if run_id in numbers.index:
+            if numbers.loc[run_id, "kind"] == findings.KIND_GRID:
+                items.append(grid_table(analysis.rows, run_id, lat_slo_ms=analysis.lat_slo_ms))
             items.append(steps_table(analysis.rows, run_id, caption="Job steps"))
             if adaptive is not None and (adaptive["run_id"] == run_id).any():
                 items.append(adaptive_steps_table(adaptive, run_id))
