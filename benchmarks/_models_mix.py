@@ -33,7 +33,7 @@ FIO_MIX = ROOT / "anfperf" / "samples" / "fio" / "sweeps" / "mix_sweep_randrw8k.
 FIO_GRIDS = FIO_SWEEPS / "mix_qd"
 #: Counts in flight at which the grids' pure runs are taken as measured; the mixes at every
 #: other count of the grid (1 .. 64) are predicted.
-GRID_PURE_COUNTS = ((4,), (16,), (1, 2), (32, 64), (1, 4, 16, 64))
+GRID_PURE_COUNTS = ((4,), (16,), (1, 2), (32, 64), (1, 4, 16, 64), (1, 2, 4, 8), (2, 4, 8, 16))
 CORPUS = ROOT.parent / "shared" / "corpus"
 
 #: The issue's targets: a mix within 3 % from two endpoints; a block size within 15 % past 4x.

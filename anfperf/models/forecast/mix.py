@@ -10,11 +10,16 @@ counts in flight, each measured read share is first carried to the mix's count, 
 - past them, from the nearest count ``m`` by ``X(n) = X(m) (n / m) ** IN_FLIGHT_ELASTICITY``.
   By Little's law the latency does not fall as more is in flight and the throughput does not
   fall as less is, so ``X(n)`` lies between ``X(m)`` and ``X(m) n / m``: that is how far the
-  band reaches (elasticity 0 and 1, the mix band about each).
+  band reaches (elasticity 0 and 1, the mix band about each);
+- above them, when that read share was measured at ``MIN_CURVE_COUNTS`` counts or more, by its
+  own concurrency curve (:func:`~anfperf.models.forecast.throughput.forecast_throughput`, its
+  band; never above ``X(m) n / m``).
 
 On this machine's disk (tests/data/fio_sweeps/mix_qd: 8 KiB random and 64 KiB sequential,
-1 .. 64 in flight x 0 .. 100 % reads), mixes predicted from pure runs measured at other counts
-in flight: see ``benchmarks/_models_mix.py``.
+1 .. 64 in flight x 0 .. 100 % reads), the 25, 50 and 75 % mixes at every count from pure runs
+at other counts: median error 20 .. 104 % without the counts, 8 .. 24 % with them, every
+mix inside the band where a count was carried past the measured ones
+(``benchmarks/bench_models.py``, context rows).
 """
 
 from __future__ import annotations
@@ -28,9 +33,15 @@ from anfperf.errors import ModelError
 from anfperf.models.curves.band import predict_band
 from anfperf.models.curves.mix import fit_mix
 from anfperf.models.forecast.result import Forecast
+from anfperf.models.forecast.throughput import forecast_throughput
 
 __all__ = ["IN_FLIGHT_ELASTICITY", "forecast_mix"]
 
+#: Counts in flight a read share needs for its own concurrency curve to carry it past them
+#: (:func:`~anfperf.models.forecast.throughput.forecast_throughput`: no number below 4).
+MIN_CURVE_COUNTS = 4
+#: Bootstrap draws of that curve's band: a mix's band is the spread of mixes, mostly.
+CURVE_DRAWS = 100
 #: How throughput follows the count in flight past the counts measured [-]: d log X / d log N.
 #: The median over every pair of counts of the repository's real concurrency sweeps recorded
 #: before the mix grids: fio random reads of a VM's disk (tests/data/fio_sweeps/qd_randread
@@ -100,8 +111,10 @@ def forecast_mix(
             notes.append(
                 f"{int(carried.sum())} of the mixes ran with {_counts_text(n[carried])} in "
                 f"flight, the measured ones with {_counts_text(m)}: each measured read share "
-                f"carried to the mix's count (throughput ~ count^{IN_FLIGHT_ELASTICITY:g} past "
-                "its measured counts; by Little's law between holding and scaling with the count)"
+                f"carried to the mix's count (past its measured counts: throughput ~ "
+                f"count^{IN_FLIGHT_ELASTICITY:g}, or its own concurrency curve above "
+                f"{MIN_CURVE_COUNTS} or more; by Little's law between holding and scaling with "
+                "the count)"
             )
     return Forecast(
         x=x, estimate=est, lower=lower, upper=upper, notes=tuple(notes), level=level,
@@ -140,11 +153,28 @@ def _carried(
             ratio = count / counts[near]
             value = rates[near] * ratio**IN_FLIGHT_ELASTICITY
             lo, hi = sorted((rates[near], rates[near] * ratio))
+            if ratio > 1 and np.unique(counts).size >= MIN_CURVE_COUNTS:
+                value, lo, hi = _along_curve(counts, rates, count, (value, lo, hi))
         shares.append(share)
         mid.append(value)
         low.append(lo)
         high.append(hi)
     return tuple(np.array(v, float) for v in (shares, mid, low, high))
+
+
+def _along_curve(
+    counts: np.ndarray, rates: np.ndarray, count: float, fallback: tuple[float, float, float]
+) -> tuple[float, float, float]:
+    """A read share's throughput at `count`, more in flight than measured, by the concurrency
+    forecast of its own sweep; `fallback` where that forecast gives no number."""
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")  # a forecast's notes say what the fit warned
+        fc = forecast_throughput(counts, rates, [count], draws=CURVE_DRAWS)
+    value, lo, hi = (float(v[0]) for v in (fc.estimate, fc.lower, fc.upper))
+    if not (math.isfinite(value) and math.isfinite(lo)):
+        return fallback
+    cap = float(rates[-1] * count / counts[-1])  # Little's law: latency does not fall
+    return min(value, cap), min(lo, cap), min(hi, cap) if math.isfinite(hi) else cap
 
 
 def _counts(outstanding: object, n_points: int) -> np.ndarray:
