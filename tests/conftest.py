@@ -67,6 +67,21 @@ def vdbench_launcher(value: str | None = None) -> Path:
     return launcher
 
 
+def run_vdbench_parm(tmp_path: Path, run_lines: str, *, timeout_s: float = 300) -> Path:
+    """Run real Vdbench (:func:`vdbench_launcher`) on a 64 MiB file with `run_lines` (its wd=
+    and rd= lines) and return its output folder; fails with Vdbench's words when it fails."""
+    launcher = vdbench_launcher()
+    data = tmp_path / "data"
+    data.mkdir()
+    parm = tmp_path / "parm"
+    parm.write_text(f"sd=sd1,lun={data / 'file1'},size=64m\n{run_lines}")
+    out = tmp_path / "out"
+    proc = subprocess.run([str(launcher), "-f", str(parm), "-o", str(out)], capture_output=True,
+                          text=True, timeout=timeout_s)  # fmt: skip
+    assert proc.returncode == 0, proc.stdout[-2000:] + proc.stderr[-2000:]
+    return out
+
+
 #: An interval line of a raw-I/O (SD) Vdbench run: time, interval, rate, MB/sec, bytes, read
 #: pct, resp (``avg_a-b`` lines and messages have no interval number there).
 _VDBENCH_INTERVAL = re.compile(

@@ -107,24 +107,15 @@ def test_the_steps_of_a_loop_run_are_listed_by_block_size():
 
 @pytest.mark.vdbench
 def test_a_real_vdbench_xfersize_sweep_is_a_block_size_sweep(tmp_path):
-    import subprocess
+    from tests.conftest import run_vdbench_parm
 
-    from tests.conftest import vdbench_launcher
-
-    launcher = vdbench_launcher()
-    data = tmp_path / "data"
-    data.mkdir()
-    parm = tmp_path / "parm"
-    parm.write_text(
-        f"sd=sd1,lun={data / 'file1'},size=64m\n"
+    out = run_vdbench_parm(
+        tmp_path,
         "wd=wd1,sd=sd1,rdpct=100,seekpct=100\n"
         "rd=rd1,wd=wd1,iorate=max,elapsed=2,interval=1,warmup=1,threads=4,"
-        "forxfersize=(4k,16k,64k,256k)\n"
+        "forxfersize=(4k,16k,64k,256k)\n",
+        timeout_s=180,
     )
-    out = tmp_path / "out"
-    proc = subprocess.run([str(launcher), "-f", str(parm), "-o", str(out)], capture_output=True,
-                          text=True, timeout=180)  # fmt: skip
-    assert proc.returncode == 0, proc.stdout[-2000:] + proc.stderr[-2000:]
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         analysis = findings.analyse(anfperf.read(out))

@@ -53,6 +53,18 @@ def test_the_mix_chart_draws_one_curve_per_count_in_flight(grid):
     assert "lines: the mix model fitted to each sweep" in fig.layout.title.text
 
 
+def test_a_count_with_one_read_share_is_said_not_drawn_and_not_fitted_with_the_others(grid):
+    # the grid without 25 .. 100 % reads at 1 in flight: the lone 0 % point stays out of the
+    # other counts' curves, and the chart says so
+    frame = grid[~grid["job"].isin(["qd1_r25", "qd1_r50", "qd1_r75", "qd1_r100"])]
+    fig = curves.mix(frame, run_id="rand8k")
+    shown = [t for t in fig.data if t.showlegend is not False]
+    assert [len(t.x) for t in shown] == [5] * 6 and "1 in flight" not in shown[0].name
+    assert "1 point not drawn: the only read share measured at its count in flight" in (
+        fig.layout.title.text
+    )
+
+
 def test_the_report_shows_the_grid_as_mixes_per_count_not_as_a_scaling_chart(grid):
     charts = report_charts(grid)
     kinds = [c.kind for c in charts]
@@ -94,26 +106,17 @@ def test_the_report_lists_each_read_share_of_a_grid(grid):
 
 @pytest.mark.vdbench
 def test_a_real_vdbench_forthreads_x_forrdpct_run_is_a_grid(tmp_path):
-    import subprocess
     import warnings
 
     import anfperf
-    from tests.conftest import vdbench_launcher
+    from tests.conftest import run_vdbench_parm
 
-    launcher = vdbench_launcher()
-    data = tmp_path / "data"
-    data.mkdir()
-    parm = tmp_path / "parm"
-    parm.write_text(
-        f"sd=sd1,lun={data / 'file1'},size=64m\n"
+    out = run_vdbench_parm(
+        tmp_path,
         "wd=wd1,sd=sd1,xfersize=8k,seekpct=100\n"
         "rd=rd1,wd=wd1,iorate=max,elapsed=2,interval=1,warmup=1,"
-        "forthreads=(1,2,4),forrdpct=(0,50,100)\n"
+        "forthreads=(1,2,4),forrdpct=(0,50,100)\n",
     )
-    out = tmp_path / "out"
-    proc = subprocess.run([str(launcher), "-f", str(parm), "-o", str(out)], capture_output=True,
-                          text=True, timeout=300)  # fmt: skip
-    assert proc.returncode == 0, proc.stdout[-2000:] + proc.stderr[-2000:]
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         frame = anfperf.read(out)

@@ -113,8 +113,9 @@ KIND_CONCURRENCY = "concurrency sweep"
 KIND_RATE = "load curve"
 KIND_MIX = "read/write mix sweep"
 KIND_BLOCK = "block-size sweep"
-#: Read shares at several counts in flight, each at several read shares (fio iodepth x
-#: rwmixread, Vdbench forthreads x forrdpct): one mix curve per count, one scaling curve per mix.
+#: Several read shares at each of several counts in flight (fio iodepth x rwmixread, Vdbench
+#: forthreads x forrdpct): one mix curve per count; each read share a concurrency sweep
+#: (:mod:`anfperf.analysis.grids`).
 KIND_GRID = "mix x concurrency grid"
 KIND_SINGLE = "single points"
 

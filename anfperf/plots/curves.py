@@ -907,16 +907,24 @@ def mix(
             needs="whole-run points at 2 or more read shares of one workload", rows=rows,
         )  # fmt: skip
 
+    sweeps = mixes(("bs_kib", "pattern"))
+    left_out = 0
     try:  # mixes are time sharing at one count in flight: a grid's counts are curves apart
-        sweeps = mixes(("bs_kib", "pattern", "configured"))
+        per_count = mixes(("bs_kib", "pattern", "configured"))
     except ModelError:  # mixes each run at a count of its own: one sweep, as they are
-        sweeps = mixes(("bs_kib", "pattern"))
+        per_count = []
+    if len(per_count) > 1:
+        left_out = sum(len(s.rows) for s in sweeps) - sum(len(s.rows) for s in per_count)
+        sweeps = per_count
     fig = figure(_title("Read/write mix", sweeps, workload), "Read share [%]", titles[y])
     fmt = "%{y:,.0f}" if y == "iops" else "%{y:,.1f}"
     several = len(sweeps) > 1
     if several:  # a grid's counts in flight in their numbers' order, one legend entry each
         sweeps = sorted(sweeps, key=lambda s: natural_key(s.label))
         subtitle(fig, "dots: measured; lines: the mix model fitted to each sweep's points")
+    if left_out:
+        subtitle(fig, f"{left_out} point{'s' if left_out > 1 else ''} not drawn: the only "
+                      "read share measured at its count in flight")  # fmt: skip
     for i, sweep in enumerate(sweeps):
         color = COLORWAY[i % len(COLORWAY)]
         rows, p = sweep.rows, sweep.label

@@ -16,8 +16,9 @@ import signal
 import socket
 import subprocess
 import sys
+import threading
 import time
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from pathlib import Path
 
 import yaml
@@ -151,6 +152,25 @@ class SshServer:
                 out.append(child)
                 todo.append(child)
         return out
+
+    def once_running(
+        self, name: str, action: Callable[[], None], *, timeout_s: float = 30.0
+    ) -> threading.Thread:
+        """Call `action` in a thread as soon as a process called `name` (its /proc comm) runs
+        below the listener: a fault "mid run" that does not race a slow start on a loaded
+        machine. At `timeout_s` without one, `action` runs anyway (the test then says why)."""
+
+        def wait_then_act() -> None:
+            end = time.monotonic() + timeout_s
+            while time.monotonic() < end:
+                if any(_comm(pid) == name for pid in self.descendants()):
+                    break
+                time.sleep(0.05)
+            action()
+
+        thread = threading.Thread(target=wait_then_act, daemon=True)
+        thread.start()
+        return thread
 
     def crash(self) -> None:
         """The host dies: the listener, every session and everything they run, at once."""
@@ -324,3 +344,10 @@ class SilentHosts:
             f"{prefix}{i + 1}": {"hostname": address, "port": self.port}
             for i, address in enumerate(self.addresses)
         }
+
+
+def _comm(pid: int) -> str:
+    try:
+        return Path(f"/proc/{pid}/comm").read_text().strip()
+    except OSError:  # gone meanwhile
+        return ""
