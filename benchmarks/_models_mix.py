@@ -193,13 +193,17 @@ def _measured_mix_cases() -> list[dict]:
         for pure, mixed, col, label in (
             (("RndRead", "RndWrite"), "RndMix", "iops", "8 KiB random [IOPS]"),
             (("SeqRead", "SeqWrite"), "SeqMix", "bw_mib_s", "64 KiB sequential [MiB/s]"),
-        ):
+            (("SeqRead", "SeqWrite"), "MultiHostSeqMix", "bw_mib_s",
+             "64 KiB sequential, 2 hosts [MiB/s]"),
+        ):  # fmt: skip
             pts = []
             for name in (*pure, mixed):
                 with warnings.catch_warnings():
                     warnings.simplefilter("ignore")
                     f = read_vdbench(vdb / name)
                 runs = f[f["is_summary"] & (f["direction"] == "total")]
+                if (runs["host"] == "all").any():  # a run of several hosts: the volume's rows
+                    runs = runs[runs["host"] == "all"]
                 pts += list(zip(runs["read_pct"].to_numpy(float), runs[col].to_numpy(float),
                                 runs["outstanding"].to_numpy(float), strict=True))  # fmt: skip
             x, y, n = (np.array([p[k] for p in pts]) for k in range(3))
