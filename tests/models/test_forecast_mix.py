@@ -103,3 +103,23 @@ def test_grid_mixes_from_pure_runs_at_other_counts(grid, counts, median_before, 
     assert np.median(before) == pytest.approx(median_before, abs=0.01)
     assert np.median(after) == pytest.approx(median_after, abs=0.01)
     assert np.mean(inside) >= 0.88
+
+
+def test_repeats_at_one_count_are_one_point_and_a_mix_without_a_count_is_not_carried():
+    # the fio grid's 8 KiB pure runs at 8 in flight, each twice (a repeated pass), and the
+    # writes once more at 16: the 50 % mix at 32 in flight, and one whose count is unknown
+    rows = _grid("rand8k")
+    pure = rows[rows["read_pct"].isin([0, 100]) & rows["outstanding"].isin([8, 16])]
+    pure = pure[(pure["read_pct"] == 0) | (pure["outstanding"] == 8)]
+    x, y, m = (pure[c].to_numpy() for c in ("read_pct", "iops", "outstanding"))
+    twice = [np.r_[v, v[m == 8]] for v in (x, y, m)]
+    once = forecast_mix(x, y, [50, 50], outstanding=m, at_outstanding=[np.nan, 32])
+    again = forecast_mix(*twice[:2], [50, 50], outstanding=twice[2], at_outstanding=[np.nan, 32])
+    assert again.estimate[1] == pytest.approx(once.estimate[1])
+    assert once.notes[-1].startswith("1 of the mixes ran with 32 in flight, the measured ones "
+                                     "with 8 .. 16")  # fmt: skip
+    # no count: the mix of the points as measured (the writes at 8 and 16 fitted together)
+    plain = forecast_mix(x, y, [50], outstanding=None)
+    assert once.estimate[0] == pytest.approx(plain.estimate[0])
+    truth = rows[(rows["read_pct"] == 50) & (rows["outstanding"] == 32)]["iops"].iloc[0]
+    assert once.lower[1] <= truth <= once.upper[1]

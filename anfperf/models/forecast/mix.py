@@ -142,9 +142,9 @@ def _carried(
     shares, mid, low, high = [], [], [], []
     for share in np.unique(pct):
         at = pct == share
-        counts, rates = m[at], rate[at]
-        order = np.argsort(counts)
-        counts, rates = counts[order], rates[order]
+        # repeats at one count: their geometric mean (interpolation wants distinct counts)
+        counts = np.unique(m[at])
+        rates = np.array([np.exp(np.mean(np.log(rate[at][m[at] == c]))) for c in counts])
         if counts[0] <= count <= counts[-1]:  # along its own measured points
             value = float(np.exp(np.interp(np.log(count), np.log(counts), np.log(rates))))
             lo = hi = value
@@ -153,7 +153,7 @@ def _carried(
             ratio = count / counts[near]
             value = rates[near] * ratio**IN_FLIGHT_ELASTICITY
             lo, hi = sorted((rates[near], rates[near] * ratio))
-            if ratio > 1 and np.unique(counts).size >= MIN_CURVE_COUNTS:
+            if ratio > 1 and counts.size >= MIN_CURVE_COUNTS:
                 value, lo, hi = _along_curve(counts, rates, count, (value, lo, hi))
         shares.append(share)
         mid.append(value)
