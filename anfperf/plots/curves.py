@@ -856,6 +856,7 @@ def mix(
     workload: str | None = None,
     y: str | None = None,
     rows: pd.DataFrame | None = None,
+    known: KnownLimits | None = None,
 ) -> go.Figure:
     """Throughput against the read share of read/write mix sweeps, with the fitted mix model.
 
@@ -876,6 +877,10 @@ def mix(
         sequential sweeps, else IOPS.
     rows : pandas.DataFrame, optional
         :func:`anfperf.analysis.summary_rows` of `frame` (or of run `run_id`), if already made.
+    known : KnownLimits, optional
+        The volume's and clients' limit at the run's block size (reads and writes share it):
+        no mix model goes above it, and it is drawn as a line, 'known limit'. Rates measured
+        above it: it is not this volume's, neither used nor drawn, and the chart says so.
 
     Returns
     -------
@@ -918,6 +923,12 @@ def mix(
         sweeps = per_count
     fig = figure(_title("Read/write mix", sweeps, workload), "Read share [%]", titles[y])
     fmt = "%{y:,.0f}" if y == "iops" else "%{y:,.1f}"
+    # the limit, in the chart's unit, unless the rates measured pass it (the forecasts' rule)
+    all_iops = np.concatenate([_floats(s.rows, "iops") for s in sweeps])
+    binding = _binding(known, all_iops)
+    cap = math.inf if binding is None else binding.iops_max if y == "iops" else binding.bw_mib_s
+    if known is not None and known.known and binding is None:
+        subtitle(fig, _left_out(known, all_iops))
     several = len(sweeps) > 1
     if several:  # a grid's counts in flight in their numbers' order, one legend entry each
         sweeps = sorted(sweeps, key=lambda s: natural_key(s.label))
@@ -943,7 +954,7 @@ def mix(
             marker={"color": color, "size": 9}, customdata=data, hovertemplate=template,
         ).data[-1]  # fmt: skip
         try:
-            fit = fit_mix(pct, val)
+            fit = fit_mix(pct, val, limit=cap if math.isfinite(cap) else None)
         except ModelError as exc:
             subtitle(fig, f"no mix model: {exc}", prefix=p)
             continue
@@ -970,6 +981,8 @@ def mix(
             line={"color": color if several else MODEL_COLOR, "width": 2},
             hovertemplate=f"model: %{{x:.0f}} % read, {fmt}<extra></extra>",
         )  # fmt: skip
+    if math.isfinite(cap):
+        _add_limit_line(fig, cap, binding, horizontal=True, span=(0.0, 100.0))
     fig.data = sorted(fig.data, key=lambda t: t.fill != "toself")  # bands under the points
     fig.update_xaxes(range=[-3, 103], dtick=10)
     fig.update_yaxes(rangemode="tozero")

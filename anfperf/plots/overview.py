@@ -151,9 +151,8 @@ def report_charts(
             wanted.append(("scaling", lambda r=run, i=run_id, s=run_rows, lim=limit:
                            curves.scaling(r, run_id=i, seed=seed, rows=s, known=lim)))  # fmt: skip
         if kind in (findings.KIND_MIX, findings.KIND_GRID):
-            wanted.append(
-                ("mix", lambda r=run, i=run_id, s=run_rows: curves.mix(r, run_id=i, rows=s))
-            )
+            wanted.append(("mix", lambda r=run, i=run_id, s=run_rows, lim=limit:
+                           curves.mix(r, run_id=i, rows=s, known=lim)))  # fmt: skip
         if kind == findings.KIND_BLOCK:
             wanted.append(("block_size", lambda r=run, i=run_id, s=run_rows, lim=limit:
                            blocks.block_size(r, run_id=i, rows=s, known=lim)))  # fmt: skip

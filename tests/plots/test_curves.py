@@ -30,7 +30,7 @@ from anfperf.models.curves.queueing import (
     queueing_latency,
     refit_queueing_latency,
 )
-from anfperf.models.forecast import NOT_PREDICTABLE, known_limits
+from anfperf.models.forecast import NOT_PREDICTABLE, KnownLimits, known_limits
 from anfperf.plots import curves
 from tests.conftest import DATA, TESTS
 
@@ -402,6 +402,26 @@ def test_mix_draws_the_sweep_and_the_fitted_mix_model(frame, y, title):
     assert model.x[0] == 0 and model.x[-1] == 100
     assert list(model.y) == pytest.approx(list(mix_throughput(np.asarray(model.x), **fit)))
     assert_no_nan_only_traces(fig)
+
+
+def test_mix_is_bounded_by_the_known_limit_and_draws_it_unless_the_rates_pass_it(frame):
+    # the sample's 11 mixes of 8 KiB random: 49,839 .. 67,268 IOPS; a limit 1.9 % under the
+    # highest (within the 2 % a measurement may pass a limit by)
+    fig = curves.mix(frame, known=KnownLimits.of_iops(66_000, "volume quota: test"))
+    t = {tr.name: tr for tr in fig.data}
+    assert list(t) == ["95 % band of the mix model", "measured", "mix model (MdAPE 3.3 %)",
+                       "known limit"]  # fmt: skip
+    assert list(t["known limit"].y) == [66_000, 66_000]
+    # the band stops at the limit; without it, it reaches 67,271
+    assert max(t["95 % band of the mix model"].y) == pytest.approx(66_000)
+    alone = {tr.name: tr for tr in curves.mix(frame).data}
+    assert max(alone["95 % band of the mix model"].y) == pytest.approx(67_271, abs=1)
+    assert max(t["mix model (MdAPE 3.3 %)"].y) <= 66_000
+    passed = curves.mix(frame, known=KnownLimits.of_iops(50_000, "volume quota: test"))
+    assert "known limit" not in [tr.name for tr in passed.data]
+    assert "the limit given, 50,000 IOPS (volume quota), is below the 67,268 IOPS measured" in (
+        passed.layout.title.text
+    )
 
 
 def test_mix_of_two_read_shares_states_no_error():
