@@ -71,6 +71,8 @@ def test_pure_runs_at_another_count_are_carried_to_the_mix_and_bad_counts_are_re
     assert same.estimate == pytest.approx(alone.estimate) and same.notes == alone.notes
     with pytest.raises(ModelError, match="one positive count per measured point"):
         forecast_mix(x[pure], y[pure], x[~pure], outstanding=[50], at_outstanding=10)
+    with pytest.raises(ModelError, match="at_outstanding must be one count or one per read"):
+        forecast_mix(x[pure], y[pure], [25, 50, 75], outstanding=n[pure], at_outstanding=[8, 16])
 
 
 def _grid(name: str) -> pd.DataFrame:

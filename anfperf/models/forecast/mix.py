@@ -96,7 +96,13 @@ def forecast_mix(
     notes = list(fit.notes)
     if outstanding is not None and at_outstanding is not None:
         m = _counts(outstanding, rate.size)
-        n = np.broadcast_to(np.asarray(at_outstanding, float), x.shape)
+        try:
+            n = np.broadcast_to(np.asarray(at_outstanding, float), x.shape)
+        except ValueError:
+            raise ModelError(
+                f"at_outstanding must be one count or one per read share to predict ({x.size}), "
+                f"got {np.size(at_outstanding)}"
+            ) from None
         carried = np.zeros(x.shape, bool)
         for count in np.unique(n[np.isfinite(n) & (n > 0)]):
             if np.all(m == count):
