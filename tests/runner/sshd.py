@@ -158,19 +158,8 @@ class SshServer:
     ) -> threading.Thread:
         """Call `action` in a thread as soon as a process called `name` (its /proc comm) runs
         below the listener: a fault "mid run" that does not race a slow start on a loaded
-        machine. At `timeout_s` without one, `action` runs anyway (the test then says why)."""
-
-        def wait_then_act() -> None:
-            end = time.monotonic() + timeout_s
-            while time.monotonic() < end:
-                if any(_comm(pid) == name for pid in self.descendants()):
-                    break
-                time.sleep(0.05)
-            action()
-
-        thread = threading.Thread(target=wait_then_act, daemon=True)
-        thread.start()
-        return thread
+        machine (:func:`once_running`)."""
+        return once_running([self], name, action, timeout_s=timeout_s)
 
     def crash(self) -> None:
         """The host dies: the listener, every session and everything they run, at once."""
@@ -344,6 +333,33 @@ class SilentHosts:
             f"{prefix}{i + 1}": {"hostname": address, "port": self.port}
             for i, address in enumerate(self.addresses)
         }
+
+
+def once_running(
+    servers: Sequence[SshServer],
+    name: str,
+    action: Callable[[], None],
+    *,
+    delay_s: float = 0.0,
+    timeout_s: float = 30.0,
+) -> threading.Thread:
+    """Call `action` in a thread once a process called `name` runs below every one of
+    `servers` (and `delay_s` more have passed: the task has done some work). At `timeout_s`
+    without them, `action` runs anyway: the test then fails saying what it found."""
+
+    def started(server: SshServer) -> bool:
+        return any(_comm(pid) == name for pid in server.descendants())
+
+    def wait_then_act() -> None:
+        end = time.monotonic() + timeout_s
+        while time.monotonic() < end and not all(started(s) for s in servers):
+            time.sleep(0.05)
+        time.sleep(delay_s)
+        action()
+
+    thread = threading.Thread(target=wait_then_act, daemon=True)
+    thread.start()
+    return thread
 
 
 def _comm(pid: int) -> str:

@@ -41,6 +41,7 @@ from anfperf.runner import (
 )
 from anfperf.schema import read_manifest
 from tests.conftest import fio_documents, small_tmpfs
+from tests.runner.sshd import once_running
 from tests.runner.test_fleet import fio_job, json_iops, procs_in, tiny
 
 pytestmark = pytest.mark.fio
@@ -125,15 +126,17 @@ def test_ctrl_c_while_a_host_hangs_records_it_with_a_reason(frozen, tmp_path, fi
     monkeypatch.setattr(hostrun, "INTERRUPT_WAIT_S", 6)
     inv = load_inventory(frozen.inventory(tmp_path / "inv.yml", workdir=str(tmp_path / "wd")))
     plan = fleet_plan(tmp_path, inv.names, runtime=30, timeout_s=60)
-    threading.Timer(1.0, frozen.servers[0].freeze).start()
-    timer = threading.Timer(2.5, _thread.interrupt_main)
+
+    # once fio runs on both hosts: vm1 hangs, and 1.5 s later the operator presses Ctrl-C
+    def hang_then_interrupt() -> None:
+        frozen.servers[0].freeze()
+        time.sleep(1.5)
+        _thread.interrupt_main()
+
     start = time.monotonic()
-    timer.start()
-    try:
-        with pytest.raises(KeyboardInterrupt):
-            run_inventory(plan, inv, tmp_path / "raw", **QUICK)
-    finally:
-        timer.cancel()
+    once_running(frozen.servers, "fio", hang_then_interrupt)
+    with pytest.raises(KeyboardInterrupt):
+        run_inventory(plan, inv, tmp_path / "raw", **QUICK)
     assert time.monotonic() - start < 30
     manifest = Manifest.load(tmp_path / "raw" / plan.run_id)
     assert manifest.status == "interrupted"

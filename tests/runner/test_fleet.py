@@ -9,7 +9,6 @@ import logging
 import os
 import shutil
 import subprocess
-import threading
 import time
 from pathlib import Path
 
@@ -36,6 +35,7 @@ from anfperf.runner import (
 )
 from anfperf.workloads import get_workload
 from tests.conftest import fio_documents, vdbench_launcher
+from tests.runner.sshd import once_running
 
 pytestmark = pytest.mark.fio
 
@@ -252,21 +252,23 @@ def test_refused_and_unreachable_hosts_leave_the_others_running(
 
 
 @pytest.mark.ssh
-def test_ctrl_c_stops_remote_fio_and_keeps_what_was_collected(inventory, tmp_path, fio_bin):
+def test_ctrl_c_stops_remote_fio_and_keeps_what_was_collected(
+    inventory, ssh_fleet, tmp_path, fio_bin
+):
     tasks = {
         h: fio_task(fio_job(tmp_path, h, runtime=30), name="long", duration_s=30)
         for h in inventory.names
     }
     plan = RunPlan(steps=(RunStep("long", tasks),))
     conns = inventory.connect()
-    timer = threading.Timer(2.0, _thread.interrupt_main)
     start = time.monotonic()
-    timer.start()
+    # Ctrl-C once fio has run half a second on both hosts (not at a fixed second, which a
+    # loaded machine's slow start can precede)
+    once_running(ssh_fleet.servers, "fio", _thread.interrupt_main, delay_s=0.5)
     try:
         with pytest.raises(KeyboardInterrupt):
             run_plan(plan, conns, tmp_path / "raw", workdir=str(tmp_path / "wd"))
     finally:
-        timer.cancel()
         close_all(conns)
     assert time.monotonic() - start < 15
     manifest = Manifest.load(tmp_path / "raw" / plan.run_id)
