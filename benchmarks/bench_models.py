@@ -30,6 +30,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import math
 import shutil
 import subprocess
 import sys
@@ -228,18 +229,32 @@ def mix_row(case: dict) -> dict:
         "median %": case["median_err_pct"], "max %": case["max_err_pct"],
         "flat median %": case["flat_median_err_pct"], "flat max %": case["flat_max_err_pct"],
         "coverage": case["coverage"], "band width": case["median_rel_width"],
-        "floor": case.get("convex_floor_pct"),
+        "floor": case.get("convex_floor_pct"), "cost floor": case.get("cost_floor_pct"),
     }  # fmt: skip
 
 
 def floors(rows: list[dict]) -> list[str]:
     """What the data let no model of its kind reach, for the judged cases that can say."""
-    return [
+    said = [
         f"{r['case']}: no curve through the endpoints rising and convex in the read share "
         f"(harmonic, power and geometric means are) gets its largest error under "
         f"{r['floor'][1]:.1f} % (median {r['floor'][0]:.1f} %)"
         for r in rows if r.get("floor")
     ]  # fmt: skip
+    for r in rows:
+        if not r.get("cost floor"):
+            continue
+        median, largest = r["cost floor"]
+        said.append(
+            f"{r['case']}: no per-operation + per-byte cost model within the known limits "
+            "passes the sizes measured within 5 % (a fixed plus a per-KiB time per I/O does not "
+            "describe them)"
+            if not math.isfinite(largest)
+            else f"{r['case']}: the best per-operation + per-byte cost model within the known "
+            f"limits that passes the sizes measured within 5 % is off by {largest:.1f} % at "
+            f"most (median {median:.1f} %)"
+        )
+    return said
 
 
 def context(args: argparse.Namespace) -> list[dict]:
@@ -286,7 +301,7 @@ def main(argv: list[str] | None = None) -> int:
            "flat max %": "{:.1f}", "coverage": "{:.0%}", "band width": "{:.0%}"}  # fmt: skip
 
     def show(rows: list[dict]) -> str:
-        table = pd.DataFrame(rows).drop(columns="floor", errors="ignore")
+        table = pd.DataFrame(rows).drop(columns=["floor", "cost floor"], errors="ignore")
         for col, f in fmt.items():
             table[col] = table[col].map(
                 lambda v, f=f: f.format(v) if np.isfinite(v) else ("-" if np.isnan(v) else "inf")
