@@ -21,7 +21,9 @@ import numpy as np
 import pandas as pd
 from scipy.optimize import linprog
 
+from anfperf.errors import ModelError
 from anfperf.ingest import read_fio_json, read_vdbench
+from anfperf.models.curves.op_cost import op_cost_iops
 from anfperf.models.forecast import forecast_mix
 from anfperf.models.forecast.block import forecast_block_size
 from anfperf.units import KIB_PER_MIB
@@ -380,6 +382,41 @@ def block_cases() -> list[dict]:
             sel = (bs <= 32) | (bs >= 128)
             out.append(_block_case(f"{label}: 4..32 KiB -> 128..2048 KiB", bs[sel], iops[sel],
                                    bs[sel] <= 32, {}))  # fmt: skip
+    return out
+
+
+def grid_block_cases() -> list[dict]:
+    """The 32 block-size sweeps of tests/data/fio_sweeps/bs_grid.csv (a VM's disk, recorded to
+    judge the slowest-line estimate), 4x and more past the sizes fitted, every sweep's points
+    pooled: the forecast, and the least-squares line inside the same bounds (the estimate
+    before). Flat baseline: the MiB/s of the nearest size fitted held."""
+    grid = pd.read_csv(FIO_SWEEPS / "bs_grid.csv")
+    out = []
+    for label, fitted, predicted in (
+        ("4..64 KiB -> 256..1024 KiB", lambda b: b <= 64, lambda b: b >= 256),
+        ("64..1024 KiB -> 4..16 KiB", lambda b: b >= 64, lambda b: b <= 16),
+    ):
+        parts = {"slowest line (the forecast)": [[] for _ in range(5)],
+                 "least-squares line (before)": [[] for _ in range(5)]}  # fmt: skip
+        for _, sweep in grid.groupby(["rw", "iodepth"]):
+            bs, iops = sweep["bs_kib"].to_numpy(float), sweep["iops"].to_numpy(float)
+            k, rest = fitted(bs), predicted(bs)
+            try:
+                fc = forecast_block_size(bs[k], iops[k], bs[rest])
+            except ModelError:  # IOPS that do not fall with the block size: no costs
+                continue
+            given = np.isfinite(fc.estimate)
+            near = [np.argmin(np.abs(np.log(bs[k] / b))) for b in bs[rest]]
+            flat = iops[k][near] * bs[k][near] / bs[rest]
+            lsq = np.clip(op_cost_iops(bs[rest], **fc.params), fc.lower, fc.upper)
+            for name, est in (("slowest line (the forecast)", fc.estimate),
+                              ("least-squares line (before)", lsq)):  # fmt: skip
+                for part, v in zip(parts[name], (iops[rest], est, flat, fc.lower, fc.upper),
+                                   strict=True):  # fmt: skip
+                    part.extend(np.asarray(v, float)[given])
+        for name, p in parts.items():
+            out.append(_case(f"block fio grid (a VM's disk, 32 sweeps): {label}, {name}", *p,
+                             BLOCK_TARGET_PCT, BLOCK_TARGET_PCT))  # fmt: skip
     return out
 
 

@@ -281,10 +281,10 @@ def context(args: argparse.Namespace) -> list[dict]:
         print_forecast("fio iodepth 1..128 on this machine now (one pass of 0.5 s)", check)
         rows.append(row("fio iodepth, this machine now", check))
     try:
-        from benchmarks._models_mix import grid_mix_cases
+        from benchmarks._models_mix import grid_block_cases, grid_mix_cases
     except ImportError:
         return rows
-    rows += [mix_row(case) for case in grid_mix_cases()]
+    rows += [mix_row(case) for case in grid_mix_cases() + grid_block_cases()]
     return rows
 
 

@@ -141,10 +141,7 @@ def fit_op_cost(
         if value is not None
     }
     notes: list[str] = []
-    byte_cap = min(caps.get("limit_mib_s", math.inf), caps.get("client_mib_s", math.inf))
-    bound = (x * bs / KIB_PER_MIB >= AT_CEILING * byte_cap) | (
-        x >= AT_CEILING * caps.get("max_iops", math.inf)
-    )
+    bound = at_ceiling(bs, x, **caps)
     if np.any(bound):
         notes.append(
             f"{int(bound.sum())} point(s) at a ceiling given ({', '.join(f'{b:g}' for b in bs[bound])}"
@@ -191,6 +188,20 @@ def fit_op_cost(
 
 #: A point within this share of a ceiling ran at it [-].
 AT_CEILING = 0.98
+
+
+def at_ceiling(
+    bs_kib: np.ndarray,
+    iops: np.ndarray,
+    *,
+    limit_mib_s: float = math.inf,
+    client_mib_s: float = math.inf,
+    max_iops: float = math.inf,
+) -> np.ndarray:
+    """Which points ran at a ceiling given (within ``AT_CEILING``): they show only that the
+    path is at least that fast, not its costs."""
+    byte_cap = min(limit_mib_s, client_mib_s)
+    return (iops * bs_kib / KIB_PER_MIB >= AT_CEILING * byte_cap) | (iops >= AT_CEILING * max_iops)
 
 
 def _checked_cap(name: str, value: object) -> float:
