@@ -112,8 +112,9 @@ def forecast_block_size(
     free = ~at_ceiling(bs, x, **caps)
     free = free if np.unique(bs[free]).size >= 2 else np.ones_like(free)
     for past, per_byte in ((at_arr > bs.max(), True), (at_arr < bs.min(), False)):
-        line = slowest_line(bs[free], x[free], NOISE_FLOOR, per_byte=per_byte) if np.any(past) \
-            else None  # fmt: skip
+        if not np.any(past):
+            continue
+        line = slowest_line(bs[free], x[free], NOISE_FLOOR, per_byte=per_byte)
         if line is not None:
             costs = {**fit, "op_us": line[0], "bw_mib_s": line[1]}
             est = np.where(past, np.asarray(op_cost_iops(at_arr, **costs), float), est)
