@@ -48,7 +48,11 @@ REGULAR_MAX_IOPS = {"read": 460_000.0, "write": 130_000.0}
 LEARN_CLIENTS_MIB_S = 6 * 16_000e6 / 8 / 2**20
 
 
-def _case(name, truth, pred, flat, lower, upper, target_median, target_max):
+#: Issue 34, items 3 and 7: with a known limit, the band at most this share of the value wide.
+KNOWN_LIMIT_WIDTH = 0.60
+
+
+def _case(name, truth, pred, flat, lower, upper, target_median, target_max, limit_known=False):
     truth, pred, flat = (np.asarray(v, float) for v in (truth, pred, flat))
     err = np.abs(pred / truth - 1.0) * 100.0
     flat_err = np.abs(flat / truth - 1.0) * 100.0
@@ -56,6 +60,8 @@ def _case(name, truth, pred, flat, lower, upper, target_median, target_max):
     inside = (truth >= lower) & (truth <= upper)
     width = (upper - lower) / pred
     med, mx = round(float(np.median(err)), 2), round(float(np.max(err)), 2)
+    rel_width = round(float(np.nanmedian(width)), 3)
+    narrow = not limit_known or rel_width <= KNOWN_LIMIT_WIDTH
     return {
         "case": name,
         "median_err_pct": med,
@@ -63,10 +69,10 @@ def _case(name, truth, pred, flat, lower, upper, target_median, target_max):
         "flat_median_err_pct": round(float(np.median(flat_err)), 2),
         "flat_max_err_pct": round(float(np.max(flat_err)), 2),
         "coverage": round(float(np.mean(inside)), 3),
-        "median_rel_width": round(float(np.nanmedian(width)), 3),
+        "median_rel_width": rel_width,
         "target_median_pct": target_median,
         "target_max_pct": target_max,
-        "met": bool(med <= target_median + 1e-9 and mx <= target_max + 1e-9),
+        "met": bool(med <= target_median + 1e-9 and mx <= target_max + 1e-9 and narrow),
     }
 
 
@@ -151,7 +157,7 @@ def mix_cases() -> list[dict]:
     for name, (x, y, limit) in _calc_sweeps().items():
         ends = [0, x.size - 1]
         two = _case(f"mix {name}: two endpoints", *_mix_predictions(x, y, ends, limit),
-                    MIX_TARGET_PCT, MIX_TARGET_PCT)  # fmt: skip
+                    MIX_TARGET_PCT, MIX_TARGET_PCT, limit is not None)  # fmt: skip
         two["convex_floor_pct"] = convex_floor_pct(x, y)
         out.append(two)
         inner = range(1, x.size - 1)
@@ -166,7 +172,7 @@ def mix_cases() -> list[dict]:
             out.append(
                 _case(
                     f"mix {name}: endpoints + {extra} measured mix(es), every choice",
-                    *parts, two["median_err_pct"], two["max_err_pct"],
+                    *parts, two["median_err_pct"], two["max_err_pct"], limit is not None,
                 )
             )  # fmt: skip
     out += _measured_mix_cases()
@@ -298,7 +304,8 @@ def _block_case(name, bs, iops, known, caps):
         return {**case, "median_err_pct": math.nan, "max_err_pct": math.nan,
                 "median_rel_width": math.inf, "met": False, "refused": int(rest.sum())}  # fmt: skip
     case = _case(name, iops[rest][given], fc.estimate[given], flat[given], fc.lower[given],
-                 fc.upper[given], BLOCK_TARGET_PCT, BLOCK_TARGET_PCT)  # fmt: skip
+                 fc.upper[given], BLOCK_TARGET_PCT, BLOCK_TARGET_PCT,
+                 "limit_mib_s" in caps)  # fmt: skip
     floor = cost_floor_pct(bs[known], iops[known], bs[rest], iops[rest], **caps)
     return {**case, "refused": int((~given).sum()), "cost_floor_pct": floor}
 
