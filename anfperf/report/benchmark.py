@@ -17,6 +17,7 @@ import pandas as pd
 
 from anfperf.analysis import findings
 from anfperf.analysis.loops import loop_hints, loop_sweeps
+from anfperf.analysis.mixes import mix_check_text, mix_checks
 from anfperf.models import QuotaScenario
 from anfperf.models.limits.predict import constraint_phrase
 from anfperf.report.page import Card, Table, format_number, table
@@ -546,7 +547,8 @@ def run_sections(
     """One folding section per run, most telling first: its charts, steps and notes.
 
     The chart already shown at the top of the page (`shown`) is not repeated; a chart with
-    nothing to draw is one line of text. A run whose load points an adaptive sweep chose
+    nothing to draw is one line of text. A mixed step of a run without pure ends of its own is
+    set against the pure runs beside it (:mod:`anfperf.analysis.mixes`). A run whose load points an adaptive sweep chose
     (`adaptive`: :func:`anfperf.analysis.provenance.adaptive_table`) lists why each one ran.
     """
     from anfperf.report.page import Section, text
@@ -560,6 +562,7 @@ def run_sections(
     sections = []
     numbers = analysis.numbers.set_index("run_id")
     kinds = analysis.kinds.set_index("run_id")
+    checks = mix_checks(analysis.rows, analysis.kinds)
     for run_id, run_charts in by_run.items():
         if run_id not in numbers.index:  # charts of no one run (fio logs)
             title, items = "fio interval logs", []
@@ -576,6 +579,9 @@ def run_sections(
                 items = [text(f"Not the storage's numbers: {reason}.")]
             else:
                 items = []
+        # what the pure runs beside it predict: the first thing a mixed step's section says
+        for _, check in checks[checks["run_id"] == run_id].iterrows():
+            items.append(text(mix_check_text(check) + "."))
         for chart in run_charts:
             if chart.figure is None:
                 items.append(text(f"{chart.heading}: not drawn ({chart.note})."))
