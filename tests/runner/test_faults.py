@@ -127,14 +127,14 @@ def test_ctrl_c_while_a_host_hangs_records_it_with_a_reason(frozen, tmp_path, fi
     inv = load_inventory(frozen.inventory(tmp_path / "inv.yml", workdir=str(tmp_path / "wd")))
     plan = fleet_plan(tmp_path, inv.names, runtime=30, timeout_s=60)
 
-    # once fio runs on both hosts: vm1 hangs, and 1.5 s later the operator presses Ctrl-C
+    # fio has run 1 s on both hosts: vm1 hangs, and 1.5 s later the operator presses Ctrl-C
     def hang_then_interrupt() -> None:
         frozen.servers[0].freeze()
         time.sleep(1.5)
         _thread.interrupt_main()
 
     start = time.monotonic()
-    once_running(frozen.servers, "fio", hang_then_interrupt)
+    once_running(frozen.servers, "fio", hang_then_interrupt, delay_s=1.0)
     with pytest.raises(KeyboardInterrupt):
         run_inventory(plan, inv, tmp_path / "raw", **QUICK)
     assert time.monotonic() - start < 30

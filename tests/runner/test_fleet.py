@@ -262,9 +262,9 @@ def test_ctrl_c_stops_remote_fio_and_keeps_what_was_collected(
     plan = RunPlan(steps=(RunStep("long", tasks),))
     conns = inventory.connect()
     start = time.monotonic()
-    # Ctrl-C once fio has run half a second on both hosts (not at a fixed second, which a
-    # loaded machine's slow start can precede)
-    once_running(ssh_fleet.servers, "fio", _thread.interrupt_main, delay_s=0.5)
+    # Ctrl-C once fio has run 2 s on both hosts (not 2 s after the start, which a loaded
+    # machine's slow start can take up: fio then reports no I/O)
+    once_running(ssh_fleet.servers, "fio", _thread.interrupt_main, delay_s=2.0)
     try:
         with pytest.raises(KeyboardInterrupt):
             run_plan(plan, conns, tmp_path / "raw", workdir=str(tmp_path / "wd"))
