@@ -192,6 +192,8 @@ def test_the_volumes_limit_from_its_azure_json_sizes_the_heavy_step_and_pins_the
     assert heavy["concurrency"] < 64  # not the max_outstanding: the limit needs fewer
     stop = steps[-1]["adaptive"]["stop"]
     assert "within 3 % of the known limit 8,192 IOPS" in stop
+    # pinned at the IOPS limit (and, by its MiB/s, at 128 MiB/s: which alarm comes first is
+    # the machine's timing)
     pinned = [a for a in alarms if a.kind == "pinned"]
-    assert pinned and pinned[0].threshold == pytest.approx(0.97 * 8192)
+    assert any(a.threshold == pytest.approx(0.97 * 8192) for a in pinned), pinned
     assert any(a["kind"] == "pinned" for s in manifest.data["steps"] for a in s.get("alarms", []))
