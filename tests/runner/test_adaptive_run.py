@@ -134,9 +134,15 @@ def test_a_killed_sweep_resumes_where_it_stopped(tmp_path, fio_bin):
     again = resume_workloads("cut", inv, raw)
     assert again.status == "complete"
     steps = sweep_steps(again)
-    assert [(s["name"], s["adaptive"]) for s in steps[:2]] == kept
+
+    def chosen(step: dict) -> tuple:  # a step's choice; the stop joins the step the sweep ends on
+        return step["name"], {k: v for k, v in step["adaptive"].items() if k != "stop"}
+
+    assert [chosen(s) for s in steps[:2]] == [chosen({"name": n, "adaptive": a}) for n, a in kept]
     assert [s["tasks"][inv.names[0]]["attempts"] for s in steps[:2]] == [1, 1]  # not run again
-    assert len(steps) >= 3 and "stop" in steps[-1]["adaptive"]
+    # a loaded machine's light load may already pass the SLO: then the sweep ends on step 2
+    assert len(steps) >= 2 and "stop" in steps[-1]["adaptive"]
+    assert all("stop" not in s["adaptive"] for s in steps[:-1])
     assert len(again.data.get("resumed", [])) == 1
 
 
