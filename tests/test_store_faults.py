@@ -123,7 +123,12 @@ def test_sigkill_during_a_rewrite_leaves_the_old_or_the_new_run_whole(tmp_path):
 def test_concurrent_saves_of_one_run_never_duplicate_rows(tmp_path):
     store = tmp_path / "store"
     procs = [writer(store, 5) for _ in range(2)]
-    time.sleep(2.0)
+    # both rewrite the run over and over: kill them once it is there and they have raced a
+    # while (not at a fixed second, which a loaded machine's first save can take up)
+    deadline = time.monotonic() + 60
+    while time.monotonic() < deadline and not list(store.glob("run_id=R/*.parquet")):
+        time.sleep(0.05)
+    time.sleep(1.0)
     for proc in procs:
         proc.send_signal(signal.SIGKILL)
         proc.wait(timeout=30)
