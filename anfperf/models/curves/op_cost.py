@@ -147,7 +147,7 @@ def fit_op_cost(
             f"{int(bound.sum())} point(s) at a ceiling given ({', '.join(f'{b:g}' for b in bs[bound])}"
             " KiB): left out of the two costs"
         )
-    free = ~bound if np.unique(bs[~bound]).size >= 2 else np.ones_like(bound)
+    free = cost_points(bs, x, **caps)
     if free.all() and np.any(bound):
         notes.append("fewer than two block sizes below the ceilings: all points fitted")
     a, b, cov_ab = _wls(bs[free], 1.0 / x[free])
@@ -202,6 +202,13 @@ def at_ceiling(
     path is at least that fast, not its costs."""
     byte_cap = min(limit_mib_s, client_mib_s)
     return (iops * bs_kib / KIB_PER_MIB >= AT_CEILING * byte_cap) | (iops >= AT_CEILING * max_iops)
+
+
+def cost_points(bs_kib: np.ndarray, iops: np.ndarray, **caps: float) -> np.ndarray:
+    """The points the two costs come from: those not at a ceiling (:func:`at_ceiling`), or all
+    of them when fewer than two block sizes are left."""
+    free = ~at_ceiling(bs_kib, iops, **caps)
+    return free if np.unique(bs_kib[free]).size >= 2 else np.ones_like(free)
 
 
 def _checked_cap(name: str, value: object) -> float:

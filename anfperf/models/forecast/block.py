@@ -43,7 +43,7 @@ import numpy as np
 from scipy.optimize import linprog
 
 from anfperf.errors import ModelError
-from anfperf.models.curves.op_cost import at_ceiling, fit_op_cost, op_cost_iops, op_share
+from anfperf.models.curves.op_cost import cost_points, fit_op_cost, op_cost_iops, op_share
 from anfperf.models.forecast.result import NOT_PREDICTABLE, Forecast
 from anfperf.models.forecast.throughput import over_driven_fall
 from anfperf.units import KIB_PER_MIB
@@ -109,8 +109,7 @@ def forecast_block_size(
     op_cap = caps.get("max_iops", math.inf)
     scatter = max(NOISE_FLOOR, float(np.max(np.abs(fit.y_fit / x - 1.0))))
     est = np.asarray(op_cost_iops(at_arr, **fit), float)
-    free = ~at_ceiling(bs, x, **caps)
-    free = free if np.unique(bs[free]).size >= 2 else np.ones_like(free)
+    free = cost_points(bs, x, **caps)
     for past, per_byte in ((at_arr > bs.max(), True), (at_arr < bs.min(), False)):
         if not np.any(past):
             continue
