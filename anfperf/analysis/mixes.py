@@ -16,7 +16,7 @@ import pandas as pd
 
 from anfperf.errors import ModelError
 from anfperf.models.forecast import forecast_mix
-from anfperf.models.limits.plan import LARGE_BLOCK_KIB  # from it in MiB/s, as charts draw it
+from anfperf.models.limits.plan import sized_in_mib_s
 from anfperf.units import KIB_PER_MIB
 
 __all__ = ["MIX_CHECK_COLUMNS", "mix_checks", "mix_check_text"]
@@ -93,7 +93,7 @@ def mix_check_text(check: pd.Series) -> str:
     """One sentence: what the pure runs predict for a mixed step, and what it measured (in
     MiB/s for large blocks or sequential I/O, as the report's charts draw them, else IOPS)."""
     where = "inside" if check["inside"] else "outside"
-    in_mib_s = check["bs_kib"] >= LARGE_BLOCK_KIB or check["pattern"] == "sequential"
+    in_mib_s = bool(sized_in_mib_s(check["bs_kib"], check["pattern"]))
     scale, unit = (check["bs_kib"] / KIB_PER_MIB, "MiB/s") if in_mib_s else (1.0, "IOPS")
     est, lo, hi, got = (scale * check[c] for c in ("predicted_iops", "lower_iops",
                                                    "upper_iops", "iops"))  # fmt: skip

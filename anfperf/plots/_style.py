@@ -15,7 +15,7 @@ import plotly.graph_objects as go
 import plotly.io as pio
 
 from anfperf.errors import AnfperfError
-from anfperf.models.limits.plan import LARGE_BLOCK_KIB  # from it, charted in MiB/s, as sequential
+from anfperf.models.limits.plan import sized_in_mib_s
 
 #: Name under which the template is registered in :data:`plotly.io.templates`.
 TEMPLATE = "anfperf"
@@ -183,11 +183,9 @@ def throughput_column(rows: pd.DataFrame) -> str:
     """
     if rows.empty:
         return "iops"
-    bs = pd.to_numeric(rows["bs_kib"], errors="coerce") if "bs_kib" in rows else None
-    large = (bs >= LARGE_BLOCK_KIB) if bs is not None else pd.Series(False, index=rows.index)
-    if "pattern" in rows:
-        large |= rows["pattern"].astype(str).eq("sequential")
-    return "bw_mib_s" if bool(large.all()) else "iops"
+    bs = rows["bs_kib"] if "bs_kib" in rows else pd.Series(math.nan, index=rows.index)
+    pattern = rows["pattern"].astype(str) if "pattern" in rows else pd.Series("", index=rows.index)
+    return "bw_mib_s" if bool(sized_in_mib_s(bs, pattern).all()) else "iops"
 
 
 def tick_text(value: float) -> str:

@@ -109,6 +109,14 @@ class Plan:
 #: Block size from which a workload without a stated pattern is taken as sequential [KiB].
 LARGE_BLOCK_KIB = 64
 
+
+def sized_in_mib_s(bs_kib: object, pattern: object) -> object:
+    """Whether I/O is sized in MiB/s (large blocks or sequential: what a volume's throughput
+    limit counts) rather than in IOPS (small random I/O); elementwise over arrays or Series."""
+    large = pd.to_numeric(bs_kib, errors="coerce") >= LARGE_BLOCK_KIB
+    return large | (pattern == "sequential")
+
+
 #: One row of a plan's reasoning: step, decision, value, why.
 _Step = tuple[str, str, str, str]
 
