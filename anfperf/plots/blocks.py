@@ -35,7 +35,7 @@ from anfperf.plots._style import (
     require_rows,
     subtitle,
 )
-from anfperf.plots.curves import _add_limit_line, _limit_name
+from anfperf.plots.limits import add_limit_line, limit_name
 from anfperf.units import KIB_PER_MIB
 
 __all__ = ["block_size"]
@@ -100,8 +100,8 @@ def block_size(
             subtitle(fig, f"larger blocks not predicted where the MiB/s fell past its peak: "
                           f"{'; '.join(fell)}")  # fmt: skip
     if known is not None and known.known and math.isfinite(known.bw_mib_s):
-        _add_limit_line(fig, known.bw_mib_s, known, horizontal=True, span=(min(sizes), max(sizes)),
-                        label=f"{_limit_name(known)} {known.bw_mib_s:,.0f} MiB/s")  # fmt: skip
+        add_limit_line(fig, known.bw_mib_s, known, horizontal=True, span=(min(sizes), max(sizes)),
+                        label=f"{limit_name(known)} {known.bw_mib_s:,.0f} MiB/s")  # fmt: skip
         top = max(top, known.bw_mib_s)
     log_axis(fig, "x", sizes, base=2)
     # the band past the data may reach far up (IOPS no more than at the largest size): the

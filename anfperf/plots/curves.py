@@ -56,6 +56,7 @@ from anfperf.plots._style import (
     subtitle,
     throughput_column,
 )
+from anfperf.plots.limits import add_limit_line, limit_name
 from anfperf.units import KIB_PER_MIB, MS_PER_S
 from anfperf.values import natural_key
 
@@ -234,7 +235,7 @@ def latency_curve(
     for p, note in missing:
         subtitle(fig, note, prefix=p)
     for value, bound in limits.items():
-        _add_limit_line(fig, value, bound, horizontal=False, span=(0.0, 1.3 * top))
+        add_limit_line(fig, value, bound, horizontal=False, span=(0.0, 1.3 * top))
     rule(fig, y=lat_slo_ms, color=SLO_COLOR, width=1.5)
     fig.add_annotation(
         x=0.0, xref="paper", xanchor="left", y=lat_slo_ms, yanchor="bottom",
@@ -616,7 +617,7 @@ def scaling(
     n_all = np.concatenate(concurrencies)
     span = (min(1.0, float(np.nanmin(n_all))), max(reach, float(np.nanmax(n_all))))
     for value, bound in limits.items():
-        _add_limit_line(fig, value, bound, horizontal=True, span=span)
+        add_limit_line(fig, value, bound, horizontal=True, span=span)
         y_top = max(y_top, 1.12 * value)
     fig.update_yaxes(range=[0, y_top])
     log_axis(fig, "x", [*n_all, max(reach, float(n_all.max()))], base=2)
@@ -777,63 +778,9 @@ def _binding(known: KnownLimits | None, iops: np.ndarray) -> KnownLimits | None:
 def _left_out(known: KnownLimits, iops: np.ndarray) -> str:
     """Why a known limit is not drawn: the rates measured pass it."""
     return (
-        f"the limit given, {known.iops_max:,.0f} IOPS ({_limit_name(known)}), is below the "
+        f"the limit given, {known.iops_max:,.0f} IOPS ({limit_name(known)}), is below the "
         f"{float(np.nanmax(iops)):,.0f} IOPS measured: it does not bind here, not drawn"
     )
-
-
-def _limit_name(known: KnownLimits) -> str:
-    """The limit's name without how it was worked out: 'volume quota'."""
-    return (known.limit or "known limit").split(":")[0]
-
-
-def limit_label(known: KnownLimits) -> str:
-    """The known limit in words: 'volume quota 1,280 MiB/s = 327,680 IOPS at 4 KiB'."""
-    bs_kib = known.bw_mib_s / known.iops_max * KIB_PER_MIB
-    bw = f"{known.bw_mib_s:,.0f}" if known.bw_mib_s >= 10 else f"{known.bw_mib_s:.3g}"
-    return f"{_limit_name(known)} {bw} MiB/s = {known.iops_max:,.0f} IOPS at {bs_kib:g} KiB"
-
-
-def _add_limit_line(
-    fig: go.Figure,
-    value: float,
-    known: KnownLimits,
-    *,
-    horizontal: bool,
-    span: tuple[float, float],
-    label: str | None = None,
-) -> None:
-    """The known limit at `value` (in the axis's unit) as a line, a legend entry and a label.
-
-    `span`: where along the other axis the line's trace runs (its hover and legend entry);
-    `label`: the words on the line (default :func:`limit_label`: the limit in MiB/s and IOPS).
-
-    Horizontal (throughput): the whole label above the line, 'known limit' in the legend.
-    Vertical (latency): the whole label in the legend, the limit's name and rate beside the
-    line, past it, where nothing else is drawn (no load past a limit is sustained).
-    """
-    label = plot_text(label or limit_label(known))
-    tip = f"{label}<br>{plot_text(known.limit or '')}<extra></extra>"
-    line = {"color": SLO_COLOR, "width": 2, "dash": "dashdot"}
-    if horizontal:
-        rule(fig, y=value, color=SLO_COLOR, dash="dashdot", width=2)
-        # a trace too: the legend names the line, and its hover says how it was worked out
-        fig.add_scatter(x=list(span), y=[value, value], mode="lines", line=line,
-                        name="known limit", hovertemplate=tip, meta={"limit": value})  # fmt: skip
-        fig.add_annotation(
-            x=0.0, xref="paper", xanchor="left", y=value, yref="y", yanchor="bottom",
-            text=label, showarrow=False, font={"color": SLO_COLOR},
-        )  # fmt: skip
-        return
-    rule(fig, x=value, color=SLO_COLOR, dash="dashdot", width=2)
-    fig.add_scatter(x=[value, value], y=list(span), mode="lines", line=line,
-                    name=f"limit: {label}", hovertemplate=tip, meta={"limit": value})  # fmt: skip
-    unit = "IOPS" if value == known.iops_max else "MiB/s"
-    fig.add_annotation(
-        x=value, xref="x", xanchor="left", y=0.5, yref="paper", yanchor="middle",
-        textangle=-90, showarrow=False, font={"color": SLO_COLOR},
-        text=f"{plot_text(_limit_name(known))} {value:,.0f} {unit}",
-    )  # fmt: skip
 
 
 def _not_predictable(fc: Forecast, known: KnownLimits | None) -> str:
@@ -982,7 +929,7 @@ def mix(
             hovertemplate=f"model: %{{x:.0f}} % read, {fmt}<extra></extra>",
         )  # fmt: skip
     if math.isfinite(cap):
-        _add_limit_line(fig, cap, binding, horizontal=True, span=(0.0, 100.0))
+        add_limit_line(fig, cap, binding, horizontal=True, span=(0.0, 100.0))
     fig.data = sorted(fig.data, key=lambda t: t.fill != "toself")  # bands under the points
     fig.update_xaxes(range=[-3, 103], dtick=10)
     fig.update_yaxes(rangemode="tozero")

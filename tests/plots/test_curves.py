@@ -32,6 +32,7 @@ from anfperf.models.curves.queueing import (
 )
 from anfperf.models.forecast import NOT_PREDICTABLE, KnownLimits, known_limits
 from anfperf.plots import curves
+from anfperf.plots.limits import limit_label
 from tests.conftest import DATA, TESTS
 
 SAMPLES = TESTS.parent / "data" / "samples"
@@ -513,7 +514,7 @@ def test_scaling_forecasts_past_the_data_up_to_the_known_limit(frame, level, quo
     # the limit is a line at its value, in the legend, labelled with its rate and block size
     assert _limit_trace(fig).meta["limit"] == pytest.approx(known.iops_max)
     assert any(s.y0 == s.y1 == pytest.approx(known.iops_max) for s in fig.layout.shapes)
-    label = curves.limit_label(known)
+    label = limit_label(known)
     assert label == (
         f"volume quota {known.bw_mib_s:,.0f} MiB/s = {known.iops_max:,.0f} IOPS at 4 KiB"
     )
@@ -563,7 +564,7 @@ def test_latency_curve_forecasts_up_to_the_known_limit(frame):
     assert "95 % forecast band" in t
     # the limit: a vertical line at its value, named in full in the legend
     assert _limit_trace(fig).meta["limit"] == pytest.approx(known.iops_max)
-    assert _limit_trace(fig).name == f"limit: {curves.limit_label(known)}"
+    assert _limit_trace(fig).name == f"limit: {limit_label(known)}"
     assert any(s.x0 == s.x1 == pytest.approx(known.iops_max) for s in fig.layout.shapes)
     assert fig.layout.xaxis.range[1] > known.iops_max
     assert fig.layout.title.text == "Latency vs throughput: qd_sweep_randread4k"
