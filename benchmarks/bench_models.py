@@ -230,6 +230,8 @@ def mix_row(case: dict) -> dict:
         "flat median %": case["flat_median_err_pct"], "flat max %": case["flat_max_err_pct"],
         "coverage": case["coverage"], "band width": case["median_rel_width"],
         "floor": case.get("convex_floor_pct"), "cost floor": case.get("cost_floor_pct"),
+        "rule floor": case.get("rule_floor_pct"),
+        "line band": case.get("line_band") if case.get("width_judged") else None,
     }  # fmt: skip
 
 
@@ -241,6 +243,24 @@ def floors(rows: list[dict]) -> list[str]:
         f"{r['floor'][1]:.1f} % (median {r['floor'][0]:.1f} %)"
         for r in rows if r.get("floor")
     ]  # fmt: skip
+    said += [
+        f"{r['case']}: no one rule (each pure run carried to the mix's count in flight by "
+        f"X ~ N^e, e 0 .. 1, then mixed by a power mean from harmonic to linear) gets the largest "
+        f"error of every Vdbench mix under {r['rule floor']:.1f} %"
+        for r in rows if r.get("rule floor") is not None and not r["met"]
+    ]  # fmt: skip
+    coverage = line_band_coverage() if any(r.get("line band") for r in rows) else math.nan
+    for r in rows:
+        if r.get("line band") is None or r["met"]:
+            continue
+        width, held = r["line band"]
+        said.append(
+            f"{r['case']}: band width: the narrowest band the per-operation + per-byte model "
+            f"allows (the lines the sizes fitted admit within 5 %, under the known limits) is "
+            f"{width:.0%} wide here and holds {held:.0%} of the sizes predicted; on the VM-disk "
+            f"grid such bands hold {coverage:.0%} (context rows): the forecast's band also holds "
+            "what the line leaves out (an over-driven byte path, a time per I/O that is no line)"
+        )
     for r in rows:
         if not r.get("cost floor"):
             continue
@@ -255,6 +275,15 @@ def floors(rows: list[dict]) -> list[str]:
             f"most (median {median:.1f} %)"
         )
     return said
+
+
+def line_band_coverage() -> float:
+    """Share of the VM-disk grid's predicted sizes inside the band of the lines the sizes
+    fitted admit, both ways pooled (benchmarks/_models_mix.py, context rows)."""
+    from benchmarks._models_mix import LINE_BAND_ROW, grid_block_cases
+
+    rows = [c for c in grid_block_cases() if c["case"].endswith(LINE_BAND_ROW)]
+    return float(np.average([c["coverage"] for c in rows], weights=[c["points"] for c in rows]))
 
 
 def context(args: argparse.Namespace) -> list[dict]:
@@ -301,7 +330,9 @@ def main(argv: list[str] | None = None) -> int:
            "flat max %": "{:.1f}", "coverage": "{:.0%}", "band width": "{:.0%}"}  # fmt: skip
 
     def show(rows: list[dict]) -> str:
-        table = pd.DataFrame(rows).drop(columns=["floor", "cost floor"], errors="ignore")
+        table = pd.DataFrame(rows).drop(
+            columns=["floor", "cost floor", "rule floor", "line band"], errors="ignore"
+        )
         for col, f in fmt.items():
             table[col] = table[col].map(
                 lambda v, f=f: f.format(v) if np.isfinite(v) else ("-" if np.isnan(v) else "inf")

@@ -20,7 +20,7 @@ least-squares line puts there. ANF's reads without cache (Microsoft Learn,
 tests/data/anf_calculator): 3,600 and 3,500 MiB/s at 64 and 256 KiB, where the line through 4
 and 8 KiB said 4,133 and 4,500 (the limit) and the slowest line within 5 % of them says 3,223
 and 3,398; 388,000 IOPS at 4 KiB, where the line through 64 and 256 KiB with the published
-ceiling's fixed cost said 300,250 and the slowest line says 374,914. On 32 block-size sweeps
+ceiling's fixed cost said 300,250 and the slowest line says 374,914. On 16 block-size sweeps
 of a VM's disk recorded to judge it (tests/data/fio_sweeps/bs_grid.csv), four times and more
 past 4 .. 64 KiB: median error 37.6 -> 33.3 % (the disk's byte path over-drives there: holding
 the MiB/s does better); below 64 .. 1024 KiB: unchanged. Where no line passes every point

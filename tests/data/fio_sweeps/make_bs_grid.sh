@@ -3,7 +3,7 @@
 #
 #   bash tests/data/fio_sweeps/make_bs_grid.sh    # fio from PATH (or FIO=...), anfperf's .venv
 #
-# 32 sweeps: randread, randwrite, read, write x iodepth 1, 4, 16, 64, each at 4 .. 1024 KiB
+# 16 sweeps: randread, randwrite, read, write x iodepth 1, 4, 16, 64, each at 4 .. 1024 KiB
 # (4, 8, 16, 32, 64, 128, 256, 512, 1024), one pass of one second after a 0.2 s ramp, libaio
 # with O_DIRECT on a 1 GiB file. The JSON outputs are read with anfperf and kept as one row per
 # run (rw, iodepth, bs_kib, iops, bw_mib_s, lat_mean_ms): 144 files of fio JSON are 1.2 MB.
