@@ -157,11 +157,32 @@ def judged_throughput() -> list[dict]:
     for name, (x, y) in throughput_cases().items():
         check = judge_forecast(x, y, forecast_throughput)
         print_forecast(name, check)
-        met = (check["predictable"] and check["coverage"] >= TARGETS["coverage"]
-               and check["median_err_pct"] <= TARGETS["median_err_pct"]
-               and check["max_err_pct"] <= TARGETS["max_err_pct"] and beats_flat(check))  # fmt: skip
-        rows.append({**row(name, check), "met": met})
+        rows.append({**row(name, check), "met": throughput_met(check)})
     return rows
+
+
+def throughput_met(check: dict) -> bool:
+    """Every throughput target: a number, coverage, median and largest error, beats flat."""
+    return bool(check["predictable"] and check["coverage"] >= TARGETS["coverage"]
+                and check["median_err_pct"] <= TARGETS["median_err_pct"]
+                and check["max_err_pct"] <= TARGETS["max_err_pct"] and beats_flat(check))  # fmt: skip
+
+
+def every_sweep(draws: int) -> None:
+    """The concurrency forecast on every real concurrency sweep of the repository, printed."""
+    from benchmarks._models_sweeps import honest, sweep_checks
+
+    checks = sweep_checks(draws)
+    table = pd.DataFrame(
+        [{**row(name, c), "basis": c["forecast"].basis[:28], "honest": honest(c),
+          "met": throughput_met(c)} for name, c in checks.items()]
+    )  # fmt: skip
+    numbers = sum(bool(c["predictable"]) for c in checks.values())
+    print(f"\nThe concurrency forecast on every real sweep of the repository ({len(table)}, lower "
+          f"half fitted): a number on {numbers}; honest on {int(table['honest'].sum())} (no "
+          f"number, or the band holds >= {TARGETS['coverage']:.0%} of the later points); every "
+          f"throughput target met on {int(table['met'].sum())}")  # fmt: skip
+    print(table.to_string(index=False, float_format=lambda v: f"{v:.2f}"))
 
 
 def judged_latency() -> list[dict]:
@@ -314,6 +335,7 @@ def context(args: argparse.Namespace) -> list[dict]:
     except ImportError:
         return rows
     rows += [mix_row(case) for case in grid_mix_cases() + grid_block_cases()]
+    every_sweep(args.draws)
     return rows
 
 
