@@ -55,8 +55,10 @@ def test_a_rising_sweep_shows_what_larger_blocks_give_within_a_known_limit():
     forecast, band = free["larger blocks (forecast)"], free["larger blocks: 95 % band"]
     assert min(forecast.x) == pytest.approx(128) and max(forecast.x) == pytest.approx(512)
     estimate = np.asarray(forecast.y)
-    assert np.all(np.diff(estimate) > 0)  # the costs' line: more MiB/s for larger blocks
-    assert estimate[-1] == pytest.approx(3507, abs=1)  # measured there: 1,616 (it fell)
+    # no per-op + per-byte line passes 4 .. 128 KiB within 5 % (235 .. 2,513 MiB/s): the MiB/s
+    # of 128 KiB is held past it (the least-squares line said 3,507 at 512 KiB, measured 1,616)
+    past = np.asarray(forecast.x) > 128
+    assert estimate[past] == pytest.approx(np.full(past.sum(), 2513.0), abs=1)
     edge = np.asarray(band.y)
     assert edge.min() < 1616 < edge.max()  # the band holds the measured fall
     known = KnownLimits(iops_max=2600 * 1024 / 128, limit="a 2,600 MiB/s volume",

@@ -24,8 +24,11 @@ ceiling's fixed cost said 300,250 and the slowest line says 374,914. On 16 block
 of a VM's disk recorded to judge it (tests/data/fio_sweeps/bs_grid.csv), four times and more
 past 4 .. 64 KiB: median error 37.6 -> 33.3 % (the disk's byte path over-drives there: holding
 the MiB/s does better); below 64 .. 1024 KiB: unchanged. Where no line passes every point
-within that scatter (the MiB/s fell, or the time per I/O is no line in the block size), the
-least-squares line stands.
+within that scatter (the MiB/s fell, or the time per I/O is no line in the block size), larger
+blocks get the MiB/s of the largest size measured, held (the byte rate is what binds there and
+the sizes measured show no cost that grows it: on the same sweeps 33.3 -> 15.8 %, largest
+184.6 -> 54.6 %), smaller ones the least-squares line (holding the smallest size's IOPS does
+worse there: 21.6 -> 46.4 %).
 
 :func:`forecast_block_size` gives that estimate inside those bounds. Far past the sizes
 measured (more than :data:`FAR` times) into a regime the data do not show (large blocks from a
@@ -117,6 +120,8 @@ def forecast_block_size(
         if line is not None:
             costs = {**fit, "op_us": line[0], "bw_mib_s": line[1]}
             est = np.where(past, np.asarray(op_cost_iops(at_arr, **costs), float), est)
+        elif per_byte:  # no cost line: the byte rate the largest size reached binds
+            est = np.where(past, x_hi * hi / at_arr, est)
     # a relative scatter as a factor either way: a poor fit's band stays above zero
     lower, upper = est / (1 + scatter), est * (1 + scatter)
     notes = list(fit.notes)
