@@ -26,7 +26,7 @@ from anfperf.ingest import read_fio_json, read_vdbench
 from anfperf.models.curves.mix import mix_throughput
 from anfperf.models.curves.op_cost import op_cost_iops
 from anfperf.models.forecast import forecast_mix
-from anfperf.models.forecast.block import NOISE_FLOOR, forecast_block_size
+from anfperf.models.forecast.block import NOISE_FLOOR, admitted_lines, forecast_block_size
 from anfperf.units import KIB_PER_MIB
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -378,10 +378,7 @@ def line_band(
     also holds what the model leaves out (an over-driven byte path past the largest size, a
     time per I/O that is no line in the block size).
     """
-    t_us = 1e6 / np.asarray(iops_fit, float)
-    design = np.column_stack([np.ones_like(t_us), np.asarray(bs_fit, float)])
-    a_ub = np.vstack([design, -design])
-    b_ub = np.r_[t_us * (1 + NOISE_FLOOR), -t_us / (1 + NOISE_FLOOR)]
+    a_ub, b_ub = admitted_lines(bs_fit, iops_fit, NOISE_FLOOR)
     lower, upper = [], []
     for b in np.asarray(bs_at, float):
         fast = linprog([1.0, b], A_ub=a_ub, b_ub=b_ub, bounds=[(0, None)] * 2)

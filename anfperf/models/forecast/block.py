@@ -181,10 +181,7 @@ def slowest_line(
         op_us [us] and bw_mib_s [MiB/s] (inf when ``c`` is 0) of that line; None when no line
         passes every point.
     """
-    t_us = 1e6 / np.asarray(iops, float)
-    design = np.column_stack([np.ones_like(t_us), np.asarray(bs_kib, float)])
-    a_ub = np.vstack([design, -design])
-    b_ub = np.r_[t_us * (1 + scatter), -t_us / (1 + scatter)]
+    a_ub, b_ub = admitted_lines(bs_kib, iops, scatter)
     objective = [0.0, -1.0] if per_byte else [-1.0, 0.0]
     res = linprog(objective, A_ub=a_ub, b_ub=b_ub, bounds=[(0, None), (0, None)])
     if not res.success:
@@ -193,3 +190,14 @@ def slowest_line(
     # c us per KiB: 1e6 / c KiB a second
     bw_mib_s = 1e6 / (KIB_PER_MIB * c_us_per_kib) if c_us_per_kib > 0 else math.inf
     return a_us, bw_mib_s
+
+
+def admitted_lines(
+    bs_kib: np.ndarray, iops: np.ndarray, scatter: float
+) -> tuple[np.ndarray, np.ndarray]:
+    """The lines a time per I/O ``a + c bs`` [us] (``a, c >= 0``) may take to pass every
+    measured point within the factor ``1 + scatter`` either way, as the inequalities
+    ``A_ub @ (a, c) <= b_ub`` of :func:`scipy.optimize.linprog`."""
+    t_us = 1e6 / np.asarray(iops, float)
+    design = np.column_stack([np.ones_like(t_us), np.asarray(bs_kib, float)])
+    return np.vstack([design, -design]), np.r_[t_us * (1 + scatter), -t_us / (1 + scatter)]
