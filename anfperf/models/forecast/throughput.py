@@ -282,7 +282,8 @@ def _plateau(
     notes: list[str],
 ) -> Forecast:
     """A levelled sweep: the best rate reached, held; the band allows an over-driven fall and
-    growth at the largest elasticity the sweep's end allows (`growth`, slope + 1 s.e.);
+    growth from the largest elasticity the sweep's end allows (`growth`, slope + 1 s.e.,
+    fading: :func:`_rise`);
     `ratios`: the concurrencies over the last measured and over the first saturated one."""
     ratio, fall_ratio = ratios
     if known.known and best >= AT_LIMIT * known.iops_max:
