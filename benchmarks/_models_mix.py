@@ -488,7 +488,7 @@ def grid_block_cases() -> list[dict]:
         ("4..64 KiB -> 256..1024 KiB", lambda b: b <= 64, lambda b: b >= 256),
         ("64..1024 KiB -> 4..16 KiB", lambda b: b >= 64, lambda b: b <= 16),
     ):
-        parts = {"the forecast (slowest line, or the MiB/s held)": [[] for _ in range(5)],
+        parts = {"the forecast": [[] for _ in range(5)],
                  "least-squares line (before)": [[] for _ in range(5)],
                  LINE_BAND_ROW: [[] for _ in range(5)]}  # fmt: skip
         for _, sweep in grid.groupby(["rw", "iodepth"]):
@@ -502,7 +502,7 @@ def grid_block_cases() -> list[dict]:
             near = [np.argmin(np.abs(np.log(bs[k] / b))) for b in bs[rest]]
             flat = iops[k][near] * bs[k][near] / bs[rest]
             lsq = np.clip(op_cost_iops(bs[rest], **fc.params), fc.lower, fc.upper)
-            for name, est in (("the forecast (slowest line, or the MiB/s held)", fc.estimate),
+            for name, est in (("the forecast", fc.estimate),
                               ("least-squares line (before)", lsq)):  # fmt: skip
                 for part, v in zip(parts[name], (iops[rest], est, flat, fc.lower, fc.upper),
                                    strict=True):  # fmt: skip

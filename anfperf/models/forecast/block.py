@@ -27,8 +27,10 @@ the MiB/s does better); below 64 .. 1024 KiB: unchanged. Where no line passes ev
 within that scatter (the MiB/s fell, or the time per I/O is no line in the block size), larger
 blocks get the MiB/s of the largest size measured, held (the byte rate is what binds there and
 the sizes measured show no cost that grows it: on the same sweeps 33.3 -> 15.8 %, largest
-184.6 -> 54.6 %), smaller ones the least-squares line (holding the smallest size's IOPS does
-worse there: 21.6 -> 46.4 %).
+184.6 -> 54.6 %; the geometric middle of that and the least-squares line, 24.4 %), smaller
+ones the geometric middle of the least-squares line and the smallest size's IOPS held, the two
+readings that bracket them when the fixed cost is not in the data (21.6 -> 17.8 %, largest
+140.5 -> 37.7 %; the IOPS held alone, 46.4 %).
 
 :func:`forecast_block_size` gives that estimate inside those bounds. Far past the sizes
 measured (more than :data:`FAR` times) into a regime the data do not show (large blocks from a
@@ -122,6 +124,8 @@ def forecast_block_size(
             est = np.where(past, np.asarray(op_cost_iops(at_arr, **costs), float), est)
         elif per_byte:  # no cost line: the byte rate the largest size reached binds
             est = np.where(past, x_hi * hi / at_arr, est)
+        else:  # no cost line: between the fit's fixed cost and the smallest size's IOPS held
+            est = np.where(past, np.sqrt(np.maximum(est, x_lo) * x_lo), est)
     # a relative scatter as a factor either way: a poor fit's band stays above zero
     lower, upper = est / (1 + scatter), est * (1 + scatter)
     notes = list(fit.notes)
