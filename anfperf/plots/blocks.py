@@ -21,7 +21,7 @@ from anfperf.analysis.blocks import FELL, MIN_SIZES, BlockReading, block_reading
 from anfperf.analysis.sweep import summary_rows
 from anfperf.errors import AnfperfError, ModelError
 from anfperf.models.curves.op_cost import op_cost_iops
-from anfperf.models.forecast.block import FAR, forecast_block_size
+from anfperf.models.forecast.block import FAR, NO_LINE, forecast_block_size
 from anfperf.models.forecast.known import KnownLimits
 from anfperf.plots._style import (
     BAND_COLOR,
@@ -93,7 +93,7 @@ def block_size(
     sizes = [size for d in drawn for size in d.sizes_kib]
     top = max(d.top_mib_s for d in drawn)
     if len(drawn) == 1:
-        subtitle(fig, drawn[0].costs, drawn[0].refused)
+        subtitle(fig, drawn[0].costs, drawn[0].refused, drawn[0].said)
     else:  # each sweep's costs are in its curve's hover and the run's fit notes
         fell = [sweep.label for sweep, d in zip(sweeps, drawn, strict=True) if d.refused]
         if fell:
@@ -116,6 +116,7 @@ class _Drawn(NamedTuple):
     top_mib_s: float  # the highest measured or estimated MiB/s drawn
     costs: str  # each I/O's costs, in words ("" when not fitted)
     refused: str  # why larger blocks are not predicted ("" when they are)
+    said: str = ""  # how they are predicted when not by the costs' line
 
 
 def _add_sweep(
@@ -157,15 +158,16 @@ def _add_sweep(
         why = (f"larger blocks not predicted: the MiB/s fell {reading.fall:.0%} past its peak "
                f"at {reading.peak_bs_kib:g} KiB")  # fmt: skip
         return _Drawn([lo, hi], top, costs, why)
-    reach, estimate, why = _add_larger_blocks(fig, reading, known, prefix, color)
-    return _Drawn([lo, reach], max(top, estimate), costs, why)
+    reach, estimate, why, said = _add_larger_blocks(fig, reading, known, prefix, color)
+    return _Drawn([lo, reach], max(top, estimate), costs, why, said)
 
 
 def _add_larger_blocks(
     fig: go.Figure, reading: BlockReading, known: KnownLimits | None, prefix: str, color: str
-) -> tuple[float, float, str]:
+) -> tuple[float, float, str, str]:
     """The forecast past the largest size, to FAR times it: its estimate and band. Returns
-    the largest block size drawn [KiB], the highest estimate [MiB/s] and why none is drawn."""
+    the largest block size drawn [KiB], the highest estimate [MiB/s], why none is drawn and
+    how it is made when not by the costs' line."""
     hi = float(reading.bs_kib[-1])
     limit = known.bw_mib_s if known is not None and known.known else None
     at = np.geomspace(hi, FAR * hi, CURVE_POINTS // 3)
@@ -174,10 +176,10 @@ def _add_larger_blocks(
         try:
             fc = forecast_block_size(reading.bs_kib, reading.iops, at, limit_mib_s=limit)
         except ModelError as exc:
-            return hi, 0.0, f"larger blocks not predicted: {exc}"
+            return hi, 0.0, f"larger blocks not predicted: {exc}", ""
     ok = np.isfinite(fc.estimate)
     if not ok.any():
-        return hi, 0.0, fc.says()
+        return hi, 0.0, fc.says(), ""
     x, scale = at[ok], at[ok] / KIB_PER_MIB
     upper = np.where(np.isfinite(fc.upper[ok]), fc.upper[ok], fc.estimate[ok]) * scale
     fig.add_scatter(
@@ -191,4 +193,5 @@ def _add_larger_blocks(
                                   "dash": "dot"},
         hovertemplate="forecast: %{y:,.1f} MiB/s at %{x:,.0f} KiB<extra></extra>",
     )  # fmt: skip
-    return float(x.max()), float(np.max(fc.estimate[ok] * scale)), ""
+    said = next((note for note in fc.notes if note.startswith(NO_LINE)), "")
+    return float(x.max()), float(np.max(fc.estimate[ok] * scale)), "", said

@@ -306,6 +306,7 @@ def test_larger_blocks_hold_the_mib_s_where_no_cost_line_passes_the_sizes():
     assert slowest_line(bs[small], iops[small], NOISE_FLOOR, per_byte=True) is None
     fc = forecast_block_size(bs[small], iops[small], bs[large])
     assert fc.estimate * bs[large] / 1024 == pytest.approx([2348] * 3, abs=1)
+    assert "within 5 %: larger blocks hold the 2,348 MiB/s of 64 KiB" in " ".join(fc.notes)
     assert fc.estimate / iops[large] - 1 == pytest.approx([-0.144, 0.065, 0.186], abs=0.002)
     line = op_cost_iops(bs[large], **fit_op_cost(bs[small], iops[small]))
     assert line / iops[large] - 1 == pytest.approx([0.057, 0.386, 0.586], abs=0.002)
@@ -331,6 +332,7 @@ def test_smaller_blocks_take_the_middle_where_no_cost_line_passes_the_sizes():
     held = iops[bs == 64][0]
     line = float(op_cost_iops(16.0, **fit_op_cost(bs[large], iops[large])))
     assert fc.estimate[2] == pytest.approx(np.sqrt(line * held), rel=1e-9)
+    assert "smaller blocks take the geometric middle" in " ".join(fc.notes)
     truth = iops[bs == 16][0]
     assert (line / truth - 1, held / truth - 1) == pytest.approx((1.10, -0.498), abs=0.005)
     assert fc.estimate[2] / truth - 1 == pytest.approx(0.027, abs=0.002)

@@ -57,6 +57,9 @@ from anfperf.units import KIB_PER_MIB
 FAR = 4.0
 #: A measured point's repeat scatter the band allows at least [-].
 NOISE_FLOOR = 0.05
+#: How a forecast's note begins when no cost line passes the sizes measured.
+NO_LINE = "no per-operation + per-byte line passes the sizes measured"
+
 #: Fall of the byte rate past the largest size measured, per doubling of the block size [-]:
 #: more bytes in flight over-drive the path. Real sweeps of a VM disk at queue depth 16 .. 64
 #: keep 0.77 .. 0.89 of their peak MiB/s at twice the peak's size and 0.64 at four times
@@ -115,6 +118,7 @@ def forecast_block_size(
     scatter = max(NOISE_FLOOR, float(np.max(np.abs(fit.y_fit / x - 1.0))))
     est = np.asarray(op_cost_iops(at_arr, **fit), float)
     free = cost_points(bs, x, **caps)
+    held: list[str] = []
     for past, per_byte in ((at_arr > bs.max(), True), (at_arr < bs.min(), False)):
         if not np.any(past):
             continue
@@ -123,12 +127,19 @@ def forecast_block_size(
             costs = {**fit, "op_us": line[0], "bw_mib_s": line[1]}
             est = np.where(past, np.asarray(op_cost_iops(at_arr, **costs), float), est)
         elif per_byte:  # no cost line: the byte rate the largest size reached binds
-            est = np.where(past, x_hi * hi / at_arr, est)
+            est = np.where(at_arr >= hi, x_hi * hi / at_arr, est)
+            held.append(
+                f"larger blocks hold the {x_hi * hi / KIB_PER_MIB:,.0f} MiB/s of {hi:g} KiB"
+            )
         else:  # no cost line: between the fit's fixed cost and the smallest size's IOPS held
             est = np.where(past, np.sqrt(np.maximum(est, x_lo) * x_lo), est)
+            held.append(f"smaller blocks take the geometric middle of the least-squares line and "
+                        f"the {x_lo:,.0f} IOPS of {lo:g} KiB held")  # fmt: skip
     # a relative scatter as a factor either way: a poor fit's band stays above zero
     lower, upper = est / (1 + scatter), est * (1 + scatter)
     notes = list(fit.notes)
+    if held:
+        notes.append(f"{NO_LINE} within {NOISE_FLOOR * 100:g} %: {'; '.join(held)}")
     up, down = at_arr > hi, at_arr < lo
     ratio_up, ratio_down = at_arr / hi, lo / at_arr
     # larger blocks: IOPS no more than at the largest size, MiB/s no less (less a fall)
