@@ -14,7 +14,7 @@ and the band's median width relative to the estimate:
    ANF with their volume's limit given (large volume: its 12,800 MiB/s cap; breakthrough mode,
    which has no QoS cap: the published write throughput of the mode, 21,202 MiB/s): coverage
    >= 80 %, median <= 15 %, band width <= 60 %, and the load at 1 and 2 ms within 10 % of the
-   measured where the curve reaches it;
+   measured and inside its band, where the curve reaches it;
 3. read/write mix and block size (``benchmarks/_models_mix.py``) when present.
 
 Printed for context, not judged: the stacked curve alone (``holdout_check``, what reports drew
@@ -204,9 +204,11 @@ def judged_latency() -> list[dict]:
                 continue
             measured = findings.iops_at_latency_measured(ops, lat, slo)
             off = est / measured - 1
-            slo_ok &= abs(off) * 100 <= SLO_LOAD_PCT
+            inside = low <= measured <= high
+            slo_ok &= abs(off) * 100 <= SLO_LOAD_PCT and inside
             print(f"  ops at {slo:g} ms: predicted {est:,.0f} ({low:,.0f} .. {high:,.0f}), "
-                  f"measured {measured:,.0f} ({off:+.1%})")  # fmt: skip
+                  f"measured {measured:,.0f} ({off:+.1%}, {'inside' if inside else 'outside'} "
+                  "the band)")  # fmt: skip
         met = (check["predictable"] and check["coverage"] >= TARGETS["coverage"]
                and check["median_err_pct"] <= LATENCY_MEDIAN_PCT
                and check["median_rel_width"] <= TARGETS["rel_width"] and beats_flat(check)
@@ -364,7 +366,7 @@ def main(argv: list[str] | None = None) -> int:
     t = TARGETS
     print(f"\nJudged (throughput: median <= {t['median_err_pct']:g} %, max <= "
           f"{t['max_err_pct']:g} %; latency: median <= {LATENCY_MEDIAN_PCT:g} %, band width <= "
-          f"{t['rel_width']:.0%}, load at 1 and 2 ms within {SLO_LOAD_PCT:g} %; all: coverage >= "
+          f"{t['rel_width']:.0%}, load at 1 and 2 ms within {SLO_LOAD_PCT:g} % and in its band; all: coverage >= "
           f"{t['coverage']:.0%} and better than 'flat' (last fitted value held) on median and "
           "max, unless the model answers the flat line itself; mix and block size: median and "
           "max within their targets, and where a limit is known the band width too):")  # fmt: skip
