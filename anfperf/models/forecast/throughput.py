@@ -218,7 +218,9 @@ def forecast_throughput(
             "clients is known: nothing says where it stops; measure higher or give the volume"
         )
         return refused(at_arr, _floor(float(x[-1]), scatter, ratio), why)
-    bounds = (_floor(float(x[-1]), scatter, ratio), _rise(best, scatter, ratio, late + late_se))
+    # within the data the curve and its band stand: the reach is of the points past them
+    rise = np.where(ratio > 1.0, _rise(best, scatter, ratio, late + late_se), 0.0)
+    bounds = (_floor(float(x[-1]), scatter, ratio), rise)
     return _fitted(n, x, at_arr, bounds, cap, known, notes, (level, draws), fit)
 
 
