@@ -65,6 +65,9 @@ FALL_CAP = 0.4
 #: law's, 1 / (1 + s (N - 1)), halves per doubling once s N >> 1; the most it then gains is
 #: 4 ** elasticity.
 ELASTICITY_KEPT = 0.5
+#: Share of a known limit the last point of a sweep reaches to have reached it, however fast
+#: it rose there: a QoS limit throttles, more in flight gives no more (held at the limit).
+REACHED = 0.95
 #: Share of a known limit at which a levelled sweep is taken to be held by that limit.
 AT_LIMIT = 0.85
 #: Share below the best rate of its last points at which a sweep's last point shows a fall.
@@ -189,7 +192,8 @@ def forecast_throughput(
     early = _elasticity(n[:half], x[:half])[0]
     best = float(np.max(x[-half:]))
     ratio = at_arr / float(n[-1])
-    if late < LEVEL_SLOPE:
+    reached = known.known and float(x[-1]) >= REACHED * known.iops_max
+    if late < LEVEL_SLOPE or reached:
         if x[-1] < best * (1.0 - FALLEN) and late < 0:
             fell = _past_peak(at_arr, ratio, best, float(x[-1]), late, cap, notes)
             if x[-2] < best * (1.0 - FALLEN) or n.size <= MIN_POINTS:
