@@ -10,8 +10,9 @@ Three things bound what more I/Os in flight can give, whatever curve is fitted:
   a plateau the band allows a fall of :data:`FALL_PER_DOUBLING` per doubling of concurrency,
   up to :data:`FALL_CAP` (real sweeps: fio 4 KiB reads here fall 20 % at 8x past their plateau).
 
-:func:`forecast_throughput` reads the sweep's end: levelled (hold the best rate reached, the
-flat line, with that fall in the band), fallen past its peak (over two points or more: one
+:func:`forecast_throughput` reads the sweep's end: levelled, or at :data:`REACHED` of a known
+limit or more however fast it rose there (hold the best rate reached, the flat line, with that
+fall in the band; at a limit, up to it), fallen past its peak (over two points or more: one
 point dips as far in a noisy run, so a fall on the last point alone is read without it, the
 band reaching down to the fall), still rising with curvature (the default stacked curve
 of :mod:`anfperf.models.curves.blend` and its band, capped by the bounds; a curve that turns
