@@ -121,6 +121,7 @@ def measure(
     file_size_mib: int = 64,
     progress: bool = True,
     on_phase: Callable[[str], None] | None = None,
+    warmup_s: int = 1,
 ) -> list[Path]:
     """Run the demo sweep with fio on this machine; returns the runs' folders.
 
@@ -129,7 +130,8 @@ def measure(
     (default: the system's temporary folder), removed when the runs end, whether they succeed,
     fail or are interrupted. `progress` draws one bar over all workloads ("measuring 2/4
     Mix8k", the time left of the whole sweep); `on_phase` is told each workload as it starts
-    (for a log or a pipe, where no bar is drawn).
+    (for a log or a pipe, where no bar is drawn). `point_s`, `file_size_mib` and `warmup_s`
+    are those of :func:`demo_workloads`.
 
     Raises
     ------
@@ -155,7 +157,7 @@ def measure(
     parent = Path(directory) if directory is not None else Path(tempfile.gettempdir())
     if not parent.is_dir():
         raise AnfperfError(f"{parent}: no such folder to measure in")
-    workloads = demo_workloads(point_s, file_size_mib)
+    workloads = demo_workloads(point_s, file_size_mib, warmup_s)
     try:
         scratch = Path(tempfile.mkdtemp(prefix="anfperf-demo-", dir=parent))
     except OSError as exc:
@@ -224,6 +226,7 @@ def run_demo(
     file_size_mib: int = 64,
     progress: bool = True,
     on_phase: Callable[[str], None] | None = None,
+    warmup_s: int = 1,
 ) -> DemoResult:
     """Measure (or take the bundled samples), store, model and report.
 
@@ -233,7 +236,7 @@ def run_demo(
         Where the raw run (``raw/``), the store (``store/``) and ``report.html`` go.
     measure_here : bool
         Measure this machine with fio; False reports the bundled real samples.
-    directory, point_s, file_size_mib, progress
+    directory, point_s, file_size_mib, progress, warmup_s
         As in :func:`measure`.
     on_phase : callable, optional
         Told each phase as it starts, in words: each workload measured, reading, reporting
@@ -263,7 +266,7 @@ def run_demo(
     if measure_here:
         run_dirs = measure(out / "raw", directory=directory, point_s=point_s,
                            file_size_mib=file_size_mib, progress=progress,
-                           on_phase=None if progress else say)  # fmt: skip
+                           on_phase=None if progress else say, warmup_s=warmup_s)  # fmt: skip
         inputs = run_dirs
     else:
         run_dirs, inputs = [], [samples]
