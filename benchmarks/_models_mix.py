@@ -480,8 +480,9 @@ LINE_BAND_ROW = "band of the lines the sizes fitted admit, where one does"
 def grid_block_cases() -> list[dict]:
     """The 16 block-size sweeps of tests/data/fio_sweeps/bs_grid.csv (a VM's disk, recorded to
     judge the slowest-line estimate), 4x and more past the sizes fitted, every sweep's points
-    pooled: the forecast, and the least-squares line inside the same bounds (the estimate
-    before). Flat baseline: the MiB/s of the nearest size fitted held."""
+    pooled: the forecast, the least-squares line inside the same bounds (the estimate before)
+    and, over the sweeps where one passes, the band of the lines the sizes fitted admit
+    (:func:`line_band`). Flat baseline: the MiB/s of the nearest size fitted held."""
     grid = pd.read_csv(FIO_SWEEPS / "bs_grid.csv")
     out = []
     for label, fitted, predicted in (
