@@ -366,9 +366,9 @@ def main(argv: list[str] | None = None) -> int:
     t = TARGETS
     print(f"\nJudged (throughput: median <= {t['median_err_pct']:g} %, max <= "
           f"{t['max_err_pct']:g} %; latency: median <= {LATENCY_MEDIAN_PCT:g} %, band width <= "
-          f"{t['rel_width']:.0%}, load at 1 and 2 ms within {SLO_LOAD_PCT:g} % and in its band; "
-          f"all: coverage >= {t['coverage']:.0%} and better than 'flat' (last fitted value held) on median and "
-          "max, unless the model answers the flat line itself; mix and block size: median and "
+          f"{t['rel_width'] * 100:g} %, load at 1 and 2 ms within {SLO_LOAD_PCT:g} % and in its "
+          f"band; all: coverage >= {t['coverage'] * 100:g} % and better than 'flat' (last fitted "
+          "value held) on median and max, unless the model answers the flat line itself; mix and block size: median and "
           "max within their targets, and where a limit is known the band width too):")  # fmt: skip
     print(show(judged))
     print("\nContext (not judged; '-': no number, the forecast says the data cannot tell):")
