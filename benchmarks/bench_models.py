@@ -180,7 +180,7 @@ def every_sweep(draws: int) -> None:
     numbers = sum(bool(c["predictable"]) for c in checks.values())
     print(f"\nThe concurrency forecast on every real sweep of the repository ({len(table)}, lower "
           f"half fitted): a number on {numbers}; honest on {int(table['honest'].sum())} (no "
-          f"number, or the band holds >= {TARGETS['coverage']:.0%} of the later points); every "
+          f"number, or the band holds >= {TARGETS['coverage'] * 100:g} % of the later points); every "
           f"throughput target met on {int(table['met'].sum())}")  # fmt: skip
     print(table.to_string(index=False, float_format=lambda v: f"{v:.2f}"))
 
