@@ -19,6 +19,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
+from anfperf.analysis.sweep import sweep_points
 from anfperf.ingest import read_many, read_vdbench
 from anfperf.models import forecast_throughput, judge_forecast
 from anfperf.models.forecast import TARGETS
@@ -29,9 +30,8 @@ SWEEPS = DATA / "fio_sweeps"
 
 
 def _per_count(frame: pd.DataFrame) -> tuple[np.ndarray, np.ndarray]:
-    """Median IOPS per count in flight of a frame's summary rows (direction 'total')."""
-    rows = frame[frame["is_summary"] & (frame["direction"] == "total")]
-    per = rows.groupby("outstanding")["iops"].median()
+    """Median IOPS per count in flight of a frame's runs (repeated passes of a sweep)."""
+    per = sweep_points(frame, "outstanding", "iops").groupby("outstanding")["iops"].median()
     return per.index.to_numpy(float), per.to_numpy(float)
 
 
