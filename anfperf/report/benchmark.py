@@ -548,8 +548,9 @@ def run_sections(
 
     The chart already shown at the top of the page (`shown`) is not repeated; a chart with
     nothing to draw is one line of text. A mixed step of a run without pure ends of its own is
-    set against the pure runs beside it (:mod:`anfperf.analysis.mixes`). A run whose load points an adaptive sweep chose
-    (`adaptive`: :func:`anfperf.analysis.provenance.adaptive_table`) lists why each one ran.
+    set against the pure runs beside it (:mod:`anfperf.analysis.mixes`). A run whose load
+    points an adaptive sweep chose (`adaptive`:
+    :func:`anfperf.analysis.provenance.adaptive_table`) lists why each one ran.
     """
     from anfperf.report.page import Section, text
 

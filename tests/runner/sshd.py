@@ -153,14 +153,6 @@ class SshServer:
                 todo.append(child)
         return out
 
-    def once_running(
-        self, name: str, action: Callable[[], None], *, timeout_s: float = 30.0
-    ) -> threading.Thread:
-        """Call `action` in a thread as soon as a process called `name` (its /proc comm) runs
-        below the listener: a fault "mid run" that does not race a slow start on a loaded
-        machine (:func:`once_running`)."""
-        return once_running([self], name, action, timeout_s=timeout_s)
-
     def crash(self) -> None:
         """The host dies: the listener, every session and everything they run, at once."""
         pids = [*self.descendants(), self.proc.pid] if self.proc else []
@@ -343,8 +335,9 @@ def once_running(
     delay_s: float = 0.0,
     timeout_s: float = 30.0,
 ) -> threading.Thread:
-    """Call `action` in a thread once a process called `name` runs below every one of
-    `servers` (and `delay_s` more have passed: the task has done some work). At `timeout_s`
+    """Call `action` in a thread once a process called `name` (its /proc comm) runs below
+    every one of `servers` (and `delay_s` more have passed: the task has done some work): a
+    fault "mid run" that does not race a slow start on a loaded machine. At `timeout_s`
     without them, `action` runs anyway: the test then fails saying what it found."""
 
     def started(server: SshServer) -> bool:

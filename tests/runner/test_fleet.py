@@ -186,7 +186,7 @@ def test_a_host_dying_mid_run_is_recorded_and_resume_reruns_only_it(own_fleet, t
         h: fio_task(fio_job(tmp_path, h, runtime=3), name="job", duration_s=3) for h in inv.names
     }
     plan = RunPlan(steps=(RunStep("job", tasks),))
-    own_fleet.servers[0].once_running("fio", own_fleet.servers[0].crash)  # vm1 dies mid run
+    once_running(own_fleet.servers[:1], "fio", own_fleet.servers[0].crash)  # vm1 dies mid run
     manifest = run_inventory(plan, inv, tmp_path / "raw")
     vm1, vm2 = manifest.task(0, "vm1"), manifest.task(0, "vm2")
     assert vm1["status"] == "lost" and "connection lost" in vm1["reason"], vm1

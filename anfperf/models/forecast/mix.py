@@ -180,7 +180,7 @@ def _along_curve(
     if not (math.isfinite(value) and math.isfinite(lo)):
         return fallback
     cap = float(rates[-1] * count / counts[-1])  # Little's law: latency does not fall
-    return min(value, cap), min(lo, cap), min(hi, cap) if math.isfinite(hi) else cap
+    return min(value, cap), min(lo, cap), min(hi, cap)  # an unbounded band: the cap
 
 
 def _counts(outstanding: object, n_points: int) -> np.ndarray:
