@@ -7,6 +7,7 @@ import json
 import os
 import re
 import shutil
+import signal
 import subprocess
 from collections.abc import Iterator
 from pathlib import Path
@@ -161,6 +162,17 @@ SLOW_MARKERS = ("fio", "ssh", "vdbench")
 SLOW_FIXTURES = frozenset(
     {"fio_bin", "local_fio_run", "ssh_fleet", "own_fleet", "netns_fleet", "wheel_venv", "browser"}
 )
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    """Ctrl-C as a terminal delivers it, in every worker and the processes the tests start.
+
+    A shell without job control starts a background command (``make test &``, ``nohup``) with
+    SIGINT ignored, and that is inherited: the tests that press Ctrl-C on a run would then
+    test nothing. A handler of Python's own is reset to the default in a child at exec.
+    """
+    if signal.getsignal(signal.SIGINT) is signal.SIG_IGN:
+        signal.signal(signal.SIGINT, signal.default_int_handler)
 
 
 @pytest.hookimpl(tryfirst=True)  # before -m deselects
