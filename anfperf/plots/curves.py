@@ -836,6 +836,9 @@ def mix(
         measured: 'mix model (harmonic, exact at its 2 read shares)') and, when there is one
         sweep, '95 % band of the mix model' (:func:`anfperf.models.mix_band`). Several sweeps
         (a grid's counts in flight) get one legend entry each, 'measured' named by its error.
+        A sweep without pure reads or writes: its model and band are drawn over the read shares
+        measured only (an end not measured is an extrapolation), and a line under the title
+        says so.
 
     Raises
     ------
@@ -905,7 +908,17 @@ def mix(
         except ModelError as exc:
             subtitle(fig, f"no mix model: {exc}", prefix=p)
             continue
-        grid = np.linspace(0.0, 100.0, 101)
+        # an end not measured is an extrapolation the band may not bound: drawn up to the
+        # read shares measured only
+        ends = [e for e in ("write_max", "read_max") if e not in fit.fixed]
+        span = (float(pct.min()) if "write_max" in ends else 0.0,
+                float(pct.max()) if "read_max" in ends else 100.0)  # fmt: skip
+        grid = np.linspace(*span, 101)
+        if ends:
+            missing = " and ".join("pure writes" if e == "write_max" else "pure reads"
+                                   for e in ends)  # fmt: skip
+            subtitle(fig, f"no {missing} measured: the model is drawn over the read shares "
+                          "measured only", prefix=p)  # fmt: skip
         # through two read shares the model fits exactly: an error of 0 would claim too much
         error = (
             f"MdAPE {fit.mdape_pct:.1f} %"

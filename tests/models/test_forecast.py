@@ -190,9 +190,20 @@ def test_a_stalled_run_is_left_out_and_a_band_that_cannot_be_drawn_is_not_an_err
     assert fc.notes[1].endswith("a stalled run, left out")
     assert np.all((fc.lower <= iops[~seen]) & (iops[~seen] <= fc.upper))
     assert np.max(fc.estimate) < 1.5 * np.max(iops)  # through the stall: 485,559 at QD 256
-    # read with the stall, no bootstrap resample of QD 1..19 refits: the forecast said so with
-    # a ModelError; the band is now the curve's own record past each prefix
+    # read with the stall (its relative residual, centred and scaled for the parameters fitted,
+    # -329 %): the bootstrap puts the log residuals back instead, factors that stay positive
+    # (every resample had a negative point and none refitted: a ModelError, then the band of
+    # the curve's own record alone)
     monkeypatch.setattr(throughput, "STALL_SHARE", 0.0)
+    fc = forecast_throughput(depth[seen], iops[seen], depth[~seen])
+    assert not any("the band is the curve's own record" in n for n in fc.notes)
+    assert np.all((fc.lower <= iops[~seen]) & (iops[~seen] <= fc.upper))
+
+    # no refit at all: the record past each prefix is the band, and the notes say why
+    def no_band(*args, **kwargs):
+        raise ModelError("no bootstrap refit of the usl fit converged: no band")
+
+    monkeypatch.setattr(throughput, "predict_band", no_band)
     fc = forecast_throughput(depth[seen], iops[seen], depth[~seen])
     assert any("the band is the curve's own record past each prefix alone" in n for n in fc.notes)
     assert np.all((fc.lower <= iops[~seen]) & (iops[~seen] <= fc.upper))

@@ -151,3 +151,27 @@ def test_block_size_ceilings_hold():
     for bad in ({"max_iops": -1}, {"limit_mib_s": 0}, {"client_mib_s": "fast"}):
         with pytest.raises(ModelError, match=next(iter(bad))):
             quiet_fit([4, 64], [100_000, 20_000], **bad)
+
+
+def test_a_limit_the_sizes_measured_pass_is_left_out_of_the_block_forecast():
+    # Learn's reads reach 3,600 MiB/s at 64 KiB and 388,000 IOPS at 4 KiB: a volume limit of
+    # 1,000 MiB/s or an operation ceiling of 100,000 IOPS given with them is not what they ran
+    # under. Kept, the limit put the band past 256 KiB under its own floor (1,301 .. 1,000 IOPS
+    # at 1 MiB), the ceiling held 1 KiB at 100,000 IOPS, a band of no width
+    from anfperf.models.forecast import forecast_block_size
+
+    bs, iops = learn("read")
+    at = [1, 1024, 4096]
+    alone = forecast_block_size(bs, iops, at)
+    for caps, note in (
+        ({"limit_mib_s": 1000.0}, "measured 3,600 MiB/s, above the limit_mib_s given (1,000)"),
+        ({"max_iops": 100_000.0}, "measured 388,000 IOPS, above the max_iops given (100,000)"),
+    ):
+        fc = forecast_block_size(bs, iops, at, **caps)
+        assert any(n.startswith(note) and n.endswith("left out") for n in fc.notes)
+        assert fc.estimate == pytest.approx(alone.estimate)
+        assert np.all(fc.lower <= fc.estimate) and np.all(fc.estimate <= fc.upper)
+    # a limit they stay under binds as before (the 4,500 MiB/s of a regular volume)
+    capped = forecast_block_size(bs, iops, at, limit_mib_s=4500.0)
+    assert not any("left out" in n for n in capped.notes)
+    assert capped.upper[1:] * np.array(at[1:]) / 1024 == pytest.approx([4500, 4500])

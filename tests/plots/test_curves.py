@@ -439,6 +439,24 @@ def test_mix_of_two_read_shares_states_no_error():
     assert np.interp(50.0, model.x, model.y) == pytest.approx(1 / (0.5 / read + 0.5 / write))
 
 
+def test_mix_without_pure_runs_is_drawn_over_the_read_shares_measured(frame):
+    # the sample sweep's nine mixes (10 .. 90 % reads) without its pure runs: the model is not
+    # drawn past the shares measured, where its band cannot bound it; the chart says why
+    mixes = frame[~frame["read_pct"].isin([0, 100])]
+    fig = curves.mix(mixes)
+    band, measured, model = fig.data
+    assert list(measured.x) == list(np.arange(10.0, 91.0, 10.0))
+    assert (model.x[0], model.x[-1]) == (10, 90) and (min(band.x), max(band.x)) == (10, 90)
+    assert (
+        "no pure writes and pure reads measured: the model is drawn over the read shares "
+        "measured only" in fig.layout.title.text
+    )
+    # with them, the whole width and no such line
+    whole = curves.mix(frame)
+    assert (whole.data[2].x[0], whole.data[2].x[-1]) == (0, 100)
+    assert "measured only" not in whole.layout.title.text
+
+
 # --------------------------------------------------------------------------------------------
 # bad input
 

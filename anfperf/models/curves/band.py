@@ -114,7 +114,8 @@ def predict_band(
     -------
     pandas.DataFrame
         Columns x, estimate (the fit's own curve), lower, upper (the central `level` share of
-        the draws; NaN where fewer than half the draws are finite) and rel_width
+        the draws, widened to hold the estimate; NaN where fewer than half the draws are
+        finite) and rel_width
         (``(upper - lower) / estimate`` [-]: a band can be honest and too wide to plan with).
     """
     if not 0 < level < 1:
@@ -126,6 +127,10 @@ def predict_band(
     else:
         low, high = _edges(band_draws(fit, at, draws=draws, seed=seed), level)
     estimate = np.asarray(model_function(fit)(at, **fit), float)
+    # the band holds the curve it is drawn about: a poor fit's refits can pass to one side
+    finite = np.isfinite(estimate)
+    low = np.minimum(low, np.where(finite, estimate, np.inf))
+    high = np.maximum(high, np.where(finite, estimate, -np.inf))
     return pd.DataFrame(
         {"x": at, "estimate": estimate, "lower": low, "upper": high,
          "rel_width": (high - low) / estimate}

@@ -36,7 +36,8 @@ def _components(fit: FitResult) -> list[tuple[str, FitResult, float]]:
 
 
 def _residuals(fit: FitResult) -> np.ndarray:
-    """Relative residuals, centred and scaled up by sqrt(n / (n - k)) for the k fitted."""
+    """Relative residuals, centred and scaled up by sqrt(n / (n - k)) for the k fitted (of
+    the log ratios, as factors less 1, where that would reach -100 %)."""
     if fit.x is None:
         raise ModelError(f"the {fit.model} fit does not carry its points: refit it with anfperf")
     y, y_fit = np.asarray(fit.y, float), np.asarray(fit.y_fit, float)
@@ -46,7 +47,13 @@ def _residuals(fit: FitResult) -> np.ndarray:
     free = max(max(len(f) - len(f.fixed) for f in parts), 1)
     dof = y.size - free
     scale = np.sqrt(y.size / dof) if dof > 0 else 1.0
-    return (rel - rel.mean()) * scale
+    out = (rel - rel.mean()) * scale
+    if np.any(out <= -1.0):
+        # a misfit point scaled past -100 % would put a negative value on the curve (its
+        # draws skipped: then none may be left): the log residuals, as factors, stay positive
+        logs = np.log(y / y_fit)
+        out = np.expm1((logs - logs.mean()) * scale)
+    return out
 
 
 def bootstrap_params(fit: FitResult, *, draws: int = DEFAULT_DRAWS, seed: int = 0) -> pd.DataFrame:

@@ -377,10 +377,47 @@ def mix_band(
         shape = np.where(r > 0.5, 1.0, shape)
     if "write_max" not in fit.fixed:
         shape = np.where(r < 0.5, 1.0, shape)
-    half = z * np.hypot(mix_spread(fit) * shape, REPEAT_NOISE)
+    spread = mix_spread(fit)
+    half = z * np.hypot(spread * shape, REPEAT_NOISE)
     estimate = np.asarray(mix_throughput(r * 100.0, **fit), float)
-    cap = fit.get("limit", math.inf)
-    return estimate * np.exp(-half), np.minimum(estimate * np.exp(half), cap)
+    low, high = estimate * np.exp(-half), estimate * np.exp(half)
+    for end, past in (
+        ("read_max", r > fit.x.max() / 100.0),
+        ("write_max", r < fit.x.min() / 100.0),
+    ):
+        if end not in fit.fixed and np.any(past):
+            far_low, far_high = _extrapolated(
+                fit, r[past], z, spread, toward_reads=end == "read_max"
+            )
+            low[past] = np.minimum(low[past], far_low)
+            high[past] = np.maximum(high[past], far_high)
+    return low, np.minimum(high, fit.get("limit", math.inf))
+
+
+def _extrapolated(
+    fit: FitResult, r: np.ndarray, z: float, spread: float, *, toward_reads: bool
+) -> tuple[np.ndarray, np.ndarray]:
+    """The band past the read shares measured, toward an end not measured: the fit's power
+    mean carried on from the two measured shares nearest that end, each moved by its own band
+    either way (an extrapolation amplifies their scatter; where a carried line gives the end
+    no finite rate, the band is unbounded)."""
+    shares = np.unique(fit.x)
+    pair = shares[-2:] if toward_reads else shares[:2]
+    values = [float(np.exp(np.mean(np.log(fit.y[fit.x == s])))) for s in pair]
+    q = float(fit["exponent"])
+    r1, r2 = pair / 100.0
+    sigma = [z * math.hypot(spread * 2.0 * math.sqrt(v * (1 - v)), REPEAT_NOISE) for v in (r1, r2)]
+    curves = []
+    for s1, s2 in ((-1, -1), (-1, 1), (1, -1), (1, 1)):
+        v1, v2 = values[0] * math.exp(s1 * sigma[0]), values[1] * math.exp(s2 * sigma[1])
+        with np.errstate(divide="ignore", over="ignore", invalid="ignore"):
+            if abs(q) < 1e-9:  # geometric: log-linear in the read share
+                curves.append(np.exp(np.log(v1) + (np.log(v2 / v1)) * (r - r1) / (r2 - r1)))
+                continue
+            t = v1**q + (v2**q - v1**q) * (r - r1) / (r2 - r1)
+            curves.append(np.where(t > 0, np.abs(t) ** (1.0 / q), math.inf if q < 0 else 0.0))
+    stack = np.vstack(curves)
+    return stack.min(axis=0), stack.max(axis=0)
 
 
 def mix_sweep(

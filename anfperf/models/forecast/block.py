@@ -49,6 +49,7 @@ from scipy.optimize import linprog
 
 from anfperf.errors import ModelError
 from anfperf.models.curves.op_cost import cost_points, fit_op_cost, op_cost_iops, op_share
+from anfperf.models.forecast.known import LIMIT_SLACK
 from anfperf.models.forecast.result import NOT_PREDICTABLE, Forecast
 from anfperf.models.forecast.throughput import over_driven_fall
 from anfperf.units import KIB_PER_MIB
@@ -104,6 +105,7 @@ def forecast_block_size(
     """
     caps = {k: v for k, v in (("limit_mib_s", limit_mib_s), ("client_mib_s", client_mib_s),
                               ("max_iops", max_iops)) if v is not None}  # fmt: skip
+    caps, passed = _caps_not_passed(bs_kib, iops, caps)
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         fit = fit_op_cost(bs_kib, iops, **caps)
@@ -137,7 +139,7 @@ def forecast_block_size(
                         f"the {x_lo:,.0f} IOPS of {lo:g} KiB held")  # fmt: skip
     # a relative scatter as a factor either way: a poor fit's band stays above zero
     lower, upper = est / (1 + scatter), est * (1 + scatter)
-    notes = list(fit.notes)
+    notes = [*fit.notes, *passed]
     if held:
         notes.append(f"{NO_LINE} within {NOISE_FLOOR * 100:g} %: {'; '.join(held)}")
     up, down = at_arr > hi, at_arr < lo
@@ -178,6 +180,26 @@ def forecast_block_size(
         predictable=not blind.all(), notes=tuple(notes), params=dict(fit),
         bound="the volume's or clients' byte rate" if math.isfinite(byte_cap) else None,
     )  # fmt: skip
+
+
+def _caps_not_passed(
+    bs_kib: object, iops: object, caps: dict[str, float]
+) -> tuple[dict[str, float], list[str]]:
+    """The caps the sizes measured stay under, and a note for each they pass by more than
+    :data:`~anfperf.models.forecast.known.LIMIT_SLACK` (something else was measured: that
+    cap does not bind there and is left out)."""
+    rate = np.asarray(iops, float)
+    mib_s = np.asarray(bs_kib, float) * rate / KIB_PER_MIB
+    kept, notes = {}, []
+    for name, cap in caps.items():
+        top, unit = (float(np.nanmax(rate)), "IOPS") if name == "max_iops" else (
+            float(np.nanmax(mib_s)), "MiB/s")  # fmt: skip
+        if top > float(cap) * (1.0 + LIMIT_SLACK):
+            notes.append(f"measured {top:,.0f} {unit}, above the {name} given ({float(cap):,.0f}"
+                         "): it does not bind here and is left out")  # fmt: skip
+        else:
+            kept[name] = cap
+    return kept, notes
 
 
 def slowest_line(

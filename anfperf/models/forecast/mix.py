@@ -109,10 +109,14 @@ def forecast_mix(
                 continue
             here = n == count
             carried |= here
-            shares, mid, low, high = _carried(pct, rate, m, count)
-            est[here] = _band(_fit(shares, mid, limit), x[here], level)[0]
-            lower[here] = _band(_fit(shares, low, limit), x[here], level)[1]
-            upper[here] = _band(_fit(shares, high, limit), x[here], level)[2]
+            shares, *carried_rates = _carried(pct, rate, m, count)
+            # each carried reading's mix with its band; an end fitted rather than measured
+            # can turn the lowest reading's mix above the middle one's: the widest of them
+            bands = np.array([_band(_fit(shares, r, limit), x[here], level)
+                              for r in carried_rates])  # fmt: skip
+            est[here] = bands[0, 0]
+            lower[here] = bands[:, 1].min(axis=0)
+            upper[here] = bands[:, 2].max(axis=0)
         if np.any(carried):
             notes.append(
                 f"{int(carried.sum())} of the mixes ran with {_counts_text(n[carried])} in "
