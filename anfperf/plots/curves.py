@@ -915,10 +915,10 @@ def mix(
                 float(pct.max()) if "read_max" in ends else 100.0)  # fmt: skip
         grid = np.linspace(*span, 101)
         if ends:
-            missing = " and ".join("pure writes" if e == "write_max" else "pure reads"
-                                   for e in ends)  # fmt: skip
-            subtitle(fig, f"no {missing} measured: the model is drawn over the read shares "
-                          "measured only", prefix=p)  # fmt: skip
+            missing = ("reads or writes" if len(ends) == 2
+                       else "writes" if ends == ["write_max"] else "reads")  # fmt: skip
+            subtitle(fig, f"no pure {missing} measured: the model is drawn over the read "
+                          "shares measured only", prefix=p)  # fmt: skip
         # through two read shares the model fits exactly: an error of 0 would claim too much
         error = (
             f"MdAPE {fit.mdape_pct:.1f} %"

@@ -448,10 +448,14 @@ def test_mix_without_pure_runs_is_drawn_over_the_read_shares_measured(frame):
     assert list(measured.x) == list(np.arange(10.0, 91.0, 10.0))
     assert (model.x[0], model.x[-1]) == (10, 90) and (min(band.x), max(band.x)) == (10, 90)
     assert (
-        "no pure writes and pure reads measured: the model is drawn over the read shares "
-        "measured only" in fig.layout.title.text
+        "no pure reads or writes measured: the model is drawn over the read shares measured "
+        "only" in fig.layout.title.text
     )
-    # with them, the whole width and no such line
+    # the pure writes kept: drawn from 0 %, the reads' side up to 90 %
+    writes = curves.mix(frame[frame["read_pct"] != 100])
+    assert (writes.data[2].x[0], writes.data[2].x[-1]) == (0, 90)
+    assert "no pure reads measured: the model is drawn" in writes.layout.title.text
+    # with both, the whole width and no such line
     whole = curves.mix(frame)
     assert (whole.data[2].x[0], whole.data[2].x[-1]) == (0, 100)
     assert "measured only" not in whole.layout.title.text

@@ -351,7 +351,9 @@ def mix_band(
     """Prediction band of a mix fit: log-normal about the curve, narrowest at measured ends.
 
     The shape's spread (:func:`mix_spread`, times ``2 sqrt(r (1 - r))``) and a repeated run's
-    scatter (``REPEAT_NOISE``) add in quadrature.
+    scatter (``REPEAT_NOISE``) add in quadrature. Past the read shares measured, toward an end
+    not measured, the band also holds the curve carried on from the two shares nearest it,
+    each moved to its band's edges (unbounded where that gives the end no finite rate).
 
     Parameters
     ----------
