@@ -9,6 +9,7 @@ import pandas as pd
 import pytest
 
 from anfperf.errors import ModelError
+from anfperf.ingest import read_many
 from anfperf.models import (
     FitResult,
     band_draws,
@@ -22,7 +23,10 @@ from anfperf.models import (
     predict_band,
     usl,
 )
+from anfperf.models.curves.bootstrap import _residuals
 from anfperf.models.curves.op_cost import fit_op_cost
+from anfperf.models.forecast import forecast_latency
+from tests.conftest import DATA
 from tests.models.realdata import fio_qd_sweep, sd_count, summary_avg
 
 DRAWS = 120
@@ -242,11 +246,6 @@ def test_an_outlier_among_the_points_leaves_a_band_not_an_error():
     # put every other point, centred and scaled, below -100 %: every resample had a negative
     # latency and none refitted ("no bootstrap refit ... converged"). The log residuals as
     # factors stay positive.
-    from anfperf.ingest import read_many
-    from anfperf.models.curves.bootstrap import _residuals
-    from anfperf.models.forecast import forecast_latency
-    from tests.conftest import DATA
-
     frame = read_many(sorted((DATA / "fio_sweeps" / "qd_randread").glob("*.json")))
     runs = frame[frame["is_summary"] & (frame["direction"] == "total")].sort_values("iops")
     load, lat = runs["iops"].to_numpy(float), runs["lat_mean_ms"].to_numpy(float)

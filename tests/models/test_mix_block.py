@@ -15,6 +15,7 @@ import pytest
 from anfperf.errors import ModelError
 from anfperf.models import fit_mix, mix_throughput, predict_band
 from anfperf.models.curves.op_cost import fit_op_cost, op_cost_iops
+from anfperf.models.forecast import forecast_block_size
 
 CALC = Path(__file__).resolve().parents[1] / "data" / "anf_calculator"
 
@@ -158,8 +159,6 @@ def test_a_limit_the_sizes_measured_pass_is_left_out_of_the_block_forecast():
     # 1,000 MiB/s or an operation ceiling of 100,000 IOPS given with them is not what they ran
     # under. Kept, the limit put the band past 256 KiB under its own floor (1,301 .. 1,000 IOPS
     # at 1 MiB), the ceiling held 1 KiB at 100,000 IOPS, a band of no width
-    from anfperf.models.forecast import forecast_block_size
-
     bs, iops = learn("read")
     at = [1, 1024, 4096]
     alone = forecast_block_size(bs, iops, at)
