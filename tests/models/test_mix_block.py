@@ -163,8 +163,14 @@ def test_a_limit_the_sizes_measured_pass_is_left_out_of_the_block_forecast():
     at = [1, 1024, 4096]
     alone = forecast_block_size(bs, iops, at)
     for caps, note in (
-        ({"limit_mib_s": 1000.0}, "measured 3,600 MiB/s, above the limit_mib_s given (1,000)"),
-        ({"max_iops": 100_000.0}, "measured 388,000 IOPS, above the max_iops given (100,000)"),
+        (
+            {"limit_mib_s": 1000.0},
+            "measured rates reach 3,600, above the limit given (1,000, limit_mib_s, MiB/s)",
+        ),
+        (
+            {"max_iops": 100_000.0},
+            "measured rates reach 388,000, above the limit given (100,000, max_iops, IOPS)",
+        ),
     ):
         fc = forecast_block_size(bs, iops, at, **caps)
         assert any(n.startswith(note) and n.endswith("left out") for n in fc.notes)
@@ -174,3 +180,7 @@ def test_a_limit_the_sizes_measured_pass_is_left_out_of_the_block_forecast():
     capped = forecast_block_size(bs, iops, at, limit_mib_s=4500.0)
     assert not any("left out" in n for n in capped.notes)
     assert capped.upper[1:] * np.array(at[1:]) / 1024 == pytest.approx([4500, 4500])
+    # a ceiling that is no number, or not above 0, is named before any is left out
+    for bad in ({"limit_mib_s": "fast"}, {"limit_mib_s": -1}, {"max_iops": 0}):
+        with pytest.raises(ModelError, match=next(iter(bad))):
+            forecast_block_size(bs, iops, at, **bad)

@@ -414,7 +414,7 @@ def _extrapolated(
         v1, v2 = values[0] * math.exp(s1 * sigma[0]), values[1] * math.exp(s2 * sigma[1])
         with np.errstate(divide="ignore", over="ignore", invalid="ignore"):
             if abs(q) < 1e-9:  # geometric: log-linear in the read share
-                curves.append(np.exp(np.log(v1) + (np.log(v2 / v1)) * (r - r1) / (r2 - r1)))
+                curves.append(np.exp(np.log(v1) + np.log(v2 / v1) * (r - r1) / (r2 - r1)))
                 continue
             t = v1**q + (v2**q - v1**q) * (r - r1) / (r2 - r1)
             curves.append(np.where(t > 0, np.abs(t) ** (1.0 / q), math.inf if q < 0 else 0.0))

@@ -49,7 +49,7 @@ from scipy.optimize import linprog
 
 from anfperf.errors import ModelError
 from anfperf.models.curves.op_cost import cost_points, fit_op_cost, op_cost_iops, op_share
-from anfperf.models.forecast.known import LIMIT_SLACK
+from anfperf.models.forecast.known import KnownLimits
 from anfperf.models.forecast.result import NOT_PREDICTABLE, Forecast
 from anfperf.models.forecast.throughput import over_driven_fall
 from anfperf.units import KIB_PER_MIB
@@ -105,10 +105,12 @@ def forecast_block_size(
     """
     caps = {k: v for k, v in (("limit_mib_s", limit_mib_s), ("client_mib_s", client_mib_s),
                               ("max_iops", max_iops)) if v is not None}  # fmt: skip
-    caps, passed = _caps_not_passed(bs_kib, iops, caps)
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         fit = fit_op_cost(bs_kib, iops, **caps)
+        caps, passed = _caps_not_passed(fit)
+        if passed:  # fitted again without them
+            fit = fit_op_cost(bs_kib, iops, **caps)
     bs, x = fit.x, fit.y
     at_arr = np.atleast_1d(np.asarray(at, float))
     if np.any(~(at_arr > 0)):
@@ -182,23 +184,23 @@ def forecast_block_size(
     )  # fmt: skip
 
 
-def _caps_not_passed(
-    bs_kib: object, iops: object, caps: dict[str, float]
-) -> tuple[dict[str, float], list[str]]:
-    """The caps the sizes measured stay under, and a note for each they pass by more than
-    :data:`~anfperf.models.forecast.known.LIMIT_SLACK` (something else was measured: that
-    cap does not bind there and is left out)."""
-    rate = np.asarray(iops, float)
-    mib_s = np.asarray(bs_kib, float) * rate / KIB_PER_MIB
+def _caps_not_passed(fit) -> tuple[dict[str, float], list[str]]:
+    """The ceilings of an :func:`~anfperf.models.curves.op_cost.fit_op_cost` fit that its
+    sizes stay under, and why each one they pass is left out
+    (:meth:`~anfperf.models.forecast.known.KnownLimits.unless_passed_by`: something else was
+    measured, that ceiling does not bind there)."""
     kept, notes = {}, []
-    for name, cap in caps.items():
-        top, unit = (float(np.nanmax(rate)), "IOPS") if name == "max_iops" else (
-            float(np.nanmax(mib_s)), "MiB/s")  # fmt: skip
-        if top > float(cap) * (1.0 + LIMIT_SLACK):
-            notes.append(f"measured {top:,.0f} {unit}, above the {name} given ({float(cap):,.0f}"
-                         "): it does not bind here and is left out")  # fmt: skip
+    for name in ("limit_mib_s", "client_mib_s", "max_iops"):
+        if name not in fit.fixed:
+            continue
+        rates, unit = (fit.y, "IOPS") if name == "max_iops" else (
+            fit.x * fit.y / KIB_PER_MIB, "MiB/s")  # fmt: skip
+        given = KnownLimits.of_iops(fit.fixed[name], f"{name}, {unit}")
+        why = given.unless_passed_by(rates)[1]
+        if why:
+            notes.append(why)
         else:
-            kept[name] = cap
+            kept[name] = fit.fixed[name]
     return kept, notes
 
 
