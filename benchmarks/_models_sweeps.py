@@ -1,4 +1,4 @@
-"""The concurrency forecast on every real concurrency sweep of the repository (issue 34, items
+"""The concurrency and latency forecasts on every real sweep of the repository (issue 34, items
 2 and 4: honest everywhere, "make the models right in general").
 
 Each sweep is fitted on its lower half and judged on the rest (``judge_forecast`` with
@@ -8,7 +8,10 @@ holds 80 % of the later points. The sweeps: fio on this VM's disk (tests/data/fi
 qd_randread's three passes and their median, qd_onepass, qd_dense/unlimited's three passes,
 every read share of the mix_qd grids, and qd_grid.csv's six workloads, two passes each and
 their median, recorded to judge this) and ANF's Vdbench forthreads run
-(tests/data/vdbench/RndReadThreads).
+(tests/data/vdbench/RndReadThreads). The latency forecast (``forecast_latency``, no limit known,
+the load generator's count in flight bounding it by Little's law) on every real load curve:
+fio's (tests/data/fio_sweeps/rate_curve.csv: three workloads, three passes each and their
+median per step) and Vdbench's iorate=curve (tests/data/vdbench/RndReadCurve).
 """
 
 from __future__ import annotations
@@ -21,7 +24,7 @@ import pandas as pd
 
 from anfperf.analysis.sweep import sweep_points
 from anfperf.ingest import read_many, read_vdbench
-from anfperf.models import forecast_throughput, judge_forecast
+from anfperf.models import forecast_latency, forecast_throughput, judge_forecast
 from anfperf.models.forecast import TARGETS
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -75,6 +78,50 @@ def sweep_checks(draws: int = 400) -> dict[str, dict]:
             name: judge_forecast(n, x, lambda *a, **k: forecast_throughput(*a, **k, draws=draws))
             for name, (n, x) in concurrency_sweeps().items()
         }
+
+
+#: Count in flight of every run of make_rate_curve.sh (fio --iodepth).
+RATE_CURVE_IN_FLIGHT = 32.0
+
+
+def load_curves() -> dict[str, tuple[np.ndarray, np.ndarray, float]]:
+    """Every real load curve of the repository: name -> (IOPS, mean latency [ms], in flight)."""
+    table = pd.read_csv(SWEEPS / "rate_curve.csv")
+    out = {}
+    for workload, runs in table.groupby("workload"):
+        for run, one in runs.groupby("pass"):
+            out[f"fio rate_curve {workload} pass {run}"] = (
+                one["iops"].to_numpy(float), one["lat_mean_ms"].to_numpy(float),
+                RATE_CURVE_IN_FLIGHT,
+            )  # fmt: skip
+        per = runs.groupby("step_pct")[["iops", "lat_mean_ms"]].median()
+        out[f"fio rate_curve {workload} median"] = (
+            per["iops"].to_numpy(float), per["lat_mean_ms"].to_numpy(float), RATE_CURVE_IN_FLIGHT,
+        )  # fmt: skip
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        curve = sweep_points(read_vdbench(DATA / "vdbench" / "RndReadCurve"), "iops",
+                             "lat_mean_ms")  # fmt: skip
+    out["Vdbench RndReadCurve"] = (curve["iops"].to_numpy(float),
+                                   curve["lat_mean_ms"].to_numpy(float),
+                                   float(curve["configured"].iloc[0]))  # fmt: skip
+    return out
+
+
+def latency_checks(draws: int = 400) -> dict[str, dict]:
+    """The latency forecast judged on every curve of :func:`load_curves`: name ->
+    :func:`~anfperf.models.judge_forecast`'s check (lower half by load fitted, the rest
+    predicted; no limit known, the count in flight given)."""
+    out = {}
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        for name, (iops, lat_ms, flight) in load_curves().items():
+
+            def forecast(x, y, at, flight=flight):
+                return forecast_latency(x, y, at, outstanding=flight, draws=draws)
+
+            out[name] = judge_forecast(iops, lat_ms, forecast)
+    return out
 
 
 def honest(check: dict) -> bool:

@@ -169,8 +169,8 @@ def throughput_met(check: dict) -> bool:
 
 
 def every_sweep(draws: int) -> None:
-    """The concurrency forecast on every real concurrency sweep of the repository, printed."""
-    from benchmarks._models_sweeps import honest, sweep_checks
+    """The concurrency and latency forecasts on every real sweep of the repository, printed."""
+    from benchmarks._models_sweeps import honest, latency_checks, sweep_checks
 
     checks = sweep_checks(draws)
     table = pd.DataFrame(
@@ -182,6 +182,18 @@ def every_sweep(draws: int) -> None:
           f"half fitted): a number on {numbers}; honest on {int(table['honest'].sum())} (no "
           f"number, or the band holds >= {TARGETS['coverage'] * 100:g} % of the later points); every "
           f"throughput target met on {int(table['met'].sum())}")  # fmt: skip
+    print(table.to_string(index=False, float_format=lambda v: f"{v:.2f}"))
+    checks = latency_checks(draws)
+    table = pd.DataFrame(
+        [{**row(name, c), "basis": c["forecast"].basis[:28], "honest": honest(c),
+          "beats flat": beats_flat(c) if c["predictable"] else False}
+         for name, c in checks.items()]
+    )  # fmt: skip
+    numbers = sum(bool(c["predictable"]) for c in checks.values())
+    print(f"\nThe latency forecast on every real load curve of the repository ({len(table)}, "
+          f"lower half by load fitted, no limit known, the count in flight given): a number on "
+          f"{numbers}; honest on {int(table['honest'].sum())}; better than flat on "
+          f"{int(table['beats flat'].sum())}")  # fmt: skip
     print(table.to_string(index=False, float_format=lambda v: f"{v:.2f}"))
 
 

@@ -6,7 +6,9 @@ limit, where a queueing centre whose maximum rate *is* the limit puts the rise
 lower half fixes the light-load latency; the limit fixes where the curve turns; the shape,
 which a flat lower half cannot show, comes from ANF's published curves unless the data show
 the rise themselves. Without a known limit, a curve that has not risen yet cannot say where
-it will: :func:`forecast_latency` says so instead of printing a number.
+it will: :func:`forecast_latency` says so instead of printing a number; where one point alone
+shows the rise (it may be a stalled interval), the band past the data also holds the curve
+that has not risen.
 """
 
 from __future__ import annotations
@@ -277,11 +279,31 @@ def _fitted(
     floor = np.maximum.accumulate(np.where(np.isfinite(lower[order]), lower[order], -np.inf))
     floor = np.maximum(floor, float(np.min(y)))[np.argsort(order, kind="stable")]
     lower = np.where(np.isfinite(lower), lower, floor)
+    unrisen = _rise_on_one_point(x, y)
+    if unrisen is not None:
+        # one point may be a stalled interval: past the data the band also holds the curve
+        # that has not risen (latency does not fall as load grows: no lower than before it)
+        lower = np.where(at > float(np.max(x)), np.fmin(lower, unrisen), lower)
+        notes.append(
+            f"the rise rests on one point ({y[-1]:.3g} ms at {x[-1]:,.0f}; the loads below it "
+            f"stay under {RISE_FACTOR:g} x the least latency): past the data the band reaches "
+            f"down to {unrisen:.3g} ms, measured below it"
+        )
     return Forecast(
         x=at, estimate=est, lower=np.fmin(lower, est),
         upper=upper, basis=basis, predictable=bool(np.any(np.isfinite(est))), notes=tuple(notes),
         params=dict(fit),
     )  # fmt: skip
+
+
+def _rise_on_one_point(x: np.ndarray, y: np.ndarray) -> float | None:
+    """Where only the highest load's latency has risen (the points below it stay under
+    ``RISE_FACTOR`` times the least): the least latency of the upper half of those points,
+    the level a curve that has not risen keeps. None where more points show the rise."""
+    below, x_below = y[:-1], x[:-1]
+    if below.size == 0 or float(np.max(below)) >= RISE_FACTOR * float(np.min(y)):
+        return None
+    return float(np.min(below[x_below >= np.median(x_below)]))
 
 
 def planned_latency(load: object, known: KnownLimits) -> Forecast:
