@@ -170,31 +170,34 @@ def throughput_met(check: dict) -> bool:
 
 def every_sweep(draws: int) -> None:
     """The concurrency and latency forecasts on every real sweep of the repository, printed."""
-    from benchmarks._models_sweeps import honest, latency_checks, sweep_checks
+    from benchmarks._models_sweeps import latency_checks, sweep_checks
 
-    checks = sweep_checks(draws)
-    table = pd.DataFrame(
-        [{**row(name, c), "basis": c["forecast"].basis[:28], "honest": honest(c),
-          "met": throughput_met(c)} for name, c in checks.items()]
-    )  # fmt: skip
-    numbers = sum(bool(c["predictable"]) for c in checks.values())
+    table, numbers = sweep_table(sweep_checks(draws), "met", throughput_met)
     print(f"\nThe concurrency forecast on every real sweep of the repository ({len(table)}, lower "
           f"half fitted): a number on {numbers}; honest on {int(table['honest'].sum())} (no "
           f"number, or the band holds >= {TARGETS['coverage'] * 100:g} % of the later points); every "
           f"throughput target met on {int(table['met'].sum())}")  # fmt: skip
     print(table.to_string(index=False, float_format=lambda v: f"{v:.2f}"))
-    checks = latency_checks(draws)
-    table = pd.DataFrame(
-        [{**row(name, c), "basis": c["forecast"].basis[:28], "honest": honest(c),
-          "beats flat": beats_flat(c) if c["predictable"] else False}
-         for name, c in checks.items()]
-    )  # fmt: skip
-    numbers = sum(bool(c["predictable"]) for c in checks.values())
+    table, numbers = sweep_table(
+        latency_checks(draws), "beats flat", lambda c: bool(c["predictable"] and beats_flat(c))
+    )
     print(f"\nThe latency forecast on every real load curve of the repository ({len(table)}, "
           f"lower half by load fitted, no limit known, the count in flight given): a number on "
           f"{numbers}; honest on {int(table['honest'].sum())}; better than flat on "
           f"{int(table['beats flat'].sum())}")  # fmt: skip
     print(table.to_string(index=False, float_format=lambda v: f"{v:.2f}"))
+
+
+def sweep_table(checks: dict[str, dict], label: str, judge) -> tuple[pd.DataFrame, int]:
+    """One row per check (basis, honest and `label`: `judge` of the check) and how many of
+    them gave a number."""
+    from benchmarks._models_sweeps import honest
+
+    table = pd.DataFrame(
+        [{**row(name, c), "basis": c["forecast"].basis[:28], "honest": honest(c),
+          label: judge(c)} for name, c in checks.items()]
+    )  # fmt: skip
+    return table, sum(bool(c["predictable"]) for c in checks.values())
 
 
 def judged_latency() -> list[dict]:
