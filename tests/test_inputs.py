@@ -35,6 +35,22 @@ def test_paths_or_a_store_give_the_same_runs(tmp_path):
             load_inputs([tmp_path / "store" / "nothing-here"])
 
 
+def test_a_store_among_the_paths_is_named_as_one(tmp_path):
+    # a store given where raw outputs go: its Parquet parts are no benchmark output, and the
+    # error said only "no benchmark results in <store>"
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        store = save_frame(anfperf.read_many([DATA / "fio" / "randread_qd4.json"]), tmp_path / "s")
+    notes: list[str] = []
+    with pytest.raises(AnfperfError) as caught:
+        load_inputs([store], notes=notes)
+    assert str(caught.value) == (
+        f"no benchmark results in {store}; {store}: a result store (anfperf ingest --out), not "
+        "raw outputs: give it as the store (-p store DIR)"
+    )
+    assert len(load_inputs(store=store)) > 0
+
+
 def test_a_damaged_run_of_a_store_is_a_note(tmp_path):
     paths = [DATA / "vdbench" / "RndRead", DATA / "fio" / "randread_qd4.json"]
     with warnings.catch_warnings():

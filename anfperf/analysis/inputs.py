@@ -125,7 +125,13 @@ def load_inputs(
         return frame
     frame = _read_paths(paths, notes)
     if frame.empty:
-        raise AnfperfError("no benchmark results in " + ", ".join(map(str, paths)))
+        from anfperf.store import is_store
+
+        said = ["no benchmark results in " + ", ".join(map(str, paths))]
+        # a store among the raw outputs reads as an empty folder of them: say what it is
+        said += [f"{path}: a result store (anfperf ingest --out), not raw outputs: give it as "
+                 "the store (-p store DIR)" for path in paths if is_store(path)]  # fmt: skip
+        raise AnfperfError("; ".join(said))
     if run_ids:
         present = set(frame["run_id"].astype(str))
         missing = [r for r in run_ids if r not in present]
