@@ -232,10 +232,14 @@ def steps_table(rows: pd.DataFrame, run_id: str, *, caption: str = "") -> Table:
 
     run = rows[rows["run_id"] == run_id].copy()
     run["job"] = job_labels(run) if not run.empty else run["job"]
-    # a sweep's steps (labels that differ in their numbers only) as the load grows: an adaptive
-    # sweep ran qd 1, 64, 5, 23 and their files sort as text, as a loop's files (bs4 .. bs1024,
-    # one job name) do; named workloads keep their order
-    if run["job"].astype(str).str.replace(r"\d+", "#", regex=True).nunique() == 1:
+    # a sweep's steps as the load grows: a load curve's by requested rate (its files sort as
+    # text: r10, r100, r20); else labels that differ in their numbers only: an adaptive sweep
+    # ran qd 1, 64, 5, 23 and a loop's files (bs4 .. bs1024, one job name) sort as text too;
+    # named workloads keep their order
+    rate = pd.to_numeric(run.get("rate_limit_iops", pd.Series(dtype=float)), errors="coerce")
+    if rate.nunique() > 1:  # a load curve: the uncontrolled step first, as Vdbench's curve runs
+        run = run.iloc[rate.fillna(-math.inf).to_numpy().argsort(kind="stable")]
+    elif run["job"].astype(str).str.replace(r"\d+", "#", regex=True).nunique() == 1:
         files = run.get("source_file", pd.Series("", index=run.index)).astype(str)
         keys = [(natural_key(j), natural_key(os.path.basename(f)))
                 for j, f in zip(run["job"].astype(str), files, strict=True)]  # fmt: skip

@@ -85,6 +85,22 @@ def test_named_workloads_keep_their_run_order_and_a_sweep_goes_up():
     assert mix == [f"mix{p}" for p in range(0, 101, 10)]
 
 
+def test_a_load_curves_steps_go_up_by_requested_rate():
+    """Vdbench's iorate=curve (the uncontrolled run first, then 10 .. 100 % of its rate) with
+    its rows in any order (fio's rate steps come in file order, which is text: r10, r100,
+    r20): shown as the curve ran, uncontrolled first, then by requested rate."""
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        frame = anfperf.read_many([DATA / "vdbench" / "RndReadCurve"])
+    rows = summary_rows(frame).iloc[::-1]
+    cells = steps_table(rows, "RndReadCurve").cells
+    rates = cells["Requested rate [IOPS]"].tolist()
+    assert rates[0] == "" and cells["IOPS"].iloc[0] == "92,405"  # the uncontrolled run
+    assert [float(r.replace(",", "")) for r in rates[1:]] == [
+        9300, 27800, 46300, 64700, 74000, 83200, 92500,
+    ]  # fmt: skip
+
+
 def test_prose_is_left_aligned_and_never_cut():
     why = "regular Premium volume, rule 'current': 50 GiB .. 100 TiB; 4,500 MiB/s, also the manual-QoS maximum"
     shown = page.table(pd.DataFrame({"constraint": ["volume type cap"], "bw_mib_s": [4500.0],
