@@ -49,11 +49,12 @@ lint: install
 	$(BIN)/ruff format --check anfperf tests benchmarks
 
 # The suite mostly waits (fio runs, sshd, report kernels, a browser): 3 workers on 2 cores use
-# that time; a file's tests (and a notebook's cells) stay on one worker. Bytecode is written
+# that time; a file's tests (and a notebook's cells) stay on one worker, the longest files
+# handed out first (tests/conftest.py, LONGEST_FIRST). Bytecode is written
 # even where PYTHONDONTWRITEBYTECODE is set, so that pytest keeps its rewritten test modules
 # between runs instead of rewriting them in every worker.
 TEST_WORKERS ?= 3
-PYTEST := PYTHONDONTWRITEBYTECODE= $(BIN)/python -m pytest -q -n $(TEST_WORKERS) --dist loadfile --durations=15
+PYTEST := PYTHONDONTWRITEBYTECODE= $(BIN)/python -m pytest -q -n $(TEST_WORKERS) --dist loadfile --no-loadscope-reorder --durations=15
 # Each shipped notebook runs once with its defaults: these through nbval (cell by cell, in
 # notebooks/, as a reader opens them), the others in a test that renders them with their
 # defaults (tests/test_packaging.py holds the two lists against notebooks/).
