@@ -237,7 +237,10 @@ def steps_table(rows: pd.DataFrame, run_id: str, *, caption: str = "") -> Table:
     # ran qd 1, 64, 5, 23 and a loop's files (bs4 .. bs1024, one job name) sort as text too;
     # named workloads keep their order
     rate = pd.to_numeric(run.get("rate_limit_iops", pd.Series(dtype=float)), errors="coerce")
-    if rate.nunique() > 1:  # a load curve: the uncontrolled step first, as Vdbench's curve runs
+    same = all(
+        run[c].nunique(dropna=False) <= 1 for c in ("pattern", "bs_kib", "read_pct") if c in run
+    )
+    if rate.nunique() > 1 and same:  # a load curve: uncontrolled first, as Vdbench's curve runs
         run = run.iloc[rate.fillna(-math.inf).to_numpy().argsort(kind="stable")]
     elif run["job"].astype(str).str.replace(r"\d+", "#", regex=True).nunique() == 1:
         files = run.get("source_file", pd.Series("", index=run.index)).astype(str)

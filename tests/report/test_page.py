@@ -99,6 +99,10 @@ def test_a_load_curves_steps_go_up_by_requested_rate():
     assert [float(r.replace(",", "")) for r in rates[1:]] == [
         9300, 27800, 46300, 64700, 74000, 83200, 92500,
     ]  # fmt: skip
+    # steps of different workloads at their own rates are no curve: they keep their order
+    rows = rows.assign(pattern=["sequential"] + ["random"] * (len(rows) - 1))
+    kept = steps_table(rows, "RndReadCurve").cells["Requested rate [IOPS]"].tolist()
+    assert kept == [format(r, ",.0f") if r == r else "" for r in rows["rate_limit_iops"]]
 
 
 def test_prose_is_left_aligned_and_never_cut():
