@@ -279,11 +279,20 @@ def _fitted(
     floor = np.maximum.accumulate(np.where(np.isfinite(lower[order]), lower[order], -np.inf))
     floor = np.maximum(floor, float(np.min(y)))[np.argsort(order, kind="stable")]
     lower = np.where(np.isfinite(lower), lower, floor)
+    # past the data the fitted rise is the estimate, not the band's floor: what is sure is that
+    # latency does not fall as load grows (the curve's maximum rate is itself extrapolated)
+    past, last = at > float(np.max(x)), float(y[-1])
+    if np.any(past & (lower > last)):
+        lower = np.where(past, np.fmin(lower, last), lower)
+        notes.append(
+            f"past {float(np.max(x)):,.0f} the band reaches down to {last:.3g} ms, the latency "
+            "at the highest load measured: the fitted rise there is an extrapolation"
+        )
     unrisen = _rise_on_one_point(x, y)
     if unrisen is not None:
         # one point may be a stalled interval: past the data the band also holds the curve
         # that has not risen (latency does not fall as load grows: no lower than before it)
-        lower = np.where(at > float(np.max(x)), np.fmin(lower, unrisen), lower)
+        lower = np.where(past, np.fmin(lower, unrisen), lower)
         notes.append(
             f"the rise rests on one point ({y[-1]:.3g} ms at {x[-1]:,.0f}; the loads below it "
             f"stay under {RISE_FACTOR:g} x the least latency): past the data the band reaches "
