@@ -6,9 +6,10 @@ limit, where a queueing centre whose maximum rate *is* the limit puts the rise
 lower half fixes the light-load latency; the limit fixes where the curve turns; the shape,
 which a flat lower half cannot show, comes from ANF's published curves unless the data show
 the rise themselves. Without a known limit, a curve that has not risen yet cannot say where
-it will: :func:`forecast_latency` says so instead of printing a number; where one point alone
-shows the rise (it may be a stalled interval), the band past the data also holds the curve
-that has not risen.
+it will: :func:`forecast_latency` says so instead of printing a number. A rise fitted without
+a known limit is the estimate past the data, not the band's floor: the band reaches down to
+the latency at the highest load measured (latency does not fall as load grows), and where one
+point alone shows the rise (it may be a stalled interval), to the curve that has not risen.
 """
 
 from __future__ import annotations
