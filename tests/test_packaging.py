@@ -99,6 +99,18 @@ def test_what_takes_seconds_is_marked_slow(request):
             assert item.get_closest_marker("slow"), f"{item.nodeid} is not marked slow"
 
 
+def test_the_longest_modules_start_first(request):
+    """`make test` hands out modules in collection order; those LONGEST_FIRST names exist and
+    come first (a renamed one would silently start last again)."""
+    from tests.conftest import LONGEST_FIRST
+
+    assert all((ROOT / module).is_file() for module in LONGEST_FIRST)
+    assert "--no-loadscope-reorder" in (ROOT / "Makefile").read_text()
+    modules = list(dict.fromkeys(item.nodeid.split("::")[0] for item in request.session.items))
+    first = [module for module in LONGEST_FIRST if module in modules]  # -m, -k: some left out
+    assert modules[: len(first)] == first
+
+
 def test_version_command():
     out = subprocess.run(
         [sys.executable, "-m", "anfperf.cli", "--version"], capture_output=True, text=True
