@@ -617,7 +617,7 @@ def _curve_numbers(
     numbers["fit_r2"] = fit.r2
     knee_x, knee_y = curve_knee(fit)
     if fit.r2 < MIN_R2:
-        return [f"the latency curve fits poorly (R^2 {fit.r2:.2f}): no knee, no model SLO"]
+        return [f"the latency curve fits poorly (R² {fit.r2:.2f}): no knee, no model SLO"]
     if not knee_x <= KNEE_REACH * np.nanmax(iops):
         where = f", {knee_x:,.0f} IOPS," if math.isfinite(knee_x) else ""
         notes.append(f"no knee within the measured loads (the fitted one{where} lies beyond them)")

@@ -238,6 +238,22 @@ def test_linear_scaling_warns_no_saturation():
     assert fit["sigma"] == pytest.approx(0, abs=1e-4) and fit["kappa"] == 0
 
 
+def test_notes_write_rates_as_people_read_them():
+    """Vdbench forthreads, its first 4 steps (2 .. 16 in flight): the notes a report prints
+    under 'Fit notes' said 'usl 9.068e+04' and 'rises to 1.092e+05'."""
+    raw = summary_avg("RndReadThreads")
+    n, x = raw["threads"] * sd_count("RndReadThreads"), raw["iops"]
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        usl = fit_usl(n[:4], x[:4])
+        stacked = fit_throughput_curve(n[:4], x[:4])
+    assert "lam / sigma = 165,388, an extrapolation" in usl.notes[-1]
+    assert "(usl 90,684, amdahl 125,065, mva 93,535)" in stacked.notes[1]
+    assert "the curve still rises to 109,222 at N=32" in stacked.notes[2]
+    notes = " ".join([*usl.notes, *stacked.notes])
+    assert "e+0" not in notes
+
+
 def test_light_load_latency_warns_no_saturation():
     load = np.linspace(1000, 20000, 8)
     lat = queueing_latency(load, 0.2, 100000)

@@ -35,6 +35,7 @@ from anfperf.models.curves.selection import (
     stacking_weights,
 )
 from anfperf.models.curves.usl import fit_usl, usl
+from anfperf.values import format_number
 
 #: Candidates of the default curve: name -> (fit, model).
 CANDIDATES = {
@@ -224,13 +225,13 @@ def _extrapolation_notes(
             f"{PARTING_NOTE}: at N={ahead:g} the models "
             "part by "
             + f"{spread:.0%} ("
-            + ", ".join(f"{k} {v:,.4g}" for k, v in at.items())
+            + ", ".join(f"{k} {format_number(v)}" for k, v in at.items())
             + "); the band of predict_band spans them"
         )
     blended = float(throughput_curve(ahead, **params))
     if blended > 1.1 * float(np.max(y)):
         notes.append(
-            f"no saturation seen: the curve still rises to {blended:,.4g} at N={ahead:g} "
+            f"no saturation seen: the curve still rises to {format_number(blended)} at N={ahead:g} "
             f"({blended / float(np.max(y)) - 1:+.0%} over the best rate measured)"
         )
     return notes

@@ -19,6 +19,7 @@ from anfperf.models.curves.registry import ModelSpec, register_model
 from anfperf.models.curves.result import FitResult, SaturationWarning, check_points, fit_inputs
 from anfperf.models.littles_law import latency_at_concurrency
 from anfperf.units import MS_PER_S
+from anfperf.values import format_number
 
 #: Largest concurrency :func:`mva_throughput` evaluates (its recursion is one step per I/O).
 MVA_MAX_N = 1_000_000
@@ -154,7 +155,7 @@ def fit_mva_throughput(concurrency: object, throughput: object) -> FitResult:
     if share < SATURATION_SHARE:
         note = (
             f"no saturation seen: the highest throughput measured is {share:.0%} of the fitted "
-            f"ceiling 1000 / demand_ms = {MS_PER_S / params['demand_ms']:.4g}, an extrapolation"
+            f"ceiling 1000 / demand_ms = {format_number(MS_PER_S / params['demand_ms'])}, an extrapolation"
         )
         notes.append(note)
         warn(note, SaturationWarning)

@@ -17,6 +17,7 @@ from anfperf.models.curves.bootstrap import parameter_ci
 from anfperf.models.curves.registry import ModelSpec, register_model
 from anfperf.models.curves.result import FitResult, SaturationWarning, check_points, fit_inputs
 from anfperf.models.littles_law import latency_at_concurrency, outstanding_io
+from anfperf.values import format_number
 
 #: Knee of the queueing curve: the load at which latency reaches this multiple of lat_min_ms.
 KNEE_FACTOR = 2.0
@@ -163,7 +164,7 @@ def fit_queueing_latency(
     if utilisation < 0.5:
         note = (
             f"no saturation seen: the highest load is {utilisation:.0%} of the fitted "
-            f"iops_max ({params['iops_max']:.4g}); the maximum is an extrapolation"
+            f"iops_max ({format_number(params['iops_max'])}); the maximum is an extrapolation"
         )
         notes.append(note)
         warn(note, SaturationWarning)

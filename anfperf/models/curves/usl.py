@@ -29,6 +29,7 @@ from anfperf.models.curves.registry import ModelSpec, register_model
 from anfperf.models.curves.result import FitResult, SaturationWarning, check_points, fit_inputs
 from anfperf.models.littles_law import latency_at_concurrency
 from anfperf.units import MS_PER_S
+from anfperf.values import format_number
 
 #: Starting (sigma, kappa) pairs of the USL fit: the public fitters' 0.1 / 0.01, 0.01 / 1e-4,
 #: and smaller ones for sweeps to hundreds of outstanding I/Os.
@@ -287,7 +288,7 @@ def _usl_saturation_notes(params: dict[str, float], n_seen: float, x_seen: float
         if share < SATURATION_SHARE:
             return [
                 f"no saturation seen: the highest throughput measured is {share:.0%} of the "
-                f"fitted asymptote lam / sigma = {lam / sigma:.4g}, an extrapolation"
+                f"fitted asymptote lam / sigma = {format_number(lam / sigma)}, an extrapolation"
             ]
         return []
     peak = math.sqrt(max(1.0 - sigma, 0.0) / kappa)
