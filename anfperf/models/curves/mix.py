@@ -380,7 +380,7 @@ def mix_band(
     if "write_max" not in fit.fixed:
         shape = np.where(r < 0.5, 1.0, shape)
     spread = mix_spread(fit)
-    half = z * np.hypot(spread * shape, REPEAT_NOISE)
+    half = _half_width(shape, z, spread)
     estimate = np.asarray(mix_throughput(r * 100.0, **fit), float)
     low, high = estimate * np.exp(-half), estimate * np.exp(half)
     for end, past in (
@@ -396,6 +396,12 @@ def mix_band(
     return low, np.minimum(high, fit.get("limit", math.inf))
 
 
+def _half_width(shape: object, z: float, spread: float) -> np.ndarray:
+    """Half the band's width in log terms: the shape's spread (`spread` times `shape`, 1 at
+    50 % reads) and a repeated run's scatter in quadrature, times `z`."""
+    return z * np.hypot(spread * np.asarray(shape, float), REPEAT_NOISE)
+
+
 def _extrapolated(
     fit: FitResult, r: np.ndarray, z: float, spread: float, *, toward_reads: bool
 ) -> tuple[np.ndarray, np.ndarray]:
@@ -408,7 +414,7 @@ def _extrapolated(
     values = [float(np.exp(np.mean(np.log(fit.y[fit.x == s])))) for s in pair]
     q = float(fit["exponent"])
     r1, r2 = pair / 100.0
-    sigma = [z * math.hypot(spread * 2.0 * math.sqrt(v * (1 - v)), REPEAT_NOISE) for v in (r1, r2)]
+    sigma = [float(_half_width(2.0 * math.sqrt(v * (1 - v)), z, spread)) for v in (r1, r2)]
     curves = []
     for s1, s2 in ((-1, -1), (-1, 1), (1, -1), (1, 1)):
         v1, v2 = values[0] * math.exp(s1 * sigma[0]), values[1] * math.exp(s2 * sigma[1])

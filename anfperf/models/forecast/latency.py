@@ -280,25 +280,22 @@ def _fitted(
     floor = np.maximum.accumulate(np.where(np.isfinite(lower[order]), lower[order], -np.inf))
     floor = np.maximum(floor, float(np.min(y)))[np.argsort(order, kind="stable")]
     lower = np.where(np.isfinite(lower), lower, floor)
-    # past the data the fitted rise is the estimate, not the band's floor: what is sure is that
-    # latency does not fall as load grows (the curve's maximum rate is itself extrapolated)
-    past, last = at > float(np.max(x)), float(y[-1])
-    if np.any(past & (lower > last)):
-        lower = np.where(past, np.fmin(lower, last), lower)
-        notes.append(
-            f"past {float(np.max(x)):,.0f} the band reaches down to {last:.3g} ms, the latency "
-            "at the highest load measured: the fitted rise there is an extrapolation"
-        )
+    # past the data the fitted rise is the estimate, not the band's floor: latency does not
+    # fall as load grows, so the band holds the latency at the highest load measured, or,
+    # where that load alone rose (a stalled interval?), the level the loads below it kept
+    past = at > float(np.max(x))
     unrisen = _rise_on_one_point(x, y)
-    if unrisen is not None:
-        # one point may be a stalled interval: past the data the band also holds the curve
-        # that has not risen (latency does not fall as load grows: no lower than before it)
-        lower = np.where(past, np.fmin(lower, unrisen), lower)
+    least_ms = float(y[-1]) if unrisen is None else unrisen
+    if np.any(past & (lower > least_ms)):
+        lower = np.where(past, np.fmin(lower, least_ms), lower)
         notes.append(
+            f"past {float(np.max(x)):,.0f} the band reaches down to {least_ms:.3g} ms, the "
+            "latency at the highest load measured: the fitted rise there is an extrapolation"
+            if unrisen is None else
             f"the rise rests on one point ({y[-1]:.3g} ms at {x[-1]:,.0f}; the loads below it "
             f"stay under {RISE_FACTOR:g} x the least latency): past the data the band reaches "
-            f"down to {unrisen:.3g} ms, measured below it"
-        )
+            f"down to {least_ms:.3g} ms, measured below it"
+        )  # fmt: skip
     return Forecast(
         x=at, estimate=est, lower=np.fmin(lower, est),
         upper=upper, basis=basis, predictable=bool(np.any(np.isfinite(est))), notes=tuple(notes),
