@@ -2,13 +2,15 @@
 2 and 3): ``/dev/zero``, a named pipe and a large sparse file, given as each kind of file
 anfperf reads whole, are refused in one line naming the file.
 
-Each is read in a child process with a timeout and a bounded address space: a regression fails
-the test (a hang times out, an unbounded read runs out of memory) instead of blocking the suite
-or eating the machine's memory.
+Each is read in a child process with a timeout and a bounded address space (one child for every
+command line, one for all the library readers): a regression fails the test (a hang times out,
+an unbounded read runs out of memory) instead of blocking the suite or eating the machine's
+memory.
 """
 
 from __future__ import annotations
 
+import json
 import os
 import resource
 import signal
@@ -60,28 +62,30 @@ def run_child(argv: list[str], cwd: Path) -> subprocess.CompletedProcess:
     )  # fmt: skip
 
 
-def call(imports: str, expression: str, cwd: Path, path: str) -> subprocess.CompletedProcess:
-    """`expression(path)` in a child: its AnfperfError as one line on stderr, exit 2."""
-    code = textwrap.dedent(f"""
-        import sys
-        from anfperf.errors import AnfperfError
-        {imports}
+#: One child reads every special file with each library reader (a child each cost 18 Python
+#: starts, a minute of the suite): case id -> (import, callable, path as given).
+LIBRARY_CHILD = textwrap.dedent("""
+    import importlib, json, sys
+    from anfperf.errors import AnfperfError
+    said = {}
+    for case, (module, name, path) in json.loads(sys.argv[1]).items():
+        reader = importlib.import_module(module)
+        for part in name.split("."):
+            reader = getattr(reader, part)
         try:
-            {expression}(sys.argv[1])
+            reader(path)
+            said[case] = [0, "read without an error"]
         except AnfperfError as exc:
-            print(f"anfperf: error: {{exc}}", file=sys.stderr)
-            sys.exit(2)
-    """)
-    return run_child([sys.executable, "-c", code, path], cwd)
+            said[case] = [2, f"anfperf: error: {exc}"]
+        except Exception as exc:  # a bare error (or MemoryError: read without a bound)
+            said[case] = [1, f"{type(exc).__name__}: {exc}"]
+    print(json.dumps(said))
+""")
 
 
-@pytest.fixture
-def specials(tmp_path):
-    """kind -> (path as given, what the one-line error says of it)."""
-    os.mkfifo(tmp_path / "pipe.json")
-    sparse = tmp_path / "sparse.json"
-    sparse.touch()
-    os.truncate(sparse, SPARSE_BYTES)
+def special_files() -> dict[str, tuple[str, str]]:
+    """kind -> (path as given, relative to the folder it is made in; what the one-line error
+    says of it)."""
     return {
         "device": ("/dev/zero", "is a character device, not a regular file"),
         "fifo": ("pipe.json", "is a named pipe (FIFO), not a regular file"),
@@ -89,10 +93,24 @@ def specials(tmp_path):
     }
 
 
+@pytest.fixture
+def specials(tmp_path):
+    """The special files of :func:`special_files`, made in `tmp_path`."""
+    os.mkfifo(tmp_path / "pipe.json")
+    sparse = tmp_path / "sparse.json"
+    sparse.touch()
+    os.truncate(sparse, SPARSE_BYTES)
+    return special_files()
+
+
 def assert_refused(result: subprocess.CompletedProcess, path: str, says: str) -> None:
-    lines = result.stderr.strip().splitlines()
     assert result.returncode == 2, result.stderr[-2000:]
-    assert len(lines) == 1 and lines[0].startswith("anfperf: error: ")
+    assert_says(result.stderr, path, says)
+
+
+def assert_says(stderr: str, path: str, says: str) -> None:
+    lines = stderr.strip().splitlines()
+    assert len(lines) == 1 and lines[0].startswith("anfperf: error: "), stderr[-2000:]
     assert path in lines[0] and says in lines[0], lines[0]
     if says.endswith("MiB"):  # refused for its size, before it is read
         assert f"{says}, more than the" in lines[0] or f"{says}: more than the" in lines[0]
@@ -119,50 +137,76 @@ def test_workload_file_refused(tmp_path, specials, kind):
     assert_refused(result, path, says)
 
 
-@pytest.mark.slow
-@pytest.mark.parametrize(
-    "function",
-    [
-        "anfperf.models.limits.prices.read_retail_prices",
-        "anfperf.runner.inventory.load_inventory",
-        "anfperf.ingest.azure_monitor.read_azure_metrics",
-        "anfperf.report._params.read_parameters",
-    ],
+DESCRIPTION_READERS = (
+    "anfperf.models.limits.prices.read_retail_prices",
+    "anfperf.runner.inventory.load_inventory",
+    "anfperf.ingest.azure_monitor.read_azure_metrics",
+    "anfperf.report._params.read_parameters",
 )
+
+
+@pytest.fixture(scope="module")
+def library_refusals(tmp_path_factory) -> tuple[Path, dict[str, list]]:
+    """Every library reader given each special file, in one child: case -> [status, line].
+
+    The cases: each reader of DESCRIPTION_READERS given the file; an inventory whose
+    volume_json names it (inventory-KIND); a run folder whose manifest.json links to it
+    (manifest-KIND; manifests are bounded higher, a large fleet's: a larger sparse file).
+    """
+    base = tmp_path_factory.mktemp("special")
+    os.mkfifo(base / "pipe.json")
+    for name, size in (("sparse.json", SPARSE_BYTES), ("big.json", 1100 * 2**20)):
+        (base / name).touch()
+        os.truncate(base / name, size)
+    cases = {}
+    for kind, (path, _) in special_files().items():
+        for function in DESCRIPTION_READERS:
+            cases[f"{function}-{kind}"] = (*function.rsplit(".", 1), path)
+        where = path if path.startswith("/") else str(base / path)
+        (base / f"hosts-{kind}.yml").write_text(
+            f"volumes: {{data: /mnt/data}}\nvolume_json: {{data: {where}}}\nhosts:\n  vm1: {{}}\n"
+        )
+        cases[f"inventory-{kind}"] = ("anfperf.runner.inventory", "load_inventory",
+                                      f"hosts-{kind}.yml")  # fmt: skip
+        run = base / f"run-{kind}"
+        run.mkdir()
+        linked = {"device": path, "fifo": base / path, "sparse": base / "big.json"}[kind]
+        os.symlink(linked, run / "manifest.json")
+        cases[f"manifest-{kind}"] = ("anfperf.runner.manifest", "Manifest.load", run.name)
+    result = run_child([sys.executable, "-c", LIBRARY_CHILD, json.dumps(cases)], base)
+    assert result.returncode == 0, result.stderr[-3000:]
+    return base, json.loads(result.stdout)
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("function", DESCRIPTION_READERS)
 @pytest.mark.parametrize("kind", KINDS)
-def test_description_files_refused(tmp_path, specials, function, kind):
-    path, says = specials[kind]
-    module, name = function.rsplit(".", 1)
-    assert_refused(call(f"from {module} import {name}", name, tmp_path, path), path, says)
+def test_description_files_refused(library_refusals, function, kind):
+    path, says = special_files()[kind]
+    status, line = library_refusals[1][f"{function}-{kind}"]
+    assert status == 2, line
+    assert_says(line, path, says)
 
 
 @pytest.mark.slow
 @pytest.mark.parametrize("kind", KINDS)
-def test_inventory_volume_json_refused(tmp_path, specials, kind):
-    path, says = specials[kind]
-    where = path if path.startswith("/") else str(tmp_path / path)
-    (tmp_path / "hosts.yml").write_text(
-        f"volumes: {{data: /mnt/data}}\nvolume_json: {{data: {where}}}\nhosts:\n  vm1: {{}}\n"
-    )
-    imports = "from anfperf.runner.inventory import load_inventory"
-    result = call(imports, "load_inventory", tmp_path, "hosts.yml")
-    assert_refused(result, "volume_json data", says)
-    assert where in result.stderr
+def test_inventory_volume_json_refused(library_refusals, kind):
+    base, said = library_refusals
+    path, says = special_files()[kind]
+    status, line = said[f"inventory-{kind}"]
+    assert status == 2, line
+    assert_says(line, "volume_json data", says)
+    assert (path if path.startswith("/") else str(base / path)) in line
 
 
 @pytest.mark.slow
 @pytest.mark.parametrize("kind", KINDS)
-def test_manifest_refused(tmp_path, specials, kind):
-    path, says = specials[kind]
-    run = tmp_path / "run"
-    run.mkdir()
-    if kind == "sparse":  # manifests are bounded higher (a large fleet's): a larger file
-        os.truncate(tmp_path / path, 1100 * 2**20)
-        says = "1,100 MiB"
-    os.symlink(tmp_path / path if kind != "device" else path, run / "manifest.json")
-    result = call("from anfperf.runner.manifest import Manifest", "Manifest.load", tmp_path, "run")
-    assert_refused(result, "manifest.json", says)
-    assert "not a valid manifest" not in result.stderr
+def test_manifest_refused(library_refusals, kind):
+    path, says = special_files()[kind]
+    status, line = library_refusals[1][f"manifest-{kind}"]
+    assert status == 2, line
+    assert_says(line, "manifest.json", "1,100 MiB" if kind == "sparse" else says)
+    assert "not a valid manifest" not in line
 
 
 def test_journal_that_is_a_fifo_is_refused_not_waited_on(tmp_path, deadline):
