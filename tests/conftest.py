@@ -185,7 +185,6 @@ LONGEST_FIRST = (
     "tests/report/test_notebooks.py",  # 81
     "tests/report/test_demo.py",  # 78
     "tests/test_packaging.py",  # 74
-    "tests/test_userfiles.py",  # 67
     "tests/report/test_capacity_notebook.py",  # 61
     "tests/runner/test_netns.py",  # 59
     "tests/test_cli_errors.py",  # 53
