@@ -25,7 +25,7 @@ from anfperf.errors import ModelError
 from anfperf.ingest import read_fio_json, read_vdbench
 from anfperf.models.curves.mix import mix_throughput
 from anfperf.models.curves.op_cost import op_cost_iops
-from anfperf.models.forecast import forecast_mix
+from anfperf.models.forecast import TARGETS, forecast_mix
 from anfperf.models.forecast.block import NOISE_FLOOR, admitted_lines, forecast_block_size
 from anfperf.units import KIB_PER_MIB
 
@@ -50,7 +50,7 @@ LEARN_CLIENTS_MIB_S = 6 * 16_000e6 / 8 / 2**20
 
 
 #: Issue 34, items 3 and 7: with a known limit, the band at most this share of the value wide.
-KNOWN_LIMIT_WIDTH = 0.60
+KNOWN_LIMIT_WIDTH = TARGETS["rel_width"]
 
 
 def _case(name, truth, pred, flat, lower, upper, target_median, target_max, limit_known=False):

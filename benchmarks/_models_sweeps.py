@@ -25,7 +25,7 @@ import pandas as pd
 from anfperf.analysis.sweep import sweep_points
 from anfperf.ingest import read_many, read_vdbench
 from anfperf.models import forecast_latency, forecast_throughput, judge_forecast
-from anfperf.models.forecast import TARGETS
+from anfperf.models.forecast import TARGETS, KnownLimits
 
 ROOT = Path(__file__).resolve().parents[1]
 DATA = ROOT / "tests" / "data"
@@ -69,15 +69,27 @@ def concurrency_sweeps() -> dict[str, tuple[np.ndarray, np.ndarray]]:
     return out
 
 
-def sweep_checks(draws: int = 400) -> dict[str, dict]:
+def sweep_checks(draws: int = 400, limit_share: float | None = None) -> dict[str, dict]:
     """The concurrency forecast judged on every sweep of :func:`concurrency_sweeps`: name ->
-    :func:`~anfperf.models.judge_forecast`'s check (lower half fitted, the rest predicted)."""
+    :func:`~anfperf.models.judge_forecast`'s check (lower half fitted, the rest predicted).
+
+    `limit_share`: a limit known, at that share of the sweep's best rate (the whole sweep's:
+    1.05 is a volume whose QoS limit the sweep nearly reaches, somewhere), or none.
+    """
+    out = {}
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
-        return {
-            name: judge_forecast(n, x, lambda *a, **k: forecast_throughput(*a, **k, draws=draws))
-            for name, (n, x) in concurrency_sweeps().items()
-        }
+        for name, (n, x) in concurrency_sweeps().items():
+            known = None
+            if limit_share is not None:
+                known = KnownLimits.of_iops(limit_share * float(np.max(x)),
+                                            f"{limit_share:g} x the sweep's best")  # fmt: skip
+
+            def forecast(n_fit, x_fit, at, known=known):
+                return forecast_throughput(n_fit, x_fit, at, known, draws=draws)
+
+            out[name] = judge_forecast(n, x, forecast)
+    return out
 
 
 #: Count in flight of every run of make_rate_curve.sh (fio --iodepth).

@@ -71,6 +71,9 @@ SPEC_RESOLUTION_MS = 0.05
 #: Targets of the latency cases: median error [%] and the loads at 1 and 2 ms [%].
 LATENCY_MEDIAN_PCT = 15.0
 SLO_LOAD_PCT = 10.0
+#: Known limits the concurrency forecast is also judged with on every real sweep, as shares of
+#: each sweep's best rate: a volume whose limit the sweep nearly reaches, and one above it.
+LIMIT_SHARES = (1.05, 1.25)
 
 
 def median_per_x(frame: pd.DataFrame, x: str = "outstanding", y: str = "iops") -> pd.DataFrame:
@@ -170,7 +173,7 @@ def throughput_met(check: dict) -> bool:
 
 def every_sweep(draws: int) -> None:
     """The concurrency and latency forecasts on every real sweep of the repository, printed."""
-    from benchmarks._models_sweeps import latency_checks, sweep_checks
+    from benchmarks._models_sweeps import honest, latency_checks, sweep_checks
 
     table, numbers = sweep_table(sweep_checks(draws), "met", throughput_met)
     print(f"\nThe concurrency forecast on every real sweep of the repository ({len(table)}, lower "
@@ -178,6 +181,13 @@ def every_sweep(draws: int) -> None:
           f"number, or the band holds >= {TARGETS['coverage'] * 100:g} % of the later points); every "
           f"throughput target met on {int(table['met'].sum())}")  # fmt: skip
     print(table.to_string(index=False, float_format=lambda v: f"{v:.2f}"))
+    for share in LIMIT_SHARES:
+        checks = sweep_checks(min(draws, 100), limit_share=share)
+        widths = [c["median_rel_width"] for c in checks.values() if c["predictable"]]
+        print(f"  with a limit known at {share:g} x each sweep's best rate: honest on "
+              f"{sum(honest(c) for c in checks.values())}, a number on {len(widths)}, band "
+              f"width <= {TARGETS['rel_width']:.0%} on "
+              f"{sum(w <= TARGETS['rel_width'] for w in widths)} (median {np.median(widths):.0%})")  # fmt: skip
     table, numbers = sweep_table(
         latency_checks(draws), "beats flat", lambda c: bool(c["predictable"] and beats_flat(c))
     )

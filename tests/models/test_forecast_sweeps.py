@@ -8,7 +8,8 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from anfperf.models import forecast_throughput
+from anfperf.models import forecast_throughput, judge_forecast
+from anfperf.models.forecast import TARGETS, KnownLimits
 from anfperf.models.forecast.throughput import ELASTICITY_KEPT, _rise
 from benchmarks._models_sweeps import concurrency_sweeps, honest, sweep_checks
 
@@ -72,3 +73,51 @@ def test_a_levelled_sweep_keeps_its_flat_estimate():
     fc = forecast_throughput(n[n <= 12], x[n <= 12], [64.0])
     assert fc.basis == "plateau"
     assert fc.estimate[0] == pytest.approx(x[n == 12][0], rel=0.05)
+
+
+#: The sweeps whose lower half levels at 95 % of a limit known at 1.05 x their best rate.
+AT_THEIR_LIMIT = (
+    "fio qd_randread pass2", "fio qd_randread pass3", "fio qd_randread median",
+    "fio qd_grid rr64k pass 1", "fio qd_grid rr64k median", "fio qd_grid sr128k pass 1",
+    "fio qd_grid sr128k pass 2", "fio qd_grid sr128k median",
+)  # fmt: skip
+
+
+@pytest.mark.parametrize("name", AT_THEIR_LIMIT)
+def test_a_sweep_held_at_its_known_limit_keeps_the_over_driven_fall_in_its_band(name):
+    """Levelled at a known limit, the estimate is held there and the band still reaches down
+    to an over-driven client's fall: these 8 sweeps fall 18 .. 26 % below their best later
+    (a band of the limit's 0.9 .. 1 held 1 to 5 of their 7 later points in 7 of them)."""
+    n, x = concurrency_sweeps()[name]
+    seen = np.arange(n.size) < int(np.ceil(n.size / 2))
+    known = KnownLimits.of_iops(1.05 * x.max(), "1.05 x the sweep's best")
+    check = judge_forecast(n, x, lambda a, b, c: forecast_throughput(a, b, c, known))
+    fc = check["forecast"]
+    assert fc.basis == "held at the known limit"
+    assert np.all(fc.estimate <= known.iops_max)
+    assert check["coverage"] == 1.0 and check["median_rel_width"] <= TARGETS["rel_width"]
+    assert np.min(x[~seen]) < 0.82 * np.max(x[seen])  # a fall the band must hold
+    assert any("over-driven client's fall" in note for note in fc.notes)
+
+
+def test_a_fall_from_a_peak_at_the_known_limit_may_come_back_to_it():
+    """fio --rate_iops 50,700, pass 2: 48,441 IOPS at QD 11 (96 % of the limit), 39,226 and
+    33,449 at 13 and 16: past its peak; later 47,370 .. 50,648 up to QD 256 (and one stalled
+    run, 22,506 at 181). The band reached up to the peak, 48,441, and held 2 of 16 later
+    points; now up to the limit, every one."""
+    from tests.models.test_forecast import fio_one_pass
+
+    depth, iops = fio_one_pass("qd_dense/limited/pass2_qd*.json")
+    seen = depth <= 16
+    known = KnownLimits.of_iops(50_700, "--rate_iops 50,700")
+    fc = forecast_throughput(depth[seen], iops[seen], depth[~seen], known)
+    assert fc.basis == "past its peak" and fc.bound == "--rate_iops 50,700"
+    assert np.all(fc.upper == 50_700)
+    later = iops[~seen]
+    inside = (fc.lower <= later) & (later <= fc.upper)
+    assert inside.all()
+    assert fc.notes[-1].endswith("the known limit (the peak was 96% of it)")
+    # without the limit the peak bounds it: the later rates above 48,441 are out
+    alone = forecast_throughput(depth[seen], iops[seen], depth[~seen])
+    assert np.all(alone.upper == pytest.approx(48_441, abs=1))
+    assert np.sum((alone.lower <= later) & (later <= alone.upper)) == 2

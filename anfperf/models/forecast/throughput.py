@@ -196,7 +196,7 @@ def forecast_throughput(
     reached = known.known and float(x[-1]) >= REACHED * known.iops_max
     if late < LEVEL_SLOPE or reached:
         if x[-1] < best * (1.0 - FALLEN) and late < 0:
-            fell = _past_peak(at_arr, ratio, best, float(x[-1]), late, cap, notes)
+            fell = _past_peak(at_arr, ratio, best, float(x[-1]), late, cap, known, notes)
             if x[-2] < best * (1.0 - FALLEN) or n.size <= MIN_POINTS:
                 return fell
             # one point is no evidence of a fall (a noisy run dips as far): the sweep is read
@@ -293,18 +293,21 @@ def _plateau(
     fading: :func:`_rise`);
     `ratios`: the concurrencies over the last measured and over the first saturated one."""
     ratio, fall_ratio = ratios
+    est = np.minimum(np.full(at.size, best), cap)
+    # over-driven clients lose throughput under a QoS limit too (fio's --rate_iops sweep held
+    # at its 50,700 fell to 44,665 at QD 27; sweeps levelled at 95 % of a limit fall 15 .. 25 %
+    # at 2 .. 4x past it): the band keeps that fall either way
+    lower = np.minimum(best * (1.0 - scatter) * (1.0 - over_driven_fall(fall_ratio)), est)
     if known.known and best >= AT_LIMIT * known.iops_max:
-        est = np.minimum(np.full(at.size, best), cap)
-        lower = np.minimum(est * (1.0 - scatter), cap)
         notes.append(
             f"levelled at {best:,.0f}, {best / known.iops_max:.0%} of the known limit: held there "
-            "(a QoS limit throttles, it does not fall)"
+            f"(a QoS limit throttles); the band allows an over-driven client's fall, "
+            f"{FALL_PER_DOUBLING:.0%} per doubling of concurrency from where it saturated, at "
+            f"most {FALL_CAP:.0%}"
         )
         return Forecast(at, est, lower, cap.copy(), "held at the known limit", True,
                         tuple(notes), known.limit)  # fmt: skip
-    est = np.minimum(np.full(at.size, best), cap)
     upper = np.minimum(_rise(best, scatter, ratio, growth), cap)
-    lower = np.minimum(best * (1.0 - scatter) * (1.0 - over_driven_fall(fall_ratio)), est)
     notes.append(
         f"levelled: elasticity at most {growth:.2f} over the sweep's upper half; the best rate "
         f"reached, {best:,.0f}, held (the flat line is the best answer here); past it the band "
@@ -323,19 +326,27 @@ def _past_peak(
     last: float,
     late: float,
     cap: np.ndarray,
+    known: KnownLimits,
     notes: list[str],
 ) -> Forecast:
-    """A sweep that has fallen past its peak: the fall goes on at its measured rate."""
+    """A sweep that has fallen past its peak: the fall goes on at its measured rate. A peak
+    at a known limit (:data:`AT_LIMIT` of it or more) was the limit's: a throttle does not
+    make the fall, which may pass (fio's --rate_iops 50,700 sweep: 48,441 at QD 11, 33,449 at
+    16, then 48,559 .. 50,648 from QD 19 on), and the band reaches up to the limit."""
     floor = best * (1.0 - FALL_CAP)
-    upper = np.minimum(np.full(at.size, best), cap)
+    at_limit = known.known and best >= AT_LIMIT * known.iops_max
+    upper = cap.copy() if at_limit else np.minimum(np.full(at.size, best), cap)
     est = np.minimum(np.maximum(last * ratio**late, floor), upper)
     lower = np.minimum(est * (1.0 - over_driven_fall(ratio)), est)
     notes.append(
         f"past its peak: {best:,.0f} at best, {last:,.0f} at the last point (elasticity "
         f"{late:.2f}); the fall is carried on at that rate, down to {1 - FALL_CAP:.0%} of the "
-        "peak, and the band reaches from a further fall to the peak"
-    )
-    return Forecast(at, est, lower, upper, "past its peak", True, tuple(notes))
+        "peak, and the band reaches from a further fall to "
+        + (f"the known limit (the peak was {best / known.iops_max:.0%} of it)" if at_limit
+           else "the peak")
+    )  # fmt: skip
+    return Forecast(at, est, lower, upper, "past its peak", True, tuple(notes),
+                    known.limit if at_limit else None)  # fmt: skip
 
 
 def _fitted(
