@@ -73,23 +73,28 @@ def sweep_checks(draws: int = 400, limit_share: float | None = None) -> dict[str
     """The concurrency forecast judged on every sweep of :func:`concurrency_sweeps`: name ->
     :func:`~anfperf.models.judge_forecast`'s check (lower half fitted, the rest predicted).
 
-    `limit_share`: a limit known, at that share of the sweep's best rate (the whole sweep's:
-    1.05 is a volume whose QoS limit the sweep nearly reaches, somewhere), or none.
+    `limit_share`: a limit known at that share of the sweep's best rate, or none
+    (:func:`_known_at`).
     """
     out = {}
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         for name, (n, x) in concurrency_sweeps().items():
-            known = None
-            if limit_share is not None:
-                known = KnownLimits.of_iops(limit_share * float(np.max(x)),
-                                            f"{limit_share:g} x the sweep's best")  # fmt: skip
+            known = _known_at(limit_share, x)
 
             def forecast(n_fit, x_fit, at, known=known):
                 return forecast_throughput(n_fit, x_fit, at, known, draws=draws)
 
             out[name] = judge_forecast(n, x, forecast)
     return out
+
+
+def _known_at(share: float | None, rates: np.ndarray) -> KnownLimits | None:
+    """A limit at `share` x the best of `rates` (a volume whose limit the sweep nearly
+    reaches, somewhere, at 1.05), or none."""
+    if share is None:
+        return None
+    return KnownLimits.of_iops(share * float(np.max(rates)), f"{share:g} x the sweep's best")
 
 
 #: Count in flight of every run of make_rate_curve.sh (fio --iodepth).
@@ -120,17 +125,19 @@ def load_curves() -> dict[str, tuple[np.ndarray, np.ndarray, float]]:
     return out
 
 
-def latency_checks(draws: int = 400) -> dict[str, dict]:
+def latency_checks(draws: int = 400, limit_share: float | None = None) -> dict[str, dict]:
     """The latency forecast judged on every curve of :func:`load_curves`: name ->
     :func:`~anfperf.models.judge_forecast`'s check (lower half by load fitted, the rest
-    predicted; no limit known, the count in flight given)."""
+    predicted; the count in flight given; a limit known at `limit_share` x the curve's best
+    rate, or none)."""
     out = {}
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         for name, (iops, lat_ms, flight) in load_curves().items():
+            known = _known_at(limit_share, iops)
 
-            def forecast(x, y, at, flight=flight):
-                return forecast_latency(x, y, at, outstanding=flight, draws=draws)
+            def forecast(x, y, at, flight=flight, known=known):
+                return forecast_latency(x, y, at, known, outstanding=flight, draws=draws)
 
             out[name] = judge_forecast(iops, lat_ms, forecast)
     return out

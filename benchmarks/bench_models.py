@@ -173,7 +173,7 @@ def throughput_met(check: dict) -> bool:
 
 def every_sweep(draws: int) -> None:
     """The concurrency and latency forecasts on every real sweep of the repository, printed."""
-    from benchmarks._models_sweeps import honest, latency_checks, sweep_checks
+    from benchmarks._models_sweeps import latency_checks, sweep_checks
 
     table, numbers = sweep_table(sweep_checks(draws), "met", throughput_met)
     print(f"\nThe concurrency forecast on every real sweep of the repository ({len(table)}, lower "
@@ -181,13 +181,7 @@ def every_sweep(draws: int) -> None:
           f"number, or the band holds >= {TARGETS['coverage'] * 100:g} % of the later points); every "
           f"throughput target met on {int(table['met'].sum())}")  # fmt: skip
     print(table.to_string(index=False, float_format=lambda v: f"{v:.2f}"))
-    for share in LIMIT_SHARES:
-        checks = sweep_checks(min(draws, 100), limit_share=share)
-        widths = [c["median_rel_width"] for c in checks.values() if c["predictable"]]
-        print(f"  with a limit known at {share:g} x each sweep's best rate: honest on "
-              f"{sum(honest(c) for c in checks.values())}, a number on {len(widths)}, band "
-              f"width <= {TARGETS['rel_width']:.0%} on "
-              f"{sum(w <= TARGETS['rel_width'] for w in widths)} (median {np.median(widths):.0%})")  # fmt: skip
+    with_limits(sweep_checks, min(draws, 100))
     table, numbers = sweep_table(
         latency_checks(draws), "beats flat", lambda c: bool(c["predictable"] and beats_flat(c))
     )
@@ -196,6 +190,22 @@ def every_sweep(draws: int) -> None:
           f"{numbers}; honest on {int(table['honest'].sum())}; better than flat on "
           f"{int(table['beats flat'].sum())}")  # fmt: skip
     print(table.to_string(index=False, float_format=lambda v: f"{v:.2f}"))
+    with_limits(latency_checks, min(draws, 100))
+
+
+def with_limits(checks_of, draws: int) -> None:
+    """`checks_of` (:func:`~benchmarks._models_sweeps.sweep_checks` or ``latency_checks``)
+    again with a limit known at each of :data:`LIMIT_SHARES` x every sweep's best rate: how
+    often honest, and how often the band is within the width target (issue 34, item 3)."""
+    from benchmarks._models_sweeps import honest
+
+    for share in LIMIT_SHARES:
+        checks = checks_of(draws, limit_share=share)
+        widths = [c["median_rel_width"] for c in checks.values() if c["predictable"]]
+        print(f"  with a limit known at {share:g} x each sweep's best rate: honest on "
+              f"{sum(honest(c) for c in checks.values())}, a number on {len(widths)}, band "
+              f"width <= {TARGETS['rel_width']:.0%} on "
+              f"{sum(w <= TARGETS['rel_width'] for w in widths)} (median {np.median(widths):.0%})")  # fmt: skip
 
 
 def sweep_table(checks: dict[str, dict], label: str, judge) -> tuple[pd.DataFrame, int]:

@@ -65,3 +65,27 @@ def test_a_rise_on_one_point_leaves_the_band_room_below(latency):
     other = latency["fio rate_curve rr4k pass 3"]["forecast"]
     assert not any("rests on one point" in note for note in other.notes)
     assert other.lower[-1] > 0.15
+
+
+def test_a_load_the_loop_did_drive_widens_the_band_down_instead_of_shrinking_it():
+    """4 KiB reads, pass 2, with a limit known at 1.05 x the best rate (104,064 IOPS): the
+    fitted shape (0.81) says 32 in flight drive at most 82,708, so past it the latency would
+    be the loop's bound, 32 / load. The loop drove 86,608 at 0.274 ms, under the bound's 0.369:
+    the band had shrunk onto the bound (0.369 .. 0.369) and missed it, and the points at
+    90,737 and 99,109 (0.352, 0.322 ms) by a micro-second each. There the band now reaches
+    down to the latency at the highest load fitted (0.204 ms), up to the bound."""
+    from anfperf.models import forecast_latency
+    from anfperf.models.forecast import KnownLimits
+
+    iops, lat_ms, flight = load_curves()["fio rate_curve rr4k pass 2"]
+    order = np.argsort(iops)
+    iops, lat_ms = iops[order], lat_ms[order]
+    known = KnownLimits.of_iops(1.05 * iops.max(), "1.05 x the curve's best")
+    fc = forecast_latency(iops[:6], lat_ms[:6], iops[6:], known, outstanding=flight)
+    assert fc.basis == "queueing at the known limit"
+    bound = flight / iops[6:] * 1e3
+    driven = np.isclose(fc.lower, lat_ms[5])  # where the band had shrunk onto the bound
+    assert list(iops[6:][driven].round()) == [86_608, 90_737, 99_109]
+    assert np.all(fc.upper[driven] == bound[driven])
+    assert lat_ms[5] == pytest.approx(0.204, abs=1e-3)
+    assert np.all((fc.lower <= lat_ms[6:]) & (lat_ms[6:] <= fc.upper))
