@@ -674,7 +674,7 @@ def _latency(
     if lat_slo_ms is not None:
         if not lat_slo_ms > 0:
             raise ModelError("lat_slo_ms must be > 0")
-        return float(lat_slo_ms), "the SLO (the most concurrency it allows)"
+        return float(lat_slo_ms), "the SLO: the most concurrency it allows"
     assumed = table_value("planning", "default_lat_ms")  # ANF's sub-millisecond average
     return assumed, (
         "assumed: ANF's sub-millisecond average, rounded up; give the latency expected at the "
