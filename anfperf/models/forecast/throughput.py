@@ -30,7 +30,8 @@ does a curve fitted through every point see how fast the sweep's end still rises
 reaches at least where the end's own growth goes on, fading as Amdahl's law's does
 (:func:`_rise`, the same reach a levelled sweep's band has). On the repository's 37 real
 concurrency sweeps (``benchmarks/_models_sweeps.py``) the forecast refuses a number or its band
-holds 80 % of the later points on 35, against 32 before.
+holds 80 % of the later points on 35, against 32 before; with a limit known at 1.05 x each
+sweep's best rate, on 35 too (28 while a sweep held at the limit had no fall in its band).
 """
 
 from __future__ import annotations
@@ -295,8 +296,8 @@ def _plateau(
     ratio, fall_ratio = ratios
     est = np.minimum(np.full(at.size, best), cap)
     # over-driven clients lose throughput under a QoS limit too (fio's --rate_iops sweep held
-    # at its 50,700 fell to 44,665 at QD 27; sweeps levelled at 95 % of a limit fall 15 .. 25 %
-    # at 2 .. 4x past it): the band keeps that fall either way
+    # at its 50,700 fell to 44,665 at QD 27; 8 real sweeps levelled at 95 % of a limit fall
+    # 18 .. 26 % below their best past it): the band keeps that fall either way
     lower = np.minimum(best * (1.0 - scatter) * (1.0 - over_driven_fall(fall_ratio)), est)
     if known.known and best >= AT_LIMIT * known.iops_max:
         notes.append(
