@@ -1,7 +1,7 @@
 """The concurrency forecast on every real concurrency sweep of the repository (issue 34, item 2:
 honest everywhere): fitted on each sweep's lower half, it refuses a number or its band holds
 80 % of the later points on all but two of 37, and those two jump past anything their lower
-half shows."""
+half shows; a sweep held at a known limit keeps the fall its later points show in its band."""
 
 from __future__ import annotations
 
