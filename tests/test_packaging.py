@@ -408,3 +408,11 @@ def test_a_module_of_the_analysis_layer_loads_only_what_it_uses():
     assert "scipy" not in _loaded("import anfperf.analysis; anfperf.analysis.summary_table")
     # not vacuous: the names the package offers still load their modules when used
     assert "scipy" in _loaded("from anfperf.analysis import check_concurrency")
+
+
+def test_a_report_kernels_imports_leave_scipy_stats_unloaded():
+    # scipy.stats takes about 0.6 s to import (its docstrings are parsed): every report kernel
+    # and command that models paid it for one normal quantile in the mix band
+    statement = "import anfperf.models, anfperf.analysis.findings, anfperf.plots, anfperf.report"
+    loaded = _loaded(statement, top=False)
+    assert "scipy.optimize" in loaded and "scipy.stats" not in loaded
