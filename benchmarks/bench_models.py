@@ -19,7 +19,10 @@ and the band's median width relative to the estimate:
 
 Printed for context, not judged: the stacked curve alone (``holdout_check``, what reports drew
 before the forecasts), SPEC ops vs load (a straight line by the benchmark's design), a fio
-sweep measured now on this machine and the Vdbench mix.
+sweep measured now on this machine, the Vdbench mix, and both forecasts on every real sweep
+and load curve of the repository (``benchmarks/_models_sweeps.py``), with no limit known and
+with one at :data:`LIMIT_SHARES` x each sweep's best rate (how often honest, how often within
+the width target).
 
 Exits 1 when a judged case misses a target, after printing every case.
 
