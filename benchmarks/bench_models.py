@@ -74,8 +74,8 @@ SPEC_RESOLUTION_MS = 0.05
 #: Targets of the latency cases: median error [%] and the loads at 1 and 2 ms [%].
 LATENCY_MEDIAN_PCT = 15.0
 SLO_LOAD_PCT = 10.0
-#: Known limits the concurrency forecast is also judged with on every real sweep, as shares of
-#: each sweep's best rate: a volume whose limit the sweep nearly reaches, and one above it.
+#: Known limits both forecasts are also judged with on every real sweep and load curve, as
+#: shares of each one's best rate: a volume whose limit it nearly reaches, and one above it.
 LIMIT_SHARES = (1.05, 1.25)
 
 
