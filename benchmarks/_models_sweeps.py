@@ -7,8 +7,8 @@ gave a number at all. A forecast is honest on a sweep when it refuses a number o
 holds 80 % of the later points. The sweeps: fio on this VM's disk (tests/data/fio_sweeps:
 qd_randread's three passes and their median, qd_onepass, qd_dense/unlimited's three passes,
 every read share of the mix_qd grids, and qd_grid.csv's six workloads, two passes each and
-their median, recorded to judge this) and ANF's Vdbench forthreads run
-(tests/data/vdbench/RndReadThreads). The latency forecast (``forecast_latency``, no limit known,
+their median, recorded to judge this) and a Vdbench forthreads run of the seed's workload
+(tests/data/vdbench/RndReadThreads, made on a local disk). The latency forecast (``forecast_latency``, no limit known,
 the load generator's count in flight bounding it by Little's law) on every real load curve:
 fio's (tests/data/fio_sweeps/rate_curve.csv: three workloads, three passes each and their
 median per step) and Vdbench's iorate=curve (tests/data/vdbench/RndReadCurve).
@@ -55,7 +55,7 @@ def concurrency_sweeps() -> dict[str, tuple[np.ndarray, np.ndarray]]:
             for share in (0, 25, 50, 75, 100):
                 files = sorted((SWEEPS / "mix_qd" / grid).glob(f"qd*_r{share}.json"))
                 out[f"fio mix_qd {grid} {share} % reads"] = _per_count(read_many(files))
-        out["Vdbench RndReadThreads (ANF)"] = _per_count(read_vdbench(DATA / "vdbench" /
+        out["Vdbench RndReadThreads (seed workload)"] = _per_count(read_vdbench(DATA / "vdbench" /
                                                                       "RndReadThreads"))  # fmt: skip
     table = pd.read_csv(SWEEPS / "qd_grid.csv")
     for workload, runs in table.groupby("workload"):

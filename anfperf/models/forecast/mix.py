@@ -45,7 +45,8 @@ CURVE_DRAWS = 100
 #: How throughput follows the count in flight past the counts measured [-]: d log X / d log N.
 #: The median over every pair of counts of the repository's real concurrency sweeps recorded
 #: before the mix grids: fio random reads of a VM's disk (tests/data/fio_sweeps/qd_randread
-#: 0.12, qd_onepass 0.29) and ANF's Vdbench forthreads run (../shared/corpus RndReadThreads 0.30).
+#: 0.12, qd_onepass 0.29) and a Vdbench forthreads run of the seed's workload on a local disk
+#: (../shared/corpus RndReadThreads 0.30).
 IN_FLIGHT_ELASTICITY = 0.3
 
 
