@@ -416,3 +416,10 @@ def test_a_report_kernels_imports_leave_scipy_stats_unloaded():
     statement = "import anfperf.models, anfperf.analysis.findings, anfperf.plots, anfperf.report"
     loaded = _loaded(statement, top=False)
     assert "scipy.optimize" in loaded and "scipy.stats" not in loaded
+
+
+def test_a_plain_run_loads_no_models():
+    # every `anfperf run` loaded scipy and the models (about 0.5 s) through runner.sweeps:
+    # only an adaptive sweep's chooser or a described volume's limit needs them
+    assert "scipy" not in _loaded("import anfperf.runner")
+    assert "scipy" in _loaded("import anfperf.adaptive")  # not vacuous: where they are used

@@ -29,13 +29,16 @@ from collections.abc import Mapping
 from dataclasses import replace
 from functools import lru_cache
 from pathlib import Path
-from typing import Any, NamedTuple
+from typing import TYPE_CHECKING, Any, NamedTuple
 
-from anfperf.adaptive import AdaptiveSweep, Choice, MixChoice, MixPoint, MixSweep
 from anfperf.errors import AnfperfError
-from anfperf.models import KnownLimits
 from anfperf.runner.manifest import Manifest
 from anfperf.workloads.spec import ADAPTIVE_MIX, MAX_ADAPTIVE_STEPS
+
+if TYPE_CHECKING:  # the choosers and the models load where a sweep or a volume needs them:
+    # a plain run's process is spared scipy (about 0.5 s of every `anfperf run`'s start)
+    from anfperf.adaptive import AdaptiveSweep, Choice, MixChoice, MixSweep
+    from anfperf.models import KnownLimits
 
 log = logging.getLogger(__name__)
 
@@ -43,6 +46,8 @@ log = logging.getLogger(__name__)
 def chooser(workload: Any, known: KnownLimits | None = None) -> AdaptiveSweep | MixSweep:
     """The chooser of an adaptive workload: of its concurrency (its light load, highest
     concurrency, objective) or, ``adaptive_mix``, of its read share."""
+    from anfperf.adaptive import AdaptiveSweep, MixSweep
+
     if workload.sweep == ADAPTIVE_MIX:
         return MixSweep()
     return AdaptiveSweep(
@@ -61,10 +66,14 @@ def first_point(workload: Any) -> tuple[Any, dict[str, Any]]:
 
 
 def _value(choice: Choice | MixChoice) -> int:
+    from anfperf.adaptive import MixChoice
+
     return choice.read_pct if isinstance(choice, MixChoice) else choice.outstanding
 
 
 def _record(workload: Any, choice: Choice | MixChoice) -> dict[str, Any]:
+    from anfperf.adaptive import MixChoice
+
     key = "read_pct" if isinstance(choice, MixChoice) else "concurrency"
     return {"sweep": workload.to_dict(), key: _value(choice), "reason": choice.reason}
 
@@ -128,6 +137,8 @@ def _decide(
     if steps >= MAX_ADAPTIVE_STEPS:
         return f"{MAX_ADAPTIVE_STEPS} steps run, the most an adaptive sweep runs"
     if sweep.sweep == ADAPTIVE_MIX:
+        from anfperf.adaptive import MixPoint
+
         points = [MixPoint(p.at, p.iops) for p in points]
     decision = chooser(sweep, known).decide(points)
     if isinstance(decision, str):
@@ -234,7 +245,7 @@ def fleet_known_limits(
     if known is None:
         return None
     jobs = jobs_per_point(step, hosts)
-    return KnownLimits.of_iops(known.iops_max / jobs, f"{known.limit} (per job: / {jobs})")
+    return type(known).of_iops(known.iops_max / jobs, f"{known.limit} (per job: / {jobs})")
 
 
 def fleet_limits(
@@ -265,6 +276,8 @@ def fleet_limits(
         limits.append(known.limit)
     if not limits:
         return None
+    from anfperf.models import KnownLimits
+
     label = limits[0] if len(limits) == 1 else f"{len(limits)} volumes' limits"
     return KnownLimits(iops_max=total_iops, limit=label, bw_mib_s=total_mib_s)
 
