@@ -8,14 +8,17 @@ holds 80 % of the later points. The sweeps: fio on this VM's disk (tests/data/fi
 qd_randread's three passes and their median, qd_onepass, qd_dense/unlimited's three passes,
 every read share of the mix_qd grids, and qd_grid.csv's six workloads, two passes each and
 their median, recorded to judge this) and a Vdbench forthreads run of the seed's workload
-(tests/data/vdbench/RndReadThreads, made on a local disk). The latency forecast (``forecast_latency``, no limit known,
-the load generator's count in flight bounding it by Little's law) on every real load curve:
-fio's (tests/data/fio_sweeps/rate_curve.csv: three workloads, three passes each and their
-median per step) and Vdbench's iorate=curve (tests/data/vdbench/RndReadCurve).
+(tests/data/vdbench/RndReadThreads, made on a local disk). The latency forecast
+(``forecast_latency``, the load generator's count in flight bounding it by Little's law) on
+every real load curve: fio's (tests/data/fio_sweeps/rate_curve.csv: three workloads, three
+passes each and their median per step) and Vdbench's iorate=curve
+(tests/data/vdbench/RndReadCurve). Both with no limit known, or one at a share of each sweep's
+best rate (``limit_share``). The sweeps are read once a process (:func:`_frozen`).
 """
 
 from __future__ import annotations
 
+import functools
 import warnings
 from pathlib import Path
 
@@ -38,6 +41,24 @@ def _per_count(frame: pd.DataFrame) -> tuple[np.ndarray, np.ndarray]:
     return per.index.to_numpy(float), per.to_numpy(float)
 
 
+def _frozen(read):
+    """`read` once a process, its arrays read-only: the bench judges every sweep three times
+    (no limit, two known ones) and the tests read them in each test."""
+
+    @functools.cache
+    @functools.wraps(read)
+    def once():
+        out = read()
+        for values in out.values():
+            for v in values:
+                if isinstance(v, np.ndarray):
+                    v.flags.writeable = False
+        return out
+
+    return once
+
+
+@_frozen
 def concurrency_sweeps() -> dict[str, tuple[np.ndarray, np.ndarray]]:
     """Every real concurrency sweep of the repository: name -> (count in flight, IOPS)."""
     out = {}
@@ -55,8 +76,8 @@ def concurrency_sweeps() -> dict[str, tuple[np.ndarray, np.ndarray]]:
             for share in (0, 25, 50, 75, 100):
                 files = sorted((SWEEPS / "mix_qd" / grid).glob(f"qd*_r{share}.json"))
                 out[f"fio mix_qd {grid} {share} % reads"] = _per_count(read_many(files))
-        out["Vdbench RndReadThreads (seed workload)"] = _per_count(read_vdbench(DATA / "vdbench" /
-                                                                      "RndReadThreads"))  # fmt: skip
+        threads = read_vdbench(DATA / "vdbench" / "RndReadThreads")
+        out["Vdbench RndReadThreads (seed workload)"] = _per_count(threads)
     table = pd.read_csv(SWEEPS / "qd_grid.csv")
     for workload, runs in table.groupby("workload"):
         for run, one in runs.groupby("pass"):
@@ -101,6 +122,7 @@ def _known_at(share: float | None, rates: np.ndarray) -> KnownLimits | None:
 RATE_CURVE_IN_FLIGHT = 32.0
 
 
+@_frozen
 def load_curves() -> dict[str, tuple[np.ndarray, np.ndarray, float]]:
     """Every real load curve of the repository: name -> (IOPS, mean latency [ms], in flight)."""
     table = pd.read_csv(SWEEPS / "rate_curve.csv")

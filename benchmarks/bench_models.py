@@ -175,25 +175,32 @@ def throughput_met(check: dict) -> bool:
 
 
 def every_sweep(draws: int) -> None:
-    """The concurrency and latency forecasts on every real sweep of the repository, printed."""
+    """The concurrency and latency forecasts on every real sweep of the repository, printed:
+    a table each with no limit known, then a line each with the limits of LIMIT_SHARES."""
     from benchmarks._models_sweeps import latency_checks, sweep_checks
 
-    table, numbers = sweep_table(sweep_checks(draws), "met", throughput_met)
-    print(f"\nThe concurrency forecast on every real sweep of the repository ({len(table)}, lower "
-          f"half fitted): a number on {numbers}; honest on {int(table['honest'].sum())} (no "
-          f"number, or the band holds >= {TARGETS['coverage'] * 100:g} % of the later points); every "
-          f"throughput target met on {int(table['met'].sum())}")  # fmt: skip
-    print(table.to_string(index=False, float_format=lambda v: f"{v:.2f}"))
-    with_limits(sweep_checks, min(draws, 100))
-    table, numbers = sweep_table(
-        latency_checks(draws), "beats flat", lambda c: bool(c["predictable"] and beats_flat(c))
-    )
-    print(f"\nThe latency forecast on every real load curve of the repository ({len(table)}, "
-          f"lower half by load fitted, no limit known, the count in flight given): a number on "
-          f"{numbers}; honest on {int(table['honest'].sum())}; better than flat on "
-          f"{int(table['beats flat'].sum())}")  # fmt: skip
-    print(table.to_string(index=False, float_format=lambda v: f"{v:.2f}"))
-    with_limits(latency_checks, min(draws, 100))
+    def concurrency_headline(table: pd.DataFrame, numbers: int) -> str:
+        return (f"The concurrency forecast on every real sweep of the repository ({len(table)}, "
+                f"lower half fitted): a number on {numbers}; honest on "
+                f"{int(table['honest'].sum())} (no number, or the band holds >= "
+                f"{TARGETS['coverage'] * 100:g} % of the later points); every throughput target "
+                f"met on {int(table['met'].sum())}")  # fmt: skip
+
+    def latency_headline(table: pd.DataFrame, numbers: int) -> str:
+        return (f"The latency forecast on every real load curve of the repository ({len(table)}, "
+                f"lower half by load fitted, no limit known, the count in flight given): a number "
+                f"on {numbers}; honest on {int(table['honest'].sum())}; better than flat on "
+                f"{int(table['beats flat'].sum())}")  # fmt: skip
+
+    for checks_of, label, judge, headline in (
+        (sweep_checks, "met", throughput_met, concurrency_headline),
+        (latency_checks, "beats flat", lambda c: bool(c["predictable"] and beats_flat(c)),
+         latency_headline),
+    ):  # fmt: skip
+        table, numbers = sweep_table(checks_of(draws), label, judge)
+        print(f"\n{headline(table, numbers)}")
+        print(table.to_string(index=False, float_format=lambda v: f"{v:.2f}"))
+        with_limits(checks_of, min(draws, 100))
 
 
 def with_limits(checks_of, draws: int) -> None:

@@ -244,8 +244,10 @@ def fleet_known_limits(
     known = fleet_limits(hosts, step, workload)
     if known is None:
         return None
+    from anfperf.models import KnownLimits
+
     jobs = jobs_per_point(step, hosts)
-    return type(known).of_iops(known.iops_max / jobs, f"{known.limit} (per job: / {jobs})")
+    return KnownLimits.of_iops(known.iops_max / jobs, f"{known.limit} (per job: / {jobs})")
 
 
 def fleet_limits(
