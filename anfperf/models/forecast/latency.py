@@ -144,7 +144,7 @@ def forecast_latency(
     else:
         out = _without_limit(x, y, at_arr, (level, draws), outstanding)
     if outstanding is not None and out.predictable:
-        out = _little_capped(out, float(outstanding), float(y[-1]))
+        out = _little_capped(out, float(outstanding), _floor_past_data(x, y)[0])
     if note:
         out = out.noted(note)
     return out
@@ -219,8 +219,8 @@ def _little_capped(fc: Forecast, outstanding: float, last_ms: float) -> Forecast
 
     Where the curve's whole band lies above that bound, the curve says the loop could not
     drive the load: a load it did drive disproves the curve there, not the loop, and its
-    latency may be anything from the latency at the highest load measured (`last_ms`; latency
-    does not fall as load grows) up to the bound, which the band then spans instead of
+    latency may be anything from the floor past the data (`last_ms`, :func:`_floor_past_data`:
+    latency does not fall as load grows) up to the bound, which the band then spans instead of
     shrinking to the bound alone (fio's 4 KiB reads at 86,608 IOPS with 32 in flight: 0.274 ms,
     under the bound's 0.369, the band collapsed on it)."""
     bound = outstanding / fc.x * MS_PER_S
@@ -290,18 +290,15 @@ def _fitted(
     floor = np.maximum.accumulate(np.where(np.isfinite(lower[order]), lower[order], -np.inf))
     floor = np.maximum(floor, float(np.min(y)))[np.argsort(order, kind="stable")]
     lower = np.where(np.isfinite(lower), lower, floor)
-    # past the data the fitted rise is the estimate, not the band's floor: latency does not
-    # fall as load grows, so the band holds the latency at the highest load measured, or,
-    # where that load alone rose (a stalled interval?), the level the loads below it kept
+    # past the data the fitted rise is the estimate, not the band's floor
     past = at > float(np.max(x))
-    unrisen = _rise_on_one_point(x, y)
-    least_ms = float(y[-1]) if unrisen is None else unrisen
+    least_ms, one_point = _floor_past_data(x, y)
     if np.any(past & (lower > least_ms)):
         lower = np.where(past, np.fmin(lower, least_ms), lower)
         notes.append(
             f"past {float(np.max(x)):,.0f} the band reaches down to {least_ms:.3g} ms, the "
             "latency at the highest load measured: the fitted rise there is an extrapolation"
-            if unrisen is None else
+            if not one_point else
             f"the rise rests on one point ({y[-1]:.3g} ms at {x[-1]:,.0f}; the loads below it "
             f"stay under {RISE_FACTOR:g} x the least latency): past the data the band reaches "
             f"down to {least_ms:.3g} ms, measured below it"
@@ -311,6 +308,15 @@ def _fitted(
         upper=upper, basis=basis, predictable=bool(np.any(np.isfinite(est))), notes=tuple(notes),
         params=dict(fit),
     )  # fmt: skip
+
+
+def _floor_past_data(x: np.ndarray, y: np.ndarray) -> tuple[float, bool]:
+    """The least latency past the loads measured [ms], and whether one point alone rose: the
+    latency at the highest load (latency does not fall as load grows), or where that load
+    alone rose (a stalled interval?) the level the loads below it kept
+    (:func:`_rise_on_one_point`)."""
+    unrisen = _rise_on_one_point(x, y)
+    return (float(y[-1]), False) if unrisen is None else (unrisen, True)
 
 
 def _rise_on_one_point(x: np.ndarray, y: np.ndarray) -> float | None:
