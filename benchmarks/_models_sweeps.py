@@ -14,6 +14,12 @@ every real load curve: fio's (tests/data/fio_sweeps/rate_curve.csv: three worklo
 passes each and their median per step) and Vdbench's iorate=curve
 (tests/data/vdbench/RndReadCurve). Both with no limit known, or one at a share of each sweep's
 best rate (``limit_share``). The sweeps are read once a process (:func:`_frozen`).
+
+Apart from those, :func:`public_sweeps`: the iodepth sweeps (1 .. 64 at each numjobs) of a
+public set of fio results on an NVMe SSD (tests/data/public_sweeps, PROVENANCE there), judged
+the same way (:func:`public_checks`): all of them, and the ones that never fall 10 % below their
+best so far (a consumer SSD's cache and garbage collection make the others jump 2 .. 10 x
+from one run to the next, which no curve foresees).
 """
 
 from __future__ import annotations
@@ -90,6 +96,33 @@ def concurrency_sweeps() -> dict[str, tuple[np.ndarray, np.ndarray]]:
     return out
 
 
+#: Share below the best rate so far that a public sweep never falls to, to be taken as smooth.
+SMOOTH_SHARE = 0.9
+
+
+@_frozen
+def public_sweeps() -> dict[str, tuple[np.ndarray, np.ndarray]]:
+    """The public NVMe SSD's iodepth sweeps: name -> (count in flight, IOPS), the count being
+    iodepth x numjobs and the IOPS the reads' and writes' summed."""
+    table = pd.read_csv(DATA / "public_sweeps" / "samyaple_nvme_4k.csv")
+    table["sector"] = table["sector_bytes"].fillna(0).astype(int)
+    table["outstanding"] = table["iodepth"] * table["numjobs"]
+    table["iops"] = table["read_iops"] + table["write_iops"]
+    out = {}
+    for (sector, share, jobs), one in table.groupby(["sector", "read_pct", "numjobs"]):
+        one = one.sort_values("outstanding")
+        drive = f"{sector} B sectors" if sector else "first drive"
+        out[f"NVMe {drive}, {share} % reads, numjobs {jobs}"] = (
+            one["outstanding"].to_numpy(float), one["iops"].to_numpy(float)
+        )  # fmt: skip
+    return out
+
+
+def smooth(iops: np.ndarray) -> bool:
+    """Whether a sweep never falls :data:`SMOOTH_SHARE` below its best rate so far."""
+    return bool(np.all(iops >= SMOOTH_SHARE * np.maximum.accumulate(iops)))
+
+
 def sweep_checks(draws: int = 400, limit_share: float | None = None) -> dict[str, dict]:
     """The concurrency forecast judged on every sweep of :func:`concurrency_sweeps`: name ->
     :func:`~anfperf.models.judge_forecast`'s check (lower half fitted, the rest predicted).
@@ -97,10 +130,21 @@ def sweep_checks(draws: int = 400, limit_share: float | None = None) -> dict[str
     `limit_share`: a limit known at that share of the sweep's best rate, or none
     (:func:`_known_at`).
     """
+    return _throughput_checks(concurrency_sweeps(), draws, limit_share)
+
+
+def public_checks(draws: int = 400, limit_share: float | None = None) -> dict[str, dict]:
+    """:func:`sweep_checks` of the public sweeps (:func:`public_sweeps`)."""
+    return _throughput_checks(public_sweeps(), draws, limit_share)
+
+
+def _throughput_checks(
+    sweeps: dict[str, tuple[np.ndarray, np.ndarray]], draws: int, limit_share: float | None
+) -> dict[str, dict]:
     out = {}
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
-        for name, (n, x) in concurrency_sweeps().items():
+        for name, (n, x) in sweeps.items():
             known = _known_at(limit_share, x)
 
             def forecast(n_fit, x_fit, at, known=known):

@@ -41,8 +41,8 @@ def test_the_two_it_misses_jump_past_their_lower_half():
 
 def test_a_curve_that_levels_sooner_than_its_end_rises_gets_the_ends_reach(checks):
     """fio qd_onepass rises at 0.29 over QD 4..12 (54,930 IOPS at 12) where the stacked curve
-    levels near 60,000; the band reaches where the end's growth, fading as Amdahl's law's
-    does, would go, and holds every later point (79,168 at QD 64)."""
+    levels near 60,000; the band reaches where the end's growth would go, and holds every
+    later point (79,168 at QD 64)."""
     check = checks["fio qd_onepass"]
     fc = check["forecast"]
     assert fc.basis == "fitted curve"
@@ -57,7 +57,7 @@ def test_a_curve_that_levels_sooner_than_its_end_rises_gets_the_ends_reach(check
     assert inside.upper[0] < 1.1 * x[0] and inside.upper[1] > x[n == 64][0]
 
 
-def test_the_reach_fades_by_half_per_doubling():
+def test_a_levelled_sweeps_reach_fades_by_half_per_doubling_a_rising_ones_holds():
     # one doubling: the elasticity in full; many: at most 4 ** elasticity over the best rate
     ratio = np.array([1.0, 2.0, 4.0, 1e6])
     rise = _rise(100.0, 0.0, ratio, 0.5)
@@ -65,6 +65,9 @@ def test_the_reach_fades_by_half_per_doubling():
     assert rise[1] == pytest.approx(100.0 * 2**0.5)
     assert rise[2] == pytest.approx(100.0 * 2 ** (0.5 * (1 + ELASTICITY_KEPT)))
     assert rise[3] == pytest.approx(100.0 * 4**0.5, rel=1e-4)
+    held = _rise(100.0, 0.0, np.array([1.0, 2.0, 8.0, 1e6, 1.5]), 0.5, fading=False)
+    assert held[:4] == pytest.approx(100.0 * np.array([1.0, 2.0, 8.0, 1e6]) ** 0.5)
+    assert held[4] == pytest.approx(_rise(100.0, 0.0, np.array([1.5]), 0.5)[0])  # never less
 
 
 def test_a_levelled_sweep_keeps_its_flat_estimate():

@@ -1,0 +1,96 @@
+"""The concurrency forecast on sweeps recorded by someone else (issue 34, item 2: honest
+everywhere; "make the models right in general"): a public set of fio results on an NVMe SSD,
+iodepth 1 .. 64 at each numjobs (tests/data/public_sweeps, PROVENANCE there). Of its 105
+sweeps, 26 never fall 10 % below their best so far; fitted on their lower half, the forecast
+refuses a number or its band holds 80 % of the later points on 21 of them, with no limit known
+and with one known at 1.05 x their best rate (18 and 3 before a rising sweep's reach was held
+and a sweep rising without curvature had its band reach the known limit)."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from anfperf.models import forecast_throughput
+from benchmarks._models_sweeps import (
+    _throughput_checks,
+    concurrency_sweeps,
+    honest,
+    public_sweeps,
+    smooth,
+)
+
+#: One sweep alike to the Vdbench seed workload's in its lower half.
+NVME_95 = "NVMe 512 B sectors, 95 % reads, numjobs 2"
+VDBENCH = "Vdbench RndReadThreads (seed workload)"
+
+
+@pytest.fixture(scope="module")
+def smooth_sweeps() -> dict[str, tuple[np.ndarray, np.ndarray]]:
+    return {name: nx for name, nx in public_sweeps().items() if smooth(nx[1])}
+
+
+def test_the_public_sweeps_are_the_recorded_runs():
+    sweeps = public_sweeps()
+    assert len(sweeps) == 105  # 2 sector sizes x 7 read shares x 7 numjobs + the first drive's 7
+    n, x = sweeps[NVME_95]
+    assert n.tolist() == [2, 4, 8, 16, 32, 64, 128]  # iodepth 1 .. 64 x 2 jobs
+    assert x[0] == pytest.approx(27_897, rel=1e-3) and x[-1] == pytest.approx(327_609, rel=1e-3)
+    # erratic ones are the device's, as recorded: 4096 B sectors, reads, 16 jobs
+    n, x = sweeps["NVMe 4096 B sectors, 100 % reads, numjobs 16"]
+    assert x[n == 128][0] == pytest.approx(778_701, rel=1e-3)
+    assert x[n == 512][0] == pytest.approx(60_804, rel=1e-3)
+    assert not smooth(x)
+
+
+@pytest.mark.parametrize("share", [None, 1.05])
+def test_the_forecast_is_honest_on_21_of_the_26_smooth_public_sweeps(smooth_sweeps, share):
+    assert len(smooth_sweeps) == 26
+    checks = _throughput_checks(smooth_sweeps, 100, share)
+    assert sum(honest(c) for c in checks.values()) == 21
+    # the five missed rise faster past their lower half than within it (elasticity 0.5 at
+    # its end, 0.6 .. 1.0 later): nothing in a concurrency curve's lower half shows that
+    for name, check in checks.items():
+        if not honest(check):
+            n, x = smooth_sweeps[name]
+            k = (n.size + 1) // 2
+            before = np.log(x[k - 1] / x[k - 2]) / np.log(n[k - 1] / n[k - 2])
+            after = np.log(x[-1] / x[k - 1]) / np.log(n[-1] / n[k - 1])
+            assert after > before + 0.05, name
+
+
+def test_two_sweeps_alike_in_their_lower_half_both_inside_their_bands():
+    """The seed's Vdbench workload on a local disk and the SSD's 95 % reads: 25.7k .. 97.7k
+    and 27.9k .. 101.8k IOPS from 2 to 16 in flight, elasticity falling alike (0.92 0.61 0.39
+    and 0.80 0.62 0.45 per doubling), then 1.2 x and 3.2 x to 128: a reach fading past the
+    data held the first and missed the second (147.5k at 32 outside 93.7k .. 158.2k was in,
+    211.5k at 64 above 193.4k, 327.6k at 128 above 213.8k)."""
+    for name, (n, x) in (
+        (VDBENCH, concurrency_sweeps()[VDBENCH]),
+        (NVME_95, public_sweeps()[NVME_95]),
+    ):
+        fit = n <= 16
+        step = np.diff(np.log(x[fit])) / np.diff(np.log(n[fit]))
+        assert step[0] > 0.75 and 0.55 < step[1] < 0.65 and 0.35 < step[2] < 0.5, name
+        fc = forecast_throughput(n[fit], x[fit], n[~fit], draws=100)
+        assert fc.basis == "fitted curve", name
+        assert np.all((fc.lower <= x[~fit]) & (x[~fit] <= fc.upper)), name
+    assert x[-1] / x[n == 16][0] > 3.0
+
+
+def test_a_sweep_rising_without_curvature_under_a_known_limit_has_its_band_reach_it():
+    """The SSD's 35 % reads, 2 jobs: 43k .. 129k IOPS from 2 to 16 in flight at elasticity
+    0.6 .. 0.55: no number with no limit known; with one at 343k (1.05 x its best) the fitted
+    curve levels near 150k and its band reached 271k at 64 in flight; now the limit."""
+    from anfperf.models.forecast import KnownLimits
+
+    n, x = public_sweeps()["NVMe 512 B sectors, 35 % reads, numjobs 2"]
+    fit = n <= 16
+    assert not forecast_throughput(n[fit], x[fit], n[~fit]).predictable
+    limit = 1.05 * float(np.max(x))
+    fc = forecast_throughput(
+        n[fit], x[fit], n[~fit], KnownLimits.of_iops(limit, "1.05 x"), draws=100
+    )
+    assert fc.predictable and any("which the band reaches" in note for note in fc.notes)
+    assert fc.upper == pytest.approx(np.full(3, limit))
+    assert np.all((fc.lower <= x[~fit]) & (x[~fit] <= fc.upper))
