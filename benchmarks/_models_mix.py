@@ -309,6 +309,36 @@ def grid_mix_cases() -> list[dict]:
     return out
 
 
+#: The public NVMe SSD's runs (tests/data/public_sweeps): per count in flight, its pure reads
+#: and writes and its mixes at 5, 35, 50, 65 and 95 % reads; the counts of each context row.
+PUBLIC_RUNS = ROOT / "tests" / "data" / "public_sweeps" / "samyaple_nvme_4k.csv"
+PUBLIC_MIX_COUNTS = {"1 .. 2 in flight": (1, 2), "4 .. 8": (3, 8), "more than 8": (9, math.inf)}
+
+
+def public_mix_cases() -> list[dict]:
+    """Each mix of the public NVMe SSD from its two pure runs at the same iodepth and numjobs,
+    pooled by count in flight (the more in flight, the more its runs jump from one to the
+    next: a consumer SSD's cache and garbage collection)."""
+    runs = pd.read_csv(PUBLIC_RUNS)
+    runs = runs[runs["sector_bytes"].notna()]
+    runs = runs.assign(n=runs["iodepth"] * runs["numjobs"],
+                       iops=runs["read_iops"] + runs["write_iops"])  # fmt: skip
+    out = []
+    for label, (low, high) in PUBLIC_MIX_COUNTS.items():
+        parts = [[], [], [], [], []]
+        for _, one in runs[runs["n"].between(low, high)].groupby(["sector_bytes", "n", "numjobs"]):
+            rate = one.set_index("read_pct")["iops"]
+            at = rate.index[(rate.index > 0) & (rate.index < 100)].to_numpy(float)
+            fc = forecast_mix([0.0, 100.0], [rate[0], rate[100]], at)
+            flat = _flat_mix(np.array([0.0, 100.0]), np.array([rate[0], rate[100]]), at)
+            for part, values in zip(parts, (rate[at], fc.estimate, flat, fc.lower, fc.upper),
+                                    strict=True):  # fmt: skip
+                part.extend(np.asarray(values, float))
+        out.append(_case(f"mix public NVMe SSD 4 KiB random [IOPS], {label}: two endpoints",
+                         *parts, math.nan, math.nan))  # fmt: skip
+    return out
+
+
 # --------------------------------------------------------------------------------------------
 # block size
 

@@ -403,10 +403,11 @@ def context(args: argparse.Namespace) -> list[dict]:
         print_forecast("fio iodepth 1..128 on this machine now (one pass of 0.5 s)", check)
         rows.append(row("fio iodepth, this machine now", check))
     try:
-        from benchmarks._models_mix import grid_block_cases, grid_mix_cases
+        from benchmarks._models_mix import grid_block_cases, grid_mix_cases, public_mix_cases
     except ImportError:
         return rows
-    rows += [mix_row(case) for case in grid_mix_cases() + grid_block_cases()]
+    cases = grid_mix_cases() + public_mix_cases() + grid_block_cases()
+    rows += [mix_row(case) for case in cases]
     every_sweep(args.draws)
     return rows
 

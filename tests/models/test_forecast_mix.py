@@ -41,7 +41,10 @@ def test_a_mix_run_with_fewer_in_flight_than_its_pure_runs_is_predicted_at_its_o
     alone = forecast_mix(x[pure], y[pure], x[~pure])
     assert alone.estimate == pytest.approx([1803.9, 1803.9], abs=0.1)  # harmonic, as before
     assert alone.basis == "harmonic mix of the measured read shares"
-    assert np.sum((alone.lower <= mixes) & (mixes <= alone.upper)) == 1  # 1,422 below it
+    # 1,422 inside only by the band's interference edge (the power mean of exponent -3 of
+    # the ends, 1,706.8, less the scatter; from the harmonic 1,803.9 it was 1,476.9)
+    assert np.all((alone.lower <= mixes) & (mixes <= alone.upper))
+    assert alone.lower[0] == pytest.approx(1397.6, abs=0.1)
     told = forecast_mix(x[pure], y[pure], x[~pure], outstanding=n[pure], at_outstanding=n[~pure])
     assert np.all((told.lower <= mixes) & (mixes <= told.upper))
     # each pure end carried down to 12 and 14 in flight: 1,254 and 1,313 MiB/s, off by -12 and

@@ -12,7 +12,9 @@ ingress for reads), a mix runs faster than the harmonic mean; where they interfe
 or the client cache lost to writes, turnarounds), slower. Two endpoints cannot tell which, so
 the prediction band (:func:`mix_band`, through :func:`~anfperf.models.predict_band`) carries
 that spread: ``DEFAULT_SPREAD``, the scatter of real mixes around the harmonic mean, widest at
-50 % and nil at the measured endpoints. Measured interior mixes narrow or widen it. They change
+50 % and nil at the measured endpoints, and reaches down to the power mean of
+``INTERFERENCE_EXPONENT``, as slow as interfering reads and writes have run (a band that
+widens with how far apart the endpoints are). Measured interior mixes narrow or widen it. They change
 the curve only when leave-one-out cross-validation over them says a fitted exponent
 (:func:`mix_throughput`'s power mean, 1 = linear, 0 = geometric) predicts each of them better
 than the harmonic mean does; with fewer than ``MIN_FOLDS`` of them it cannot tell, and three or
@@ -55,6 +57,13 @@ DEFAULT_SPREAD = 0.10
 #: a measured endpoint is not the old one. An assumption (a quiet volume, runs of minutes), not
 #: a measurement: the band's edges at the endpoints rest on it alone.
 REPEAT_NOISE = 0.02
+#: The slowest mixing rule a band from the two endpoints alone holds: the power mean of this
+#: exponent [-]. Reads and writes that interfere (reads queued behind a flash device's writes,
+#: the client cache lost to writes) run a mix slower than time sharing, the more so the more
+#: the endpoints differ: mixes of a public NVMe SSD at 1 .. 2 in flight sit at exponents -1.4
+#: .. -2.8 (tests/data/public_sweeps; endpoints 7 x apart), the ANF calculator's 64 KiB table
+#: down to -2.0. Measured interior mixes replace it with their own scatter.
+INTERFERENCE_EXPONENT = -3.0
 #: Weight of DEFAULT_SPREAD against measured interior mixes [points]: it counts as this many.
 PRIOR_POINTS = 4
 #: Fewest measured interior mixes (distinct read shares) cross-validation may choose with.
@@ -351,7 +360,9 @@ def mix_band(
     """Prediction band of a mix fit: log-normal about the curve, narrowest at measured ends.
 
     The shape's spread (:func:`mix_spread`, times ``2 sqrt(r (1 - r))``) and a repeated run's
-    scatter (``REPEAT_NOISE``) add in quadrature. Past the read shares measured, toward an end
+    scatter (``REPEAT_NOISE``) add in quadrature. From the two endpoints alone (no interior
+    mix measured, the harmonic mean) the lower edge reaches down to the power mean of
+    ``INTERFERENCE_EXPONENT`` too, by as much. Past the read shares measured, toward an end
     not measured, the band also holds the curve carried on from the two shares nearest it,
     each moved to its band's edges (unbounded where that gives the end no finite rate).
 
@@ -383,6 +394,12 @@ def mix_band(
     half = _half_width(shape, z, spread)
     estimate = np.asarray(mix_throughput(r * 100.0, **fit), float)
     low, high = estimate * np.exp(-half), estimate * np.exp(half)
+    ends_only = not np.any((fit.x > 0) & (fit.x < 100))
+    if ends_only and fit["exponent"] == DEFAULT_EXPONENT:
+        params = {**fit, "exponent": INTERFERENCE_EXPONENT}
+        low = np.minimum(
+            low, np.asarray(mix_throughput(r * 100.0, **params), float) * np.exp(-half)
+        )
     for end, past in (
         ("read_max", r > fit.x.max() / 100.0),
         ("write_max", r < fit.x.min() / 100.0),

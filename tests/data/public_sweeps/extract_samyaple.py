@@ -17,7 +17,9 @@ import subprocess
 import sys
 
 COMMIT = "7a6f8e953b7da1e048f1cf09b83382aa00e781c6"
-NAME = re.compile(r"(?:benchmarks/(\d+)_sector/1x/(?:randrw(\d+)/)?)?4k/(rand\w+?)-(\d+)-(\d+)\.json$")
+NAME = re.compile(
+    r"(?:benchmarks/(\d+)_sector/1x/(?:randrw(\d+)/)?)?4k/(rand\w+?)-(\d+)-(\d+)\.json$"
+)
 
 
 def git(clone: str, *args: str) -> str:
@@ -29,7 +31,7 @@ def direction(jobs: list[dict], key: str) -> tuple[float, float, float]:
     ios = [j[key]["total_ios"] for j in jobs]
     iops = sum(j[key]["iops"] for j in jobs)
     mib_s = sum(j[key]["bw_bytes"] for j in jobs) / 2**20
-    lat_ms = (sum(j[key]["lat_ns"]["mean"] * n for j, n in zip(jobs, ios)) / sum(ios) / 1e6
+    lat_ms = (sum(j[key]["lat_ns"]["mean"] * n for j, n in zip(jobs, ios, strict=True)) / sum(ios) / 1e6
               if sum(ios) else float("nan"))  # fmt: skip
     return iops, mib_s, lat_ms
 
