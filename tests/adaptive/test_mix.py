@@ -35,7 +35,7 @@ def test_endpoints_first_then_where_the_band_is_widest(mix):
     assert choices[0].reason == "read 100 %: pure reads, an endpoint of the mix model"
     assert choices[1].reason == "read 0 %: pure writes, an endpoint of the mix model"
     assert choices[2].reason.startswith(
-        "read 50 %: where the mix model is least sure, its 95 % band 40 % wide"
+        "read 50 %: where the mix model is least sure, its 95 % band 41 % wide"
     )
     assert why == "stop: max_points 5 mixes measured"
 
