@@ -14,8 +14,8 @@ the prediction band (:func:`mix_band`, through :func:`~anfperf.models.predict_ba
 that spread: ``DEFAULT_SPREAD``, the scatter of real mixes around the harmonic mean, widest at
 50 % and nil at the measured endpoints, and reaches down to the power mean of
 ``INTERFERENCE_EXPONENT``, as slow as interfering reads and writes have run (a band that
-widens with how far apart the endpoints are). Measured interior mixes narrow or widen it. They change
-the curve only when leave-one-out cross-validation over them says a fitted exponent
+widens with how far apart the endpoints are). Measured interior mixes narrow or widen it.
+They change the curve only when leave-one-out cross-validation over them says a fitted exponent
 (:func:`mix_throughput`'s power mean, 1 = linear, 0 = geometric) predicts each of them better
 than the harmonic mean does; with fewer than ``MIN_FOLDS`` of them it cannot tell, and three or
 four measured mixes predict exactly what the two endpoints do.
