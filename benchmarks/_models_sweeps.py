@@ -15,11 +15,12 @@ passes each and their median per step) and Vdbench's iorate=curve
 (tests/data/vdbench/RndReadCurve). Both with no limit known, or one at a share of each sweep's
 best rate (``limit_share``). The sweeps are read once a process (:func:`_frozen`).
 
-Apart from those, :func:`public_sweeps`: the iodepth sweeps (1 .. 64 at each numjobs) of a
-public set of fio results on an NVMe SSD (tests/data/public_sweeps, PROVENANCE there), judged
-the same way (:func:`public_checks`): all of them, and the ones that never fall 10 % below their
-best so far (a consumer SSD's cache and garbage collection make the others jump 2 .. 10 x
-from one run to the next, which no curve foresees).
+Apart from those, :data:`PUBLIC_SWEEPS`: the iodepth sweeps (1 .. 64 at each numjobs) of two
+public sets of fio results (tests/data/public_sweeps, PROVENANCE there), an NVMe SSD's
+(:func:`nvme_sweeps`) and 37 setups of SATA SSDs, HDDs and RAID sets (:func:`fioplot_sweeps`),
+judged the same way (:func:`public_checks`): all of them, and the ones that never fall 10 %
+below their best so far (a consumer SSD's cache and garbage collection make the others jump
+2 .. 10 x from one run to the next, which no curve foresees).
 """
 
 from __future__ import annotations
@@ -101,7 +102,7 @@ SMOOTH_SHARE = 0.9
 
 
 @_frozen
-def public_sweeps() -> dict[str, tuple[np.ndarray, np.ndarray]]:
+def nvme_sweeps() -> dict[str, tuple[np.ndarray, np.ndarray]]:
     """The public NVMe SSD's iodepth sweeps: name -> (count in flight, IOPS), the count being
     iodepth x numjobs and the IOPS the reads' and writes' summed."""
     table = pd.read_csv(DATA / "public_sweeps" / "samyaple_nvme_4k.csv")
@@ -116,6 +117,33 @@ def public_sweeps() -> dict[str, tuple[np.ndarray, np.ndarray]]:
             one["outstanding"].to_numpy(float), one["iops"].to_numpy(float)
         )  # fmt: skip
     return out
+
+
+#: Fewest iodepths a fio-plot sweep needs to be judged (a few of its grids are incomplete).
+MIN_FIOPLOT_POINTS = 6
+
+
+@_frozen
+def fioplot_sweeps() -> dict[str, tuple[np.ndarray, np.ndarray]]:
+    """The 37 public disk setups' random read and write iodepth sweeps at each numjobs: name ->
+    (count in flight, IOPS)."""
+    table = pd.read_csv(DATA / "public_sweeps" / "louwrentius_fioplot.csv.gz")
+    table["outstanding"] = table["iodepth"] * table["numjobs"]
+    out = {}
+    for (folder, rw, jobs), one in table.groupby(["folder", "rw", "numjobs"]):
+        if len(one) >= MIN_FIOPLOT_POINTS:
+            one = one.sort_values("outstanding")
+            out[f"{folder} {rw} numjobs {jobs}"] = (
+                one["outstanding"].to_numpy(float), one["iops"].to_numpy(float)
+            )  # fmt: skip
+    return out
+
+
+#: The public sweeps by source.
+PUBLIC_SWEEPS = {
+    "a public NVMe SSD's iodepth sweeps (SamYaple/fio-plot-results)": nvme_sweeps,
+    "37 public disk setups' iodepth sweeps (louwrentius/fio-plot)": fioplot_sweeps,
+}
 
 
 def smooth(iops: np.ndarray) -> bool:
@@ -133,9 +161,13 @@ def sweep_checks(draws: int = 400, limit_share: float | None = None) -> dict[str
     return _throughput_checks(concurrency_sweeps(), draws, limit_share)
 
 
-def public_checks(draws: int = 400, limit_share: float | None = None) -> dict[str, dict]:
-    """:func:`sweep_checks` of the public sweeps (:func:`public_sweeps`)."""
-    return _throughput_checks(public_sweeps(), draws, limit_share)
+def public_checks(
+    sweeps: dict[str, tuple[np.ndarray, np.ndarray]],
+    draws: int = 400,
+    limit_share: float | None = None,
+) -> dict[str, dict]:
+    """:func:`sweep_checks` of public `sweeps` (one of :data:`PUBLIC_SWEEPS`), only."""
+    return _throughput_checks(sweeps, draws, limit_share)
 
 
 def _throughput_checks(

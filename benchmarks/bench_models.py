@@ -202,30 +202,32 @@ def every_sweep(draws: int) -> None:
         print(table.to_string(index=False, float_format=lambda v: f"{v:.2f}"))
         with_limits(checks_of, min(draws, 100))
         if checks_of is sweep_checks:
-            public_sweeps_summary(min(draws, 100))
+            public_sweeps_summary(min(draws, 50))
 
 
 def public_sweeps_summary(draws: int) -> None:
-    """The concurrency forecast on the public NVMe SSD's sweeps, with no limit known and with
-    each of :data:`LIMIT_SHARES`: a line each, for all of them and for the smooth ones."""
-    from benchmarks._models_sweeps import honest, public_checks, public_sweeps, smooth
+    """The concurrency forecast on the public sweeps, with no limit known and with each of
+    :data:`LIMIT_SHARES`: a line each, for all of a source's sweeps and for its smooth ones."""
+    from benchmarks._models_sweeps import PUBLIC_SWEEPS, honest, public_checks, smooth
 
-    print("\nThe concurrency forecast on a public NVMe SSD's iodepth sweeps (tests/data/"
-          "public_sweeps; lower half fitted):")  # fmt: skip
-    smooth_names = {name for name, (_, x) in public_sweeps().items() if smooth(x)}
-    for share in (None, *LIMIT_SHARES):
-        checks = public_checks(draws, limit_share=share)
-        for label, names in (("all", set(checks)), ("smooth", smooth_names)):
-            picked = [checks[name] for name in sorted(names)]
-            numbers = [c for c in picked if c["predictable"]]
-            widths = [c["median_rel_width"] for c in numbers]
-            errors = [c["median_err_pct"] for c in numbers]
-            known = "no limit known" if share is None else f"a limit at {share:g} x the best"
-            print(f"  {known}, {label} ({len(picked)}): a number on {len(numbers)}, honest on "
-                  f"{sum(honest(c) for c in picked)}; where a number: band width median "
-                  f"{np.median(widths):.0%}, <= {TARGETS['rel_width']:.0%} on "
-                  f"{sum(w <= TARGETS['rel_width'] for w in widths)}, median error "
-                  f"{np.median(errors):.1f} %")  # fmt: skip
+    for source, sweeps_of in PUBLIC_SWEEPS.items():
+        sweeps = sweeps_of()
+        print(f"\nThe concurrency forecast on {source} (tests/data/public_sweeps; lower half "
+              "fitted):")  # fmt: skip
+        smooth_names = {name for name, (_, x) in sweeps.items() if smooth(x)}
+        for share in (None, *LIMIT_SHARES):
+            checks = public_checks(sweeps, draws, limit_share=share)
+            for label, names in (("all", set(checks)), ("smooth", smooth_names)):
+                picked = [checks[name] for name in sorted(names)]
+                numbers = [c for c in picked if c["predictable"]]
+                widths = [c["median_rel_width"] for c in numbers]
+                errors = [c["median_err_pct"] for c in numbers]
+                known = "no limit known" if share is None else f"a limit at {share:g} x the best"
+                print(f"  {known}, {label} ({len(picked)}): a number on {len(numbers)}, honest "
+                      f"on {sum(honest(c) for c in picked)}; where a number: band width median "
+                      f"{np.median(widths):.0%}, <= {TARGETS['rel_width']:.0%} on "
+                      f"{sum(w <= TARGETS['rel_width'] for w in widths)}, median error "
+                      f"{np.median(errors):.1f} %")  # fmt: skip
 
 
 def with_limits(checks_of, draws: int) -> None:

@@ -16,6 +16,8 @@ import re
 import subprocess
 import sys
 
+from extract_fioplot import direction  # the folder of this script is on sys.path
+
 COMMIT = "7a6f8e953b7da1e048f1cf09b83382aa00e781c6"
 NAME = re.compile(
     r"(?:benchmarks/(\d+)_sector/1x/(?:randrw(\d+)/)?)?4k/(rand\w+?)-(\d+)-(\d+)\.json$"
@@ -25,15 +27,6 @@ NAME = re.compile(
 def git(clone: str, *args: str) -> str:
     return subprocess.run(["git", "-C", clone, *args], check=True, capture_output=True,
                           text=True).stdout  # fmt: skip
-
-
-def direction(jobs: list[dict], key: str) -> tuple[float, float, float]:
-    ios = [j[key]["total_ios"] for j in jobs]
-    iops = sum(j[key]["iops"] for j in jobs)
-    mib_s = sum(j[key]["bw_bytes"] for j in jobs) / 2**20
-    lat_ms = (sum(j[key]["lat_ns"]["mean"] * n for j, n in zip(jobs, ios, strict=True)) / sum(ios) / 1e6
-              if sum(ios) else float("nan"))  # fmt: skip
-    return iops, mib_s, lat_ms
 
 
 def main(clone: str) -> None:
