@@ -141,8 +141,8 @@ def fioplot_sweeps() -> dict[str, tuple[np.ndarray, np.ndarray]]:
 
 #: The public sweeps by source.
 PUBLIC_SWEEPS = {
-    "a public NVMe SSD's iodepth sweeps (SamYaple/fio-plot-results)": nvme_sweeps,
-    "37 public disk setups' iodepth sweeps (louwrentius/fio-plot)": fioplot_sweeps,
+    "a public NVMe SSD's iodepth sweeps, from SamYaple/fio-plot-results": nvme_sweeps,
+    "37 public disk setups' iodepth sweeps, from louwrentius/fio-plot": fioplot_sweeps,
 }
 
 
