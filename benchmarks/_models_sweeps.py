@@ -18,7 +18,7 @@ best rate (``limit_share``). The sweeps are read once a process (:func:`_frozen`
 Apart from those, :data:`PUBLIC_SWEEPS`: the iodepth sweeps (1 .. 64 at each numjobs) of two
 public sets of fio results (tests/data/public_sweeps, PROVENANCE there), an NVMe SSD's
 (:func:`nvme_sweeps`) and 37 setups of SATA SSDs, HDDs and RAID sets (:func:`fioplot_sweeps`),
-judged the same way (:func:`public_checks`): all of them, and the ones that never fall 10 %
+judged the same way (:func:`throughput_checks`): all of them, and the ones that never fall 10 %
 below their best so far (a consumer SSD's cache and garbage collection make the others jump
 2 .. 10 x from one run to the next, which no curve foresees).
 """
@@ -158,21 +158,14 @@ def sweep_checks(draws: int = 400, limit_share: float | None = None) -> dict[str
     `limit_share`: a limit known at that share of the sweep's best rate, or none
     (:func:`_known_at`).
     """
-    return _throughput_checks(concurrency_sweeps(), draws, limit_share)
+    return throughput_checks(concurrency_sweeps(), draws, limit_share)
 
 
-def public_checks(
-    sweeps: dict[str, tuple[np.ndarray, np.ndarray]],
-    draws: int = 400,
-    limit_share: float | None = None,
-) -> dict[str, dict]:
-    """:func:`sweep_checks` of public `sweeps` (one of :data:`PUBLIC_SWEEPS`), only."""
-    return _throughput_checks(sweeps, draws, limit_share)
-
-
-def _throughput_checks(
+def throughput_checks(
     sweeps: dict[str, tuple[np.ndarray, np.ndarray]], draws: int, limit_share: float | None
 ) -> dict[str, dict]:
+    """:func:`sweep_checks` of any `sweeps` (name -> (count in flight, IOPS)), e.g. one source
+    of :data:`PUBLIC_SWEEPS`."""
     out = {}
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")

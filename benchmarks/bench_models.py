@@ -208,7 +208,7 @@ def every_sweep(draws: int) -> None:
 def public_sweeps_summary(draws: int) -> None:
     """The concurrency forecast on the public sweeps, with no limit known and with each of
     :data:`LIMIT_SHARES`: a line each, for all of a source's sweeps and for its smooth ones."""
-    from benchmarks._models_sweeps import PUBLIC_SWEEPS, honest, public_checks, smooth
+    from benchmarks._models_sweeps import PUBLIC_SWEEPS, honest, smooth, throughput_checks
 
     for source, sweeps_of in PUBLIC_SWEEPS.items():
         sweeps = sweeps_of()
@@ -216,7 +216,7 @@ def public_sweeps_summary(draws: int) -> None:
               "fitted):")  # fmt: skip
         smooth_names = {name for name, (_, x) in sweeps.items() if smooth(x)}
         for share in (None, *LIMIT_SHARES):
-            checks = public_checks(sweeps, draws, limit_share=share)
+            checks = throughput_checks(sweeps, draws, share)
             for label, names in (("all", set(checks)), ("smooth", smooth_names)):
                 picked = [checks[name] for name in sorted(names)]
                 numbers = [c for c in picked if c["predictable"]]
