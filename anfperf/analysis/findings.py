@@ -54,7 +54,7 @@ from anfperf.models import (
     usl_throughput_at_latency,
 )
 from anfperf.models.curves.queueing import KNEE_FACTOR
-from anfperf.models.forecast import iops_at_latency
+from anfperf.models.forecast import iops_at_latency, iops_at_latency_in_flight
 from anfperf.models.forecast.throughput import stalled_points
 from anfperf.models.limits.predict import constraint_phrase
 from anfperf.models.littles_law import latency_at_concurrency
@@ -539,12 +539,15 @@ def _slo_past_the_data(
 ) -> list[str]:
     """The model's IOPS at an SLO the data do not reach: from a forecast that knows the
     volume's limit, or none where the data cannot tell."""
-    # a concurrency sweep without a model number has nothing to bound or take back
-    no_model = math.isnan(numbers["iops_at_slo_model"]) and kind != KIND_RATE
-    if ok.sum() < 3 or no_model:
+    if ok.sum() < 3:
         return []
     known = run_known_limits(run, scenario)
     conc = pd.to_numeric(run["configured"], errors="coerce").to_numpy(float)
+    if kind == KIND_CONCURRENCY and lat_slo_ms > float(np.max(lat[ok])):
+        return _slo_along_the_sweep(numbers, conc[ok], iops[ok], lat_slo_ms, known)
+    # a concurrency sweep without a model number has nothing to bound or take back
+    if math.isnan(numbers["iops_at_slo_model"]) and kind != KIND_RATE:
+        return []
     try:
         if kind == KIND_CONCURRENCY:
             fc = forecast_throughput(conc[ok], iops[ok], [float(np.nanmax(conc[ok]))], known,
@@ -568,6 +571,40 @@ def _slo_past_the_data(
             f"{est:,.0f} ({low:,.0f} .. {high:,.0f}; {known.limit})"
         ]
     return []
+
+
+def _slo_along_the_sweep(
+    numbers: dict, conc: np.ndarray, iops: np.ndarray, lat_slo_ms: float, known: KnownLimits
+) -> list[str]:
+    """The fitted curve's IOPS at an SLO above a concurrency sweep's latencies, kept where the
+    concurrency forecast allows it there by Little's law
+    (:func:`~anfperf.models.forecast.iops_at_latency_in_flight`): a curve read that far is
+    unbounded (the USL of a SATA SSD's rising lower half: 10**28 IOPS at 0.9 ms)."""
+    model = numbers["iops_at_slo_model"]
+    if math.isnan(model):  # no curve number to bound
+        return []
+    try:
+        _, low, high, fc = iops_at_latency_in_flight(conc, iops, lat_slo_ms, known,
+                                                      draws=DECISION_DRAWS)  # fmt: skip
+    except ModelError as exc:
+        numbers["iops_at_slo_model"] = math.nan
+        return [f"IOPS at the {lat_slo_ms:g} ms SLO: no forecast ({exc})"]
+    if not fc.predictable:
+        numbers["iops_at_slo_model"] = math.nan
+        return [f"IOPS at the {lat_slo_ms:g} ms SLO: {fc.says()}"]
+    # the fastest edge may not reach the SLO within the forecast's reach: then at most the
+    # most it allows there
+    top = high if math.isfinite(high) else float(np.max(fc.upper))
+    allowed = f"{low:,.0f} .. {top:,.0f}" if math.isfinite(low) else f"at most {top:,.0f}"
+    if not (low <= model <= top if math.isfinite(low) else model <= top):
+        numbers["iops_at_slo_model"] = math.nan
+        return [
+            f"IOPS at the {lat_slo_ms:g} ms SLO: the fitted curve reads {model:,.0f} there, "
+            f"outside what the concurrency forecast allows by Little's law ({allowed}): not "
+            "predictable from these data"
+        ]
+    return [f"IOPS at the {lat_slo_ms:g} ms SLO: within what the concurrency forecast allows "
+            f"by Little's law ({allowed})"]  # fmt: skip
 
 
 def _load_axis(run: pd.DataFrame, kind: str, iops: np.ndarray) -> np.ndarray:

@@ -8,6 +8,9 @@ know.
 - :mod:`~anfperf.models.forecast.throughput`: throughput against concurrency
   (:func:`forecast_throughput`): bounded by the limit and Little's law, held past a plateau
   with the fall an over-driven system shows, or no number when the data cannot tell;
+- :mod:`~anfperf.models.forecast.slo`: the rate a concurrency sweep reaches at a latency
+  objective past its measured latencies, along that forecast by Little's law
+  (:func:`iops_at_latency_in_flight`);
 - :mod:`~anfperf.models.forecast.option`: the latency of a planned option at the target, with
   its band, from its own limit (:func:`option_latency`, :func:`options_latency`);
 - :mod:`~anfperf.models.forecast.block`: IOPS at other block sizes (:func:`forecast_block_size`)
@@ -28,6 +31,7 @@ from anfperf.models.forecast.latency import forecast_latency, iops_at_latency, p
 from anfperf.models.forecast.mix import forecast_mix
 from anfperf.models.forecast.option import OptionLatency, option_latency, options_latency
 from anfperf.models.forecast.result import NOT_PREDICTABLE, Forecast
+from anfperf.models.forecast.slo import iops_at_latency_in_flight
 from anfperf.models.forecast.throughput import forecast_throughput
 
 __all__ = [
@@ -42,6 +46,7 @@ __all__ = [
     "forecast_mix",
     "forecast_throughput",
     "iops_at_latency",
+    "iops_at_latency_in_flight",
     "judge_forecast",
     "known_limits",
     "option_latency",
