@@ -179,6 +179,47 @@ def throughput_checks(
     return out
 
 
+#: An SLO judged lies this far above the latencies of the points fitted, at least [x].
+SLO_PAST = 1.2
+
+
+def slo_checks(sweeps: dict[str, tuple[np.ndarray, np.ndarray]]) -> pd.DataFrame:
+    """IOPS at latency objectives past each smooth sweep's lower half, as a report finds them.
+
+    Each later point's latency (by Little's law, N / X) at least :data:`SLO_PAST` x the lower
+    half's is an objective; the lower half is fitted. Per objective: the rate measured there,
+    the fitted curve's (the USL a report fits to a concurrency sweep) and whether the report
+    keeps it (within what the concurrency forecast allows there), and the forecast's own rate
+    and band (:func:`~anfperf.models.forecast.iops_at_latency_in_flight`).
+    """
+    from anfperf.analysis.findings import (
+        MIN_R2,
+        _slo_along_the_sweep,
+        concurrency_fit,
+        curve_iops_at_latency,
+    )
+    from anfperf.models.forecast import iops_at_latency_in_flight
+
+    rows = []
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        for name, (n, x) in sweeps.items():
+            if not smooth(x):
+                continue
+            k = (n.size + 1) // 2
+            lat_ms = n / x * 1000.0
+            fit = concurrency_fit(n[:k], x[:k])
+            for slo in lat_ms[k:][lat_ms[k:] > SLO_PAST * lat_ms[:k].max()]:
+                curve = curve_iops_at_latency(fit, slo) if fit.r2 >= MIN_R2 else np.nan
+                numbers = {"iops_at_slo_model": curve}
+                _slo_along_the_sweep(numbers, n[:k], x[:k], slo, KnownLimits())
+                est, low, high, _ = iops_at_latency_in_flight(n[:k], x[:k], slo)
+                rows.append({"sweep": name, "measured": float(x[lat_ms == slo][0]),
+                             "curve": curve, "kept": numbers["iops_at_slo_model"],
+                             "forecast": est, "low": low, "high": high})  # fmt: skip
+    return pd.DataFrame(rows)
+
+
 def _known_at(share: float | None, rates: np.ndarray) -> KnownLimits | None:
     """A limit at `share` x the best of `rates` (a volume whose limit the sweep nearly
     reaches, somewhere, at 1.05), or none."""

@@ -177,7 +177,7 @@ def throughput_met(check: dict) -> bool:
 def every_sweep(draws: int) -> None:
     """The concurrency and latency forecasts on every real sweep of the repository, printed:
     a table each with no limit known, then a line each with the limits of LIMIT_SHARES."""
-    from benchmarks._models_sweeps import latency_checks, sweep_checks
+    from benchmarks._models_sweeps import concurrency_sweeps, latency_checks, sweep_checks
 
     def concurrency_headline(table: pd.DataFrame, numbers: int) -> str:
         return (f"The concurrency forecast on every real sweep of the repository ({len(table)}, "
@@ -202,6 +202,7 @@ def every_sweep(draws: int) -> None:
         print(table.to_string(index=False, float_format=lambda v: f"{v:.2f}"))
         with_limits(checks_of, min(draws, 100))
         if checks_of is sweep_checks:
+            slo_summary(concurrency_sweeps())
             public_sweeps_summary(min(draws, 50))
 
 
@@ -228,6 +229,28 @@ def public_sweeps_summary(draws: int) -> None:
                       f"{np.median(widths):.0%}, <= {TARGETS['rel_width']:.0%} on "
                       f"{sum(w <= TARGETS['rel_width'] for w in widths)}, median error "
                       f"{np.median(errors):.1f} %")  # fmt: skip
+        slo_summary(sweeps)
+
+
+def slo_summary(sweeps: dict) -> None:
+    """IOPS at an SLO past the data on `sweeps` (:func:`~benchmarks._models_sweeps.
+    slo_checks`): the fitted curve's, as kept, and the concurrency forecast's own."""
+    from benchmarks._models_sweeps import slo_checks
+
+    table = slo_checks(sweeps)
+
+    def errors(values: pd.Series) -> str:
+        err = (np.abs(values / table["measured"] - 1) * 100)[np.isfinite(values)]
+        return (f"a number on {err.size}, median error {np.median(err):.1f} %, largest "
+                f"{np.max(err):.3g} %") if err.size else "no number"  # fmt: skip
+
+    inside = (table["low"] <= table["measured"]) & (
+        table["measured"] <= table["high"].fillna(np.inf)
+    )
+    print(f"  IOPS at an SLO past the lower half ({len(table)} objectives): the fitted curve "
+          f"{errors(table['curve'])}; as a report keeps it {errors(table['kept'])}; the "
+          f"concurrency forecast's {errors(table['forecast'])}, its band holding "
+          f"{inside[np.isfinite(table['forecast'])].mean():.0%}")  # fmt: skip
 
 
 def with_limits(checks_of, draws: int) -> None:
