@@ -558,11 +558,9 @@ def _slo_past_the_data(
                                   draws=DECISION_DRAWS,
                                   outstanding=float(flight.max()) if flight.size else None)  # fmt: skip
     except ModelError as exc:
-        numbers["iops_at_slo_model"] = math.nan
-        return [f"IOPS at the {lat_slo_ms:g} ms SLO: no forecast ({exc})"]
+        return _no_slo_number(numbers, lat_slo_ms, f"no forecast ({exc})")
     if not fc.predictable:
-        numbers["iops_at_slo_model"] = math.nan
-        return [f"IOPS at the {lat_slo_ms:g} ms SLO: {fc.says()}"]
+        return _no_slo_number(numbers, lat_slo_ms, fc.says())
     if kind == KIND_RATE and fc.bound is not None:  # the queueing curve of the known limit
         est, low, high = iops_at_latency(fc, lat_slo_ms)
         numbers["iops_at_slo_model"] = est
@@ -587,24 +585,27 @@ def _slo_along_the_sweep(
         _, low, high, fc = iops_at_latency_in_flight(conc, iops, lat_slo_ms, known,
                                                       draws=DECISION_DRAWS)  # fmt: skip
     except ModelError as exc:
-        numbers["iops_at_slo_model"] = math.nan
-        return [f"IOPS at the {lat_slo_ms:g} ms SLO: no forecast ({exc})"]
+        return _no_slo_number(numbers, lat_slo_ms, f"no forecast ({exc})")
     if not fc.predictable:
-        numbers["iops_at_slo_model"] = math.nan
-        return [f"IOPS at the {lat_slo_ms:g} ms SLO: {fc.says()}"]
+        return _no_slo_number(numbers, lat_slo_ms, fc.says())
     # the fastest edge may not reach the SLO within the forecast's reach: then at most the
     # most it allows there
     top = high if math.isfinite(high) else float(np.max(fc.upper))
     allowed = f"{low:,.0f} .. {top:,.0f}" if math.isfinite(low) else f"at most {top:,.0f}"
     if not (low <= model <= top if math.isfinite(low) else model <= top):
-        numbers["iops_at_slo_model"] = math.nan
-        return [
-            f"IOPS at the {lat_slo_ms:g} ms SLO: the fitted curve reads {model:,.0f} there, "
-            f"outside what the concurrency forecast allows by Little's law ({allowed}): not "
-            "predictable from these data"
-        ]
+        return _no_slo_number(
+            numbers, lat_slo_ms, f"the fitted curve reads {model:,.0f} there, outside what the "
+            f"concurrency forecast allows by Little's law ({allowed}): not predictable from "
+            "these data"
+        )  # fmt: skip
     return [f"IOPS at the {lat_slo_ms:g} ms SLO: within what the concurrency forecast allows "
             f"by Little's law ({allowed})"]  # fmt: skip
+
+
+def _no_slo_number(numbers: dict, lat_slo_ms: float, why: str) -> list[str]:
+    """No model number for the IOPS at the SLO, and the note saying why."""
+    numbers["iops_at_slo_model"] = math.nan
+    return [f"IOPS at the {lat_slo_ms:g} ms SLO: {why}"]
 
 
 def _load_axis(run: pd.DataFrame, kind: str, iops: np.ndarray) -> np.ndarray:
