@@ -309,9 +309,8 @@ def grid_mix_cases() -> list[dict]:
     return out
 
 
-#: The public NVMe SSD's runs (tests/data/public_sweeps): per count in flight, its pure reads
-#: and writes and its mixes at 5, 35, 50, 65 and 95 % reads; the counts of each context row.
-PUBLIC_RUNS = ROOT / "tests" / "data" / "public_sweeps" / "samyaple_nvme_4k.csv"
+#: Counts in flight of each context row of the public NVMe SSD's mixes (its pure reads and
+#: writes and its mixes at 5, 35, 50, 65 and 95 % reads at each count).
 PUBLIC_MIX_COUNTS = {"1 .. 2 in flight": (1, 2), "4 .. 8": (3, 8), "more than 8": (9, math.inf)}
 
 
@@ -319,14 +318,15 @@ def public_mix_cases() -> list[dict]:
     """Each mix of the public NVMe SSD from its two pure runs at the same iodepth and numjobs,
     pooled by count in flight (the more in flight, the more its runs jump from one to the
     next: a consumer SSD's cache and garbage collection)."""
-    runs = pd.read_csv(PUBLIC_RUNS)
-    runs = runs[runs["sector_bytes"].notna()]
-    runs = runs.assign(n=runs["iodepth"] * runs["numjobs"],
-                       iops=runs["read_iops"] + runs["write_iops"])  # fmt: skip
+    from benchmarks._models_sweeps import nvme_runs
+
+    runs = nvme_runs()
+    runs = runs[runs["sector"] > 0]  # the first drive ran writes alone
     out = []
     for label, (low, high) in PUBLIC_MIX_COUNTS.items():
         parts = [[], [], [], [], []]
-        for _, one in runs[runs["n"].between(low, high)].groupby(["sector_bytes", "n", "numjobs"]):
+        at_counts = runs[runs["outstanding"].between(low, high)]
+        for _, one in at_counts.groupby(["sector", "outstanding", "numjobs"]):
             rate = one.set_index("read_pct")["iops"]
             at = rate.index[(rate.index > 0) & (rate.index < 100)].to_numpy(float)
             fc = forecast_mix([0.0, 100.0], [rate[0], rate[100]], at)

@@ -101,16 +101,22 @@ def concurrency_sweeps() -> dict[str, tuple[np.ndarray, np.ndarray]]:
 SMOOTH_SHARE = 0.9
 
 
+@functools.cache
+def nvme_runs() -> pd.DataFrame:
+    """The public NVMe SSD's runs (tests/data/public_sweeps/samyaple_nvme_4k.csv), once a
+    process, with the count in flight (iodepth x numjobs), the reads' and writes' IOPS summed
+    and the sector size (0: the first drive, whose size is not recorded)."""
+    table = pd.read_csv(DATA / "public_sweeps" / "samyaple_nvme_4k.csv")
+    return table.assign(sector=table["sector_bytes"].fillna(0).astype(int),
+                        outstanding=table["iodepth"] * table["numjobs"],
+                        iops=table["read_iops"] + table["write_iops"])  # fmt: skip
+
+
 @_frozen
 def nvme_sweeps() -> dict[str, tuple[np.ndarray, np.ndarray]]:
-    """The public NVMe SSD's iodepth sweeps: name -> (count in flight, IOPS), the count being
-    iodepth x numjobs and the IOPS the reads' and writes' summed."""
-    table = pd.read_csv(DATA / "public_sweeps" / "samyaple_nvme_4k.csv")
-    table["sector"] = table["sector_bytes"].fillna(0).astype(int)
-    table["outstanding"] = table["iodepth"] * table["numjobs"]
-    table["iops"] = table["read_iops"] + table["write_iops"]
+    """The public NVMe SSD's iodepth sweeps: name -> (count in flight, IOPS)."""
     out = {}
-    for (sector, share, jobs), one in table.groupby(["sector", "read_pct", "numjobs"]):
+    for (sector, share, jobs), one in nvme_runs().groupby(["sector", "read_pct", "numjobs"]):
         one = one.sort_values("outstanding")
         drive = f"{sector} B sectors" if sector else "first drive"
         out[f"NVMe {drive}, {share} % reads, numjobs {jobs}"] = (
@@ -192,13 +198,9 @@ def slo_checks(sweeps: dict[str, tuple[np.ndarray, np.ndarray]]) -> pd.DataFrame
     keeps it (within what the concurrency forecast allows there), and the forecast's own rate
     and band (:func:`~anfperf.models.forecast.iops_at_latency_in_flight`).
     """
-    from anfperf.analysis.findings import (
-        MIN_R2,
-        _slo_along_the_sweep,
-        concurrency_fit,
-        curve_iops_at_latency,
-    )
+    from anfperf.analysis.findings import MIN_R2, concurrency_fit, curve_iops_at_latency
     from anfperf.models.forecast import iops_at_latency_in_flight
+    from anfperf.models.forecast.slo import allowed_at_latency
 
     rows = []
     with warnings.catch_warnings():
@@ -208,15 +210,21 @@ def slo_checks(sweeps: dict[str, tuple[np.ndarray, np.ndarray]]) -> pd.DataFrame
                 continue
             k = (n.size + 1) // 2
             lat_ms = n / x * 1000.0
+            past = np.flatnonzero(lat_ms > SLO_PAST * lat_ms[:k].max())
+            past = past[past >= k]
+            if not past.size:
+                continue
             fit = concurrency_fit(n[:k], x[:k])
-            for slo in lat_ms[k:][lat_ms[k:] > SLO_PAST * lat_ms[:k].max()]:
-                curve = curve_iops_at_latency(fit, slo) if fit.r2 >= MIN_R2 else np.nan
-                numbers = {"iops_at_slo_model": curve}
-                _slo_along_the_sweep(numbers, n[:k], x[:k], slo, KnownLimits())
-                est, low, high, _ = iops_at_latency_in_flight(n[:k], x[:k], slo)
-                rows.append({"sweep": name, "measured": float(x[lat_ms == slo][0]),
-                             "curve": curve, "kept": numbers["iops_at_slo_model"],
-                             "forecast": est, "low": low, "high": high})  # fmt: skip
+            est, low, high, fc = iops_at_latency_in_flight(n[:k], x[:k], lat_ms[past])
+            for i, j in enumerate(past):
+                curve = curve_iops_at_latency(fit, lat_ms[j]) if fit.r2 >= MIN_R2 else np.nan
+                # as a report keeps it (analysis.findings): within what the forecast allows
+                least, most = (allowed_at_latency(low[i], high[i], fc) if fc.predictable
+                               else (np.nan, np.nan))  # fmt: skip
+                kept = curve if least <= curve <= most else np.nan
+                rows.append({"sweep": name, "measured": float(x[j]), "curve": curve,
+                             "kept": kept, "forecast": est[i], "low": low[i],
+                             "high": high[i]})  # fmt: skip
     return pd.DataFrame(rows)
 
 

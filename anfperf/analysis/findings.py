@@ -55,6 +55,7 @@ from anfperf.models import (
 )
 from anfperf.models.curves.queueing import KNEE_FACTOR
 from anfperf.models.forecast import iops_at_latency, iops_at_latency_in_flight
+from anfperf.models.forecast.slo import allowed_at_latency
 from anfperf.models.forecast.throughput import stalled_points
 from anfperf.models.limits.predict import constraint_phrase
 from anfperf.models.littles_law import latency_at_concurrency
@@ -588,11 +589,9 @@ def _slo_along_the_sweep(
         return _no_slo_number(numbers, lat_slo_ms, f"no forecast ({exc})")
     if not fc.predictable:
         return _no_slo_number(numbers, lat_slo_ms, fc.says())
-    # the fastest edge may not reach the SLO within the forecast's reach: then at most the
-    # most it allows there
-    top = high if math.isfinite(high) else float(np.max(fc.upper))
-    allowed = f"{low:,.0f} .. {top:,.0f}" if math.isfinite(low) else f"at most {top:,.0f}"
-    if not (low <= model <= top if math.isfinite(low) else model <= top):
+    least, most = allowed_at_latency(low[0], high[0], fc)
+    allowed = f"{least:,.0f} .. {most:,.0f}"
+    if not least <= model <= most:
         return _no_slo_number(
             numbers, lat_slo_ms, f"the fitted curve reads {model:,.0f} there, outside what the "
             f"concurrency forecast allows by Little's law ({allowed}): not predictable from "

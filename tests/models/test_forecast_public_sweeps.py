@@ -14,15 +14,14 @@ known limit); its mixes are inside the band from the two endpoints at 1 .. 2 in 
 from __future__ import annotations
 
 import numpy as np
-import pandas as pd
 import pytest
 
 from anfperf.models import forecast_throughput
-from benchmarks._models_mix import PUBLIC_RUNS
 from benchmarks._models_sweeps import (
     concurrency_sweeps,
     fioplot_sweeps,
     honest,
+    nvme_runs,
     nvme_sweeps,
     smooth,
     throughput_checks,
@@ -113,9 +112,9 @@ def test_the_mix_band_from_two_endpoints_holds_the_ssds_interfering_mixes():
     at 4 .. 8, 61 of 70 (30)."""
     from benchmarks._models_mix import public_mix_cases
 
-    rows = pd.read_csv(PUBLIC_RUNS)
-    one = rows[(rows["sector_bytes"] == 512) & (rows["iodepth"] == 1) & (rows["numjobs"] == 1)]
-    rate = (one["read_iops"] + one["write_iops"]).to_numpy()[np.argsort(one["read_pct"].to_numpy())]
+    rows = nvme_runs()
+    one = rows[(rows["sector"] == 512) & (rows["iodepth"] == 1) & (rows["numjobs"] == 1)]
+    rate = one["iops"].to_numpy()[np.argsort(one["read_pct"].to_numpy())]
     assert rate[[0, 1, -1]] == pytest.approx([103_032, 46_879, 14_062], rel=1e-4)
     light, middle, busy = public_mix_cases()
     assert (light["points"], light["coverage"]) == (30, 1.0)

@@ -22,7 +22,7 @@ from anfperf.models.forecast.result import Forecast
 from anfperf.models.forecast.throughput import forecast_throughput
 from anfperf.units import MS_PER_S
 
-__all__ = ["REACH", "iops_at_latency_in_flight"]
+__all__ = ["REACH", "allowed_at_latency", "iops_at_latency_in_flight"]
 
 #: Farthest past the concurrency measured the objective is looked for [x].
 REACH = 64.0
@@ -34,19 +34,19 @@ GRID_POINTS = 49
 def iops_at_latency_in_flight(
     concurrency: object,
     iops: object,
-    lat_ms: float,
+    lat_ms: object,
     known: KnownLimits | None = None,
     *,
     draws: int = 20,
-) -> tuple[float, float, float, Forecast]:
+) -> tuple[np.ndarray, np.ndarray, np.ndarray, Forecast]:
     """IOPS a concurrency sweep reaches at mean latency `lat_ms`, past its measured latencies.
 
     Parameters
     ----------
     concurrency, iops : array-like
         The sweep: I/Os in flight [-] and throughput [IOPS] of each point.
-    lat_ms : float
-        The latency objective [ms], above the latencies measured.
+    lat_ms : float or array-like
+        Latency objectives [ms], above the latencies measured: one forecast serves them all.
     known : KnownLimits, optional
         The volume's and clients' limit.
     draws : int
@@ -54,18 +54,31 @@ def iops_at_latency_in_flight(
 
     Returns
     -------
-    (float, float, float, Forecast)
-        Estimate and band [IOPS] (NaN where the forecast gives no number or its edge does not
-        reach `lat_ms` within :data:`REACH` x the concurrency measured), and the forecast read.
+    (numpy.ndarray, numpy.ndarray, numpy.ndarray, Forecast)
+        Estimate and band [IOPS], one per objective (NaN where the forecast gives no number or
+        its edge does not reach the objective within :data:`REACH` x the concurrency
+        measured), and the forecast read.
     """
     n = np.asarray(concurrency, float)
+    slo = np.atleast_1d(np.asarray(lat_ms, float))
     grid = np.geomspace(float(np.nanmax(n)), float(np.nanmax(n)) * REACH, GRID_POINTS)
     fc = forecast_throughput(n, iops, grid, known, draws=draws)
     if not fc.predictable:
-        return math.nan, math.nan, math.nan, fc
-    # the lower edge runs slowest and reaches the objective at the fewest I/Os in flight
-    est, low, high = (_at_latency(grid, rate, lat_ms) for rate in (fc.estimate, fc.lower, fc.upper))
+        none = np.full(slo.size, math.nan)
+        return none, none.copy(), none.copy(), fc
+    # the lower edge runs slowest and reaches an objective at the fewest I/Os in flight
+    est, low, high = (np.array([_at_latency(grid, rate, one) for one in slo])
+                      for rate in (fc.estimate, fc.lower, fc.upper))  # fmt: skip
     return est, low, high, fc
+
+
+def allowed_at_latency(low: float, high: float, forecast: Forecast) -> tuple[float, float]:
+    """The range of rates a concurrency forecast allows at an objective [IOPS]: from its lower
+    edge's rate there to its upper edge's, or, where the upper edge does not reach the
+    objective within :data:`REACH`, the most it gives at all (`low`, `high` of
+    :func:`iops_at_latency_in_flight`; `low` NaN: nothing below)."""
+    top = high if math.isfinite(high) else float(np.max(forecast.upper))
+    return (low if math.isfinite(low) else 0.0), top
 
 
 def _at_latency(grid: np.ndarray, rate: np.ndarray, lat_ms: float) -> float:

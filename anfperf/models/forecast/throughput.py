@@ -330,7 +330,7 @@ def _plateau(
     # at its 50,700 fell to 44,665 at QD 27; 8 real sweeps levelled at 95 % of a limit fall
     # 18 .. 26 % below their best past it): the band keeps that fall either way
     lower = np.minimum(best * (1.0 - scatter) * (1.0 - over_driven_fall(fall_ratio)), est)
-    if known.known and best >= AT_LIMIT * known.iops_max:
+    if _at_limit(known, best):
         notes.append(
             f"levelled at {best:,.0f}, {best / known.iops_max:.0%} of the known limit: held there "
             f"(a QoS limit throttles); the band allows an over-driven client's fall, "
@@ -351,6 +351,11 @@ def _plateau(
                     known.limit if np.any(upper >= cap) and known.known else None)  # fmt: skip
 
 
+def _at_limit(known: KnownLimits, best: float) -> bool:
+    """Whether a sweep's best rate was its known limit's (:data:`AT_LIMIT` of it or more)."""
+    return known.known and best >= AT_LIMIT * known.iops_max
+
+
 def _past_peak(
     at: np.ndarray,
     ratio: np.ndarray,
@@ -366,7 +371,7 @@ def _past_peak(
     make the fall, which may pass (fio's --rate_iops 50,700 sweep: 48,441 at QD 11, 33,449 at
     16, then 48,559 .. 50,648 from QD 19 on), and the band reaches up to the limit."""
     floor = best * (1.0 - FALL_CAP)
-    at_limit = known.known and best >= AT_LIMIT * known.iops_max
+    at_limit = _at_limit(known, best)
     upper = cap.copy() if at_limit else np.minimum(np.full(at.size, best), cap)
     est = np.minimum(np.maximum(last * ratio**late, floor), upper)
     lower = np.minimum(est * (1.0 - over_driven_fall(ratio)), est)
