@@ -317,10 +317,9 @@ def headline(frame: pd.DataFrame, numbers: pd.DataFrame) -> list[str]:
     if sweep is not None and not math.isnan(sweep["knee_iops"]):
         lines.append(f"knee: {sweep['knee_lat_ms']:.3f} ms at {sweep['knee_iops']:,.0f} IOPS "
                      f"({sweep['run_id']})")  # fmt: skip
-        slo = sweep["iops_at_slo_measured"]
-        how = "measured"
-        if math.isnan(slo):
-            slo, how = sweep["iops_at_slo_model"], "fitted curve"
+        slo, how, band = findings.stated_iops_at_slo(sweep)
+        if band is not None:
+            how = f"forecast past the measured loads, 95 % band {band[0]:,.0f} .. {band[1]:,.0f}"
         if not math.isnan(slo):
             lines.append(f"IOPS at a {LAT_SLO_MS:g} ms SLO: {slo:,.0f} ({how})")
             needed = threads_needed(slo, LAT_SLO_MS)

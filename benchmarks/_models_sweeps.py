@@ -194,9 +194,9 @@ def slo_checks(sweeps: dict[str, tuple[np.ndarray, np.ndarray]]) -> pd.DataFrame
 
     Each later point's latency (by Little's law, N / X) at least :data:`SLO_PAST` x the lower
     half's is an objective; the lower half is fitted. Per objective: the rate measured there,
-    the fitted curve's (the USL a report fits to a concurrency sweep) and whether the report
-    keeps it (within what the concurrency forecast allows there), and the forecast's own rate
-    and band (:func:`~anfperf.models.forecast.iops_at_latency_in_flight`).
+    the fitted curve's (the USL, which a report stated before issue 34) and the concurrency
+    forecast's with its band (:func:`~anfperf.models.forecast.iops_at_latency_in_flight`,
+    :func:`~anfperf.models.forecast.slo.allowed_at_latency`), which a report states now.
     """
     from anfperf.analysis.findings import MIN_R2, concurrency_fit, curve_iops_at_latency
     from anfperf.models.forecast import iops_at_latency_in_flight
@@ -218,13 +218,10 @@ def slo_checks(sweeps: dict[str, tuple[np.ndarray, np.ndarray]]) -> pd.DataFrame
             est, low, high, fc = iops_at_latency_in_flight(n[:k], x[:k], lat_ms[past])
             for i, j in enumerate(past):
                 curve = curve_iops_at_latency(fit, lat_ms[j]) if fit.r2 >= MIN_R2 else np.nan
-                # as a report keeps it (analysis.findings): within what the forecast allows
                 least, most = (allowed_at_latency(low[i], high[i], fc) if fc.predictable
                                else (np.nan, np.nan))  # fmt: skip
-                kept = curve if least <= curve <= most else np.nan
                 rows.append({"sweep": name, "measured": float(x[j]), "curve": curve,
-                             "kept": kept, "forecast": est[i], "low": low[i],
-                             "high": high[i]})  # fmt: skip
+                             "forecast": est[i], "low": least, "high": most})  # fmt: skip
     return pd.DataFrame(rows)
 
 

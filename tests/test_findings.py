@@ -8,6 +8,7 @@ import subprocess
 import warnings
 
 import numpy as np
+import pandas as pd
 import pytest
 
 import anfperf
@@ -381,6 +382,49 @@ def test_the_iops_at_an_slo_past_the_data_is_bounded_by_the_volume_measured():
     assert "from the queueing curve of the known limit" in row["notes"]
     assert "volume quota: 12 TiB x 64 MiB/s per TiB (Premium)" in row["notes"]
     assert analysis.bounded_by(None) is analysis
+
+
+def test_the_iops_at_an_slo_past_a_concurrency_sweep_is_its_forecasts_with_a_band():
+    # RndReadThreads' lower half, 2 .. 16 in flight (0.069 .. 0.154 ms): at 1 ms the USL of
+    # those points reads 155,071; the concurrency forecast by Little's law 111,864 with its
+    # band, which holds the 121,009 the whole sweep measured at 0.998 ms (128 in flight)
+    from tests.models.realdata import vdbench_dir
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        frame = anfperf.read(vdbench_dir("RndReadThreads"))
+        whole = findings.key_numbers(frame, lat_slo_ms=1.0).iloc[0]
+        row = findings.key_numbers(frame[frame["outstanding"] <= 16], lat_slo_ms=1.0).iloc[0]
+    assert math.isnan(row["iops_at_slo_measured"])
+    assert row["iops_at_slo_model"] == pytest.approx(111_864, rel=1e-3)
+    assert row["iops_at_slo_low"] < whole["peak_iops"] < row["iops_at_slo_high"]
+    assert whole["peak_iops"] == pytest.approx(121_008.67, abs=0.01)
+    assert "the fitted curve alone reads 155,071" in row["notes"]
+    value, how, band = findings.stated_iops_at_slo(row)
+    assert (value, how) == (row["iops_at_slo_model"], findings.SLO_FORECAST)
+    assert band == (row["iops_at_slo_low"], row["iops_at_slo_high"])
+    text = findings.sentences(pd.DataFrame([row]))[0]
+    assert (f"{value:,.0f} IOPS ({band[0]:,.0f} .. {band[1]:,.0f}) at the 1 ms SLO (forecast "
+            "past the measured loads)") in text  # fmt: skip
+
+
+def test_a_concurrency_sweep_too_short_to_forecast_takes_the_known_limits_queueing_curve():
+    # the fio sweep's depths 1, 2, 4 (0.070 .. 0.104 ms): three counts in flight do not show a
+    # curve's shape; on an Ultra volume of 10 TiB (327,680 IOPS of 4 KiB) the queueing curve of
+    # that limit says where latency reaches 1 ms
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        frame = anfperf.read(QD_SWEEP)
+        flat = frame[frame["job"].isin(["qd1", "qd2", "qd4"])]
+        free = findings.key_numbers(flat, lat_slo_ms=1.0).iloc[0]
+        analysis = findings.analyse(flat, lat_slo_ms=1.0)
+        scenario = models.QuotaScenario(bs_kib=4, level="Ultra", quota_tib=10)
+        row = analysis.bounded_by(scenario).numbers.iloc[0]
+    assert math.isnan(free["iops_at_slo_model"])
+    assert "3 concurrencies measured, 4 needed" in free["notes"]
+    assert free["peak_iops"] < row["iops_at_slo_low"] < row["iops_at_slo_model"]
+    assert row["iops_at_slo_model"] < row["iops_at_slo_high"] < 327_680
+    assert "from the queueing curve of the known limit" in row["notes"]
 
 
 def test_runs_of_a_loop_named_by_a_number_come_in_the_number_order():

@@ -25,7 +25,7 @@ __all__ = ["GRID_COLUMNS", "grid_numbers"]
 GRID_COLUMNS = [
     "read_pct", "bs_kib", "pattern", "points", "peak_iops", "peak_bw_mib_s",
     "outstanding_at_peak", "lat_at_peak_ms", "knee_iops", "knee_lat_ms", "lat_slo_ms",
-    "iops_at_slo_measured", "iops_at_slo_model", "notes",
+    "iops_at_slo_measured", "iops_at_slo_model", "iops_at_slo_low", "iops_at_slo_high", "notes",
 ]  # fmt: skip
 
 

@@ -36,6 +36,7 @@ from anfperf.models.curves.usl import refit_usl, usl_latency_at_rate_ms
 from anfperf.models.forecast.known import KnownLimits
 from anfperf.models.forecast.latency import RISE_FACTOR, forecast_latency
 from anfperf.models.forecast.result import NOT_PREDICTABLE, Forecast
+from anfperf.models.forecast.slo import iops_at_latency_in_flight
 from anfperf.models.forecast.throughput import (
     forecast_throughput,
     knee_concurrency,
@@ -188,7 +189,7 @@ def latency_curve(
     unit = _UNITS[x]
     fig = figure(_title("Latency vs throughput", sweeps, workload), THROUGHPUT_TITLES[x],
                  "Mean latency [ms]")  # fmt: skip
-    top, missing, curves_drawn = lat_slo_ms, [], 0
+    top, right, missing, curves_drawn = lat_slo_ms, 0.0, [], 0
     limits: dict[float, KnownLimits] = {}
     for i, sweep in enumerate(sweeps):
         color = COLORWAY[i % len(COLORWAY)]
@@ -214,13 +215,27 @@ def latency_curve(
             ).iloc[0]
         iops = _floats(sweep_rows, "iops")
         bound = _binding(known, iops)
+        # a concurrency sweep's forecast past the data is its concurrency forecast (Little's
+        # law), drawn from its last point on: the fitted curve ends at the data
+        in_flight = sweep_numbers["kind"] == findings.KIND_CONCURRENCY
         note = _add_latency_fit(fig, sweep, sweep_numbers, color, seed, resamples, scale, unit,
-                                past_data=bound is None)  # fmt: skip
+                                past_data=bound is None and not in_flight)  # fmt: skip
         if bound is not None:
             limits[scale * bound.iops_max] = bound
         elif known is not None and known.known:
             subtitle(fig, _left_out(known, iops), prefix=p)
-        forecast_note = _add_latency_forecast(fig, p, iops, y, color, bound, scale, unit)
+        if in_flight:
+            forecast_note, reach = _add_in_flight_latency(
+                fig, p, _floats(sweep_rows, "configured"), iops, color, bound,
+                lat_top_ms=LAT_ROOM * max(lat_slo_ms, float(np.nanmax(y))), scale=scale,
+                unit=unit,
+            )  # fmt: skip
+            right = max(right, reach)
+            if forecast_note and bound is not None:  # as findings: the limit's queueing curve
+                forecast_note = _add_latency_forecast(fig, p, iops, y, color, bound, scale, unit)
+        else:
+            forecast_note = _add_latency_forecast(fig, p, iops, y, color, bound, scale, unit)
+        right = max(right, scale * float(np.nanmax(iops)))
         if forecast_note:
             subtitle(fig, forecast_note, prefix=p)
         if note:
@@ -242,9 +257,11 @@ def latency_curve(
         text=f"SLO {lat_slo_ms:g} ms", showarrow=False, font={"color": SLO_COLOR},
     )  # fmt: skip
     # the curve and its band rise steeply past the data: show the measured range and the SLO
-    fig.update_yaxes(range=[0, 1.3 * top])
+    fig.update_yaxes(range=[0, LAT_ROOM * top])
     if limits:  # the limit's label is past its line: room for it
         fig.update_xaxes(range=[0, LIMIT_ROOM * max(limits)])
+    elif right > 0:  # the points and the forecast's estimate; a wide band may run past them
+        fig.update_xaxes(range=[0, RATE_ROOM * right])
     else:
         fig.update_xaxes(rangemode="tozero")
     fit_legend(fig)
@@ -394,6 +411,72 @@ def _add_latency_forecast(
     return ""
 
 
+#: The latency axis ends this far above the highest latency measured or the SLO.
+LAT_ROOM = 1.3
+#: The throughput axis ends this far past the points and a forecast's estimate drawn.
+RATE_ROOM = 1.1
+
+
+def _add_in_flight_latency(
+    fig: go.Figure,
+    prefix: str,
+    n: np.ndarray,
+    iops: np.ndarray,
+    color: str,
+    known: KnownLimits | None,
+    *,
+    lat_top_ms: float,
+    scale: float = 1.0,
+    unit: str = "IOPS",
+) -> tuple[str, float]:
+    """Latency past a concurrency sweep's largest count in flight, along its concurrency
+    forecast by Little's law (R = N / X, the grid of
+    :func:`~anfperf.models.forecast.iops_at_latency_in_flight`, which gives the report its
+    IOPS at the SLO): the dashed estimate and the band between its edges' curves, each up to
+    `lat_top_ms` (the chart's top).
+
+    Returns why there is no forecast ("" when one is drawn) and the highest rate of the
+    estimate drawn [`unit`] (0 when none).
+    """
+    ok = np.isfinite(n) & np.isfinite(iops) & (n > 0) & (iops > 0)
+    if np.unique(n[ok]).size < 3:
+        return "", 0.0  # the fitted curve's note says why there is none
+    try:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            _, _, _, fc = iops_at_latency_in_flight(n[ok], iops[ok], lat_top_ms, known)
+    except ModelError as exc:
+        return f"no forecast past {float(n[ok].max()):g} in flight: {exc}", 0.0
+    if not fc.predictable:
+        return f"past {float(n[ok].max()):g} in flight: {_not_predictable(fc, known)}", 0.0
+
+    def up_to_top(rate: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        # the edge's points while finite, to the first one past the chart's top
+        lat = fc.x / rate * MS_PER_S
+        keep = np.isfinite(rate) & (rate > 0)
+        past = np.flatnonzero(lat > lat_top_ms)
+        if past.size:
+            keep[past[0] + 1 :] = False
+        return scale * rate[keep], lat[keep]
+
+    (x_hi, y_hi), (x_lo, y_lo) = up_to_top(fc.upper), up_to_top(fc.lower)
+    if x_hi.size and x_lo.size:
+        fig.add_scatter(
+            x=np.concatenate([x_hi, x_lo[::-1]]), y=np.concatenate([y_hi, y_lo[::-1]]),
+            fill="toself", fillcolor=FORECAST_BAND_COLOR, line={"width": 0}, hoverinfo="skip",
+            mode="lines", name=f"{prefix}95 % forecast band", legendgroup=prefix,
+        )  # fmt: skip
+    x_est, y_est = up_to_top(fc.estimate)
+    fmt = ",.0f" if unit == "IOPS" else ",.1f"
+    fig.add_scatter(
+        x=x_est, y=y_est, mode="lines", legendgroup=prefix, name=f"{prefix}forecast: {fc.basis}",
+        line={"color": color, "width": 2, "dash": "longdash"},
+        hovertemplate=f"forecast ({plot_text(fc.basis)}): %{{x:{fmt}}} {unit}, %{{y:.3f}} ms"
+                      "<extra></extra>",
+    )  # fmt: skip
+    return "", float(x_est.max()) if x_est.size else 0.0
+
+
 class _SweepFit(NamedTuple):
     """A sweep's latency curve as the report draws it."""
 
@@ -450,10 +533,9 @@ def _add_band(
 def _add_slo_iops(
     fig: go.Figure, numbers: pd.Series, prefix: str, scale: float = 1.0, unit: str = "IOPS"
 ) -> None:
-    """The IOPS at the SLO as key_numbers gives it: measured where it can, else the curve's."""
-    value, source = float(numbers["iops_at_slo_measured"]), "measured"
-    if math.isnan(value):
-        value, source = float(numbers["iops_at_slo_model"]), "fitted curve"
+    """The IOPS at the SLO as the report states it (:func:`~anfperf.analysis.findings.
+    stated_iops_at_slo`): measured, a forecast's or the fitted curve's."""
+    value, source, _ = findings.stated_iops_at_slo(numbers)
     if math.isnan(value):
         return
     value *= scale

@@ -56,6 +56,21 @@ def _ms(value: float) -> str:
     return f"{format_number(value)} ms"
 
 
+def _range(band: tuple[float, float]) -> str:
+    return f"{format_number(band[0])} .. {format_number(band[1])}"
+
+
+def _with_slo_band(frame: pd.DataFrame) -> pd.DataFrame:
+    """`frame` with `iops_at_slo_band`: the 95 % band of a forecast's IOPS at the SLO, in
+    words ('68,933 .. 91,270'), where one has a band."""
+    out = frame.copy()
+    out["iops_at_slo_band"] = [
+        _range(band) if band is not None else math.nan
+        for _, _, band in (findings.stated_iops_at_slo(row) for _, row in frame.iterrows())
+    ]
+    return out
+
+
 def headline(numbers: pd.DataFrame, quota: dict | None, *, run_id: str | None = None) -> dict:
     """The verdict paragraph and the headline cards of a benchmark report.
 
@@ -133,13 +148,11 @@ def _curve_cards(row: pd.Series, out_cards: list[Card], sentences: list[str]) ->
             )
         )
         parts.append(f"latency doubles past {format_number(row['knee_iops'])} IOPS (knee)")
-    measured, model = row.get("iops_at_slo_measured"), row.get("iops_at_slo_model")
-    if pd.notna(measured):
-        value, how = measured, "measured"
-    elif pd.notna(model):
-        value, how = model, "fitted, beyond the measured loads"
-    else:
-        value, how = math.nan, ""
+    value, how, band = findings.stated_iops_at_slo(row)
+    if how == findings.SLO_FITTED:
+        how = "fitted, beyond the measured loads"
+    elif band is not None:
+        how = f"forecast past the measured loads, 95 % band {_range(band)}"
     if not math.isnan(value):
         out_cards.append(Card(f"IOPS at {slo:g} ms", format_number(value), f"{run} · {how}",
                               key="iops_at_slo", number=value))  # fmt: skip
@@ -193,19 +206,21 @@ def _quota_card(quota: dict | None, out_cards: list[Card], sentences: list[str])
 RUN_COLUMNS = [
     "run_id", "tool", "kind", "points", "peak_iops", "peak_bw_mib_s", "lat_at_peak_ms",
     "lat_min_ms", "knee_iops", "knee_lat_ms", "iops_at_slo_measured", "iops_at_slo_model",
+    "iops_at_slo_band",
 ]  # fmt: skip
 
 
 def runs_table(numbers: pd.DataFrame, *, caption: str = "") -> Table:
     """One row per run: what it is and its headline numbers (runs from a cache marked)."""
-    shown = numbers.copy()
+    shown = _with_slo_band(numbers)
     cached = findings.cached_runs(shown)
     shown["run_id"] = shown["run_id"].astype(str).where(~cached, shown["run_id"] + " (cache)")
     slo = numbers["lat_slo_ms"].dropna()
     at = f" {slo.iloc[0]:g} ms" if len(slo) else ""
     labels = {
         "iops_at_slo_measured": f"IOPS at{at} (measured)",
-        "iops_at_slo_model": f"IOPS at{at} (fitted)",
+        "iops_at_slo_model": f"IOPS at{at} (model)",
+        "iops_at_slo_band": f"IOPS at{at}: 95 % band",
     }
     return table(shown, [c for c in RUN_COLUMNS if c in shown], labels=labels, caption=caption)
 
@@ -262,14 +277,15 @@ def grid_table(rows: pd.DataFrame, run_id: str, *, lat_slo_ms: float) -> Table:
     its peak and the count in flight that gave it, knee and IOPS at the latency objective."""
     from anfperf.analysis.grids import grid_numbers
 
-    per_mix = grid_numbers(rows[rows["run_id"] == run_id], lat_slo_ms=lat_slo_ms)
+    per_mix = _with_slo_band(grid_numbers(rows[rows["run_id"] == run_id], lat_slo_ms=lat_slo_ms))
     return table(
         per_mix,
         ["read_pct", "bs_kib", "peak_iops", "outstanding_at_peak", "lat_at_peak_ms",
-         "knee_iops", "iops_at_slo_measured", "iops_at_slo_model"],
+         "knee_iops", "iops_at_slo_measured", "iops_at_slo_model", "iops_at_slo_band"],
         labels={"outstanding_at_peak": "In flight at peak",
                 "iops_at_slo_measured": f"IOPS at {lat_slo_ms:g} ms (measured)",
-                "iops_at_slo_model": f"IOPS at {lat_slo_ms:g} ms (model)"},
+                "iops_at_slo_model": f"IOPS at {lat_slo_ms:g} ms (model)",
+                "iops_at_slo_band": f"IOPS at {lat_slo_ms:g} ms: 95 % band"},
         caption="Each read share as a concurrency sweep",
     )  # fmt: skip
 

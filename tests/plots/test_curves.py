@@ -121,7 +121,10 @@ def slo_lines(fig) -> tuple[list[float], list[float]]:
 def test_latency_curve_draws_points_fit_band_knee_and_slo(figs, numbers, run, fit_name):
     fig, row = figs[run], numbers.loc[run]
     names = [t.name for t in fig.data]
-    assert names == ["measured", "95 % band", f"{fit_name} (R² {row['fit_r2']:.2f})", "knee"]
+    fit_trace = f"{fit_name} (R² {row['fit_r2']:.2f})"
+    # a concurrency sweep's forecast past the data: its concurrency forecast, by Little's law
+    forecast = [] if run == "RndReadCurve" else ["95 % forecast band", "forecast: plateau"]
+    assert names == ["measured", "95 % band", fit_trace, "knee", *forecast]
     assert fig.layout.xaxis.title.text == "Throughput [IOPS]"
     assert fig.layout.yaxis.title.text == "Mean latency [ms]"
     assert fig.layout.title.text == f"Latency vs throughput: {run}"
@@ -131,17 +134,31 @@ def test_latency_curve_draws_points_fit_band_knee_and_slo(figs, numbers, run, fi
     # the knee is the report's
     assert (t["knee"].x[0], t["knee"].y[0]) == pytest.approx((row["knee_iops"], row["knee_lat_ms"]))
     assert f"knee {row['knee_iops']:,.0f} IOPS" in [a.text for a in fig.layout.annotations]
-    # the SLO at 1 ms; these sweeps stay below it, so the IOPS at the SLO is the fitted curve's
+    # the SLO at 1 ms; these sweeps stay below it, so the IOPS at the SLO is the model's
     horizontal, vertical = slo_lines(fig)
     assert horizontal == [1.0]
     assert "SLO 1 ms" in [a.text for a in fig.layout.annotations]
     assert np.isnan(row["iops_at_slo_measured"])
     assert vertical == pytest.approx([row["iops_at_slo_model"]])
-    text = f"{row['iops_at_slo_model']:,.0f} IOPS at the SLO (fitted curve)"
+    source = "fitted curve" if run == "RndReadCurve" else "forecast"
+    text = f"{row['iops_at_slo_model']:,.0f} IOPS at the SLO ({source})"
     assert text in [a.text for a in fig.layout.annotations]
-    # the drawn curve reaches 1 ms where the report says
-    fit = t[f"{fit_name} (R² {row['fit_r2']:.2f})"]
-    assert np.interp(row["iops_at_slo_model"], fit.x, fit.y) == pytest.approx(1.0, rel=0.01)
+    # the drawn curve reaches 1 ms where the report says: the load curve's fit, or the
+    # concurrency sweep's forecast (its fit ends at the data)
+    fit = t[fit_trace]
+    if run == "RndReadCurve":
+        assert np.interp(row["iops_at_slo_model"], fit.x, fit.y) == pytest.approx(1.0, rel=0.01)
+    else:
+        assert max(fit.x) == pytest.approx(row["peak_iops"], rel=0.01)
+        est = t["forecast: plateau"]
+        i = int(np.argmax(np.asarray(est.y) >= 1.0))  # where the estimate reaches 1 ms
+        near = est.x[max(i - 1, 0) : i + 1]
+        assert min(near) * 0.999 <= row["iops_at_slo_model"] <= max(near) * 1.001
+        # the forecast band runs from the edges' rates there: the report's band at the SLO
+        band = t["95 % forecast band"]
+        inside = np.asarray(band.x)[np.asarray(band.y) <= 1.3]
+        assert row["iops_at_slo_low"] < row["iops_at_slo_model"] < row["iops_at_slo_high"]
+        assert inside.max() >= 0.99 * row["iops_at_slo_high"]
     # the band holds the fit
     bx, lower, upper = band_edges(t["95 % band"])
     at = np.isin(np.asarray(fit.x), bx)
@@ -251,7 +268,8 @@ def test_latency_curve_draws_one_trace_group_per_sweep(frame, numbers):
     assert groups == {f"{r} " for r in runs}
     slo = {a.text for a in fig.layout.annotations if "IOPS at the SLO" in a.text}
     assert slo == {
-        f"{r} {numbers.loc[r, 'iops_at_slo_model']:,.0f} IOPS at the SLO (fitted curve)"
+        f"{r} {numbers.loc[r, 'iops_at_slo_model']:,.0f} IOPS at the SLO "
+        f"({'fitted curve' if r == 'RndReadCurve' else 'forecast'})"
         for r in runs[1:]
     }
     # the workload filter: both Vdbench runs drive the workload RndRead
@@ -593,18 +611,18 @@ def test_latency_curve_forecasts_up_to_the_known_limit(frame):
 
 
 def test_latency_curve_that_rises_well_below_the_limit_is_not_the_volumes(frame):
-    # the whole sweep rises to 0.80 ms at 79,653 IOPS, 24 % of the volume's 327,680: the
-    # clients or the device bind, so the forecast is the fitted curve, not the volume's
+    # the whole sweep levels at 79,653 IOPS (0.80 ms), 24 % of the volume's 327,680: the
+    # clients or the device bind, so the forecast past it is its plateau (the concurrency
+    # forecast, as on the scaling chart), its latency rising by Little's law, not the volume's
     known = known_limits(QuotaScenario(bs_kib=4, level="Ultra", quota_tib=10.0))
     fig = curves.latency_curve(frame, run_id="qd_sweep_randread4k", known=known,
                                resamples=RESAMPLES)  # fmt: skip
     t = traces(fig)
-    estimate = t["forecast: queueing fit (the volume does not bind)"]
+    estimate = t["forecast: plateau"]
     y = np.asarray(estimate.y, float)
-    finite = np.isfinite(y)
-    assert finite.any() and np.all(np.diff(y[finite]) > 0)
-    # no finite latency where that curve saturates, far below the volume's limit
-    assert np.asarray(estimate.x, float)[finite].max() < 0.3 * known.iops_max
+    assert np.all(np.diff(y) > 0) and y[-1] > 1.3 * 0.80  # past the chart's top
+    assert np.asarray(estimate.x, float) == pytest.approx(79_653, rel=1e-3)
+    assert max(t["95 % forecast band"].x) < 0.3 * known.iops_max
     top_measured = max(t["measured"].x)
     assert max(t["USL fit (R² 1.00)"].x) == pytest.approx(top_measured)
     assert _limit_trace(fig).meta["limit"] == pytest.approx(known.iops_max)
@@ -615,7 +633,10 @@ def test_latency_curve_of_a_flat_sweep_without_a_limit_says_it_cannot_tell(frame
     flat = frame[frame["job"].isin(["qd1", "qd2", "qd4"])]
     fig = curves.latency_curve(flat, run_id="qd_sweep_randread4k", resamples=0)
     assert not any(str(t.name).startswith("forecast") for t in fig.data)
-    assert f"{NOT_PREDICTABLE}: latency has not risen" in fig.layout.title.text
+    assert (
+        f"past 4 in flight: {NOT_PREDICTABLE}: 3 concurrencies measured, 4 needed to read "
+        "a curve's shape; no limit of the volume is known"
+    ) in fig.layout.title.text
     # a sweep that has risen gets no such note: its fitted curve is what it says
     risen = curves.latency_curve(frame, run_id="qd_sweep_randread4k", resamples=0)
     assert NOT_PREDICTABLE not in risen.layout.title.text

@@ -85,3 +85,25 @@ def test_the_report_of_the_samples_and_its_json_headline_agree(
                  first_screen=[".anfperf-verdict", ".anfperf-cards"])  # fmt: skip
     card_text = browser_page.locator(".anfperf-card.anfperf-bad").inner_text()
     assert card_text.split("\n")[:2] == ["ANF verdict", "not this volume"]
+
+
+def test_an_iops_at_the_slo_past_the_data_is_stated_with_its_band():
+    # RndReadThreads reaches 0.998 ms at 128 in flight: 1 ms lies just past its latencies,
+    # where its concurrency forecast (a plateau) gives the number and the band
+    from anfperf.ingest import read
+    from tests.models.realdata import vdbench_dir
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        numbers = findings.key_numbers(read(vdbench_dir("RndReadThreads")), lat_slo_ms=1.0)
+    row = numbers.iloc[0]
+    low, high = row["iops_at_slo_low"], row["iops_at_slo_high"]
+    assert row["iops_at_slo_model"] == pytest.approx(121_008.67, abs=0.01)  # the best, held
+    assert low < row["iops_at_slo_model"] < high
+    (card,) = [c for c in benchmark.headline(numbers, None)["cards"] if c.key == "iops_at_slo"]
+    assert (card.value, card.number) == ("121,009", row["iops_at_slo_model"])
+    band = f"{low:,.0f} .. {high:,.0f}"
+    assert card.note == f"RndReadThreads · forecast past the measured loads, 95 % band {band}"
+    shown = benchmark.runs_table(numbers).cells
+    assert shown["IOPS at 1 ms: 95 % band"].tolist() == [band]
+    assert shown["IOPS at 1 ms (model)"].tolist() == ["121,009"]

@@ -228,10 +228,10 @@ def test_benchmark_report_draws_forecasts_up_to_the_volume_limit(
     # Ultra, 10 TiB at 4 KiB: the limit the 4 KiB sweeps' charts draw, as a labelled line
     html = sweep_report.html.read_text(encoding="utf-8")
     assert "volume quota 1,280 MiB/s = 327,680 IOPS at 4 KiB" in html
-    # the sweeps rise far below it (the clients or the device bind): their fitted curves are
-    # the forecasts, and the plateau of the scaling chart
-    assert "forecast: queueing fit (the volume does not bind)" in html
-    assert "forecast: plateau" in html and "95 % forecast band" in html
+    # the sweeps level far below it (the clients or the device bind): both charts of each
+    # concurrency sweep draw its plateau, the latency chart by Little's law
+    assert html.count('"name":"forecast: plateau"') == 4
+    assert html.count('"name":"95 % forecast band"') == 4
     check_layout(browser_page, sweep_report.html, tmp_path / "bounded",
                  first_screen=[".anfperf-verdict", ".anfperf-cards", ".plotly-graph-div"])  # fmt: skip
 

@@ -22,10 +22,13 @@ from anfperf.models.forecast.result import Forecast
 from anfperf.models.forecast.throughput import forecast_throughput
 from anfperf.units import MS_PER_S
 
-__all__ = ["REACH", "allowed_at_latency", "iops_at_latency_in_flight"]
+__all__ = ["DRAWS", "REACH", "allowed_at_latency", "iops_at_latency_in_flight"]
 
 #: Farthest past the concurrency measured the objective is looked for [x].
 REACH = 64.0
+#: Bootstrap draws of the forecast's band: a report states its edges at the objective and
+#: draws them (100 put each quantile within about 1.5 points of its level; ~80 ms a sweep).
+DRAWS = 100
 #: Concurrencies the forecast is read at, spaced evenly in log between the last measured one
 #: and REACH x it.
 GRID_POINTS = 49
@@ -37,7 +40,7 @@ def iops_at_latency_in_flight(
     lat_ms: object,
     known: KnownLimits | None = None,
     *,
-    draws: int = 20,
+    draws: int = DRAWS,
 ) -> tuple[np.ndarray, np.ndarray, np.ndarray, Forecast]:
     """IOPS a concurrency sweep reaches at mean latency `lat_ms`, past its measured latencies.
 
@@ -85,8 +88,10 @@ def _at_latency(grid: np.ndarray, rate: np.ndarray, lat_ms: float) -> float:
     """The rate along (grid, rate) where N / X first reaches `lat_ms` (log-interpolated)."""
     lat = grid / rate * MS_PER_S
     hit = np.flatnonzero(lat >= lat_ms)
-    if hit.size == 0 or hit[0] == 0:  # not reached, or already at the last measured point
+    if hit.size == 0:  # not reached within the grid
         return math.nan
     i = hit[0]
+    if i == 0:  # reached at the concurrency measured last (the objective just past its latency)
+        return float(rate[0])
     share = math.log(lat_ms / lat[i - 1]) / math.log(lat[i] / lat[i - 1])
     return float(rate[i - 1] * (rate[i] / rate[i - 1]) ** share)
