@@ -5,6 +5,7 @@ from __future__ import annotations
 import dataclasses
 import math
 import re
+import warnings
 
 import numpy as np
 import pandas as pd
@@ -559,12 +560,41 @@ def test_threads_per_vm_from_a_sweeps_fitted_curve_and_the_fallback_says_why():
     by_slo, why_slo = plan_on_sweep(None, bs_kib=8, iops=50_000, lat_slo_ms=1.0)
     assert by_slo.lat_ms == 1.0 and by_slo.outstanding == 50
     assert why_slo.text.startswith("threads per VM by Little's law: 1 ms at the target")
-    # 384,000 IOPS are past what the measured system ever gave (its curve tops near 121,000)
+    # 384,000 IOPS are past what the measured system ever gave (it levelled at 121,009): its
+    # forecast past the data, a plateau, does not reach them
     beyond, why_beyond = plan_on_sweep(sweep, bs_kib=8, bw_mib_s=3000, lat_slo_ms=1.0)
     assert beyond.lat_ms == 1.0
     assert "not from the sweep RndReadThreads" in why_beyond.text
-    assert "384,000 IOPS is beyond the fitted curve" in why_beyond.text
+    assert ("384,000 IOPS is past the 121,009 IOPS it measured, and its forecast (plateau) "
+            "reaches at most 121,009 IOPS within 64 x the I/Os in flight measured: "
+            f"{NOT_PREDICTABLE}") in why_beyond.text  # fmt: skip
     assert why.from_sweep and not why_slo.from_sweep and not why_beyond.from_sweep
+
+
+def test_threads_per_vm_past_a_sweeps_measured_rates_come_from_its_forecast():
+    from anfperf.analysis.sweep import load_sweep
+    from anfperf.models import fit_throughput_curve
+    from anfperf.planning.threads import SweepCurve, plan_on_sweep, sweep_curve
+
+    whole = sweep_curve(*load_sweep(None))  # RndReadThreads: 2 .. 128 in flight
+    # its lower half, 2 .. 16 in flight (25,700 .. 97,662 IOPS): 110,000 IOPS lie past it.
+    # The fitted curve alone would be read there without a band; the concurrency forecast
+    # puts them at 0.320 ms (35 in flight), where the whole sweep measured 113,551 at 0.282 ms
+    n, x = whole.concurrency[:4], whole.iops[:4]
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")  # no saturation seen: the forecast says so
+        half = SweepCurve(fit_throughput_curve(n, x), "lower half", n, x)
+    chosen, why = plan_on_sweep(half, bs_kib=8, iops=110_000, lat_slo_ms=1.0)
+    assert why.from_sweep and chosen.lat_ms == pytest.approx(0.320, abs=0.001)
+    assert whole.concurrency[4] == 32 and whole.iops[4] == pytest.approx(113_550.5)
+    assert chosen.outstanding == 36
+    assert why.text.startswith("threads per VM from the concurrency forecast (fitted curve) of "
+                               "the sweep lower half, past the 97,662 IOPS it measured")  # fmt: skip
+    assert "at least 0.141 ms along its 95 % band" in why.text
+    # within the rates measured, the fitted curve is read as before
+    inside, why_inside = plan_on_sweep(half, bs_kib=8, iops=90_000, lat_slo_ms=1.0)
+    assert why_inside.text.startswith("threads per VM from the fitted curve of the sweep")
+    assert inside.lat_ms == pytest.approx(0.133, abs=0.001)
 
 
 def test_the_verdict_promises_the_objective_only_where_the_volume_can_keep_it():

@@ -6,21 +6,28 @@ fitted curve, :func:`anfperf.models.fit_throughput_curve`, read at the target by
 :func:`anfperf.models.curves.curve_reading.latency_at_rate_ms`), else the SLO (the most
 concurrency it allows). :func:`plan_on_sweep` plans both ways as needed and says which it
 used, and why the sweep's curve could not be (it does not reach the target, or reaches it only
-above the SLO).
+above the SLO). Past the rates the sweep measured, its fitted curve is not read on: the
+latency there comes from its concurrency forecast by Little's law
+(:func:`anfperf.models.forecast.slo.latency_at_rate_in_flight`), with the band's, or, where
+that cannot tell, from the SLO.
 """
 
 from __future__ import annotations
 
+import math
 import warnings
 from collections.abc import Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
+import numpy as np
 import pandas as pd
 
 from anfperf.analysis.sweep import sweep_xy
 from anfperf.errors import ModelError
 from anfperf.models import FitResult, Plan, fit_throughput_curve, plan
+from anfperf.models.forecast.result import NOT_PREDICTABLE
+from anfperf.models.forecast.slo import REACH, latency_at_rate_in_flight
 
 __all__ = ["SweepCurve", "ThreadsBasis", "plan_on_sweep", "sweep_curve"]
 
@@ -35,10 +42,15 @@ class SweepCurve:
         The default stacked throughput curve X(N) of the sweep [IOPS against in flight].
     source : str
         The sweep's runs, as named in charts and text.
+    concurrency, iops : numpy.ndarray
+        Its measured points: I/Os in flight [-] and throughput [IOPS] (empty: only the fit is
+        known, and it is read wherever it reaches).
     """
 
     fit: FitResult
     source: str
+    concurrency: np.ndarray = field(default_factory=lambda: np.empty(0))
+    iops: np.ndarray = field(default_factory=lambda: np.empty(0))
 
 
 @dataclass(frozen=True)
@@ -68,10 +80,11 @@ def sweep_curve(frame: pd.DataFrame, source: str) -> SweepCurve:
     anfperf.ModelError
         The frame is not a concurrency sweep that can be fitted (fewer than 2 concurrencies).
     """
+    n, iops = sweep_xy(frame, "outstanding", "iops")
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")  # its notes say what the fit could not tell
-        fit = fit_throughput_curve(*sweep_xy(frame, "outstanding", "iops"))
-    return SweepCurve(fit, source)
+        fit = fit_throughput_curve(n, iops)
+    return SweepCurve(fit, source, n, iops)
 
 
 def plan_on_sweep(sweep: SweepCurve | None, **plan_args: Any) -> tuple[Plan, str]:
@@ -90,20 +103,60 @@ def plan_on_sweep(sweep: SweepCurve | None, **plan_args: Any) -> tuple[Plan, str
         The plan, and how its threads per VM were sized.
     """
     if sweep is not None and plan_args.get("lat_ms") is None:
+        if sweep.iops.size:
+            rate = plan(**plan_args).iops  # the target [IOPS], whatever the latency
+            if rate > float(np.max(sweep.iops)):
+                return _past_the_sweep(sweep, rate, plan_args)
         try:
             chosen = plan(**plan_args, curve=sweep.fit)
         except ModelError as exc:
-            fallback = plan(**plan_args)
-            return fallback, ThreadsBasis(
-                f"threads per VM by Little's law at {fallback.lat_ms:.3g} ms, not from the "
-                f"sweep {sweep.source}: {exc}", from_sweep=False,
-            )  # fmt: skip
+            return _by_littles_law(sweep, plan_args, str(exc))
         return chosen, ThreadsBasis(
             f"threads per VM from the fitted curve of the sweep {sweep.source}: "
             f"{_latency_why(chosen)}", from_sweep=True,
         )  # fmt: skip
     chosen = plan(**plan_args)
     return chosen, ThreadsBasis(f"threads per VM by Little's law: {_latency_why(chosen)}", False)
+
+
+def _past_the_sweep(
+    sweep: SweepCurve, rate: float, plan_args: Mapping[str, Any]
+) -> tuple[Plan, ThreadsBasis]:
+    """The plan with the latency at `rate`, past the rates the sweep measured, from its
+    concurrency forecast; by Little's law at the SLO where that cannot tell."""
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        lat, fast, slow, fc = latency_at_rate_in_flight(sweep.concurrency, sweep.iops, rate)
+    best = f"{float(np.max(sweep.iops)):,.0f}"
+    if not math.isfinite(lat):
+        why = fc.says() if not fc.predictable else (
+            f"its forecast ({fc.basis}) reaches at most {np.nanmax(fc.estimate):,.0f} IOPS "
+            f"within {REACH:g} x the I/Os in flight measured")  # fmt: skip
+        return _by_littles_law(sweep, plan_args, f"{rate:,.0f} IOPS is past the {best} IOPS it "
+                               f"measured, and {why}: {NOT_PREDICTABLE}")  # fmt: skip
+    try:
+        chosen = plan(**{**plan_args, "lat_ms": lat})
+    except ModelError as exc:  # above the SLO
+        return _by_littles_law(sweep, plan_args, f"its concurrency forecast past the {best} "
+                               f"IOPS it measured: {exc}")  # fmt: skip
+    band = f"{fast:.3g} .. {slow:.3g} ms" if math.isfinite(fast) and math.isfinite(slow) else (
+        f"at least {fast:.3g} ms" if math.isfinite(fast) else "no band")  # fmt: skip
+    return chosen, ThreadsBasis(
+        f"threads per VM from the concurrency forecast ({fc.basis}) of the sweep "
+        f"{sweep.source}, past the {best} IOPS it measured: {lat:.3g} ms at the target by "
+        f"Little's law ({band} along its 95 % band)", from_sweep=True,
+    )  # fmt: skip
+
+
+def _by_littles_law(
+    sweep: SweepCurve, plan_args: Mapping[str, Any], why: str
+) -> tuple[Plan, ThreadsBasis]:
+    """The plan by Little's law at the SLO (or the default latency), and why not on `sweep`."""
+    fallback = plan(**plan_args)
+    return fallback, ThreadsBasis(
+        f"threads per VM by Little's law at {fallback.lat_ms:.3g} ms, not from the sweep "
+        f"{sweep.source}: {why}", from_sweep=False,
+    )  # fmt: skip
 
 
 def _latency_why(chosen: Plan) -> str:

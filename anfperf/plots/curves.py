@@ -461,8 +461,11 @@ def _add_in_flight_latency(
 
     (x_hi, y_hi), (x_lo, y_lo) = up_to_top(fc.upper), up_to_top(fc.lower)
     if x_hi.size and x_lo.size:
+        # closed along the largest count measured, N / X: the last point lies on that curve
+        x_n = np.geomspace(x_lo[0], x_hi[0], 20)
+        y_n = fc.x[0] / (x_n / scale) * MS_PER_S
         fig.add_scatter(
-            x=np.concatenate([x_hi, x_lo[::-1]]), y=np.concatenate([y_hi, y_lo[::-1]]),
+            x=np.concatenate([x_hi, x_lo[::-1], x_n]), y=np.concatenate([y_hi, y_lo[::-1], y_n]),
             fill="toself", fillcolor=FORECAST_BAND_COLOR, line={"width": 0}, hoverinfo="skip",
             mode="lines", name=f"{prefix}95 % forecast band", legendgroup=prefix,
         )  # fmt: skip

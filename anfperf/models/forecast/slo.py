@@ -8,7 +8,9 @@ where it gives none, or where the objective lies further than :data:`REACH` x th
 measured. A curve fitted to the whole sweep and read at the objective does neither: the USL of
 a lower half still rising reads 10**28 IOPS at 0.9 ms on a SATA SSD that gave 74,060 (public
 sweeps of tests/data/public_sweeps: on 773 objectives past the latencies of 378 smooth sweeps'
-lower halves, median error 0.4 %, the band holding 98 %; the USL 7.4 %, unbounded).
+lower halves, median error 0.4 %, the band holding 98 %; the USL 7.4 %, unbounded). The
+latency at a rate past the measured rates, :func:`latency_at_rate_in_flight` (a plan's threads
+sized on a sweep), is read along the same forecast.
 """
 
 from __future__ import annotations
@@ -22,7 +24,13 @@ from anfperf.models.forecast.result import Forecast
 from anfperf.models.forecast.throughput import forecast_throughput
 from anfperf.units import MS_PER_S
 
-__all__ = ["DRAWS", "REACH", "allowed_at_latency", "iops_at_latency_in_flight"]
+__all__ = [
+    "DRAWS",
+    "REACH",
+    "allowed_at_latency",
+    "iops_at_latency_in_flight",
+    "latency_at_rate_in_flight",
+]
 
 #: Farthest past the concurrency measured the objective is looked for [x].
 REACH = 64.0
@@ -75,6 +83,48 @@ def iops_at_latency_in_flight(
     return est, low, high, fc
 
 
+def latency_at_rate_in_flight(
+    concurrency: object,
+    iops: object,
+    rate: float,
+    known: KnownLimits | None = None,
+    *,
+    draws: int = DRAWS,
+) -> tuple[float, float, float, Forecast]:
+    """Mean latency a concurrency sweep gives at a rate past its measured rates [ms].
+
+    Along :func:`~anfperf.models.forecast.throughput.forecast_throughput` the rate is first
+    reached at some count in flight N; the latency there is N / rate (Little's law). The
+    band's edges reach it too: the upper (faster) at fewer I/Os in flight, the lower at more.
+
+    Parameters
+    ----------
+    concurrency, iops : array-like
+        The sweep: I/Os in flight [-] and throughput [IOPS] of each point.
+    rate : float
+        The rate wanted [IOPS].
+    known : KnownLimits, optional
+        The volume's and clients' limit.
+    draws : int
+        Bootstrap draws of the concurrency forecast's band.
+
+    Returns
+    -------
+    (float, float, float, Forecast)
+        Latency on the estimate, on the band's upper edge (the least) and on its lower edge
+        (the most) [ms]: NaN where that curve does not reach `rate` within :data:`REACH` x the
+        concurrency measured (or gives no number); and the forecast read.
+    """
+    n = np.asarray(concurrency, float)
+    grid = np.geomspace(float(np.nanmax(n)), float(np.nanmax(n)) * REACH, GRID_POINTS)
+    fc = forecast_throughput(n, iops, grid, known, draws=draws)
+    if not fc.predictable:
+        return math.nan, math.nan, math.nan, fc
+    est, fast, slow = (_at_rate(grid, curve, float(rate))
+                       for curve in (fc.estimate, fc.upper, fc.lower))  # fmt: skip
+    return est, fast, slow, fc
+
+
 def allowed_at_latency(low: float, high: float, forecast: Forecast) -> tuple[float, float]:
     """The range of rates a concurrency forecast allows at an objective [IOPS]: from its lower
     edge's rate there to its upper edge's, or, where the upper edge does not reach the
@@ -95,3 +145,15 @@ def _at_latency(grid: np.ndarray, rate: np.ndarray, lat_ms: float) -> float:
         return float(rate[0])
     share = math.log(lat_ms / lat[i - 1]) / math.log(lat[i] / lat[i - 1])
     return float(rate[i - 1] * (rate[i] / rate[i - 1]) ** share)
+
+
+def _at_rate(grid: np.ndarray, rates: np.ndarray, rate: float) -> float:
+    """N / X [ms] where the rates along (grid, rates) first reach `rate` (N log-interpolated)."""
+    hit = np.flatnonzero(np.isfinite(rates) & (rates >= rate))
+    if hit.size == 0:
+        return math.nan
+    i = hit[0]
+    if i == 0:  # reached at the concurrency measured last
+        return float(grid[0] / rates[0] * MS_PER_S)
+    share = math.log(rate / rates[i - 1]) / math.log(rates[i] / rates[i - 1])
+    return float(grid[i - 1] * (grid[i] / grid[i - 1]) ** share / rate * MS_PER_S)
