@@ -33,6 +33,7 @@ import numpy as np
 import pandas as pd
 
 from anfperf.analysis.sweep import sweep_points
+from anfperf.errors import ModelError
 from anfperf.ingest import read_many, read_vdbench
 from anfperf.models import forecast_latency, forecast_throughput, judge_forecast
 from anfperf.models.forecast import TARGETS, KnownLimits
@@ -222,6 +223,42 @@ def slo_checks(sweeps: dict[str, tuple[np.ndarray, np.ndarray]]) -> pd.DataFrame
                                else (np.nan, np.nan))  # fmt: skip
                 rows.append({"sweep": name, "measured": float(x[j]), "curve": curve,
                              "forecast": est[i], "low": least, "high": most})  # fmt: skip
+    return pd.DataFrame(rows)
+
+
+def rate_checks(sweeps: dict[str, tuple[np.ndarray, np.ndarray]]) -> pd.DataFrame:
+    """Latency at rates past each smooth sweep's lower half, as a plan sizes threads on it.
+
+    Each later point whose rate passes the lower half's best is a target; the lower half is
+    fitted. Per target: the latency measured there (Little's law, N / X), the fitted curve's
+    (:func:`~anfperf.models.curves.curve_reading.latency_at_rate_ms`, which a plan read before
+    issue 34) and the concurrency forecast's with its band
+    (:func:`~anfperf.models.forecast.slo.latency_at_rate_in_flight`), which it reads now.
+    """
+    from anfperf.models import fit_throughput_curve
+    from anfperf.models.curves.curve_reading import latency_at_rate_ms
+    from anfperf.models.forecast.slo import latency_at_rate_in_flight
+
+    rows = []
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        for name, (n, x) in sweeps.items():
+            if not smooth(x):
+                continue
+            k = (n.size + 1) // 2
+            past = np.flatnonzero(x > x[:k].max())
+            past = past[past >= k]
+            if not past.size:
+                continue
+            fit = fit_throughput_curve(n[:k], x[:k])
+            for j in past:
+                try:
+                    curve = latency_at_rate_ms(fit, x[j])[0]
+                except ModelError:
+                    curve = np.nan
+                est, fast, slow, _ = latency_at_rate_in_flight(n[:k], x[:k], x[j])
+                rows.append({"sweep": name, "measured": float(n[j] / x[j] * 1000.0),
+                             "curve": curve, "forecast": est, "low": fast, "high": slow})  # fmt: skip
     return pd.DataFrame(rows)
 
 

@@ -203,6 +203,7 @@ def every_sweep(draws: int) -> None:
         with_limits(checks_of, min(draws, 100))
         if checks_of is sweep_checks:
             slo_summary(concurrency_sweeps())
+            rate_summary(concurrency_sweeps())
             public_sweeps_summary(min(draws, 50))
 
 
@@ -230,6 +231,7 @@ def public_sweeps_summary(draws: int) -> None:
                       f"{sum(w <= TARGETS['rel_width'] for w in widths)}, median error "
                       f"{np.median(errors):.1f} %")  # fmt: skip
         slo_summary(sweeps)
+        rate_summary(sweeps)
 
 
 def slo_summary(sweeps: dict) -> None:
@@ -252,6 +254,33 @@ def slo_summary(sweeps: dict) -> None:
           f"alone (before) {errors(table['curve'])}; the concurrency forecast's, as a report "
           f"states it, {errors(table['forecast'])}, its band holding "
           f"{inside[stated].mean():.0%}, median width {np.median(width):.0%}")  # fmt: skip
+
+
+def rate_summary(sweeps: dict) -> None:
+    """Latency at a rate past the data on `sweeps` (:func:`~benchmarks._models_sweeps.
+    rate_checks`), as a plan sizes threads on a sweep: the fitted curve's (before) and the
+    concurrency forecast's with its band."""
+    from benchmarks._models_sweeps import rate_checks
+
+    table = rate_checks(sweeps)
+    if table.empty:
+        return
+
+    def errors(values: pd.Series) -> str:
+        err = (np.abs(values / table["measured"] - 1) * 100)[np.isfinite(values)]
+        return (f"a number on {err.size}, median error {np.median(err):.1f} %, largest "
+                f"{np.max(err):.3g} %") if err.size else "no number"  # fmt: skip
+
+    stated = np.isfinite(table["forecast"])
+    inside = (table["low"].fillna(0) <= table["measured"]) & (
+        table["measured"] <= table["high"].fillna(np.inf)
+    )
+    enough = table["measured"] <= table["high"].fillna(np.inf)
+    print(f"  latency at a rate past the lower half ({len(table)} targets): the fitted curve "
+          f"alone (before) {errors(table['curve'])}; the concurrency forecast's "
+          f"{errors(table['forecast'])}, its band holding {inside[stated].mean():.0%}; its "
+          f"slower edge, which a plan sizes threads for, at or above the latency measured on "
+          f"{enough[stated].mean():.0%}")  # fmt: skip
 
 
 def with_limits(checks_of, draws: int) -> None:
