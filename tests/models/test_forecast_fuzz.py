@@ -21,6 +21,11 @@ from anfperf.models.forecast import (
     forecast_mix,
     forecast_throughput,
 )
+from anfperf.models.forecast.slo import (
+    allowed_at_latency,
+    iops_at_latency_in_flight,
+    latency_at_rate_in_flight,
+)
 
 FUZZ = settings(max_examples=25, derandomize=True, deadline=None,
                 suppress_health_check=[HealthCheck.too_slow])  # fmt: skip
@@ -62,6 +67,31 @@ def test_throughput_against_concurrency(data):
     fc = _forecast(forecast_throughput, counts, iops, [96, 128, 512], known, draws=30)
     if fc is not None:
         _holds(fc)
+
+
+@FUZZ
+@given(data=st.data())
+def test_the_rate_at_an_objective_and_the_latency_at_a_rate_lie_in_their_bands(data):
+    # what a report states at an SLO past a sweep, and what a plan sizes threads on
+    counts = np.array(sorted(data.draw(st.sets(st.sampled_from([1, 2, 4, 8, 16, 32, 64]),
+                                               min_size=4, max_size=7))), float)  # fmt: skip
+    half = data.draw(st.floats(1.0, 64.0))
+    fall = data.draw(st.none() | st.floats(8.0, 64.0))  # over-driven: falls past a peak
+    rates = data.draw(st.floats(1e3, 1e6)) * counts / (counts + half)
+    iops = _noisy(data, rates if fall is None else rates * np.exp(-counts / fall))
+    limit = data.draw(st.none() | st.floats(0.5, 3.0))
+    known = None if limit is None else KnownLimits.of_iops(limit * iops.max(), "fuzz")
+    objectives = float(np.max(counts / iops)) * 1000.0 * np.array([1.1, 2.0, 5.0])
+    got = _forecast(iops_at_latency_in_flight, counts, iops, objectives, known, draws=30)
+    if got is not None:
+        for est, low, high in zip(*got[:3], strict=True):
+            least, most = allowed_at_latency(low, high, got[3])
+            assert not np.isfinite(est) or least <= est * (1 + 1e-9) <= most * (1 + 2e-9)
+    rate = float(iops.max()) * data.draw(st.floats(1.01, 1.5))
+    got = _forecast(latency_at_rate_in_flight, counts, iops, rate, known, draws=30)
+    if got is not None and np.isfinite(got[0]):
+        est, fast, slow, _ = got
+        assert fast <= est * (1 + 1e-9) and not est > slow * (1 + 1e-9)
 
 
 @FUZZ
