@@ -274,11 +274,15 @@ def _mean_per_n(concurrency: object, iops: object) -> tuple[np.ndarray, np.ndarr
 
 
 def stalled_points(concurrency: np.ndarray, iops: np.ndarray) -> tuple[np.ndarray, list[str]]:
-    """Concurrencies whose rate is below :data:`STALL_SHARE` of both neighbours' rates.
+    """Concurrencies whose rate is below :data:`STALL_SHARE` of both neighbours' rates, or
+    above both by as much.
 
     More I/Os in flight never halve a system's rate from one step to the next and double it
     again at the step after: such a point is a stalled run (a host paused, a mount that hung,
-    a noisy neighbour), not the curve, and a fit through it reads the wrong shape.
+    a noisy neighbour), not the curve, and a fit through it reads the wrong shape. Nor do they
+    double it and halve it again: such a point is a burst (a run served by a cache, a disk's
+    burst credits; a public NVMe SSD's 391,155 IOPS at 8 in flight between 166,616 and
+    148,030), and a forecast reading it as the peak carries a fall from it.
 
     Parameters
     ----------
@@ -292,15 +296,19 @@ def stalled_points(concurrency: np.ndarray, iops: np.ndarray) -> tuple[np.ndarra
     """
     n, at = np.unique(np.asarray(concurrency, float), return_inverse=True)
     x = np.bincount(at, weights=np.asarray(iops, float)) / np.bincount(at)
-    stalled = np.zeros(n.size, bool)
+    stalled, burst = np.zeros(n.size, bool), np.zeros(n.size, bool)
     stalled[1:-1] = x[1:-1] < STALL_SHARE * np.minimum(x[:-2], x[2:])
+    burst[1:-1] = STALL_SHARE * x[1:-1] > np.maximum(x[:-2], x[2:])
     notes = [
-        f"N={n[i]:g}: {x[i]:,.0f} IOPS, less than {STALL_SHARE:.0%} of both neighbours' "
-        f"({x[i - 1]:,.0f} at N={n[i - 1]:g}, {x[i + 1]:,.0f} at N={n[i + 1]:g}): a stalled run, "
-        "left out"
-        for i in np.flatnonzero(stalled)
+        f"N={n[i]:g}: {x[i]:,.0f} IOPS, "
+        + (f"less than {STALL_SHARE:.0%} of" if stalled[i] else f"over {1 / STALL_SHARE:g} x")
+        + f" both neighbours' ({x[i - 1]:,.0f} at N={n[i - 1]:g}, {x[i + 1]:,.0f} at "
+        f"N={n[i + 1]:g}): "
+        + ("a stalled run" if stalled[i] else "a burst (a cache, burst credits)")
+        + ", left out"
+        for i in np.flatnonzero(stalled | burst)
     ]
-    return n[stalled], notes
+    return n[stalled | burst], notes
 
 
 def _without_stalls(n: np.ndarray, x: np.ndarray) -> tuple[np.ndarray, np.ndarray, list[str]]:
@@ -370,15 +378,19 @@ def _past_peak(
     at a known limit (:data:`AT_LIMIT` of it or more) was the limit's: a throttle does not
     make the fall, which may pass (fio's --rate_iops 50,700 sweep: 48,441 at QD 11, 33,449 at
     16, then 48,559 .. 50,648 from QD 19 on), and the band reaches up to the limit."""
-    floor = best * (1.0 - FALL_CAP)
+    # a fall is carried on down to FALL_CAP below the peak, or held where it already went
+    # further: the estimate does not climb back above the last point
+    floor = min(best * (1.0 - FALL_CAP), last)
     at_limit = _at_limit(known, best)
     upper = cap.copy() if at_limit else np.minimum(np.full(at.size, best), cap)
     est = np.minimum(np.maximum(last * ratio**late, floor), upper)
     lower = np.minimum(est * (1.0 - over_driven_fall(ratio)), est)
+    carried = (f"the fall is carried on at that rate, down to {1 - FALL_CAP:.0%} of the peak"
+               if last > floor else f"it fell below {1 - FALL_CAP:.0%} of the peak already: "
+               "held at the last point")  # fmt: skip
     notes.append(
         f"past its peak: {best:,.0f} at best, {last:,.0f} at the last point (elasticity "
-        f"{late:.2f}); the fall is carried on at that rate, down to {1 - FALL_CAP:.0%} of the "
-        "peak, and the band reaches from a further fall to "
+        f"{late:.2f}); {carried}, and the band reaches from a further fall to "
         + (f"the known limit (the peak was {best / known.iops_max:.0%} of it)" if at_limit
            else "the peak")
     )  # fmt: skip
