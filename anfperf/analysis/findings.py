@@ -127,8 +127,8 @@ KIND_SINGLE = "single points"
 KEY_COLUMNS = [
     "run_id", "tool", "kind", "points", "peak_iops", "peak_bw_mib_s", "lat_at_peak_ms",
     "lat_min_ms", "knee_iops", "knee_lat_ms", "lat_slo_ms", "iops_at_slo_measured",
-    "iops_at_slo_model", "iops_at_slo_low", "iops_at_slo_high", "fit_r2", "notes", "cached",
-    "cache_reason",
+    "iops_at_slo_model", "iops_at_slo_low", "iops_at_slo_high", "iops_at_slo_why", "fit_r2",
+    "notes", "cached", "cache_reason",
 ]  # fmt: skip
 #: Columns of :func:`run_kinds`.
 KIND_COLUMNS = ["run_id", "tool", "kind", "points", "hosts", "cached", "cache_reason"]
@@ -399,7 +399,10 @@ def key_numbers(
         concurrency sweeps and load curves also the knee (load [1/s] and latency [ms] where the
         fitted queueing curve reaches twice its unloaded latency), the IOPS at `lat_slo_ms`
         read off the measured points along the load axis (:func:`iops_at_latency_measured`;
-        NaN when the SLO lies outside them) and from the fitted curve, and the fit's R^2.
+        NaN when the SLO lies outside them) and from the model (the fitted curve within the
+        measured latencies; past them a forecast, with its 95 % band in `iops_at_slo_low`
+        and `iops_at_slo_high`: :func:`stated_iops_at_slo` says which a report states), and
+        the fit's R^2.
         `notes` says what could not be worked out and why; `cached` and `cache_reason` are
         :func:`run_kinds`' (a cached run's numbers are the client cache's, not the volume's).
     """
@@ -594,7 +597,8 @@ def _slo_at_the_limit(
     if fc.bound is None:
         return []
     est, low, high = iops_at_latency(fc, lat_slo_ms)
-    numbers.update(iops_at_slo_model=est, iops_at_slo_low=low, iops_at_slo_high=high)
+    numbers.update(iops_at_slo_model=est, iops_at_slo_low=low, iops_at_slo_high=high,
+                   iops_at_slo_why="")  # fmt: skip
     return [
         f"IOPS at the {lat_slo_ms:g} ms SLO from the queueing curve of the known limit: "
         f"{est:,.0f} ({low:,.0f} .. {high:,.0f}; {known.limit}), unless the clients or the "
@@ -634,8 +638,10 @@ def _slo_along_the_sweep(
 
 
 def _no_slo_number(numbers: dict, lat_slo_ms: float, why: str) -> list[str]:
-    """No model number for the IOPS at the SLO, and the note saying why."""
-    numbers["iops_at_slo_model"] = math.nan
+    """No model number for the IOPS at the SLO, and the note saying why (also in
+    `iops_at_slo_why`, for a report to state instead of a number)."""
+    numbers.update(iops_at_slo_model=math.nan, iops_at_slo_low=math.nan,
+                   iops_at_slo_high=math.nan, iops_at_slo_why=why)  # fmt: skip
     return [f"IOPS at the {lat_slo_ms:g} ms SLO: {why}"]
 
 
@@ -675,6 +681,7 @@ def _measured_numbers(
         "iops_at_slo_model": math.nan,
         "iops_at_slo_low": math.nan,
         "iops_at_slo_high": math.nan,
+        "iops_at_slo_why": "",
         "fit_r2": math.nan,
         "notes": "",
     }
@@ -1099,6 +1106,8 @@ def sentences(
                 f"; {slo:,.0f} IOPS at the {row.lat_slo_ms:g} ms SLO "
                 "(fitted curve, outside the measured range)"
             )
+        elif row.iops_at_slo_why:
+            text += f"; IOPS at the {row.lat_slo_ms:g} ms SLO: {row.iops_at_slo_why}"
         out.append(text + ".")
     for row in numbers[cached].itertuples(index=False):
         out.append(

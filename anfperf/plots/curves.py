@@ -119,11 +119,16 @@ def latency_curve(
     case bootstrap, :func:`anfperf.models.curves.band.case_band`, seeded: the same inputs give the
     same figure); the knee and the IOPS at the SLO where key_numbers names them. The SLO is a
     horizontal line. A sweep of fewer than 3 loads is drawn without a curve (findings fits none);
-    why a curve is missing is said under the title. With a known limit (`known`), the fitted
-    curve ends at the data and the forecast (:func:`anfperf.models.forecast.forecast_latency`:
-    a queueing curve whose maximum rate is the limit) takes over up to it, dashed, with its
-    95 % band, and the limit is a vertical line, labelled; without one, a sweep whose latency
-    has not risen says under the title that where it will is not predictable from its data.
+    why a curve is missing is said under the title. A concurrency sweep's fitted curve ends at
+    the data, where its concurrency forecast takes over by Little's law (R = N / X along
+    :func:`anfperf.models.forecast.forecast_throughput`, as on the scaling chart, bounded by
+    `known`), dashed, with its 95 % band, up to the chart's top: the IOPS at an SLO past the
+    data is read on it; with too few counts in flight for it and a known limit, the queueing
+    curve of the limit. A load curve's, with a known limit, ends at the data and the forecast
+    (:func:`anfperf.models.forecast.forecast_latency`: a queueing curve whose maximum rate is
+    the limit) takes over up to it. The limit is a vertical line, labelled; without one, a
+    sweep whose latency has not risen says under the title that where it will is not
+    predictable from its data.
 
     Parameters
     ----------
@@ -162,10 +167,11 @@ def latency_curve(
     -------
     plotly.graph_objects.Figure
         Traces per sweep (prefixed with the run and workload when there are several):
-        'measured', '<model> fit (R² r)', '95 % band', 'knee', and with a known limit
-        'forecast: queueing at the known limit' and '95 % forecast band'; the SLO and the IOPS
-        at the SLO as lines with annotations ('SLO 1 ms', '80,528 IOPS at the SLO (fitted
-        curve)'); the known limit as a vertical line ('known limit', labelled).
+        'measured', '<model> fit (R² r)', '95 % band', 'knee', 'forecast: <basis>' and
+        '95 % forecast band' (a concurrency sweep's; a load curve's with a known limit:
+        'forecast: queueing at the known limit'); the SLO and the IOPS at the SLO as lines
+        with annotations ('SLO 1 ms', '79,653 IOPS at the SLO (forecast)'); the known limit
+        as a vertical line ('known limit', labelled).
 
     Raises
     ------
@@ -302,8 +308,7 @@ def _add_latency_fit(
     """The fitted curve, its band and the knee of one sweep; returns why there is none, or "".
 
     The fit is in IOPS; it is drawn at `scale` `unit` per IOPS (1 for IOPS, MiB per I/O).
-    `past_data` False ends it at the highest load measured (a forecast to the known limit
-    takes over there).
+    `past_data` False ends it at the highest load measured (a forecast takes over there).
     """
     rows, p = sweep.rows, sweep.label
     kind = numbers["kind"]

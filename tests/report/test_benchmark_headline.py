@@ -4,6 +4,7 @@ limit says the data cannot come from that volume, not what of it binds."""
 from __future__ import annotations
 
 import json
+import math
 import warnings
 
 import pytest
@@ -107,3 +108,26 @@ def test_an_iops_at_the_slo_past_the_data_is_stated_with_its_band():
     shown = benchmark.runs_table(numbers).cells
     assert shown["IOPS at 1 ms: 95 % band"].tolist() == [band]
     assert shown["IOPS at 1 ms (model)"].tolist() == ["121,009"]
+
+
+def test_an_iops_at_the_slo_no_model_can_tell_is_stated_as_not_predictable():
+    # the fio sweep's depths 1, 2, 4 (0.070 .. 0.104 ms): 1 ms lies far past them, and three
+    # counts in flight do not show a curve's shape: no number, and the card says why
+    from anfperf.ingest import read
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        frame = read(SAMPLES / "fio" / "sweeps" / "qd_sweep_randread4k.json")
+        numbers = findings.key_numbers(frame[frame["job"].isin(["qd1", "qd2", "qd4"])])
+    row = numbers.iloc[0]
+    assert math.isnan(row["iops_at_slo_model"]) and math.isnan(row["iops_at_slo_measured"])
+    assert row["iops_at_slo_why"].startswith("not predictable from these data: 3 concurrencies")
+    head = benchmark.headline(numbers, None)
+    (card,) = [c for c in head["cards"] if c.key == "iops_at_slo"]
+    assert (card.value, card.tone, card.number) == ("not predictable", "warn", None)
+    assert card.note == ("qd_sweep_randread4k · 3 concurrencies measured, 4 needed to read a "
+                         "curve's shape")  # fmt: skip
+    assert (
+        "the IOPS at the 1 ms objective is not predictable from these data (3 "
+        "concurrencies measured, 4 needed to read a curve's shape)"
+    ) in head["verdict"]
