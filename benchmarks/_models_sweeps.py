@@ -190,6 +190,16 @@ def throughput_checks(
 SLO_PAST = 1.2
 
 
+def _lower_halves(sweeps: dict[str, tuple[np.ndarray, np.ndarray]]):
+    """(name, count in flight, IOPS, points in the lower half) of each smooth sweep, with the
+    fits' warnings silenced (their notes are the models' to print, not the bench's)."""
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        for name, (n, x) in sweeps.items():
+            if smooth(x):
+                yield name, n, x, (n.size + 1) // 2
+
+
 def slo_checks(sweeps: dict[str, tuple[np.ndarray, np.ndarray]]) -> pd.DataFrame:
     """IOPS at latency objectives past each smooth sweep's lower half, as a report finds them.
 
@@ -204,25 +214,20 @@ def slo_checks(sweeps: dict[str, tuple[np.ndarray, np.ndarray]]) -> pd.DataFrame
     from anfperf.models.forecast.slo import allowed_at_latency
 
     rows = []
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore")
-        for name, (n, x) in sweeps.items():
-            if not smooth(x):
-                continue
-            k = (n.size + 1) // 2
-            lat_ms = n / x * 1000.0
-            past = np.flatnonzero(lat_ms > SLO_PAST * lat_ms[:k].max())
-            past = past[past >= k]
-            if not past.size:
-                continue
-            fit = concurrency_fit(n[:k], x[:k])
-            est, low, high, fc = iops_at_latency_in_flight(n[:k], x[:k], lat_ms[past])
-            for i, j in enumerate(past):
-                curve = curve_iops_at_latency(fit, lat_ms[j]) if fit.r2 >= MIN_R2 else np.nan
-                least, most = (allowed_at_latency(low[i], high[i], fc) if fc.predictable
-                               else (np.nan, np.nan))  # fmt: skip
-                rows.append({"sweep": name, "measured": float(x[j]), "curve": curve,
-                             "forecast": est[i], "low": least, "high": most})  # fmt: skip
+    for name, n, x, k in _lower_halves(sweeps):
+        lat_ms = n / x * 1000.0
+        past = np.flatnonzero(lat_ms > SLO_PAST * lat_ms[:k].max())
+        past = past[past >= k]
+        if not past.size:
+            continue
+        fit = concurrency_fit(n[:k], x[:k])
+        est, low, high, fc = iops_at_latency_in_flight(n[:k], x[:k], lat_ms[past])
+        for i, j in enumerate(past):
+            curve = curve_iops_at_latency(fit, lat_ms[j]) if fit.r2 >= MIN_R2 else np.nan
+            least, most = (allowed_at_latency(low[i], high[i], fc) if fc.predictable
+                           else (np.nan, np.nan))  # fmt: skip
+            rows.append({"sweep": name, "measured": float(x[j]), "curve": curve,
+                         "forecast": est[i], "low": least, "high": most})  # fmt: skip
     return pd.DataFrame(rows)
 
 
@@ -240,25 +245,20 @@ def rate_checks(sweeps: dict[str, tuple[np.ndarray, np.ndarray]]) -> pd.DataFram
     from anfperf.models.forecast.slo import latency_at_rate_in_flight
 
     rows = []
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore")
-        for name, (n, x) in sweeps.items():
-            if not smooth(x):
-                continue
-            k = (n.size + 1) // 2
-            past = np.flatnonzero(x > x[:k].max())
-            past = past[past >= k]
-            if not past.size:
-                continue
-            fit = fit_throughput_curve(n[:k], x[:k])
-            for j in past:
-                try:
-                    curve = latency_at_rate_ms(fit, x[j])[0]
-                except ModelError:
-                    curve = np.nan
-                est, fast, slow, _ = latency_at_rate_in_flight(n[:k], x[:k], x[j])
-                rows.append({"sweep": name, "measured": float(n[j] / x[j] * 1000.0),
-                             "curve": curve, "forecast": est, "low": fast, "high": slow})  # fmt: skip
+    for name, n, x, k in _lower_halves(sweeps):
+        past = np.flatnonzero(x > x[:k].max())
+        past = past[past >= k]
+        if not past.size:
+            continue
+        fit = fit_throughput_curve(n[:k], x[:k])
+        for j in past:
+            try:
+                curve = latency_at_rate_ms(fit, x[j])[0]
+            except ModelError:
+                curve = np.nan
+            est, fast, slow, _ = latency_at_rate_in_flight(n[:k], x[:k], x[j])
+            rows.append({"sweep": name, "measured": float(n[j] / x[j] * 1000.0),
+                         "curve": curve, "forecast": est, "low": fast, "high": slow})  # fmt: skip
     return pd.DataFrame(rows)
 
 

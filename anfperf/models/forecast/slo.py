@@ -70,10 +70,8 @@ def iops_at_latency_in_flight(
         its edge does not reach the objective within :data:`REACH` x the concurrency
         measured), and the forecast read.
     """
-    n = np.asarray(concurrency, float)
     slo = np.atleast_1d(np.asarray(lat_ms, float))
-    grid = np.geomspace(float(np.nanmax(n)), float(np.nanmax(n)) * REACH, GRID_POINTS)
-    fc = forecast_throughput(n, iops, grid, known, draws=draws)
+    grid, fc = _past_the_sweep(concurrency, iops, known, draws)
     if not fc.predictable:
         none = np.full(slo.size, math.nan)
         return none, none.copy(), none.copy(), fc
@@ -115,9 +113,7 @@ def latency_at_rate_in_flight(
         (the most) [ms]: NaN where that curve does not reach `rate` within :data:`REACH` x the
         concurrency measured (or gives no number); and the forecast read.
     """
-    n = np.asarray(concurrency, float)
-    grid = np.geomspace(float(np.nanmax(n)), float(np.nanmax(n)) * REACH, GRID_POINTS)
-    fc = forecast_throughput(n, iops, grid, known, draws=draws)
+    grid, fc = _past_the_sweep(concurrency, iops, known, draws)
     if not fc.predictable:
         return math.nan, math.nan, math.nan, fc
     est, fast, slow = (_at_rate(grid, curve, float(rate))
@@ -132,6 +128,16 @@ def allowed_at_latency(low: float, high: float, forecast: Forecast) -> tuple[flo
     :func:`iops_at_latency_in_flight`; `low` NaN: nothing below)."""
     top = high if math.isfinite(high) else float(np.max(forecast.upper))
     return (low if math.isfinite(low) else 0.0), top
+
+
+def _past_the_sweep(
+    concurrency: object, iops: object, known: KnownLimits | None, draws: int
+) -> tuple[np.ndarray, Forecast]:
+    """The concurrency forecast from the largest count measured to :data:`REACH` x it, and
+    its grid."""
+    top = float(np.nanmax(np.asarray(concurrency, float)))
+    grid = np.geomspace(top, top * REACH, GRID_POINTS)
+    return grid, forecast_throughput(concurrency, iops, grid, known, draws=draws)
 
 
 def _at_latency(grid: np.ndarray, rate: np.ndarray, lat_ms: float) -> float:
