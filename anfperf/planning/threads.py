@@ -106,7 +106,7 @@ def plan_on_sweep(sweep: SweepCurve | None, **plan_args: Any) -> tuple[Plan, str
         if sweep.iops.size:
             rate = plan(**plan_args).iops  # the target [IOPS], whatever the latency
             if rate > float(np.max(sweep.iops)):
-                return _past_the_sweep(sweep, rate, plan_args)
+                return _past_measured_rates(sweep, rate, plan_args)
         try:
             chosen = plan(**plan_args, curve=sweep.fit)
         except ModelError as exc:
@@ -119,7 +119,7 @@ def plan_on_sweep(sweep: SweepCurve | None, **plan_args: Any) -> tuple[Plan, str
     return chosen, ThreadsBasis(f"threads per VM by Little's law: {_latency_why(chosen)}", False)
 
 
-def _past_the_sweep(
+def _past_measured_rates(
     sweep: SweepCurve, rate: float, plan_args: Mapping[str, Any]
 ) -> tuple[Plan, ThreadsBasis]:
     """The plan past the rates the sweep measured: threads for the latency at `rate` on the
