@@ -490,6 +490,10 @@ def _run_numbers(
         )
         notes += _slo_past_the_data(run, kind, numbers, iops, lat, ok, lat_slo_ms, scenario)
         notes += _not_undercut(numbers, iops[ok], lat[ok], lat_slo_ms)
+        lightest = float(np.min(lat[ok])) if ok.any() else math.nan
+        if lat_slo_ms < lightest and math.isnan(numbers["iops_at_slo_model"]):
+            notes += _no_slo_number(numbers, lat_slo_ms, f"below the lowest latency measured "
+                                    f"({lightest:.3g} ms): no load measured met it")  # fmt: skip
     numbers["notes"] = "; ".join(notes)
     return numbers
 

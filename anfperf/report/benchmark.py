@@ -165,6 +165,11 @@ def _curve_cards(row: pd.Series, out_cards: list[Card], sentences: list[str]) ->
         out_cards.append(Card(f"IOPS at {slo:g} ms", format_number(value), f"{run} · {how}",
                               key="iops_at_slo", number=value))  # fmt: skip
         parts.append(f"**{format_number(value)} IOPS** at the {slo:g} ms objective ({how})")
+    elif why and float(row.get("lat_min_ms", math.nan)) > slo:  # faster than anything measured
+        lowest = f"the lowest latency measured is {_ms(row['lat_min_ms'])}"
+        out_cards.append(Card(f"IOPS at {slo:g} ms", "not met", f"{run} · {lowest}", "bad",
+                              key="iops_at_slo"))  # fmt: skip
+        parts.append(f"the {slo:g} ms objective was not met: {lowest}")
     elif why:  # past the measured latencies and no model can tell: say so, not a number
         out_cards.append(Card(f"IOPS at {slo:g} ms", "not predictable", f"{run} · {why}", "warn",
                               key="iops_at_slo"))  # fmt: skip

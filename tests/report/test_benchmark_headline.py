@@ -131,3 +131,27 @@ def test_an_iops_at_the_slo_no_model_can_tell_is_stated_as_not_predictable():
         "the IOPS at the 1 ms objective is not predictable from these data (3 "
         "concurrencies measured, 4 needed to read a curve's shape)"
     ) in head["verdict"]
+
+
+def test_an_slo_faster_than_any_load_measured_is_stated_as_not_met():
+    # the fio sweep's lightest load, 1 in flight, took 0.0704 ms: 0.05 ms was never met, and
+    # no model reads a rate below the lightest load
+    from anfperf.ingest import read
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        frame = read(SAMPLES / "fio" / "sweeps" / "qd_sweep_randread4k.json")
+        numbers = findings.key_numbers(frame, lat_slo_ms=0.05)
+    row = numbers.iloc[0]
+    assert math.isnan(row["iops_at_slo_model"]) and math.isnan(row["iops_at_slo_measured"])
+    assert row["iops_at_slo_why"] == (
+        "below the lowest latency measured (0.0704 ms): no load measured met it"
+    )
+    head = benchmark.headline(numbers, None)
+    (card,) = [c for c in head["cards"] if c.key == "iops_at_slo"]
+    assert (card.value, card.tone) == ("not met", "bad")
+    assert card.note == "qd_sweep_randread4k · the lowest latency measured is 0.0704 ms"
+    assert (
+        "the 0.05 ms objective was not met: the lowest latency measured is 0.0704 ms"
+        in (head["verdict"])
+    )
