@@ -717,7 +717,7 @@ def _not_undercut(numbers: dict, iops: np.ndarray, lat: np.ndarray, lat_slo_ms: 
             and model < within.max()):  # fmt: skip
         return []
     numbers["iops_at_slo_measured"] = float(within.max())
-    how = "forecast" if math.isfinite(numbers["iops_at_slo_low"]) else "fitted curve"
+    how = SLO_FORECAST if math.isfinite(numbers["iops_at_slo_low"]) else SLO_FITTED
     return [f"the {how} reaches {lat_slo_ms:g} ms at {model:,.0f} IOPS, below the "
             f"{within.max():,.0f} IOPS measured within it: at least that is achievable"]  # fmt: skip
 

@@ -102,25 +102,23 @@ def plan_on_sweep(sweep: SweepCurve | None, **plan_args: Any) -> tuple[Plan, str
     (Plan, ThreadsBasis)
         The plan, and how its threads per VM were sized.
     """
+    by_law = plan(**plan_args)  # Little's law at the SLO; its target [IOPS] is the plan's
     if sweep is not None and plan_args.get("lat_ms") is None:
-        if sweep.iops.size:
-            rate = plan(**plan_args).iops  # the target [IOPS], whatever the latency
-            if rate > float(np.max(sweep.iops)):
-                return _past_measured_rates(sweep, rate, plan_args)
+        if sweep.iops.size and by_law.iops > float(np.max(sweep.iops)):
+            return _past_measured_rates(sweep, by_law, plan_args)
         try:
             chosen = plan(**plan_args, curve=sweep.fit)
         except ModelError as exc:
-            return _by_littles_law(sweep, plan_args, str(exc))
+            return _by_littles_law(sweep, by_law, str(exc))
         return chosen, ThreadsBasis(
             f"threads per VM from the fitted curve of the sweep {sweep.source}: "
             f"{_latency_why(chosen)}", from_sweep=True,
         )  # fmt: skip
-    chosen = plan(**plan_args)
-    return chosen, ThreadsBasis(f"threads per VM by Little's law: {_latency_why(chosen)}", False)
+    return by_law, ThreadsBasis(f"threads per VM by Little's law: {_latency_why(by_law)}", False)
 
 
 def _past_measured_rates(
-    sweep: SweepCurve, rate: float, plan_args: Mapping[str, Any]
+    sweep: SweepCurve, by_law: Plan, plan_args: Mapping[str, Any]
 ) -> tuple[Plan, ThreadsBasis]:
     """The plan past the rates the sweep measured: threads for the latency at `rate` on the
     slower edge of its concurrency forecast's band, at most the SLO; by Little's law at the
@@ -131,6 +129,7 @@ def _past_measured_rates(
     public sweeps' lower halves, the estimate's latency is off by 75 % at the median; the
     band holds 94 % of the latencies measured).
     """
+    rate = by_law.iops
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         lat, fast, slow, fc = latency_at_rate_in_flight(sweep.concurrency, sweep.iops, rate)
@@ -139,15 +138,15 @@ def _past_measured_rates(
         why = fc.says() if not fc.predictable else (
             f"its forecast ({fc.basis}) reaches at most {np.nanmax(fc.estimate):,.0f} IOPS "
             f"within {REACH:g} x the I/Os in flight measured")  # fmt: skip
-        return _by_littles_law(sweep, plan_args, f"{past}, and {why}: {NOT_PREDICTABLE}")
+        return _by_littles_law(sweep, by_law, f"{past}, and {why}: {NOT_PREDICTABLE}")
     slo = plan_args.get("lat_slo_ms")
     if slo is not None and lat > slo:
-        return _by_littles_law(sweep, plan_args, f"{past}, and its forecast ({fc.basis}) puts "
+        return _by_littles_law(sweep, by_law, f"{past}, and its forecast ({fc.basis}) puts "
                                f"{lat:.3g} ms there, above the {slo:g} ms SLO")  # fmt: skip
     sized = min(slow, slo) if math.isfinite(slow) and slo is not None else (
         slow if slo is None else slo)  # fmt: skip
     if not math.isfinite(sized):
-        return _by_littles_law(sweep, plan_args, f"{past}; the slower edge of its forecast's "
+        return _by_littles_law(sweep, by_law, f"{past}; the slower edge of its forecast's "
                                f"band does not reach it: {NOT_PREDICTABLE}")  # fmt: skip
     chosen = plan(**{**plan_args, "lat_ms": sized})
     band = f"{fast:.3g} .. {slow:.3g} ms" if math.isfinite(slow) else f"{fast:.3g} ms or more"
@@ -159,13 +158,10 @@ def _past_measured_rates(
     )  # fmt: skip
 
 
-def _by_littles_law(
-    sweep: SweepCurve, plan_args: Mapping[str, Any], why: str
-) -> tuple[Plan, ThreadsBasis]:
+def _by_littles_law(sweep: SweepCurve, by_law: Plan, why: str) -> tuple[Plan, ThreadsBasis]:
     """The plan by Little's law at the SLO (or the default latency), and why not on `sweep`."""
-    fallback = plan(**plan_args)
-    return fallback, ThreadsBasis(
-        f"threads per VM by Little's law at {fallback.lat_ms:.3g} ms, not from the sweep "
+    return by_law, ThreadsBasis(
+        f"threads per VM by Little's law at {by_law.lat_ms:.3g} ms, not from the sweep "
         f"{sweep.source}: {why}", from_sweep=False,
     )  # fmt: skip
 
