@@ -319,7 +319,7 @@ def headline(frame: pd.DataFrame, numbers: pd.DataFrame) -> list[str]:
                      f"({sweep['run_id']})")  # fmt: skip
         slo, how, band = findings.stated_iops_at_slo(sweep)
         if band is not None:
-            how = f"forecast past the measured loads, 95 % band {band[0]:,.0f} .. {band[1]:,.0f}"
+            how = f"forecast past the measured loads, 95 % band {findings.band_words(*band)}"
         if not math.isnan(slo):
             lines.append(f"IOPS at a {LAT_SLO_MS:g} ms SLO: {slo:,.0f} ({how})")
             needed = threads_needed(slo, LAT_SLO_MS)

@@ -262,6 +262,40 @@ def rate_checks(sweeps: dict[str, tuple[np.ndarray, np.ndarray]]) -> pd.DataFram
     return pd.DataFrame(rows)
 
 
+def load_slo_checks(draws: int = 100) -> pd.DataFrame:
+    """IOPS at latency objectives past each real load curve's lower half, as a report finds
+    them.
+
+    Each later point (by load) whose latency is at least :data:`SLO_PAST` x the lower half's
+    is an objective; the lower half is fitted, no limit known. Per objective: the rate
+    measured there, the fitted queueing curve's (which a report stated before) and the
+    forecast's with its band (:func:`~anfperf.models.forecast.past.latency_past`: at least
+    its slower edge's rate; inf where the data set no most), which a report states now
+    (`draws`: its band's, as a report's).
+    """
+    from anfperf.analysis.findings import MIN_R2, curve_iops_at_latency, latency_fit
+    from anfperf.models.forecast.past import latency_past
+
+    rows = []
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        for name, (iops, lat_ms, _) in load_curves().items():
+            order = np.argsort(iops, kind="stable")
+            x, y = iops[order], lat_ms[order]
+            k = (x.size + 1) // 2
+            past = [j for j in range(k, x.size) if y[j] >= SLO_PAST * y[:k].max()]
+            if not past:
+                continue
+            fit = latency_fit(x[:k], y[:k])
+            forecast = latency_past(x[:k], y[:k], float(y[past[0]]), draws=draws)
+            for j in past:
+                curve = curve_iops_at_latency(fit, y[j]) if fit.r2 >= MIN_R2 else np.nan
+                est, least, most = forecast.iops_at(float(y[j]))
+                rows.append({"curve name": name, "measured": float(x[j]), "curve": curve,
+                             "forecast": est, "low": least, "high": most})  # fmt: skip
+    return pd.DataFrame(rows)
+
+
 def _known_at(share: float | None, rates: np.ndarray) -> KnownLimits | None:
     """A limit at `share` x the best of `rates` (a volume whose limit the sweep nearly
     reaches, somewhere, at 1.05), or none."""

@@ -205,6 +205,8 @@ def every_sweep(draws: int) -> None:
             slo_summary(concurrency_sweeps())
             rate_summary(concurrency_sweeps())
             public_sweeps_summary(min(draws, 50))
+        else:
+            load_slo_summary()
 
 
 def public_sweeps_summary(draws: int) -> None:
@@ -254,6 +256,30 @@ def slo_summary(sweeps: dict) -> None:
           f"alone (before) {errors(table['curve'])}; the concurrency forecast's, as a report "
           f"states it, {errors(table['forecast'])}, its band holding "
           f"{inside[stated].mean():.0%}, median width {np.median(width):.0%}")  # fmt: skip
+
+
+def load_slo_summary() -> None:
+    """IOPS at an SLO past the lower half of every real load curve
+    (:func:`~benchmarks._models_sweeps.load_slo_checks`): the fitted curve's (before) and the
+    forecast's with its band, which a report states (at least its least, where the data set
+    no most)."""
+    from benchmarks._models_sweeps import load_slo_checks
+
+    table = load_slo_checks()
+
+    def errors(values: pd.Series) -> str:
+        err = (np.abs(values / table["measured"] - 1) * 100)[np.isfinite(values)]
+        return (f"a number on {err.size}, median error {np.median(err):.1f} %, largest "
+                f"{np.max(err):.3g} %") if err.size else "no number"  # fmt: skip
+
+    stated = np.isfinite(table["forecast"])
+    inside = (table["low"] <= table["measured"]) & (table["measured"] <= table["high"])
+    under = (1 - table["low"] / table["measured"])[stated] * 100
+    print(f"  IOPS at an SLO past the lower half ({len(table)} objectives): the fitted curve "
+          f"alone (before) {errors(table['curve'])}; the forecast's, as a report states it, "
+          f"{errors(table['forecast'])}, its band holding {inside[stated].mean():.0%}, its "
+          f"least {np.median(under):.0f} % under the rate measured at the median, a most on "
+          f"{int(np.isfinite(table['high'][stated]).sum())}")  # fmt: skip
 
 
 def rate_summary(sweeps: dict) -> None:

@@ -27,7 +27,7 @@ import dataclasses
 import math
 import os
 import warnings
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 
 import numpy as np
@@ -54,8 +54,8 @@ from anfperf.models import (
     usl_throughput_at_latency,
 )
 from anfperf.models.curves.queueing import KNEE_FACTOR
-from anfperf.models.forecast import iops_at_latency, iops_at_latency_in_flight
-from anfperf.models.forecast.slo import REACH, allowed_at_latency
+from anfperf.models.forecast import iops_at_latency
+from anfperf.models.forecast.past import LatencyPast, latency_past
 from anfperf.models.forecast.throughput import stalled_points
 from anfperf.models.limits.predict import constraint_phrase
 from anfperf.models.littles_law import latency_at_concurrency
@@ -87,6 +87,8 @@ __all__ = [
     "run_known_limits",
     "peak_run",
     "stated_iops_at_slo",
+    "band_words",
+    "latency_past_the_data",
     "latency_fit",
     "concurrency_fit",
     "unstalled_steps",
@@ -465,17 +467,13 @@ def _run_numbers(
     numbers["iops_at_slo_measured"] = iops_at_latency_measured(
         iops[ok], lat[ok], lat_slo_ms, load=load[ok]
     )
-    notes = []
+    ok, notes = _fitted_points(run, kind, iops, lat)
     try:
         if kind == KIND_CONCURRENCY:
             # a closed loop: throughput against the concurrency that drove it (USL); latency
             # follows by Little's law. A latency-vs-load curve cannot bend back, as the
             # throughput of an over-driven device does
             conc = pd.to_numeric(run["configured"], errors="coerce").to_numpy(float)
-            ok &= np.isfinite(conc) & (conc > 0)
-            keep, said = unstalled_steps(conc[ok], iops[ok])
-            ok[ok] = keep  # a stalled step is not the curve: rerun it
-            notes += said
             fit = concurrency_fit(conc[ok], iops[ok])
         else:
             fit = latency_fit(iops[ok], lat[ok])
@@ -488,7 +486,13 @@ def _run_numbers(
             f"the {lat_slo_ms:g} ms SLO lies outside the measured latencies "
             f"({np.nanmin(lat):.3g}..{np.nanmax(lat):.3g} ms): IOPS at the SLO is the model's"
         )
-        notes += _slo_past_the_data(run, kind, numbers, iops, lat, ok, lat_slo_ms, scenario)
+        known = run_known_limits(run, scenario)
+        above = ok.any() and lat_slo_ms > float(np.max(lat[ok]))
+        past = latency_past_the_data(run, kind, lat_slo_ms, known) if above else None
+        if past is not None:
+            notes += _stated_past(numbers, past, lat_slo_ms)
+        else:
+            notes += _slo_below_the_data(run, kind, numbers, iops, lat, ok, lat_slo_ms, known)
         notes += _not_undercut(numbers, iops[ok], lat[ok], lat_slo_ms)
         lightest = float(np.min(lat[ok])) if ok.any() else math.nan
         if lat_slo_ms < lightest and math.isnan(numbers["iops_at_slo_model"]):
@@ -541,7 +545,100 @@ def run_known_limits(run: pd.DataFrame, scenario: QuotaScenario | None) -> Known
 DECISION_DRAWS = 20
 
 
-def _slo_past_the_data(
+def _fitted_points(
+    run: pd.DataFrame, kind: str, iops: np.ndarray, lat: np.ndarray
+) -> tuple[np.ndarray, list[str]]:
+    """Which of a sweep's points its curve and forecasts take: those with a rate and a latency
+    (and a concurrency sweep's count in flight), less a concurrency sweep's stalled steps
+    (:func:`unstalled_steps`: rerun them); and the notes naming those left out."""
+    ok = np.isfinite(iops) & np.isfinite(lat) & (iops > 0) & (lat > 0)
+    if kind != KIND_CONCURRENCY:
+        return ok, []
+    conc = pd.to_numeric(run["configured"], errors="coerce").to_numpy(float)
+    ok &= np.isfinite(conc) & (conc > 0)
+    keep, said = unstalled_steps(conc[ok], iops[ok])
+    ok[ok] = keep
+    return ok, said
+
+
+def latency_past_the_data(
+    run: pd.DataFrame, kind: str, lat_slo_ms: float, known: KnownLimits
+) -> LatencyPast | None:
+    """The forecast of a sweep's latency past its measured latencies, toward an objective
+    above them: the one a report states (:func:`key_numbers`) and draws
+    (:func:`anfperf.plots.curves.latency_curve`).
+
+    Parameters
+    ----------
+    run : pandas.DataFrame
+        The sweep's summary rows (:func:`anfperf.analysis.summary_rows`).
+    kind : str
+        Its kind (:data:`KIND_CONCURRENCY`: along its concurrency forecast first;
+        :data:`KIND_RATE`: latency against load).
+    lat_slo_ms : float
+        The latency objective [ms].
+    known : KnownLimits
+        The volume's and clients' limit at its block size (:func:`run_known_limits`).
+
+    Returns
+    -------
+    anfperf.models.forecast.past.LatencyPast or None
+        None for another kind or fewer than 3 points. Its IOPS at the objective is what a
+        report states where the objective lies above the latencies measured.
+    """
+    if kind not in (KIND_CONCURRENCY, KIND_RATE):
+        return None
+    iops = pd.to_numeric(run["iops"], errors="coerce").to_numpy(float)
+    lat = pd.to_numeric(run["lat_mean_ms"], errors="coerce").to_numpy(float)
+    ok, _ = _fitted_points(run, kind, iops, lat)
+    if ok.sum() < 3:
+        return None
+    conc = pd.to_numeric(run["configured"], errors="coerce").to_numpy(float)[ok]
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        # the volume's latency, however many I/Os in flight would drive it: Little's law caps
+        # the loop that measured, not what more threads give (RndReadCurve's 32 threads
+        # cannot wait 1 ms above 32,000 IOPS; its volume can)
+        return latency_past(iops[ok], lat[ok], lat_slo_ms, known,
+                            concurrency=conc if kind == KIND_CONCURRENCY else None)  # fmt: skip
+
+
+def _stated_past(numbers: dict, past: LatencyPast, lat_slo_ms: float) -> list[str]:
+    """The IOPS at an SLO above the measured latencies, with its band, from the forecast past
+    the data (:func:`latency_past_the_data`), not the fitted curve read that far: that is
+    unbounded (the USL of a SATA SSD's rising lower half: 10**28 IOPS at 0.9 ms) and has no
+    band (on 378 public sweeps' lower halves, 1,122 objectives past their latencies: the
+    concurrency forecast a number on 773, median error 0.4 %, its band holding 98 %; the USL
+    where kept 3.0 %, largest 291 %)."""
+    curve = numbers["iops_at_slo_model"]
+    if past.why:
+        return _no_slo_number(numbers, lat_slo_ms, past.why)
+    est, least, most = past.iops_at_slo
+    numbers.update(iops_at_slo_model=est, iops_at_slo_low=least, iops_at_slo_high=most,
+                   iops_at_slo_why="")  # fmt: skip
+    fitted = f"; the fitted curve alone reads {curve:,.0f}" if math.isfinite(curve) else ""
+    if past.in_flight:
+        source = f"the concurrency forecast ({past.basis}) by Little's law"
+    elif past.bound:
+        source, fitted = (
+            "the queueing curve of the known limit",
+            (f"; {past.bound}, unless the clients or the device bind sooner"),
+        )
+    else:
+        source = "the queueing curve the points fit, past them"
+    return [f"IOPS at the {lat_slo_ms:g} ms SLO from {source}: {est:,.0f} "
+            f"({band_words(least, most)}){fitted}"]  # fmt: skip
+
+
+def band_words(low: float, high: float, number: Callable[[float], str] = "{:,.0f}".format) -> str:
+    """A band of IOPS in words: '75,935 .. 1,078,239', or 'at least 13,349, no most from these
+    data' where its upper edge is unbounded (`number` writes each edge)."""
+    if math.isinf(high):
+        return f"at least {number(low)}, no most from these data"
+    return f"{number(low)} .. {number(high)}"
+
+
+def _slo_below_the_data(
     run: pd.DataFrame,
     kind: str,
     numbers: dict,
@@ -549,96 +646,36 @@ def _slo_past_the_data(
     lat: np.ndarray,
     ok: np.ndarray,
     lat_slo_ms: float,
-    scenario: QuotaScenario | None,
+    known: KnownLimits,
 ) -> list[str]:
-    """The model's IOPS at an SLO the data do not reach: from a forecast that knows the
-    volume's limit, or none where the data cannot tell."""
-    if ok.sum() < 3:
+    """The model's IOPS at an SLO below the lightest load's latency: a load curve's on the
+    queueing curve of the known limit (none where no limit binds: the fitted curve's); a
+    concurrency sweep's fitted one where its forecast can tell."""
+    if ok.sum() < 3 or math.isnan(numbers["iops_at_slo_model"]) and kind != KIND_RATE:
         return []
-    known = run_known_limits(run, scenario)
     conc = pd.to_numeric(run["configured"], errors="coerce").to_numpy(float)
-    flight = conc[ok][np.isfinite(conc[ok])]
-    outstanding = float(flight.max()) if flight.size else None
-    if kind == KIND_CONCURRENCY and lat_slo_ms > float(np.max(lat[ok])):
-        notes = _slo_along_the_sweep(numbers, conc[ok], iops[ok], lat_slo_ms, known)
-        if math.isfinite(numbers["iops_at_slo_model"]) or not known.known:
-            return notes
-        # nothing along the sweep (too few counts in flight): the volume's limit still says
-        # where its latency rises
-        return notes + _slo_at_the_limit(numbers, iops[ok], lat[ok], outstanding, lat_slo_ms,
-                                         known)  # fmt: skip
-    # a concurrency sweep without a model number has nothing to bound or take back
-    if math.isnan(numbers["iops_at_slo_model"]) and kind != KIND_RATE:
-        return []
     if kind == KIND_RATE:
-        return _slo_at_the_limit(numbers, iops[ok], lat[ok], outstanding, lat_slo_ms, known)
+        flight = conc[ok][np.isfinite(conc[ok])]
+        try:
+            fc = forecast_latency(iops[ok], lat[ok], [float(np.max(iops[ok]))], known,
+                                  draws=DECISION_DRAWS,
+                                  outstanding=float(flight.max()) if flight.size else None)  # fmt: skip
+        except ModelError as exc:
+            return _no_slo_number(numbers, lat_slo_ms, f"no forecast ({exc})")
+        if not fc.predictable:
+            return _no_slo_number(numbers, lat_slo_ms, fc.says())
+        if fc.bound is None:
+            return []
+        est, low, high = iops_at_latency(fc, lat_slo_ms)
+        numbers.update(iops_at_slo_model=est, iops_at_slo_low=low, iops_at_slo_high=high)
+        return [f"IOPS at the {lat_slo_ms:g} ms SLO from the queueing curve of the known limit: "
+                f"{est:,.0f} ({low:,.0f} .. {high:,.0f}; {known.limit})"]  # fmt: skip
     try:
         fc = forecast_throughput(conc[ok], iops[ok], [float(np.nanmax(conc[ok]))], known,
                                  draws=DECISION_DRAWS)  # fmt: skip
     except ModelError as exc:
         return _no_slo_number(numbers, lat_slo_ms, f"no forecast ({exc})")
     return [] if fc.predictable else _no_slo_number(numbers, lat_slo_ms, fc.says())
-
-
-def _slo_at_the_limit(
-    numbers: dict,
-    iops: np.ndarray,
-    lat: np.ndarray,
-    outstanding: float | None,
-    lat_slo_ms: float,
-    known: KnownLimits,
-) -> list[str]:
-    """The IOPS at the SLO on the queueing curve of the known limit
-    (:func:`~anfperf.models.forecast.forecast_latency`), with its band; the fitted curve's
-    where no limit binds, or none where the data cannot tell."""
-    try:
-        fc = forecast_latency(iops, lat, [float(np.max(iops))], known, draws=DECISION_DRAWS,
-                              outstanding=outstanding)  # fmt: skip
-    except ModelError as exc:
-        return _no_slo_number(numbers, lat_slo_ms, f"no forecast ({exc})")
-    if not fc.predictable:
-        return _no_slo_number(numbers, lat_slo_ms, fc.says())
-    if fc.bound is None:
-        return []
-    est, low, high = iops_at_latency(fc, lat_slo_ms)
-    numbers.update(iops_at_slo_model=est, iops_at_slo_low=low, iops_at_slo_high=high,
-                   iops_at_slo_why="")  # fmt: skip
-    return [
-        f"IOPS at the {lat_slo_ms:g} ms SLO from the queueing curve of the known limit: "
-        f"{est:,.0f} ({low:,.0f} .. {high:,.0f}; {known.limit}), unless the clients or the "
-        "device bind sooner"
-    ]
-
-
-def _slo_along_the_sweep(
-    numbers: dict, conc: np.ndarray, iops: np.ndarray, lat_slo_ms: float, known: KnownLimits
-) -> list[str]:
-    """The IOPS at an SLO above a concurrency sweep's latencies, with its band, from the
-    concurrency forecast by Little's law
-    (:func:`~anfperf.models.forecast.iops_at_latency_in_flight`), not the fitted curve read
-    that far: that is unbounded (the USL of a SATA SSD's rising lower half: 10**28 IOPS at
-    0.9 ms) and has no band (on 378 public sweeps' lower halves, 1,122 objectives past their
-    latencies: the forecast a number on 773, median error 0.4 %, its band holding 98 %; the USL
-    where kept 3.0 %, largest 291 %)."""
-    curve = numbers["iops_at_slo_model"]
-    numbers["iops_at_slo_model"] = math.nan  # the forecast's, or none
-    try:
-        est, low, high, fc = iops_at_latency_in_flight(conc, iops, lat_slo_ms, known)
-    except ModelError as exc:
-        return _no_slo_number(numbers, lat_slo_ms, f"no forecast ({exc})")
-    if not fc.predictable:
-        return _no_slo_number(numbers, lat_slo_ms, fc.says())
-    least, most = allowed_at_latency(low[0], high[0], fc)
-    if not math.isfinite(est[0]):
-        return _no_slo_number(
-            numbers, lat_slo_ms, f"the forecast does not reach it within {REACH:g} x the "
-            f"concurrency measured (it allows {least:,.0f} .. {most:,.0f}): not predictable "
-            "from these data"
-        )  # fmt: skip
-    numbers.update(iops_at_slo_model=est[0], iops_at_slo_low=least, iops_at_slo_high=most)
-    fitted = f"; the fitted curve alone reads {curve:,.0f}" if math.isfinite(curve) else ""
-    return [f"IOPS at the {lat_slo_ms:g} ms SLO from the concurrency forecast ({fc.basis}) by "
-            f"Little's law: {est[0]:,.0f} ({least:,.0f} .. {most:,.0f}){fitted}"]  # fmt: skip
 
 
 def _no_slo_number(numbers: dict, lat_slo_ms: float, why: str) -> list[str]:
@@ -699,7 +736,7 @@ def _curve_numbers(
     numbers["fit_r2"] = fit.r2
     knee_x, knee_y = curve_knee(fit)
     if fit.r2 < MIN_R2:
-        return [f"the latency curve fits poorly (R² {fit.r2:.2f}): no knee, no model SLO"]
+        return [f"the latency curve fits poorly (R² {fit.r2:.2f}): no knee, and it is not read at the SLO"]
     if not knee_x <= KNEE_REACH * np.nanmax(iops):
         where = f", {knee_x:,.0f} IOPS," if math.isfinite(knee_x) else ""
         notes.append(f"no knee within the measured loads (the fitted one{where} lies beyond them)")
@@ -1065,7 +1102,7 @@ def stated_iops_at_slo(row: pd.Series) -> tuple[float, str, tuple[float, float] 
         return measured, SLO_MEASURED, None
     model = float(row.get("iops_at_slo_model", math.nan))
     low, high = (float(row.get(c, math.nan)) for c in ("iops_at_slo_low", "iops_at_slo_high"))
-    if math.isfinite(model) and math.isfinite(low) and math.isfinite(high):
+    if math.isfinite(model) and math.isfinite(low) and not math.isnan(high):
         return model, SLO_FORECAST, (low, high)
     return model, SLO_FITTED, None
 
@@ -1103,7 +1140,7 @@ def sentences(
         if how == SLO_MEASURED:
             text += f"; {slo:,.0f} IOPS at the {row.lat_slo_ms:g} ms SLO (measured)"
         elif band is not None:
-            text += (f"; {slo:,.0f} IOPS ({band[0]:,.0f} .. {band[1]:,.0f}) at the "
+            text += (f"; {slo:,.0f} IOPS ({band_words(*band)}) at the "
                      f"{row.lat_slo_ms:g} ms SLO (forecast past the measured loads)")  # fmt: skip
         elif not math.isnan(slo):
             text += (

@@ -34,9 +34,8 @@ from anfperf.models.curves.queueing import queueing_latency, refit_queueing_late
 from anfperf.models.curves.result import FitResult
 from anfperf.models.curves.usl import refit_usl, usl_latency_at_rate_ms
 from anfperf.models.forecast.known import KnownLimits
-from anfperf.models.forecast.latency import RISE_FACTOR, forecast_latency
-from anfperf.models.forecast.result import NOT_PREDICTABLE, Forecast
-from anfperf.models.forecast.slo import iops_at_latency_in_flight
+from anfperf.models.forecast.past import LatencyPast
+from anfperf.models.forecast.result import NOT_PREDICTABLE
 from anfperf.models.forecast.throughput import (
     forecast_throughput,
     knee_concurrency,
@@ -69,8 +68,6 @@ GRID_POINTS = 200
 #: put each within about 1.5 percentage points of its level (binomial error of a quantile),
 #: which on a chart is the width of its line; 200 doubled the report's chart time for that.
 BAND_RESAMPLES = 100
-#: A curve is drawn to the IOPS at the SLO, but not past this multiple of the highest load.
-SLO_REACH = 1.5
 #: Fewest distinct loads (concurrencies, rates or read shares) a sweep is drawn with. Fewer than
 #: findings.MIN_SWEEP_POINTS draw the points alone: findings fits no curve to them.
 MIN_POINTS = 2
@@ -221,29 +218,24 @@ def latency_curve(
             ).iloc[0]
         iops = _floats(sweep_rows, "iops")
         bound = _binding(known, iops)
-        # a concurrency sweep's forecast past the data is its concurrency forecast (Little's
-        # law), drawn from its last point on: the fitted curve ends at the data
-        in_flight = sweep_numbers["kind"] == findings.KIND_CONCURRENCY
-        note = _add_latency_fit(fig, sweep, sweep_numbers, color, seed, resamples, scale, unit,
-                                past_data=bound is None and not in_flight)  # fmt: skip
+        # the fitted curve ends at the data: past them the forecast findings states its IOPS
+        # at the SLO from takes over (a concurrency sweep's along its concurrency forecast)
+        note = _add_latency_fit(fig, sweep, sweep_numbers, color, seed, resamples, scale, unit)
         if bound is not None:
             limits[scale * bound.iops_max] = bound
         elif known is not None and known.known:
             subtitle(fig, _left_out(known, iops), prefix=p)
-        if in_flight:
-            forecast_note, reach = _add_in_flight_latency(
-                fig, p, _floats(sweep_rows, "configured"), iops, color, bound,
-                lat_top_ms=LAT_ROOM * max(lat_slo_ms, float(np.nanmax(y))), scale=scale,
-                unit=unit,
+        past = findings.latency_past_the_data(sweep_rows, sweep_numbers["kind"], lat_slo_ms,
+                                              known or KnownLimits())  # fmt: skip
+        if past is not None:
+            forecast_note, reach = _add_latency_past(
+                fig, p, past, color, lat_top_ms=LAT_ROOM * max(lat_slo_ms, float(np.nanmax(y))),
+                largest=float(np.nanmax(iops)), known=known, scale=scale, unit=unit,
             )  # fmt: skip
             right = max(right, reach)
-            if forecast_note and bound is not None:  # as findings: the limit's queueing curve
-                forecast_note = _add_latency_forecast(fig, p, iops, y, color, bound, scale, unit)
-        else:
-            forecast_note = _add_latency_forecast(fig, p, iops, y, color, bound, scale, unit)
+            if forecast_note:
+                subtitle(fig, forecast_note, prefix=p)
         right = max(right, scale * float(np.nanmax(iops)))
-        if forecast_note:
-            subtitle(fig, forecast_note, prefix=p)
         if note:
             missing.append((p, note))
         else:
@@ -302,13 +294,11 @@ def _add_latency_fit(
     resamples: int,
     scale: float = 1.0,
     unit: str = "IOPS",
-    *,
-    past_data: bool = True,
 ) -> str:
-    """The fitted curve, its band and the knee of one sweep; returns why there is none, or "".
+    """The fitted curve, its band and the knee of one sweep, up to the highest load measured
+    (a forecast takes over there); returns why there is none, or "".
 
     The fit is in IOPS; it is drawn at `scale` `unit` per IOPS (1 for IOPS, MiB per I/O).
-    `past_data` False ends it at the highest load measured (a forecast takes over there).
     """
     rows, p = sweep.rows, sweep.label
     kind = numbers["kind"]
@@ -322,13 +312,7 @@ def _add_latency_fit(
     fit, model, x, y = sf.fit, sf.model, sf.x, sf.y
     if not fit.r2 >= findings.MIN_R2:
         return f"no curve drawn: it fits poorly (R² {fit.r2:.2f} < {findings.MIN_R2})"
-    # up to where the curve meets the SLO, when that is not far past the data: the dashed line
-    # of the IOPS at the SLO then ends on the curve
-    reach = 1.1 * float(x.max()) if past_data else float(x.max())
-    at_slo = float(numbers["iops_at_slo_model"])
-    if math.isfinite(at_slo) and past_data:
-        reach = max(reach, min(1.05 * at_slo, SLO_REACH * float(x.max())))
-    grid = np.linspace(0.0, reach, GRID_POINTS)
+    grid = np.linspace(0.0, float(x.max()), GRID_POINTS)
     curve = np.asarray(model(grid, **fit), float)
     shown = np.isfinite(curve) & (curve <= 4.0 * float(y.max()))
     if resamples > 0 and sf.xs.size >= 3:
@@ -355,131 +339,68 @@ def _add_latency_fit(
     return ""
 
 
-#: A latency forecast is drawn up to this share of the known limit (latency is unbounded at it).
-LIMIT_REACH = 0.995
 #: The latency chart's throughput axis ends this far past the known limit (its label is there).
 LIMIT_ROOM = 1.06
-
-
-def _add_latency_forecast(
-    fig: go.Figure,
-    prefix: str,
-    iops: np.ndarray,
-    lat_ms: np.ndarray,
-    color: str,
-    known: KnownLimits | None,
-    scale: float = 1.0,
-    unit: str = "IOPS",
-) -> str:
-    """Latency from the highest load measured up to the known limit: band and dashed estimate.
-
-    Without a limit nothing is drawn: the fitted curve is all the data say, and where latency
-    has not risen yet that they cannot say where it will is returned, to be said under the
-    title. Returns that line, or "".
-    """
-    ok = np.isfinite(iops) & np.isfinite(lat_ms) & (iops > 0) & (lat_ms > 0)
-    iops, lat_ms = iops[ok], lat_ms[ok]
-    if iops.size < 3:
-        return ""
-    largest = float(iops.max())
-    if known is not None and known.known:
-        grid = np.linspace(largest, LIMIT_REACH * known.iops_max, GRID_POINTS)
-    elif float(lat_ms.max()) >= RISE_FACTOR * float(lat_ms.min()):
-        return ""  # risen: the fitted curve is the forecast's own (no need to fit it again)
-    else:
-        grid = np.array([2.0 * largest])  # only to hear why it cannot tell
-    try:
-        with warnings.catch_warnings():
-            warnings.simplefilter("ignore")
-            fc = forecast_latency(iops, lat_ms, grid, known, draws=BAND_DRAWS)
-    except ModelError:
-        return ""
-    if not fc.predictable:
-        return f"past {scale * largest:,.0f} {unit}: {_not_predictable(fc, known)}"
-    if known is None or not known.known:
-        return ""
-    band = np.isfinite(fc.lower) & np.isfinite(fc.upper)
-    if band.any():
-        fig.add_scatter(
-            x=scale * np.concatenate([grid[band], grid[band][::-1]]),
-            y=np.concatenate([fc.upper[band], fc.lower[band][::-1]]),
-            fill="toself", fillcolor=FORECAST_BAND_COLOR, line={"width": 0}, hoverinfo="skip",
-            mode="lines", name=f"{prefix}95 % forecast band", legendgroup=prefix,
-        )  # fmt: skip
-    fmt = ",.0f" if unit == "IOPS" else ",.1f"
-    fig.add_scatter(
-        x=scale * grid, y=fc.estimate, mode="lines", legendgroup=prefix,
-        name=f"{prefix}forecast: {fc.basis}",
-        line={"color": color, "width": 2, "dash": "longdash"},
-        hovertemplate=f"forecast: %{{x:{fmt}}} {unit}, %{{y:.3f}} ms<extra></extra>",
-    )  # fmt: skip
-    return ""
-
-
 #: The latency axis ends this far above the highest latency measured or the SLO.
 LAT_ROOM = 1.3
 #: The throughput axis ends this far past the points and a forecast's estimate drawn.
 RATE_ROOM = 1.1
 
 
-def _add_in_flight_latency(
+def _add_latency_past(
     fig: go.Figure,
     prefix: str,
-    n: np.ndarray,
-    iops: np.ndarray,
+    past: LatencyPast,
     color: str,
-    known: KnownLimits | None,
     *,
     lat_top_ms: float,
+    largest: float,
+    known: KnownLimits | None,
     scale: float = 1.0,
     unit: str = "IOPS",
 ) -> tuple[str, float]:
-    """Latency past a concurrency sweep's largest count in flight, along its concurrency
-    forecast by Little's law (R = N / X, the grid of
-    :func:`~anfperf.models.forecast.iops_at_latency_in_flight`, which gives the report its
-    IOPS at the SLO): the dashed estimate and the band between its edges' curves, each up to
-    `lat_top_ms` (the chart's top).
+    """Latency past a sweep's measured loads along the forecast findings states its IOPS at
+    the SLO from (:func:`~anfperf.analysis.findings.latency_past_the_data`): the dashed
+    estimate and the band between its edges, each up to `lat_top_ms` (the chart's top); a
+    concurrency forecast's band closed along the largest count measured, N / X, on which the
+    last point lies.
 
     Returns why there is no forecast ("" when one is drawn) and the highest rate of the
     estimate drawn [`unit`] (0 when none).
     """
-    ok = np.isfinite(n) & np.isfinite(iops) & (n > 0) & (iops > 0)
-    if np.unique(n[ok]).size < 3:
-        return "", 0.0  # the fitted curve's note says why there is none
-    try:
-        with warnings.catch_warnings():
-            warnings.simplefilter("ignore")
-            _, _, _, fc = iops_at_latency_in_flight(n[ok], iops[ok], lat_top_ms, known)
-    except ModelError as exc:
-        return f"no forecast past {float(n[ok].max()):g} in flight: {exc}", 0.0
-    if not fc.predictable:
-        return f"past {float(n[ok].max()):g} in flight: {_not_predictable(fc, known)}", 0.0
+    if not past.drawn:
+        where = (f"{past.forecast.x[0]:g} in flight" if past.in_flight and past.forecast
+                 else f"{scale * largest:,.0f} {unit}")  # fmt: skip
+        return f"past {where}: {_not_predictable(past.why, known)}", 0.0
 
-    def up_to_top(rate: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-        # the edge's points while finite, to the first one past the chart's top
-        lat = fc.x / rate * MS_PER_S
-        keep = np.isfinite(rate) & (rate > 0)
-        past = np.flatnonzero(lat > lat_top_ms)
-        if past.size:
-            keep[past[0] + 1 :] = False
-        return scale * rate[keep], lat[keep]
+    def up_to_top(curve: tuple[np.ndarray, np.ndarray]) -> tuple[np.ndarray, np.ndarray]:
+        # the curve's points while finite, to the first one past the chart's top
+        rate, lat = curve
+        keep = np.isfinite(rate) & (rate > 0) & np.isfinite(lat)
+        past_top = np.flatnonzero(~(lat <= lat_top_ms))
+        if past_top.size:
+            keep[past_top[0] + 1 :] = False
+        return scale * rate[keep], np.minimum(lat[keep], LAT_ROOM * lat_top_ms)
 
-    (x_hi, y_hi), (x_lo, y_lo) = up_to_top(fc.upper), up_to_top(fc.lower)
+    estimate, fast, slow = (up_to_top(curve) for curve in past.curves())
+    (x_hi, y_hi), (x_lo, y_lo) = fast, slow
     if x_hi.size and x_lo.size:
-        # closed along the largest count measured, N / X: the last point lies on that curve
-        x_n = np.geomspace(x_lo[0], x_hi[0], 20)
-        y_n = fc.x[0] / (x_n / scale) * MS_PER_S
+        xs, ys = [x_hi, x_lo[::-1]], [y_hi, y_lo[::-1]]
+        if past.in_flight:  # closed along N / X at the largest count measured
+            x_n = np.geomspace(x_lo[0], x_hi[0], 20)
+            xs.append(x_n)
+            ys.append(past.forecast.x[0] / (x_n / scale) * MS_PER_S)
         fig.add_scatter(
-            x=np.concatenate([x_hi, x_lo[::-1], x_n]), y=np.concatenate([y_hi, y_lo[::-1], y_n]),
-            fill="toself", fillcolor=FORECAST_BAND_COLOR, line={"width": 0}, hoverinfo="skip",
-            mode="lines", name=f"{prefix}95 % forecast band", legendgroup=prefix,
+            x=np.concatenate(xs), y=np.concatenate(ys), fill="toself",
+            fillcolor=FORECAST_BAND_COLOR, line={"width": 0}, hoverinfo="skip", mode="lines",
+            name=f"{prefix}95 % forecast band", legendgroup=prefix,
         )  # fmt: skip
-    x_est, y_est = up_to_top(fc.estimate)
+    x_est, y_est = estimate
     fmt = ",.0f" if unit == "IOPS" else ",.1f"
     fig.add_scatter(
-        x=x_est, y=y_est, mode="lines", legendgroup=prefix, name=f"{prefix}forecast: {fc.basis}",
+        x=x_est, y=y_est, mode="lines", legendgroup=prefix, name=f"{prefix}forecast: {past.basis}",
         line={"color": color, "width": 2, "dash": "longdash"},
-        hovertemplate=f"forecast ({plot_text(fc.basis)}): %{{x:{fmt}}} {unit}, %{{y:.3f}} ms"
+        hovertemplate=f"forecast ({plot_text(past.basis)}): %{{x:{fmt}}} {unit}, %{{y:.3f}} ms"
                       "<extra></extra>",
     )  # fmt: skip
     return "", float(x_est.max()) if x_est.size else 0.0
@@ -830,7 +751,8 @@ def _add_throughput_forecast(
         subtitle(fig, f"no forecast past {largest:g} in flight: {exc}", prefix=prefix)
         return 0.0, 0.0
     if not fc.predictable:
-        subtitle(fig, f"past {largest:g} in flight: {_not_predictable(fc, known)}", prefix=prefix)
+        why = fc.notes[0] if fc.notes else ""
+        subtitle(fig, f"past {largest:g} in flight: {_not_predictable(why, known)}", prefix=prefix)
         return 0.0, 0.0
     band = np.isfinite(fc.lower) & np.isfinite(fc.upper)
     top = 0.0
@@ -873,9 +795,12 @@ def _left_out(known: KnownLimits, iops: np.ndarray) -> str:
     )
 
 
-def _not_predictable(fc: Forecast, known: KnownLimits | None) -> str:
-    """Why a forecast gives no number, in a line: 'not predictable from these data: ...'."""
-    why = fc.notes[0] if fc.notes else "too little data"
+def _not_predictable(why: str, known: KnownLimits | None) -> str:
+    """Why a forecast gives no number (a note, or :meth:`Forecast.says`), in a line: 'not
+    predictable from these data: ...' with its first clause."""
+    why = why.removeprefix(f"{NOT_PREDICTABLE}: ") or "too little data"
+    if why.startswith("no forecast ("):  # the model's own error, said whole
+        return why
     short = why.split(" (")[0].split(":")[0].split(";")[0]
     if (known is None or not known.known) and "limit" not in short:
         short += "; no limit of the volume is known"

@@ -64,7 +64,7 @@ def _first_clause(why: str) -> str:
 
 
 def _range(band: tuple[float, float]) -> str:
-    return f"{format_number(band[0])} .. {format_number(band[1])}"
+    return findings.band_words(*band, number=format_number)
 
 
 def _with_slo_band(frame: pd.DataFrame) -> pd.DataFrame:

@@ -163,15 +163,17 @@ def test_the_iops_at_an_slo_past_the_data_is_the_concurrency_forecasts_with_its_
     reached at 43,396 IOPS or more, at most 4.1 M within 64 x the concurrency: no number. The
     Vdbench seed workload's lower half: 111,806 IOPS at 1.058 ms, where 121,009 were measured
     (-7.6 %, inside its band), not the USL's 155,634 (+28.6 %)."""
-    from anfperf.analysis.findings import _slo_along_the_sweep, concurrency_fit
+    from anfperf.analysis.findings import _stated_past, concurrency_fit
     from anfperf.analysis.findings import curve_iops_at_latency as at_latency
     from anfperf.models.forecast import KnownLimits, iops_at_latency_in_flight
+    from anfperf.models.forecast.past import latency_past
 
     n, x = fioplot_sweeps()["SERVER/IBM_M1015/KINGSTONDC500M randread numjobs 1"]
-    lat_ms = n[-1] / x[-1] * 1000
-    numbers = {"iops_at_slo_model": at_latency(concurrency_fit(n[:4], x[:4]), lat_ms)}
+    lat_ms = n / x * 1000
+    numbers = {"iops_at_slo_model": at_latency(concurrency_fit(n[:4], x[:4]), lat_ms[-1])}
     assert numbers["iops_at_slo_model"] > 1e27 and x[-1] == pytest.approx(74_059.9)
-    notes = _slo_along_the_sweep(numbers, n[:4], x[:4], lat_ms, KnownLimits())
+    past = latency_past(x[:4], lat_ms[:4], lat_ms[-1], KnownLimits(), concurrency=n[:4])
+    notes = _stated_past(numbers, past, lat_ms[-1])
     assert np.isnan(numbers["iops_at_slo_model"])
     assert "it allows 43,396 .. 4,092,045" in notes[0]
     assert notes[0].endswith("not predictable from these data")
@@ -179,7 +181,8 @@ def test_the_iops_at_an_slo_past_the_data_is_the_concurrency_forecasts_with_its_
     lat_ms = n / x * 1000
     numbers = {"iops_at_slo_model": at_latency(concurrency_fit(n[:4], x[:4]), lat_ms[-1])}
     assert numbers["iops_at_slo_model"] == pytest.approx(155_634, rel=1e-3)
-    notes = _slo_along_the_sweep(numbers, n[:4], x[:4], lat_ms[-1], KnownLimits())
+    past = latency_past(x[:4], lat_ms[:4], lat_ms[-1], KnownLimits(), concurrency=n[:4])
+    notes = _stated_past(numbers, past, lat_ms[-1])
     assert numbers["iops_at_slo_model"] == pytest.approx(111_806, rel=1e-3)
     assert numbers["iops_at_slo_low"] < x[-1] < numbers["iops_at_slo_high"]
     assert x[-1] == pytest.approx(121_008.7) and "the fitted curve alone reads 155,634" in notes[0]

@@ -30,6 +30,7 @@ __all__ = [
     "allowed_at_latency",
     "iops_at_latency_in_flight",
     "latency_at_rate_in_flight",
+    "rate_at_latency",
 ]
 
 #: Farthest past the concurrency measured the objective is looked for [x].
@@ -76,7 +77,7 @@ def iops_at_latency_in_flight(
         none = np.full(slo.size, math.nan)
         return none, none.copy(), none.copy(), fc
     # the lower edge runs slowest and reaches an objective at the fewest I/Os in flight
-    est, low, high = (np.array([_at_latency(grid, rate, one) for one in slo])
+    est, low, high = (np.array([rate_at_latency(grid, rate, one) for one in slo])
                       for rate in (fc.estimate, fc.lower, fc.upper))  # fmt: skip
     return est, low, high, fc
 
@@ -140,8 +141,9 @@ def _past_the_sweep(
     return grid, forecast_throughput(concurrency, iops, grid, known, draws=draws)
 
 
-def _at_latency(grid: np.ndarray, rate: np.ndarray, lat_ms: float) -> float:
-    """The rate along (grid, rate) where N / X first reaches `lat_ms` (log-interpolated)."""
+def rate_at_latency(grid: np.ndarray, rate: np.ndarray, lat_ms: float) -> float:
+    """The rate along (grid, rate) where N / X first reaches `lat_ms` (log-interpolated; NaN:
+    not within the grid)."""
     lat = grid / rate * MS_PER_S
     hit = np.flatnonzero(lat >= lat_ms)
     if hit.size == 0:  # not reached within the grid
