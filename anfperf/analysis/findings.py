@@ -736,7 +736,9 @@ def _curve_numbers(
     numbers["fit_r2"] = fit.r2
     knee_x, knee_y = curve_knee(fit)
     if fit.r2 < MIN_R2:
-        return [f"the latency curve fits poorly (R² {fit.r2:.2f}): no knee, and it is not read at the SLO"]
+        return [
+            f"the latency curve fits poorly (R² {fit.r2:.2f}): no knee, and it is not read at the SLO"
+        ]
     if not knee_x <= KNEE_REACH * np.nanmax(iops):
         where = f", {knee_x:,.0f} IOPS," if math.isfinite(knee_x) else ""
         notes.append(f"no knee within the measured loads (the fitted one{where} lies beyond them)")

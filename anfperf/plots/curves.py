@@ -116,16 +116,17 @@ def latency_curve(
     case bootstrap, :func:`anfperf.models.curves.band.case_band`, seeded: the same inputs give the
     same figure); the knee and the IOPS at the SLO where key_numbers names them. The SLO is a
     horizontal line. A sweep of fewer than 3 loads is drawn without a curve (findings fits none);
-    why a curve is missing is said under the title. A concurrency sweep's fitted curve ends at
-    the data, where its concurrency forecast takes over by Little's law (R = N / X along
-    :func:`anfperf.models.forecast.forecast_throughput`, as on the scaling chart, bounded by
-    `known`), dashed, with its 95 % band, up to the chart's top: the IOPS at an SLO past the
-    data is read on it; with too few counts in flight for it and a known limit, the queueing
-    curve of the limit. A load curve's, with a known limit, ends at the data and the forecast
-    (:func:`anfperf.models.forecast.forecast_latency`: a queueing curve whose maximum rate is
-    the limit) takes over up to it. The limit is a vertical line, labelled; without one, a
-    sweep whose latency has not risen says under the title that where it will is not
-    predictable from its data.
+    why a curve is missing is said under the title. The fitted curve ends at the data; past
+    them the forecast findings states its IOPS at the SLO from
+    (:func:`anfperf.analysis.findings.latency_past_the_data`) takes over, dashed, with its 95 %
+    band, up to the chart's top: a concurrency sweep's concurrency forecast by Little's law
+    (R = N / X along :func:`anfperf.models.forecast.forecast_throughput`, as on the scaling
+    chart, bounded by `known`), or where that gives no rate at the SLO and a limit binds, the
+    queueing curve of the limit; a load curve's latency against load
+    (:func:`anfperf.models.forecast.forecast_latency`: with a known limit the queueing curve
+    whose maximum rate is the limit, without one the curve its points fit, its band reaching
+    down to the latency last measured). The limit is a vertical line, labelled; where the data
+    cannot tell, the reason is said under the title.
 
     Parameters
     ----------
@@ -165,8 +166,9 @@ def latency_curve(
     plotly.graph_objects.Figure
         Traces per sweep (prefixed with the run and workload when there are several):
         'measured', '<model> fit (R² r)', '95 % band', 'knee', 'forecast: <basis>' and
-        '95 % forecast band' (a concurrency sweep's; a load curve's with a known limit:
-        'forecast: queueing at the known limit'); the SLO and the IOPS at the SLO as lines
+        '95 % forecast band' (past the data: 'forecast: plateau', 'forecast: queueing at the
+        known limit', 'forecast: queueing fit (no limit known)', ...); the SLO and the IOPS at
+        the SLO as lines
         with annotations ('SLO 1 ms', '79,653 IOPS at the SLO (forecast)'); the known limit
         as a vertical line ('known limit', labelled).
 

@@ -192,6 +192,30 @@ def test_the_iops_at_an_slo_past_the_data_is_the_concurrency_forecasts_with_its_
     assert est == pytest.approx(x[4], rel=0.06)
 
 
+def test_a_known_limit_gives_the_concurrency_forecast_a_rate_at_the_slo_and_draws_it():
+    """The SATA SSD's lower half again (1 .. 8 in flight, 55,829 IOPS at most): along its
+    concurrency forecast 0.864 ms has no number. On a volume of 100,000 IOPS it has: the
+    forecast rises to the limit and stays, and N / X reaches the objective there (86 in
+    flight); its band, 43,396 .. 100,000, holds the 74,060 measured at 64 in flight. The curve
+    drawn past the data reaches the objective at that rate."""
+    from anfperf.models.forecast import KnownLimits
+    from anfperf.models.forecast.past import latency_past
+
+    n, x = fioplot_sweeps()["SERVER/IBM_M1015/KINGSTONDC500M randread numjobs 1"]
+    lat_ms = n / x * 1000
+    free = latency_past(x[:4], lat_ms[:4], lat_ms[-1], KnownLimits(), concurrency=n[:4])
+    assert free.in_flight and free.drawn and np.isnan(free.iops_at_slo[0])
+    assert free.why.startswith("the forecast does not reach it within 64 x the concurrency")
+    limit = KnownLimits.of_iops(100_000, "a volume of 100,000 IOPS")
+    past = latency_past(x[:4], lat_ms[:4], lat_ms[-1], limit, concurrency=n[:4])
+    assert past.in_flight and past.why == ""
+    assert past.iops_at_slo == pytest.approx((100_000, 43_396, 100_000), rel=1e-3)
+    assert past.iops_at_slo[1] <= x[-1] <= past.iops_at_slo[2]
+    (rate, lat), _, _ = past.curves()
+    reached = int(np.argmax(lat >= lat_ms[-1]))
+    assert rate[reached] == pytest.approx(100_000) and lat[reached - 1] < lat_ms[-1]
+
+
 def test_a_burst_between_two_lower_neighbours_is_not_read_as_the_peak():
     """The SSD's random writes at 2 jobs: 170,186 and 166,616 IOPS at 2 and 4 in flight,
     391,155 at 8, 148,030 at 16. Read as the peak, the forecast carried a fall from it and put
