@@ -630,11 +630,19 @@ def _stated_past(numbers: dict, past: LatencyPast, lat_slo_ms: float) -> list[st
             f"({band_words(least, most)}){fitted}"]  # fmt: skip
 
 
+#: A band whose upper edge is this many times its lower bounds it below only, in words.
+LOOSE_BAND = 4.0
+
+
 def band_words(low: float, high: float, number: Callable[[float], str] = "{:,.0f}".format) -> str:
-    """A band of IOPS in words: '75,935 .. 1,078,239', or 'at least 13,349, no most from these
-    data' where its upper edge is unbounded (`number` writes each edge)."""
+    """A band of IOPS in words (`number` writes each edge): '68,933 .. 91,270'; 'at least
+    13,349, no most from these data' where its upper edge is unbounded; 'at least 75,935 (up
+    to 1,078,239: the data hardly bound it above)' where that edge is :data:`LOOSE_BAND` x its
+    lower or more (a reader plans on the least, not on a number 14 x it)."""
     if math.isinf(high):
         return f"at least {number(low)}, no most from these data"
+    if high >= LOOSE_BAND * low:
+        return f"at least {number(low)} (up to {number(high)}: the data hardly bound it above)"
     return f"{number(low)} .. {number(high)}"
 
 
