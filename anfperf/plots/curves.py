@@ -35,7 +35,7 @@ from anfperf.models.curves.result import FitResult
 from anfperf.models.curves.usl import refit_usl, usl_latency_at_rate_ms
 from anfperf.models.forecast.known import KnownLimits
 from anfperf.models.forecast.past import LatencyPast
-from anfperf.models.forecast.result import NOT_PREDICTABLE
+from anfperf.models.forecast.result import NOT_PREDICTABLE, gist
 from anfperf.models.forecast.throughput import (
     forecast_throughput,
     knee_concurrency,
@@ -798,12 +798,11 @@ def _left_out(known: KnownLimits, iops: np.ndarray) -> str:
 
 
 def _not_predictable(why: str, known: KnownLimits | None) -> str:
-    """Why a forecast gives no number (a note, or :meth:`Forecast.says`), in a line: 'not
-    predictable from these data: ...' with its first clause."""
-    why = why.removeprefix(f"{NOT_PREDICTABLE}: ") or "too little data"
-    if why.startswith("no forecast ("):  # the model's own error, said whole
-        return why
-    short = why.split(" (")[0].split(":")[0].split(";")[0]
+    """Why a forecast gives no number, in a line: 'not predictable from these data: ...' with
+    its first clause (:func:`~anfperf.models.forecast.result.gist`)."""
+    short = gist(why) or "too little data"
+    if short.startswith("no forecast ("):  # the model's own error, said whole
+        return short
     if (known is None or not known.known) and "limit" not in short:
         short += "; no limit of the volume is known"
     return f"{NOT_PREDICTABLE}: {short}"

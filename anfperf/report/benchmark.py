@@ -19,7 +19,7 @@ from anfperf.analysis import findings
 from anfperf.analysis.loops import loop_hints, loop_sweeps
 from anfperf.analysis.mixes import mix_check_text, mix_checks
 from anfperf.models import QuotaScenario
-from anfperf.models.forecast.result import NOT_PREDICTABLE
+from anfperf.models.forecast.result import NOT_PREDICTABLE, gist
 from anfperf.models.limits.predict import constraint_phrase
 from anfperf.report.page import Card, Table, format_number, table
 from anfperf.values import format_quota, natural_key
@@ -55,12 +55,6 @@ def _row(numbers: pd.DataFrame, run_id: str) -> pd.Series:
 
 def _ms(value: float) -> str:
     return f"{format_number(value)} ms"
-
-
-def _first_clause(why: str) -> str:
-    """The gist of why a model gives no number: its first clause, without the verdict."""
-    why = why.removeprefix(f"{NOT_PREDICTABLE}: ")
-    return re.split(r"; | \(|: not predictable", why, maxsplit=1)[0]
 
 
 def _range(band: tuple[float, float]) -> str:
@@ -160,7 +154,7 @@ def _curve_cards(row: pd.Series, out_cards: list[Card], sentences: list[str]) ->
         how = "fitted, beyond the measured loads"
     elif band is not None:
         how = f"forecast past the measured loads, 95 % band {_range(band)}"
-    why = _first_clause(str(row.get("iops_at_slo_why") or ""))
+    why = gist(str(row.get("iops_at_slo_why") or ""))
     if not math.isnan(value):
         out_cards.append(Card(f"IOPS at {slo:g} ms", format_number(value), f"{run} · {how}",
                               key="iops_at_slo", number=value))  # fmt: skip

@@ -408,3 +408,21 @@ def test_latency_past_a_fitted_maximum_rate_is_no_number_and_its_band_has_no_hol
     assert np.all(np.diff(fc.lower) >= 0)  # latency's floor does not fall as load grows
     given = np.isfinite(fc.estimate)
     assert np.all(fc.lower[given] <= fc.estimate[given])
+
+
+def test_the_gist_of_why_there_is_no_number_is_its_first_clause():
+    """One rule for a card and a chart's subtitle (the report cut at '; ' and ' (' only, the
+    chart at ': ' too)."""
+    from anfperf.models.forecast.result import gist
+
+    fc = forecast_throughput([1, 2, 4], [23_030, 45_090, 86_510], [8, 16])
+    assert not fc.predictable
+    assert gist(fc.says()) == "3 concurrencies measured, 4 needed to read a curve's shape"
+    assert gist("below the lowest latency measured (0.0704 ms): no load measured met it") == (
+        "below the lowest latency measured"
+    )
+    assert gist("a sweep that fell: held at its last point; the rest") == "a sweep that fell"
+    # a model's own error is said whole
+    assert gist("no forecast (loads and latencies must be > 0)") == (
+        "no forecast (loads and latencies must be > 0)"
+    )

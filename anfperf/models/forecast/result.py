@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import dataclasses
+import re
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -67,6 +68,16 @@ class Forecast:
             why = "; ".join(self.notes) if self.notes else "too little data"
             return f"{NOT_PREDICTABLE}: {why}"
         return self.basis + (f" (bounded by {self.bound})" if self.bound else "")
+
+
+def gist(why: str) -> str:
+    """The first clause of why a model gives no number (:meth:`Forecast.says`, a note or a
+    report's `iops_at_slo_why`), without the verdict, for a card or a chart's subtitle: cut
+    at the first '; ', ' (' or ': '; a model's own error ('no forecast (...)') whole."""
+    why = why.removeprefix(f"{NOT_PREDICTABLE}: ").strip()
+    if why.startswith("no forecast ("):
+        return why
+    return re.split(r"; | \(|: ", why, maxsplit=1)[0]
 
 
 def refused(x: np.ndarray, floor: np.ndarray | float, why: str) -> Forecast:
