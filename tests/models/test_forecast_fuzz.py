@@ -137,3 +137,32 @@ def test_block_sizes_with_limits_given(data):
     fc = _forecast(forecast_block_size, sizes, iops, [1, 4, 64, 4096], **caps)
     if fc is not None:
         _holds(fc)
+
+
+@FUZZ
+@given(data=st.data())
+def test_the_iops_at_an_objective_past_a_load_curve_lies_in_its_band(data):
+    # what a report states, and its chart draws, past a load curve's latencies
+    from anfperf.models.forecast.past import latency_past
+
+    n = data.draw(st.integers(4, 8))
+    top = data.draw(st.floats(1e3, 1e6))
+    load = top * np.linspace(0.1, 1.0, n)
+    light, reach = data.draw(st.floats(0.05, 2.0)), data.draw(st.floats(1.05, 4.0))
+    lat = _noisy(data, light / (1.0 - (load / (reach * top)) ** data.draw(st.floats(1.0, 8.0))))
+    limit = data.draw(st.none() | st.floats(1.1, 3.0))
+    known = None if limit is None else KnownLimits.of_iops(limit * top, "fuzz")
+    objective = float(lat.max()) * data.draw(st.floats(1.1, 5.0))
+    past = _forecast(latency_past, load, lat, objective, known, draws=30)
+    if past is None or not past.drawn:
+        return
+    est, least, most = past.iops_at_slo
+    assert np.isnan(est) == bool(past.why)
+    if np.isfinite(est):
+        assert 0 <= least <= est * (1 + 1e-9) and est <= most * (1 + 1e-9)
+        assert est >= load.max() * (1 - 1e-9)
+    (x, y_est), (_, y_fast), (_, y_slow) = past.curves()
+    both = np.isfinite(y_est) & np.isfinite(y_slow)
+    assert np.all(y_fast[both] <= y_est[both] * (1 + 1e-9))
+    assert np.all(y_est[both] <= y_slow[both] * (1 + 1e-9))
+    assert np.all(y_slow[1:] >= y_slow[:-1])  # latency does not fall as load grows
