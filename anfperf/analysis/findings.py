@@ -620,10 +620,8 @@ def _stated_past(numbers: dict, past: LatencyPast, lat_slo_ms: float) -> list[st
     if past.in_flight:
         source = f"the concurrency forecast ({past.basis}) by Little's law"
     elif past.bound:
-        source, fitted = (
-            "the queueing curve of the known limit",
-            (f"; {past.bound}, unless the clients or the device bind sooner"),
-        )
+        source = "the queueing curve of the known limit"
+        fitted = f"; {past.bound}, unless the clients or the device bind sooner"
     else:
         source = "the queueing curve the points fit, past them"
     return [f"IOPS at the {lat_slo_ms:g} ms SLO from {source}: {est:,.0f} "
@@ -744,9 +742,7 @@ def _curve_numbers(
     numbers["fit_r2"] = fit.r2
     knee_x, knee_y = curve_knee(fit)
     if fit.r2 < MIN_R2:
-        return [
-            f"the latency curve fits poorly (R² {fit.r2:.2f}): no knee, and it is not read at the SLO"
-        ]
+        return [f"the latency curve fits poorly (R² {fit.r2:.2f}): no knee, not read at the SLO"]
     if not knee_x <= KNEE_REACH * np.nanmax(iops):
         where = f", {knee_x:,.0f} IOPS," if math.isfinite(knee_x) else ""
         notes.append(f"no knee within the measured loads (the fitted one{where} lies beyond them)")

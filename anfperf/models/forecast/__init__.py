@@ -11,6 +11,8 @@ know.
 - :mod:`~anfperf.models.forecast.slo`: the rate a concurrency sweep reaches at a latency
   objective past its measured latencies, along that forecast by Little's law
   (:func:`iops_at_latency_in_flight`);
+- :mod:`~anfperf.models.forecast.past`: a sweep's latency past its data, the one forecast a
+  report states its IOPS at an objective from and draws (:func:`latency_past`);
 - :mod:`~anfperf.models.forecast.option`: the latency of a planned option at the target, with
   its band, from its own limit (:func:`option_latency`, :func:`options_latency`);
 - :mod:`~anfperf.models.forecast.block`: IOPS at other block sizes (:func:`forecast_block_size`)
@@ -30,6 +32,7 @@ from anfperf.models.forecast.known import KnownLimits, LatencyShape, known_limit
 from anfperf.models.forecast.latency import forecast_latency, iops_at_latency, planned_latency
 from anfperf.models.forecast.mix import forecast_mix
 from anfperf.models.forecast.option import OptionLatency, option_latency, options_latency
+from anfperf.models.forecast.past import LatencyPast, latency_past
 from anfperf.models.forecast.result import NOT_PREDICTABLE, Forecast
 from anfperf.models.forecast.slo import iops_at_latency_in_flight
 from anfperf.models.forecast.throughput import forecast_throughput
@@ -39,6 +42,7 @@ __all__ = [
     "TARGETS",
     "Forecast",
     "KnownLimits",
+    "LatencyPast",
     "LatencyShape",
     "OptionLatency",
     "forecast_block_size",
@@ -49,6 +53,7 @@ __all__ = [
     "iops_at_latency_in_flight",
     "judge_forecast",
     "known_limits",
+    "latency_past",
     "option_latency",
     "options_latency",
     "planned_latency",
