@@ -236,6 +236,13 @@ def public_sweeps_summary(draws: int) -> None:
         rate_summary(sweeps)
 
 
+def _errors(table: pd.DataFrame, values: pd.Series) -> str:
+    """How far `values` are from the table's `measured`, where they are a number."""
+    err = (np.abs(values / table["measured"] - 1) * 100)[np.isfinite(values)]
+    return (f"a number on {err.size}, median error {np.median(err):.1f} %, largest "
+            f"{np.max(err):.3g} %") if err.size else "no number"  # fmt: skip
+
+
 def slo_summary(sweeps: dict) -> None:
     """IOPS at an SLO past the data on `sweeps` (:func:`~benchmarks._models_sweeps.
     slo_checks`): the fitted curve's (before) and the concurrency forecast's with its band,
@@ -244,17 +251,12 @@ def slo_summary(sweeps: dict) -> None:
 
     table = slo_checks(sweeps)
 
-    def errors(values: pd.Series) -> str:
-        err = (np.abs(values / table["measured"] - 1) * 100)[np.isfinite(values)]
-        return (f"a number on {err.size}, median error {np.median(err):.1f} %, largest "
-                f"{np.max(err):.3g} %") if err.size else "no number"  # fmt: skip
-
     stated = np.isfinite(table["forecast"])
     inside = (table["low"] <= table["measured"]) & (table["measured"] <= table["high"])
     width = ((table["high"] - table["low"]) / table["forecast"])[stated]
     print(f"  IOPS at an SLO past the lower half ({len(table)} objectives): the fitted curve "
-          f"alone (before) {errors(table['curve'])}; the concurrency forecast's, as a report "
-          f"states it, {errors(table['forecast'])}, its band holding "
+          f"alone (before) {_errors(table, table['curve'])}; the concurrency forecast's, as a "
+          f"report states it, {_errors(table, table['forecast'])}, its band holding "
           f"{inside[stated].mean():.0%}, median width {np.median(width):.0%}")  # fmt: skip
 
 
@@ -267,19 +269,14 @@ def load_slo_summary() -> None:
 
     table = load_slo_checks()
 
-    def errors(values: pd.Series) -> str:
-        err = (np.abs(values / table["measured"] - 1) * 100)[np.isfinite(values)]
-        return (f"a number on {err.size}, median error {np.median(err):.1f} %, largest "
-                f"{np.max(err):.3g} %") if err.size else "no number"  # fmt: skip
-
     stated = np.isfinite(table["forecast"])
     inside = (table["low"] <= table["measured"]) & (table["measured"] <= table["high"])
     under = (1 - table["low"] / table["measured"])[stated] * 100
     print(f"  IOPS at an SLO past the lower half ({len(table)} objectives): the fitted curve "
-          f"alone (before) {errors(table['curve'])}; the forecast's, as a report states it, "
-          f"{errors(table['forecast'])}, its band holding {inside[stated].mean():.0%}, its "
-          f"least {np.median(under):.0f} % under the rate measured at the median, a most on "
-          f"{int(np.isfinite(table['high'][stated]).sum())}")  # fmt: skip
+          f"alone (before) {_errors(table, table['curve'])}; the forecast's, as a report states "
+          f"it, {_errors(table, table['forecast'])}, its band holding "
+          f"{inside[stated].mean():.0%}, its least {np.median(under):.0f} % under the rate "
+          f"measured at the median, a most on {int(np.isfinite(table['high'][stated]).sum())}")  # fmt: skip
 
 
 def rate_summary(sweeps: dict) -> None:
@@ -292,19 +289,15 @@ def rate_summary(sweeps: dict) -> None:
     if table.empty:
         return
 
-    def errors(values: pd.Series) -> str:
-        err = (np.abs(values / table["measured"] - 1) * 100)[np.isfinite(values)]
-        return (f"a number on {err.size}, median error {np.median(err):.1f} %, largest "
-                f"{np.max(err):.3g} %") if err.size else "no number"  # fmt: skip
-
     stated = np.isfinite(table["forecast"])
     inside = (table["low"].fillna(0) <= table["measured"]) & (
         table["measured"] <= table["high"].fillna(np.inf)
     )
     enough = table["measured"] <= table["high"].fillna(np.inf)
     print(f"  latency at a rate past the lower half ({len(table)} targets): the fitted curve "
-          f"alone (before) {errors(table['curve'])}; the concurrency forecast's "
-          f"{errors(table['forecast'])}, its band holding {inside[stated].mean():.0%}; its "
+          f"alone (before) {_errors(table, table['curve'])}; the concurrency forecast's "
+          f"{_errors(table, table['forecast'])}, its band holding "
+          f"{inside[stated].mean():.0%}; its "
           f"slower edge, which a plan sizes threads for, at or above the latency measured on "
           f"{enough[stated].mean():.0%}")  # fmt: skip
 

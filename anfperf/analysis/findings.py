@@ -662,10 +662,10 @@ def _slo_below_the_data(
     conc = pd.to_numeric(run["configured"], errors="coerce").to_numpy(float)
     if kind == KIND_RATE:
         flight = conc[ok][np.isfinite(conc[ok])]
+        outstanding = float(flight.max()) if flight.size else None
         try:
             fc = forecast_latency(iops[ok], lat[ok], [float(np.max(iops[ok]))], known,
-                                  draws=DECISION_DRAWS,
-                                  outstanding=float(flight.max()) if flight.size else None)  # fmt: skip
+                                  draws=DECISION_DRAWS, outstanding=outstanding)  # fmt: skip
         except ModelError as exc:
             return _no_slo_number(numbers, lat_slo_ms, f"no forecast ({exc})")
         if not fc.predictable:
