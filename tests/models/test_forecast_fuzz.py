@@ -153,7 +153,7 @@ def test_the_iops_at_an_objective_past_a_load_curve_lies_in_its_band(data):
     limit = data.draw(st.none() | st.floats(1.1, 3.0))
     known = None if limit is None else KnownLimits.of_iops(limit * top, "fuzz")
     objective = float(lat.max()) * data.draw(st.floats(1.1, 5.0))
-    past = _forecast(latency_past, load, lat, objective, known, draws=30)
+    past = _forecast(latency_past, load, lat, objective, known, draws=10)
     if past is None or not past.drawn:
         return
     est, least, most = past.iops_at_slo

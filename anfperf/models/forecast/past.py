@@ -17,6 +17,7 @@ chart (``plots.curves.latency_curve``) alike.
 from __future__ import annotations
 
 import dataclasses
+import functools
 import math
 
 import numpy as np
@@ -158,10 +159,29 @@ def latency_past(
         uncapped by Little's law: the volume's latency, however many I/Os in flight would
         drive it.
     """
-    known = known or KnownLimits()
-    x, y = np.asarray(iops, float), np.asarray(lat_ms, float)
+    conc = None if concurrency is None else _frozen(concurrency)
+    return _latency_past(_frozen(iops), _frozen(lat_ms), float(lat_slo_ms),
+                         known or KnownLimits(), conc, int(draws))  # fmt: skip
+
+
+def _frozen(values: object) -> tuple[float, ...]:
+    return tuple(np.asarray(values, float).ravel().tolist())
+
+
+# a report states the number and draws the line: one forecast for both (~0.8 s of bootstrap
+# for a load curve without a limit)
+@functools.lru_cache(maxsize=32)
+def _latency_past(
+    iops: tuple[float, ...],
+    lat_ms: tuple[float, ...],
+    lat_slo_ms: float,
+    known: KnownLimits,
+    concurrency: tuple[float, ...] | None,
+    draws: int,
+) -> LatencyPast:
+    x, y = np.array(iops), np.array(lat_ms)
     if concurrency is not None:
-        in_flight = _in_flight(np.asarray(concurrency, float), x, lat_slo_ms, known, draws)
+        in_flight = _in_flight(np.array(concurrency), x, lat_slo_ms, known, draws)
         binds = known.unless_passed_by(x)[0].known
         if math.isfinite(in_flight.iops_at_slo[0]) or not binds:
             return in_flight
