@@ -405,8 +405,8 @@ def test_the_iops_at_an_slo_past_a_concurrency_sweep_is_its_forecasts_with_a_ban
     assert band == (row["iops_at_slo_low"], row["iops_at_slo_high"])
     # the band's upper edge is 14 x its lower: the reader is told it bounds the rate below only
     text = findings.sentences(pd.DataFrame([row]))[0]
-    assert (f"{value:,.0f} IOPS (at least {band[0]:,.0f} (up to {band[1]:,.0f}: the data hardly "
-            "bound it above)) at the 1 ms SLO (forecast past the measured loads)") in text  # fmt: skip
+    assert (f"{value:,.0f} IOPS (at least {band[0]:,.0f}, up to {band[1]:,.0f}: the data hardly "
+            "bound it above) at the 1 ms SLO (forecast past the measured loads)") in text  # fmt: skip
     assert band[1] / band[0] == pytest.approx(14.2, abs=0.1)
     # a band within 4 x reads as a range (RndReadThreads whole: 1 ms just past its 0.998 ms)
     low, high = whole["iops_at_slo_low"], whole["iops_at_slo_high"]

@@ -634,13 +634,14 @@ LOOSE_BAND = 4.0
 
 def band_words(low: float, high: float, number: Callable[[float], str] = "{:,.0f}".format) -> str:
     """A band of IOPS in words (`number` writes each edge): '68,933 .. 91,270'; 'at least
-    13,349, no most from these data' where its upper edge is unbounded; 'at least 75,935 (up
-    to 1,078,239: the data hardly bound it above)' where that edge is :data:`LOOSE_BAND` x its
-    lower or more (a reader plans on the least, not on a number 14 x it)."""
+    13,349, no most from these data' where its upper edge is unbounded; 'at least 75,935, up
+    to 1,078,239: the data hardly bound it above' where that edge is :data:`LOOSE_BAND` x its
+    lower or more (a reader plans on the least, not on a number 14 x it). No parentheses: a
+    report puts the band in its own."""
     if math.isinf(high):
         return f"at least {number(low)}, no most from these data"
     if high >= LOOSE_BAND * low:
-        return f"at least {number(low)} (up to {number(high)}: the data hardly bound it above)"
+        return f"at least {number(low)}, up to {number(high)}: the data hardly bound it above"
     return f"{number(low)} .. {number(high)}"
 
 
