@@ -619,3 +619,20 @@ def test_the_verdict_promises_the_objective_only_where_the_volume_can_keep_it():
                                  capacity_tib=4.0), figures=False)  # fmt: skip
     assert roomy.plan.throughput_limit_mib_s == 512 and not roomy.latency.at_limit
     assert "300 MiB/s = 4,800 IOPS of 64 KiB at 100 % reads within 2 ms;" in roomy.verdict_text()
+
+
+def test_a_load_curve_given_as_the_sweep_is_named_as_such():
+    # RndReadCurve paces 32 threads at requested rates: no sweep of the count in flight, so
+    # no threads per VM from it. The message said "1 point(s) at 1 distinct concurrency"
+    from anfperf.planning.threads import sweep_curve
+    from tests.models.realdata import vdbench_dir
+
+    frame, source = load_sweep([vdbench_dir("RndReadCurve")])
+    with pytest.raises(ModelError) as caught:
+        sweep_curve(frame, source)
+    assert str(caught.value) == (
+        "RndReadCurve is a load curve (7 requested rates at 32 in flight), not a concurrency "
+        "sweep: threads per VM are sized on a sweep of the I/Os in flight (Vdbench "
+        "threads=(...), fio iodepth); without --sweep the plan sizes them by Little's law at "
+        "the SLO"
+    )

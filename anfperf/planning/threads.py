@@ -78,9 +78,23 @@ def sweep_curve(frame: pd.DataFrame, source: str) -> SweepCurve:
     Raises
     ------
     anfperf.ModelError
-        The frame is not a concurrency sweep that can be fitted (fewer than 2 concurrencies).
+        The frame is not a concurrency sweep that can be fitted (fewer than 2 concurrencies;
+        a load curve, whose steps were paced at requested rates with one count in flight, is
+        named as such).
     """
     n, iops = sweep_xy(frame, "outstanding", "iops")
+    paced = pd.to_numeric(frame.get("rate_limit_iops"), errors="coerce").dropna()
+    if np.unique(n).size < 2 and paced.size:
+        # sweep_xy leaves the paced steps out (their rate is the one asked for, not the
+        # system's): what is left is no sweep of the count in flight
+        flight = pd.to_numeric(frame["outstanding"], errors="coerce").dropna().unique()
+        raise ModelError(
+            f"{source} is a load curve ({paced.nunique()} requested rates at "
+            f"{', '.join(f'{v:g}' for v in sorted(flight))} in flight), not a concurrency "
+            "sweep: threads per VM are sized on a sweep of the I/Os in flight (Vdbench "
+            "threads=(...), fio iodepth); without --sweep the plan sizes them by Little's law "
+            "at the SLO"
+        )
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")  # its notes say what the fit could not tell
         fit = fit_throughput_curve(n, iops)
