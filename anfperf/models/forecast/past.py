@@ -78,6 +78,7 @@ class LatencyPast:
 
     @property
     def basis(self) -> str:
+        """The forecast's basis ('plateau', 'queueing at the known limit', ...)."""
         return self.forecast.basis if self.forecast is not None else NOT_PREDICTABLE
 
     @property
