@@ -318,10 +318,9 @@ def headline(frame: pd.DataFrame, numbers: pd.DataFrame) -> list[str]:
         lines.append(f"knee: {sweep['knee_lat_ms']:.3f} ms at {sweep['knee_iops']:,.0f} IOPS "
                      f"({sweep['run_id']})")  # fmt: skip
         slo, how, band = findings.stated_iops_at_slo(sweep)
-        if band is not None:
-            how = f"forecast past the measured loads, 95 % band {findings.band_words(*band)}"
         if not math.isnan(slo):
-            lines.append(f"IOPS at a {LAT_SLO_MS:g} ms SLO: {slo:,.0f} ({how})")
+            lines.append(f"IOPS at a {LAT_SLO_MS:g} ms SLO: {slo:,.0f} "
+                         f"({findings.slo_source_words(how, band)})")  # fmt: skip
             needed = threads_needed(slo, LAT_SLO_MS)
             lines.append(
                 f"Little's law: {slo:,.0f} IOPS at {LAT_SLO_MS:g} ms need {needed} I/Os in "

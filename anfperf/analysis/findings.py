@@ -41,7 +41,6 @@ from anfperf.models import (
     QuotaScenario,
     fit_queueing_latency,
     fit_usl,
-    forecast_latency,
     forecast_throughput,
     known_limits,
     nfs_client_value,
@@ -54,7 +53,6 @@ from anfperf.models import (
     usl_throughput_at_latency,
 )
 from anfperf.models.curves.queueing import KNEE_FACTOR
-from anfperf.models.forecast import iops_at_latency
 from anfperf.models.forecast.past import LatencyPast, latency_past
 from anfperf.models.forecast.throughput import stalled_points
 from anfperf.models.limits.predict import constraint_phrase
@@ -88,6 +86,7 @@ __all__ = [
     "peak_run",
     "stated_iops_at_slo",
     "band_words",
+    "slo_source_words",
     "latency_past_the_data",
     "latency_fit",
     "concurrency_fit",
@@ -492,7 +491,7 @@ def _run_numbers(
         if past is not None:
             notes += _stated_past(numbers, past, lat_slo_ms)
         else:
-            notes += _slo_below_the_data(run, kind, numbers, iops, lat, ok, lat_slo_ms, known)
+            notes += _slo_below_the_data(run, kind, numbers, iops, ok, lat_slo_ms, known)
         notes += _not_undercut(numbers, iops[ok], lat[ok], lat_slo_ms)
         lightest = float(np.min(lat[ok])) if ok.any() else math.nan
         if lat_slo_ms < lightest and math.isnan(numbers["iops_at_slo_model"]):
@@ -632,6 +631,17 @@ def _stated_past(numbers: dict, past: LatencyPast, lat_slo_ms: float) -> list[st
 LOOSE_BAND = 4.0
 
 
+def slo_source_words(
+    how: str, band: tuple[float, float] | None, number: Callable[[float], str] = "{:,.0f}".format
+) -> str:
+    """Where a stated IOPS at the SLO comes from, in words (`how` and `band` of
+    :func:`stated_iops_at_slo`): 'measured', 'forecast past the measured loads, 95 % band ...'
+    or 'fitted curve, beyond the measured loads'."""
+    if how == SLO_FORECAST and band is not None:
+        return f"forecast past the measured loads, 95 % band {band_words(*band, number)}"
+    return "fitted curve, beyond the measured loads" if how == SLO_FITTED else how
+
+
 def band_words(low: float, high: float, number: Callable[[float], str] = "{:,.0f}".format) -> str:
     """A band of IOPS in words (`number` writes each edge): '68,933 .. 91,270'; 'at least
     13,349, no most from these data' where its upper edge is unbounded; 'at least 75,935, up
@@ -650,7 +660,6 @@ def _slo_below_the_data(
     kind: str,
     numbers: dict,
     iops: np.ndarray,
-    lat: np.ndarray,
     ok: np.ndarray,
     lat_slo_ms: float,
     known: KnownLimits,
@@ -660,23 +669,17 @@ def _slo_below_the_data(
     concurrency sweep's fitted one where its forecast can tell."""
     if ok.sum() < 3 or math.isnan(numbers["iops_at_slo_model"]) and kind != KIND_RATE:
         return []
-    conc = pd.to_numeric(run["configured"], errors="coerce").to_numpy(float)
     if kind == KIND_RATE:
-        flight = conc[ok][np.isfinite(conc[ok])]
-        outstanding = float(flight.max()) if flight.size else None
-        try:
-            fc = forecast_latency(iops[ok], lat[ok], [float(np.max(iops[ok]))], known,
-                                  draws=DECISION_DRAWS, outstanding=outstanding)  # fmt: skip
-        except ModelError as exc:
-            return _no_slo_number(numbers, lat_slo_ms, f"no forecast ({exc})")
-        if not fc.predictable:
-            return _no_slo_number(numbers, lat_slo_ms, fc.says())
-        if fc.bound is None:
+        past = latency_past_the_data(run, kind, lat_slo_ms, known)
+        if not past.drawn:
+            return _no_slo_number(numbers, lat_slo_ms, past.why)
+        if past.bound is None:
             return []
-        est, low, high = iops_at_latency(fc, lat_slo_ms)
+        est, low, high = past.iops_at(lat_slo_ms)
         numbers.update(iops_at_slo_model=est, iops_at_slo_low=low, iops_at_slo_high=high)
         return [f"IOPS at the {lat_slo_ms:g} ms SLO from the queueing curve of the known limit: "
                 f"{est:,.0f} ({low:,.0f} .. {high:,.0f}; {known.limit})"]  # fmt: skip
+    conc = pd.to_numeric(run["configured"], errors="coerce").to_numpy(float)
     try:
         fc = forecast_throughput(conc[ok], iops[ok], [float(np.nanmax(conc[ok]))], known,
                                  draws=DECISION_DRAWS)  # fmt: skip
@@ -1150,10 +1153,7 @@ def sentences(
             text += (f"; {slo:,.0f} IOPS ({band_words(*band)}) at the "
                      f"{row.lat_slo_ms:g} ms SLO (forecast past the measured loads)")  # fmt: skip
         elif not math.isnan(slo):
-            text += (
-                f"; {slo:,.0f} IOPS at the {row.lat_slo_ms:g} ms SLO "
-                "(fitted curve, outside the measured range)"
-            )
+            text += f"; {slo:,.0f} IOPS at the {row.lat_slo_ms:g} ms SLO ({slo_source_words(how, band)})"
         elif row.iops_at_slo_why:
             text += f"; IOPS at the {row.lat_slo_ms:g} ms SLO: {row.iops_at_slo_why}"
         out.append(text + ".")

@@ -157,8 +157,7 @@ def _past_measured_rates(
     if slo is not None and lat > slo:
         return _by_littles_law(sweep, by_law, f"{past}, and its forecast ({fc.basis}) puts "
                                f"{lat:.3g} ms there, above the {slo:g} ms SLO")  # fmt: skip
-    sized = min(slow, slo) if math.isfinite(slow) and slo is not None else (
-        slow if slo is None else slo)  # fmt: skip
+    sized = float(np.fmin(slow, math.inf if slo is None else slo))  # a NaN edge: the SLO
     if not math.isfinite(sized):
         return _by_littles_law(sweep, by_law, f"{past}; the slower edge of its forecast's "
                                f"band does not reach it: {NOT_PREDICTABLE}")  # fmt: skip

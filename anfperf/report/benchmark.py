@@ -57,16 +57,12 @@ def _ms(value: float) -> str:
     return f"{format_number(value)} ms"
 
 
-def _range(band: tuple[float, float]) -> str:
-    return findings.band_words(*band, number=format_number)
-
-
 def _with_slo_band(frame: pd.DataFrame) -> pd.DataFrame:
     """`frame` with `iops_at_slo_band`: the 95 % band of a forecast's IOPS at the SLO, in
     words ('68,933 .. 91,270'), where one has a band."""
     out = frame.copy()
     out["iops_at_slo_band"] = [
-        _range(band) if band is not None else math.nan
+        findings.band_words(*band, number=format_number) if band is not None else math.nan
         for _, _, band in (findings.stated_iops_at_slo(row) for _, row in frame.iterrows())
     ]
     return out
@@ -150,10 +146,7 @@ def _curve_cards(row: pd.Series, out_cards: list[Card], sentences: list[str]) ->
         )
         parts.append(f"latency doubles past {format_number(row['knee_iops'])} IOPS (knee)")
     value, how, band = findings.stated_iops_at_slo(row)
-    if how == findings.SLO_FITTED:
-        how = "fitted, beyond the measured loads"
-    elif band is not None:
-        how = f"forecast past the measured loads, 95 % band {_range(band)}"
+    how = findings.slo_source_words(how, band, number=format_number)
     why = gist(str(row.get("iops_at_slo_why") or ""))
     if not math.isnan(value):
         out_cards.append(Card(f"IOPS at {slo:g} ms", format_number(value), f"{run} · {how}",

@@ -55,15 +55,25 @@ def _noisy(data, values: np.ndarray) -> np.ndarray:
     return values * np.random.default_rng(seed).lognormal(0.0, scatter, values.size)
 
 
+def _counts(data) -> np.ndarray:
+    """4 to 7 counts in flight, doubling from 1 to 64."""
+    return np.array(sorted(data.draw(st.sets(st.sampled_from([1, 2, 4, 8, 16, 32, 64]),
+                                             min_size=4, max_size=7))), float)  # fmt: skip
+
+
+def _known(data, best: float) -> KnownLimits | None:
+    """No limit, or one at 0.5 .. 3 x the best rate."""
+    limit = data.draw(st.none() | st.floats(0.5, 3.0))
+    return None if limit is None else KnownLimits.of_iops(limit * best, "fuzz")
+
+
 @FUZZ
 @given(data=st.data())
 def test_throughput_against_concurrency(data):
-    counts = np.array(sorted(data.draw(st.sets(st.sampled_from([1, 2, 4, 8, 16, 32, 64]),
-                                               min_size=4, max_size=7))), float)  # fmt: skip
+    counts = _counts(data)
     half = data.draw(st.floats(1.0, 64.0))
     iops = _noisy(data, data.draw(st.floats(1e3, 1e6)) * counts / (counts + half))
-    limit = data.draw(st.none() | st.floats(0.5, 3.0))
-    known = None if limit is None else KnownLimits.of_iops(limit * iops.max(), "fuzz")
+    known = _known(data, iops.max())
     fc = _forecast(forecast_throughput, counts, iops, [96, 128, 512], known, draws=30)
     if fc is not None:
         _holds(fc)
@@ -73,14 +83,12 @@ def test_throughput_against_concurrency(data):
 @given(data=st.data())
 def test_the_rate_at_an_objective_and_the_latency_at_a_rate_lie_in_their_bands(data):
     # what a report states at an SLO past a sweep, and what a plan sizes threads on
-    counts = np.array(sorted(data.draw(st.sets(st.sampled_from([1, 2, 4, 8, 16, 32, 64]),
-                                               min_size=4, max_size=7))), float)  # fmt: skip
+    counts = _counts(data)
     half = data.draw(st.floats(1.0, 64.0))
     fall = data.draw(st.none() | st.floats(8.0, 64.0))  # over-driven: falls past a peak
     rates = data.draw(st.floats(1e3, 1e6)) * counts / (counts + half)
     iops = _noisy(data, rates if fall is None else rates * np.exp(-counts / fall))
-    limit = data.draw(st.none() | st.floats(0.5, 3.0))
-    known = None if limit is None else KnownLimits.of_iops(limit * iops.max(), "fuzz")
+    known = _known(data, iops.max())
     objectives = float(np.max(counts / iops)) * 1000.0 * np.array([1.1, 2.0, 5.0])
     got = _forecast(iops_at_latency_in_flight, counts, iops, objectives, known, draws=30)
     if got is not None:

@@ -30,7 +30,7 @@ from anfperf.models.forecast.slo import (
     DRAWS,
     REACH,
     allowed_at_latency,
-    iops_at_latency_in_flight,
+    forecast_past_the_sweep,
     rate_at_latency,
 )
 from anfperf.units import MS_PER_S
@@ -115,8 +115,7 @@ class LatencyPast:
         if fc is None or not fc.predictable:
             return nan
         if self.in_flight:
-            est, low, high = (rate_at_latency(fc.x, rate, lat_ms)
-                              for rate in (fc.estimate, fc.lower, fc.upper))  # fmt: skip
+            est, low, high = self._in_flight_at(lat_ms)
             return (est, *allowed_at_latency(low, high, fc)) if math.isfinite(est) else nan
         if fc.bound is not None:
             return iops_at_latency(fc, lat_ms)
@@ -125,6 +124,13 @@ class LatencyPast:
         if not (math.isfinite(at) and math.isfinite(least)):
             return nan
         return at, least, most if math.isfinite(most) else math.inf
+
+    def _in_flight_at(self, lat_ms: float) -> tuple[float, float, float]:
+        """The rates where the estimate, lower and upper edge of a concurrency forecast reach
+        `lat_ms` by Little's law (NaN: not within its counts)."""
+        fc = self.forecast
+        return tuple(rate_at_latency(fc.x, rate, lat_ms)
+                     for rate in (fc.estimate, fc.lower, fc.upper))  # fmt: skip
 
 
 def latency_past(
@@ -193,15 +199,21 @@ def _latency_past(
 
 
 def _chosen(fc: Forecast, in_flight: bool, lat_slo_ms: float, reach: str) -> LatencyPast:
-    """The forecast read at the objective, or why it gives no number there."""
+    """The forecast read at the objective, or why it gives no number there (a concurrency
+    forecast's with what it allows there, for the reader)."""
     if not fc.predictable:
         return LatencyPast(fc, in_flight, fc.says())
     past = LatencyPast(fc, in_flight, "")
     at = past.iops_at(lat_slo_ms)
     if math.isfinite(at[0]):
         return dataclasses.replace(past, iops_at_slo=at)
-    return dataclasses.replace(past, why=f"the forecast does not reach it within {reach}: "
-                                         f"{NOT_PREDICTABLE}")  # fmt: skip
+    allows = ""
+    if in_flight:
+        _, low, high = past._in_flight_at(lat_slo_ms)
+        least, most = allowed_at_latency(low, high, fc)
+        allows = f" (it allows {least:,.0f} .. {most:,.0f})"
+    return dataclasses.replace(past, why=f"the forecast does not reach it within {reach}"
+                                         f"{allows}: {NOT_PREDICTABLE}")  # fmt: skip
 
 
 def _in_flight(
@@ -210,15 +222,10 @@ def _in_flight(
     """Along the concurrency forecast by Little's law, from the largest count measured to
     :data:`~.slo.REACH` x it."""
     try:
-        _, low, high, fc = iops_at_latency_in_flight(conc, iops, lat_slo_ms, known, draws=draws)
+        fc = forecast_past_the_sweep(conc, iops, known, draws)
     except ModelError as exc:
         return LatencyPast(None, True, f"no forecast ({exc})")
-    past = _chosen(fc, True, lat_slo_ms, f"{REACH:g} x the concurrency measured")
-    if past.why and fc.predictable:  # what it allows there, for the reader
-        least, most = allowed_at_latency(low[0], high[0], fc)
-        why = past.why.replace(":", f" (it allows {least:,.0f} .. {most:,.0f}):", 1)
-        return dataclasses.replace(past, why=why)
-    return past
+    return _chosen(fc, True, lat_slo_ms, f"{REACH:g} x the concurrency measured")
 
 
 def _against_load(

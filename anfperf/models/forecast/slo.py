@@ -28,6 +28,7 @@ __all__ = [
     "DRAWS",
     "REACH",
     "allowed_at_latency",
+    "forecast_past_the_sweep",
     "iops_at_latency_in_flight",
     "latency_at_rate_in_flight",
     "rate_at_latency",
@@ -72,12 +73,12 @@ def iops_at_latency_in_flight(
         measured), and the forecast read.
     """
     slo = np.atleast_1d(np.asarray(lat_ms, float))
-    grid, fc = _past_the_sweep(concurrency, iops, known, draws)
+    fc = forecast_past_the_sweep(concurrency, iops, known, draws)
     if not fc.predictable:
         none = np.full(slo.size, math.nan)
         return none, none.copy(), none.copy(), fc
     # the lower edge runs slowest and reaches an objective at the fewest I/Os in flight
-    est, low, high = (np.array([rate_at_latency(grid, rate, one) for one in slo])
+    est, low, high = (np.array([rate_at_latency(fc.x, rate, one) for one in slo])
                       for rate in (fc.estimate, fc.lower, fc.upper))  # fmt: skip
     return est, low, high, fc
 
@@ -114,10 +115,10 @@ def latency_at_rate_in_flight(
         (the most) [ms]: NaN where that curve does not reach `rate` within :data:`REACH` x the
         concurrency measured (or gives no number); and the forecast read.
     """
-    grid, fc = _past_the_sweep(concurrency, iops, known, draws)
+    fc = forecast_past_the_sweep(concurrency, iops, known, draws)
     if not fc.predictable:
         return math.nan, math.nan, math.nan, fc
-    est, fast, slow = (_at_rate(grid, curve, float(rate))
+    est, fast, slow = (_at_rate(fc.x, curve, float(rate))
                        for curve in (fc.estimate, fc.upper, fc.lower))  # fmt: skip
     return est, fast, slow, fc
 
@@ -131,14 +132,14 @@ def allowed_at_latency(low: float, high: float, forecast: Forecast) -> tuple[flo
     return (low if math.isfinite(low) else 0.0), top
 
 
-def _past_the_sweep(
-    concurrency: object, iops: object, known: KnownLimits | None, draws: int
-) -> tuple[np.ndarray, Forecast]:
-    """The concurrency forecast from the largest count measured to :data:`REACH` x it, and
-    its grid."""
+def forecast_past_the_sweep(
+    concurrency: object, iops: object, known: KnownLimits | None, draws: int = DRAWS
+) -> Forecast:
+    """The concurrency forecast from the largest count measured to :data:`REACH` x it, at
+    :data:`GRID_POINTS` counts (its `x`), that every reading of this module is along."""
     top = float(np.nanmax(np.asarray(concurrency, float)))
     grid = np.geomspace(top, top * REACH, GRID_POINTS)
-    return grid, forecast_throughput(concurrency, iops, grid, known, draws=draws)
+    return forecast_throughput(concurrency, iops, grid, known, draws=draws)
 
 
 def rate_at_latency(grid: np.ndarray, rate: np.ndarray, lat_ms: float) -> float:
