@@ -36,6 +36,9 @@ def require_corpus(path: Path = PUBLIC) -> Path:
     return path
 
 
+#: JVM options for the suite's Spark sessions: a query of a few hundred rows needs no optimising
+#: compiler (C1 only) nor a parallel collector; about half of a Spark start's CPU.
+QUICK_JVM = "-XX:TieredStopAtLevel=1 -XX:+UseSerialGC"
 #: Runs a command as this user without any capability: what an unprivileged process may do, in
 #: the same files (switching to another user instead fails where the checkout is private).
 DROP_CAPS = ["setpriv", "--inh-caps=-all", "--ambient-caps=-all", "--bounding-set=-all"]

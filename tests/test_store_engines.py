@@ -22,7 +22,7 @@ import pytest
 import anfperf
 from anfperf.cli import main
 from anfperf.store import save_frame
-from tests.conftest import TESTS, require
+from tests.conftest import QUICK_JVM, TESTS, require
 
 pytestmark = pytest.mark.fio  # the runner's run is real fio
 
@@ -169,8 +169,7 @@ def spark(tmp_path_factory):
         .config("spark.driver.bindAddress", "127.0.0.1")
         .config("spark.local.dir", str(folder))
         .config("spark.sql.warehouse.dir", str(folder / "warehouse"))
-        # a JVM that starts sooner: the test reads a few hundred rows
-        .config("spark.driver.extraJavaOptions", "-XX:TieredStopAtLevel=1 -XX:+UseSerialGC")
+        .config("spark.driver.extraJavaOptions", QUICK_JVM)
     )
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", FutureWarning)  # pyspark on pandas 3: not used here

@@ -334,3 +334,41 @@ def test_a_stacked_curve_keeps_its_record_past_each_prefix():
     np.testing.assert_allclose(ratio[: n.size - 3], n[3:] / 3.0)
     np.testing.assert_allclose(err[: n.size - 3], np.log(x[3:] / fit.prequential[0, 3:]))
     assert ratio.size == sum(range(1, n.size - 2))  # (n - 3) + (n - 4) + ... + 1
+
+
+def _differenced(model, at, params):
+    """Central differences of `model(at, *params)` in each parameter: (len(at), len(params))."""
+    columns = []
+    for i, p in enumerate(params):
+        step = np.zeros(len(params))
+        step[i] = 1e-6 * abs(p)
+        up, down = (np.asarray(model(at, *(params + sign * step)), float) for sign in (1, -1))
+        columns.append((up - down) / (2 * step[i]))
+    return np.column_stack(columns)
+
+
+def test_the_fits_jacobians_are_the_models_derivatives():
+    """The USL, queueing and MVA fits hand the solver their Jacobians (no differencing): each
+    agrees with differences of its model, also where Little's law caps the latency."""
+    from anfperf.models.curves.mva import _mva_slopes, mva_throughput
+    from anfperf.models.curves.queueing import _queueing_jacobian
+    from anfperf.models.curves.usl import _usl_model
+
+    for kappa in (None, 0.0):
+        model, jac, _ = _usl_model(20000.0, kappa)
+        params = np.array([0.9, 0.05, 5e-4][: 3 if kappa is None else 2])
+        assert np.allclose(jac(N, *params), _differenced(model, N, params), rtol=1e-6)
+    load = np.array([1e3, 2e4, 4e4, 5e4])
+    for outstanding in (None, 8.0):
+
+        def latency(x, s, m, k, cap=outstanding):
+            return queueing_latency(x, s * 0.3, m * 5e4, k, cap)
+
+        params = np.array([0.9, 1.3, 2.5])
+        want = _differenced(latency, load, params)
+        got = _queueing_jacobian(load, *params, 5e4, 0.3, outstanding)
+        assert np.allclose(got, want, rtol=1e-6)
+        assert (outstanding is None) == bool(np.all(got[-1] != 0))  # capped at 5e4: flat
+    depths = np.array([1.0, 2.0, 3.5, 8.0, 16.0, 40.0])
+    want = _differenced(mva_throughput, depths, np.array([0.05, 0.4]))
+    assert np.allclose(_mva_slopes(depths, 0.05, 0.4), want, rtol=1e-6)

@@ -83,6 +83,26 @@ def mva_throughput(n: object, demand_ms: float, delay_ms: float) -> np.ndarray |
     return _scalar(out)
 
 
+def _mva_slopes(n: np.ndarray, demand_ms: float, delay_ms: float) -> np.ndarray:
+    """d throughput / d(demand_ms, delay_ms) at each concurrency [1/s per ms], (n, 2).
+
+    The recursion of :func:`mva_throughput` carried forward with its derivatives.
+    """
+    d, z = demand_ms, delay_ms
+    top = math.ceil(float(np.max(n)))
+    dx = np.empty((top, 2))
+    q, dq_d, dq_z = 0.0, 0.0, 0.0
+    for i in range(top):
+        r = d * (1.0 + q)
+        dr_d, dr_z = 1.0 + q + d * dq_d, d * dq_z
+        x = (i + 1) / (z + r)
+        dx_d, dx_z = -x / (z + r) * dr_d, -x / (z + r) * (1.0 + dr_z)
+        q, dq_d, dq_z = x * r, dx_d * r + x * dr_d, dx_z * r + x * dr_z
+        dx[i] = dx_d, dx_z
+    grid = np.arange(1, top + 1)
+    return np.column_stack([np.interp(n, grid, dx[:, j]) for j in (0, 1)]) * MS_PER_S
+
+
 def fit_mva_throughput(concurrency: object, throughput: object) -> FitResult:
     """Fit :func:`mva_throughput` to (concurrency, IOPS) points.
 
@@ -198,9 +218,14 @@ def _mva_least_squares(x: np.ndarray, y: np.ndarray, demand_top: float, d0: floa
     def resid(p: np.ndarray) -> np.ndarray:
         return np.asarray(mva_throughput(x, **_mva_params(p, demand_top))) / y - 1.0
 
+    def jac(p: np.ndarray) -> np.ndarray:
+        params = _mva_params(p, demand_top)
+        slopes = _mva_slopes(x, params["demand_ms"], params["delay_ms"])
+        return slopes @ _mva_gradient(p, demand_top) / y[:, None]
+
     try:
         with np.errstate(all="ignore"):
-            fit = least_squares(resid, start, method="lm", max_nfev=400)
+            fit = least_squares(resid, start, jac=jac, method="lm", max_nfev=400)
     except (ValueError, ModelError, OverflowError):
         return None
     return fit if fit.success and np.all(np.isfinite(fit.fun)) else None

@@ -232,17 +232,21 @@ def _queueing_least_squares(
     lower = [1e-6, 1.0 + 1e-6] + ([_SERVERS_BOUNDS[0]] if fit_servers else [])
     upper = [np.inf, 1e4] + ([_SERVERS_BOUNDS[1]] if fit_servers else [])
     best, errors = None, []
+    fitted = len(lower)  # parameters the Jacobian has columns for
     for start in starts:
         held = float(start["servers"])
 
         def model(load, s, m, k=held):
             return np.asarray(queueing_latency(load, s * ys, m * xs, k, outstanding))
 
+        def jac(load, s, m, k=held):
+            return _queueing_jacobian(load, s, m, k, xs, ys, outstanding)[:, :fitted]
+
         p0 = [start["lat_min_ms"] / ys, max(start["iops_max"] / xs, 1.0 + 1e-3)]
         if fit_servers:
             p0.append(min(max(held, _SERVERS_BOUNDS[0]), _SERVERS_BOUNDS[1]))
         try:
-            fit = _curve_fit(model, x, y, p0, (lower, upper))
+            fit = _curve_fit(model, x, y, p0, (lower, upper), jac)
         except (RuntimeError, ValueError) as exc:
             errors.append(str(exc))
             continue
@@ -262,6 +266,39 @@ def _queueing_least_squares(
     cov = np.zeros((len(params), len(params)))
     cov[: len(scales), : len(scales)] = pcov * np.outer(scales, scales)
     return params, cov
+
+
+def _queueing_jacobian(
+    load: np.ndarray,
+    s: float,
+    m: float,
+    k: float,
+    load_scale: float,
+    lat_scale_ms: float,
+    outstanding: float | None,
+) -> np.ndarray:
+    """d latency / d(s, m, k) of the fit's scaled model, one row per load.
+
+    ``R = s L / (1 - U**k)``, ``U = X / (m X_s)``: ``dU**k/dm = -k U**k / m`` and
+    ``dU**k/dk = U**k ln U``. Zero where Little's law caps the latency (the cap does not move
+    with the parameters).
+    """
+    load = np.asarray(load, dtype=float)
+    u = np.clip(load / (m * load_scale), 0.0, None)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        uk = u**k
+        free = 1.0 / (1.0 - uk)
+        open_ms = s * lat_scale_ms * free
+        out = np.column_stack(
+            [
+                lat_scale_ms * free,
+                -open_ms * free * k * uk / m,
+                open_ms * free * np.where(u > 0, uk * np.log(u), 0.0),
+            ]
+        )
+    if outstanding is not None:
+        out[open_ms > _little_bound_ms(load, outstanding)] = 0.0
+    return out
 
 
 def refit_queueing_latency(

@@ -212,25 +212,37 @@ def _usl_params(
     return params, cov
 
 
-def _usl_model(scale: float, kappa: float | None) -> tuple[Callable, tuple]:
+def _usl_model(scale: float, kappa: float | None) -> tuple[Callable, Callable, tuple]:
+    """The USL in scaled units (lam / scale), its Jacobian and its bounds; kappa held if given."""
+
+    def jac(n: np.ndarray, lam: float, sigma: float, kap: float) -> np.ndarray:
+        # X = lam s N / D, D = 1 + sigma (N - 1) + kappa N (N - 1)
+        n = np.asarray(n, dtype=float)
+        d = 1.0 + sigma * (n - 1.0) + kap * n * (n - 1.0)
+        x = lam * scale * n / d
+        return np.column_stack([scale * n / d, -x * (n - 1.0) / d, -x * n * (n - 1.0) / d])
+
     if kappa is None:
 
         def model(n, lam, sigma, kap):
             return usl(n, lam * scale, sigma, kap)
 
-        return model, ([1e-9, 0.0, 0.0], [np.inf, 1.0, 1.0])
+        return model, jac, ([1e-9, 0.0, 0.0], [np.inf, 1.0, 1.0])
 
     def fixed_model(n, lam, sigma):
         return usl(n, lam * scale, sigma, kappa)
 
-    return fixed_model, ([1e-9, 0.0], [np.inf, 1.0])
+    def fixed_jac(n, lam, sigma):
+        return jac(n, lam, sigma, kappa)[:, :2]
+
+    return fixed_model, fixed_jac, ([1e-9, 0.0], [np.inf, 1.0])
 
 
 def _fit_usl_once(
     x: np.ndarray, y: np.ndarray, scale: float, kappa: float | None
 ) -> tuple[np.ndarray, np.ndarray, float, int]:
     """Best of several starts; returns (popt, pcov, cost, n_params)."""
-    model, bounds = _usl_model(scale, kappa)
+    model, jac, bounds = _usl_model(scale, kappa)
     best = None
     errors = []
     for sigma0, kappa0 in USL_STARTS:
@@ -238,7 +250,7 @@ def _fit_usl_once(
         # best ratio measured, so no N = 1 point is needed
         p0 = [1.0, sigma0] + ([kappa0] if kappa is None else [])
         try:
-            fit = _curve_fit(model, x, y, p0, bounds)
+            fit = _curve_fit(model, x, y, p0, bounds, jac)
         except (RuntimeError, ValueError) as exc:
             errors.append(str(exc))
             continue
@@ -264,10 +276,10 @@ def refit_usl(concurrency: object, throughput: object, start: dict) -> dict[str,
     scale = float(np.max(y / x))
     held = getattr(start, "fixed", {}).get("kappa")
     kappa = float(held) if held is not None else (0.0 if start["kappa"] == 0 else None)
-    model, bounds = _usl_model(scale, kappa)
+    model, jac, bounds = _usl_model(scale, kappa)
     p0 = [start["lam"] / scale, min(max(start["sigma"], 0.0), 1.0)]
     p0 += [] if kappa is not None else [min(max(start["kappa"], 0.0), 1.0)]
-    popt, _, _ = _curve_fit(model, x, y, p0, bounds)
+    popt, _, _ = _curve_fit(model, x, y, p0, bounds, jac)
     return {
         "lam": float(popt[0] * scale),
         "sigma": float(popt[1]),
