@@ -27,7 +27,7 @@ from anfperf.models.curves.bootstrap import _residuals
 from anfperf.models.curves.op_cost import fit_op_cost
 from anfperf.models.forecast import forecast_latency
 from tests.conftest import DATA
-from tests.models.realdata import fio_qd_sweep, sd_count, summary_avg
+from tests.models.realdata import SPEC_LARGE, fio_qd_sweep, sd_count, summary_avg
 
 DRAWS = 120
 
@@ -285,3 +285,22 @@ def test_the_band_holds_its_estimate():
     assert above.sum() >= 3
     assert np.all(est["lower"] <= est["estimate"]) and np.all(est["estimate"] <= est["upper"])
     assert np.all(est["lower"] > 0)
+
+
+def test_draws_past_their_maximum_rate_leave_the_band_unbounded_above():
+    """SPEC's large volume, latency fitted on the flat lower half: the refits' maximum rates
+    spread, and past its own a draw's latency is unbounded. Left out of the quantile, they made
+    the slower edge the 97.5 % of those that had not saturated: 1.87, 1.94, 5.70, 11.8, then
+    7.13 ms as the load grew. Ranked above every finite draw, the edge is unbounded from the
+    load where more than 2.5 % of the draws have saturated."""
+    fit = quiet(fit_queueing_latency, SPEC_LARGE[:8, 2], SPEC_LARGE[:8, 1])
+    at = SPEC_LARGE[8:, 2]
+    draws = band_draws(fit, at, draws=200)
+    band = quiet(predict_band, fit, at, draws=200)
+    saturated = np.mean(np.isposinf(draws), axis=0)
+    assert saturated[0] < 0.025 < saturated[1] and np.all(np.diff(saturated) >= 0)
+    assert np.isfinite(band["upper"].iloc[0]) and np.isinf(band["upper"].iloc[1:]).all()
+    # below, the band still says something: the least latency the draws allow, rising
+    lower = band["lower"].to_numpy()
+    assert np.all(np.isfinite(lower)) and np.all(np.diff(lower) > 0)
+    assert lower[0] >= SPEC_LARGE[7, 1] * 0.9

@@ -113,8 +113,9 @@ def test_the_slower_edge_of_a_fitted_latency_curve_never_falls_as_the_load_grows
     """Each bootstrap draw's latency rises with the load until its own maximum rate, past which
     it has none (unbounded). Their 97.5 % quantile fell where saturated draws dropped out of it:
     RndReadCurve's from 1.03 ms at 103,949 IOPS to 0.88 at 105,038, a notch in the band drawn
-    past the data. On every load curve, read on a fine grid of loads up to 8 x the highest
-    measured, the slower edge now rises or holds."""
+    past the data. Ranked above every finite draw (`predict_band`), they keep it rising: on
+    every load curve, read on a fine grid of loads up to 8 x the highest measured, the slower
+    edge rises or holds."""
     from anfperf.models import forecast_latency
 
     for name, (iops, lat_ms, _) in load_curves().items():

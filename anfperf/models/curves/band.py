@@ -68,7 +68,8 @@ def band_draws(
     Returns
     -------
     numpy.ndarray
-        Shape (successful draws, len(x)); non-finite predictions are NaN.
+        Shape (successful draws, len(x)); +inf where a draw's value is unbounded (a latency at
+        or past the draw's maximum rate), other non-finite predictions NaN.
     """
     at = np.atleast_1d(np.asarray(x, float))
     rng = np.random.default_rng(seed + 1)
@@ -80,7 +81,7 @@ def band_draws(
             # one residual per draw: each draw stays a smooth curve (a chart's band edges do
             # not jitter), and at every x the spread is the same as with one per point
             pred = pred * (1.0 + rng.choice(pool))
-        rows.append(np.where(np.isfinite(pred), pred, np.nan))
+        rows.append(np.where(np.isfinite(pred) | (pred == np.inf), pred, np.nan))
     if not rows:
         raise ModelError(f"no bootstrap refit of the {fit.model} fit converged: no band")
     return np.vstack(rows)
@@ -114,8 +115,9 @@ def predict_band(
     -------
     pandas.DataFrame
         Columns x, estimate (the fit's own curve), lower, upper (the central `level` share of
-        the draws, widened to hold the estimate; NaN where fewer than half the draws are
-        finite) and rel_width
+        the draws, widened to hold the estimate; inf where more than the tail's share of the
+        draws is unbounded, a latency past their maximum rate; NaN where fewer than half the
+        draws give a value) and rel_width
         (``(upper - lower) / estimate`` [-]: a band can be honest and too wide to plan with).
     """
     if not 0 < level < 1:
@@ -224,11 +226,23 @@ def case_band(
 
 def _edges(stack: np.ndarray, level: float) -> tuple[np.ndarray, np.ndarray]:
     """The central `level` share of the draws (rows) at each x (columns); NaN where fewer than
-    half of the draws are finite."""
-    enough = np.sum(np.isfinite(stack), axis=0) >= 0.5 * stack.shape[0]
+    half of the draws give a value.
+
+    A draw of +inf (unbounded: a latency past that draw's maximum rate) ranks above every
+    finite one: an edge whose rank falls among them is inf. Left out instead, the slower edge
+    would be the quantile of the draws that have not saturated, and fall as more of them do.
+    """
+    drawn = np.sum(~np.isnan(stack), axis=0)
+    unbounded = np.sum(np.isposinf(stack), axis=0)
+    enough = drawn >= 0.5 * stack.shape[0]
     tail = 50.0 * (1.0 - level)
+    ranked = np.where(np.isposinf(stack), np.finfo(float).max, stack)  # sorts last
+    edges = []
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", RuntimeWarning)  # all-NaN columns
-        low = np.nanpercentile(stack, tail, axis=0)
-        high = np.nanpercentile(stack, 100.0 - tail, axis=0)
-    return np.where(enough, low, np.nan), np.where(enough, high, np.nan)
+        for q in (tail, 100.0 - tail):
+            edge = np.nanpercentile(ranked, q, axis=0)
+            # numpy's linear rule reads ranks floor(h) and ceil(h), h = q (n - 1) / 100
+            reaches = np.ceil(q / 100.0 * (drawn - 1)) >= drawn - unbounded
+            edges.append(np.where(enough, np.where(reaches, np.inf, edge), np.nan))
+    return edges[0], edges[1]

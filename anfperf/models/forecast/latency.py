@@ -287,10 +287,6 @@ def _fitted(
     # does not fall as load grows), else the least latency measured
     upper = np.where(np.isfinite(upper), upper, np.inf)
     order = np.argsort(at, kind="stable")
-    # each draw's latency rises with the load; their quantile fell where draws that saturated
-    # (no latency there) dropped out of it (RndReadCurve's: 1.03 ms at 103,949, 0.88 at
-    # 105,038): the slower edge keeps the highest it reached
-    upper = np.maximum.accumulate(upper[order])[np.argsort(order, kind="stable")]
     floor = np.maximum.accumulate(np.where(np.isfinite(lower[order]), lower[order], -np.inf))
     floor = np.maximum(floor, float(np.min(y)))[np.argsort(order, kind="stable")]
     lower = np.where(np.isfinite(lower), lower, floor)
