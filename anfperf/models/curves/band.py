@@ -133,10 +133,11 @@ def predict_band(
     finite = np.isfinite(estimate)
     low = np.minimum(low, np.where(finite, estimate, np.inf))
     high = np.maximum(high, np.where(finite, estimate, -np.inf))
+    with np.errstate(invalid="ignore"):  # unbounded over an unbounded estimate: NaN
+        rel_width = (high - low) / estimate
     return pd.DataFrame(
-        {"x": at, "estimate": estimate, "lower": low, "upper": high,
-         "rel_width": (high - low) / estimate}
-    )  # fmt: skip
+        {"x": at, "estimate": estimate, "lower": low, "upper": high, "rel_width": rel_width}
+    )
 
 
 def model_function(fit: FitResult) -> Callable:
