@@ -65,11 +65,17 @@ def empty_run(tmp: Path) -> float:
 
 
 def papermill_run(src: Path, out: Path) -> float:
-    """Wall time of plain papermill (no HTML), run in the notebook's folder like a report."""
+    """Wall time of plain papermill (no HTML), run in the notebook's folder like a report,
+    its kernel started as a report's (encrypted sockets: no ipykernel warning about them)."""
     import papermill
 
+    from anfperf.report._run import _kernel_manager_class
+
     start = time.perf_counter()
-    papermill.execute_notebook(str(src), str(out), progress_bar=False, cwd=str(src.parent))
+    papermill.execute_notebook(
+        str(src), str(out), progress_bar=False, cwd=str(src.parent),
+        kernel_manager_class=_kernel_manager_class(),
+    )  # fmt: skip
     return time.perf_counter() - start
 
 
