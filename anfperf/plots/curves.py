@@ -753,8 +753,8 @@ def _add_throughput_forecast(
         subtitle(fig, f"no forecast past {largest:g} in flight: {exc}", prefix=prefix)
         return 0.0, 0.0
     if not fc.predictable:
-        why = fc.notes[0] if fc.notes else ""
-        subtitle(fig, f"past {largest:g} in flight: {_not_predictable(why, known)}", prefix=prefix)
+        subtitle(fig, f"past {largest:g} in flight: {_not_predictable(fc.says(), known)}",
+                 prefix=prefix)  # fmt: skip
         return 0.0, 0.0
     band = np.isfinite(fc.lower) & np.isfinite(fc.upper)
     top = 0.0

@@ -30,6 +30,7 @@ from anfperf.models.forecast.slo import (
     DRAWS,
     REACH,
     allowed_at_latency,
+    first_crossing,
     forecast_past_the_sweep,
     rate_at_latency,
 )
@@ -248,14 +249,10 @@ def _against_load(
 
 
 def _first_at(load: np.ndarray, lat_ms: np.ndarray, lat_slo_ms: float) -> float:
-    """The load where latency first reaches `lat_slo_ms` (interpolated; NaN: never)."""
-    hit = np.flatnonzero(lat_ms >= lat_slo_ms)
-    if hit.size == 0:
+    """The load where latency first reaches `lat_slo_ms` (interpolated; NaN: never; the load
+    before where the latency becomes unbounded, the least sure)."""
+    crossing = first_crossing(lat_ms, lat_slo_ms)
+    if crossing is None:
         return math.nan
-    i = int(hit[0])
-    if i == 0:
-        return float(load[0])
-    if not math.isfinite(lat_ms[i]):  # unbounded from here: the step before is the least sure
-        return float(load[i - 1])
-    share = (lat_slo_ms - lat_ms[i - 1]) / (lat_ms[i] - lat_ms[i - 1])
-    return float(load[i - 1] + share * (load[i] - load[i - 1]))
+    lo, hi, share = crossing
+    return float(load[lo] + share * (load[hi] - load[lo]))

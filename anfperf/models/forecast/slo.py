@@ -142,27 +142,40 @@ def forecast_past_the_sweep(
     return forecast_throughput(concurrency, iops, grid, known, draws=draws)
 
 
+def first_crossing(
+    values: np.ndarray, level: float, *, log: bool = False
+) -> tuple[int, int, float] | None:
+    """Where `values` first reach `level`: the index before, the index at, and the share of
+    the way between them (of the logarithms when `log`): 0 where the first value already
+    reaches it (both indices 0) or the one at is unbounded. None: never (NaN never does)."""
+    hit = np.flatnonzero(values >= level)
+    if hit.size == 0:
+        return None
+    at = int(hit[0])
+    if at == 0:
+        return 0, 0, 0.0
+    a, b = values[at - 1], values[at]
+    with np.errstate(divide="ignore", invalid="ignore"):
+        share = np.log(level / a) / np.log(b / a) if log else (level - a) / (b - a)
+    return at - 1, at, float(share)
+
+
 def rate_at_latency(grid: np.ndarray, rate: np.ndarray, lat_ms: float) -> float:
     """The rate along (grid, rate) where N / X first reaches `lat_ms` (log-interpolated; NaN:
-    not within the grid)."""
-    lat = grid / rate * MS_PER_S
-    hit = np.flatnonzero(lat >= lat_ms)
-    if hit.size == 0:  # not reached within the grid
+    not within the grid; the first rate where the largest count measured already reaches it)."""
+    crossing = first_crossing(grid / rate * MS_PER_S, lat_ms, log=True)
+    if crossing is None:
         return math.nan
-    i = hit[0]
-    if i == 0:  # reached at the concurrency measured last (the objective just past its latency)
-        return float(rate[0])
-    share = math.log(lat_ms / lat[i - 1]) / math.log(lat[i] / lat[i - 1])
-    return float(rate[i - 1] * (rate[i] / rate[i - 1]) ** share)
+    lo, hi, share = crossing
+    return float(rate[lo] * (rate[hi] / rate[lo]) ** share)
 
 
 def _at_rate(grid: np.ndarray, rates: np.ndarray, rate: float) -> float:
     """N / X [ms] where the rates along (grid, rates) first reach `rate` (N log-interpolated)."""
-    hit = np.flatnonzero(np.isfinite(rates) & (rates >= rate))
-    if hit.size == 0:
+    crossing = first_crossing(np.where(np.isfinite(rates), rates, np.nan), rate, log=True)
+    if crossing is None:
         return math.nan
-    i = hit[0]
-    if i == 0:  # reached at the concurrency measured last
-        return float(grid[0] / rates[0] * MS_PER_S)
-    share = math.log(rate / rates[i - 1]) / math.log(rates[i] / rates[i - 1])
-    return float(grid[i - 1] * (grid[i] / grid[i - 1]) ** share / rate * MS_PER_S)
+    lo, hi, share = crossing
+    # already past it at the concurrency measured last: the rate there
+    x = rates[0] if hi == 0 else rate
+    return float(grid[lo] * (grid[hi] / grid[lo]) ** share / x * MS_PER_S)
